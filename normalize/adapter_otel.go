@@ -1,0 +1,172 @@
+package normalize
+
+import (
+	"fmt"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// otelAttributes reads OTel GenAI semconv span attributes: the attributes every version shares
+// (operation, model, parameters, usage, agent, tool, retrieval) and the >= 1.37 content
+// attributes gen_ai.input.messages, gen_ai.output.messages, gen_ai.system_instructions and
+// gen_ai.tool.definitions, written as JSON strings or as structured values.
+func otelAttributes(in *SpanInput, b *stepBuilder) bool {
+	a := in.Span.Attributes()
+	if !hasPrefix(a, "gen_ai.") {
+		return false
+	}
+	readSemconvAttributes(a, b, "")
+	return true
+}
+
+// readSemconvAttributes reads semconv attributes from a map: span attributes, or the body of a
+// gen_ai.client.inference.operation.details event. where prefixes problem details.
+func readSemconvAttributes(a pcommon.Map, b *stepBuilder, where string) {
+	st := &b.Step
+	op := getStr(a, "gen_ai.operation.name")
+	if k := kindForOperation(op); k != "" {
+		b.kind(k, op)
+	}
+
+	mc := &st.ModelConfig
+	setStr(&mc.Provider, Provider(getStr(a, "gen_ai.provider.name", "gen_ai.system")))
+	setStr(&mc.RequestModel, getStr(a, "gen_ai.request.model"))
+	setStr(&mc.ResponseModel, getStr(a, "gen_ai.response.model"))
+	setFloat(&mc.Temperature, a, "gen_ai.request.temperature")
+	setFloat(&mc.TopP, a, "gen_ai.request.top_p")
+	setInt(&mc.MaxTokens, a, "gen_ai.request.max_tokens")
+	setInt(&mc.Seed, a, "gen_ai.request.seed", "gen_ai.openai.request.seed")
+	if mc.Stop == nil {
+		mc.Stop = getStrings(a, "gen_ai.request.stop_sequences")
+	}
+	setStr(&mc.ToolChoice, getStr(a, "gen_ai.request.tool_choice"))
+	setStr(&st.ResponseID, getStr(a, "gen_ai.response.id"))
+	if st.FinishReasons == nil {
+		for _, f := range getStrings(a, "gen_ai.response.finish_reasons") {
+			st.FinishReasons = append(st.FinishReasons, FinishReason(f))
+		}
+	}
+
+	u := &st.Usage
+	setUsage(&u.InputTokens, a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
+	setUsage(&u.OutputTokens, a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
+	setUsage(&u.CacheReadInputTokens, a, "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens")
+	setUsage(&u.CacheWriteInputTokens, a, "gen_ai.usage.cache_write.input_tokens", "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "gen_ai.usage.cache_write_input_tokens")
+	setUsage(&u.ReasoningOutputTokens, a, "gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.reasoning_tokens")
+	setUsage(&u.TotalTokens, a, "gen_ai.usage.total_tokens")
+
+	setStr(&st.AgentName, getStr(a, "gen_ai.agent.name"))
+	setStr(&b.ConversationID, getStr(a, "gen_ai.conversation.id"))
+
+	readContent(a, b, where)
+
+	if op == "execute_tool" || getStr(a, "gen_ai.tool.call.id") != "" {
+		tc := b.toolCall()
+		setStr(&tc.Name, getStr(a, "gen_ai.tool.name"))
+		setStr(&tc.ID, getStr(a, "gen_ai.tool.call.id"))
+		if v, ok := a.Get("gen_ai.tool.call.arguments"); ok {
+			setStr(&tc.Arguments, text(v.AsRaw()))
+		}
+		if v, ok := a.Get("gen_ai.tool.call.result"); ok {
+			setStr(&tc.Result, text(v.AsRaw()))
+		}
+	}
+
+	if op == "retrieval" {
+		r := b.retrieval()
+		setStr(&r.DataSource, getStr(a, "gen_ai.data_source.id"))
+		setStr(&r.Query, getStr(a, "gen_ai.retrieval.query.text"))
+		setInt(&r.TopK, a, "gen_ai.retrieval.top_k", "gen_ai.request.top_k")
+		if v, ok := a.Get("gen_ai.retrieval.documents"); ok && r.Documents == nil {
+			docs, err := retrievalDocuments(v)
+			if err != nil {
+				b.problem(where+"gen_ai.retrieval.documents", err)
+			}
+			r.Documents = docs
+		}
+	}
+}
+
+// readContent reads the >= 1.37 content attributes and notes content that was uploaded elsewhere.
+func readContent(a pcommon.Map, b *stepBuilder, where string) {
+	st := &b.Step
+	parse := func(key string, into func(any) error) {
+		v, ok := a.Get(key)
+		if !ok {
+			if ref := getStr(a, key+"_ref"); ref != "" {
+				b.Findings = append(b.Findings, replaycase.Reason{Code: replaycase.ReasonContentRef, Detail: fmt.Sprintf("%s%s_ref: %s", where, key, ref), SpanID: b.spanID})
+			}
+			return
+		}
+		raw, err := decodeAny(v, true)
+		if err == nil {
+			err = into(raw)
+		}
+		if err != nil {
+			b.problem(where+key, err)
+		}
+	}
+	parse("gen_ai.system_instructions", func(raw any) (err error) {
+		if st.SystemInstructions == nil {
+			st.SystemInstructions, err = semconvParts(raw)
+		}
+		return err
+	})
+	parse("gen_ai.input.messages", func(raw any) error {
+		msgs, err := semconvMessages(raw)
+		b.setInput(msgs)
+		return err
+	})
+	parse("gen_ai.output.messages", func(raw any) error {
+		msgs, err := semconvMessages(raw)
+		b.setOutput(msgs)
+		return err
+	})
+	parse("gen_ai.tool.definitions", func(raw any) error {
+		defs, err := toolDefinitions(raw)
+		if st.ToolDefinitions == nil {
+			st.ToolDefinitions = defs
+		}
+		return err
+	})
+	if b.Step.Kind == "" && (len(st.InputMessages) > 0 || len(st.OutputMessages) > 0) {
+		b.kind(replaycase.StepLLM, "chat")
+	}
+}
+
+// retrievalDocuments reads gen_ai.retrieval.documents: [{id, score, content?, …}].
+func retrievalDocuments(v pcommon.Value) ([]replaycase.Document, error) {
+	raw, err := decodeAny(v, true)
+	if err != nil {
+		return nil, err
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, fmt.Errorf("want an array, got %T", raw)
+	}
+	docs := make([]replaycase.Document, 0, len(list))
+	for i, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return docs, fmt.Errorf("document %d: want an object, got %T", i, item)
+		}
+		d := replaycase.Document{ID: mapStr(m, "id"), Content: mapStr(m, "content", "text")}
+		if f, ok := toFloat(m["score"]); ok {
+			d.Score = &f
+		}
+		docs = append(docs, d)
+	}
+	return docs, nil
+}
+
+func hasPrefix(a pcommon.Map, prefix string) bool {
+	for k := range a.All() {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}

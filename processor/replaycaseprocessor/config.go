@@ -1,0 +1,150 @@
+package replaycaseprocessor
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// Config of the replay_case processor. Every field is optional; the defaults are in
+// createDefaultConfig and the README.
+type Config struct {
+	// RootGracePeriod is how long a case stays open after its root span has arrived and nothing
+	// else has arrived for it, to collect late children and log events. Default 2s.
+	RootGracePeriod time.Duration `mapstructure:"root_grace_period"`
+	// IdleTimeout closes a case whose root span never arrived once nothing has arrived for it for
+	// this long. Default 30s.
+	IdleTimeout time.Duration `mapstructure:"idle_timeout"`
+	// MaxAge closes a case this long after its first span or event arrived, whatever else
+	// happens. Default 5m.
+	MaxAge time.Duration `mapstructure:"max_age"`
+
+	// Limits bound the memory the processor uses.
+	Limits LimitsConfig `mapstructure:"limits"`
+
+	// Evidence is the policy that decides which missing evidence quarantines a case.
+	Evidence EvidenceConfig `mapstructure:"evidence"`
+
+	// Metadata maps a label name to an OTTL value expression over spans (span.*, resource.*,
+	// scope.* paths). It is evaluated on the root span first, then on every other span in
+	// order; the first non-empty value becomes the case's metadata[name].
+	Metadata map[string]string `mapstructure:"metadata"`
+	// Assertions maps an assertion name to an OTTL value expression, evaluated like Metadata,
+	// e.g. `expected_answer: span.attributes["app.expected"]`.
+	Assertions map[string]string `mapstructure:"assertions"`
+
+	// RawSpans says which cases keep the original spans and events (OTLP protobuf) for
+	// re-driving: "quarantined" (default), "all" or "none".
+	RawSpans string `mapstructure:"raw_spans"`
+
+	// ForwardJoinedLogs passes GenAI log events on in the logs pipeline after joining them into
+	// a case. Default false: their content is in the case. Other log records always pass.
+	ForwardJoinedLogs bool `mapstructure:"forward_joined_logs"`
+}
+
+// LimitsConfig bounds memory. When a limit is hit the oldest open case is closed early and
+// quarantined with reason "evicted" (or "span_limit" for the case that grew too large).
+type LimitsConfig struct {
+	// MaxOpenTraces is the most traces buffered at once. Default 10000.
+	MaxOpenTraces int `mapstructure:"max_open_traces"`
+	// MaxSpansPerTrace is the most spans and events one trace may buffer. Default 5000.
+	MaxSpansPerTrace int `mapstructure:"max_spans_per_trace"`
+	// MaxBufferedBytes is the most bytes (OTLP protobuf size) buffered at once. Default 256 MiB.
+	MaxBufferedBytes int64 `mapstructure:"max_buffered_bytes"`
+}
+
+// EvidenceConfig lists the evidence a case must have to be accepted.
+type EvidenceConfig struct {
+	// Require names the checks that quarantine a case when they fail. Default: all of them.
+	Require []string `mapstructure:"require"`
+}
+
+// evidenceChecks maps a policy name to the reason codes it turns into quarantine.
+var evidenceChecks = map[string][]string{
+	"root_span":         {replaycase.ReasonNoRootSpan},
+	"llm_steps":         {replaycase.ReasonNoLLMSteps},
+	"input_messages":    {replaycase.ReasonNoInputMessages},
+	"model_output":      {replaycase.ReasonNoModelOutput},
+	"model_name":        {replaycase.ReasonNoModelName},
+	"tool_results":      {replaycase.ReasonToolCallWithoutResult},
+	"parseable_content": {replaycase.ReasonUnparseableContent, replaycase.ReasonTruncatedContent},
+	"inline_content":    {replaycase.ReasonContentRef},
+}
+
+func allChecks() []string {
+	names := make([]string, 0, len(evidenceChecks))
+	for n := range evidenceChecks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+var _ confmap.Validator = (*Config)(nil)
+
+// Validate rejects settings the processor cannot honour. OTTL expressions are checked when the
+// processor is created, so `reprise validate` reports them too.
+func (c *Config) Validate() error {
+	var errs []error
+	positive := func(name string, d time.Duration) {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %s", name, d))
+		}
+	}
+	positive("root_grace_period", c.RootGracePeriod)
+	positive("idle_timeout", c.IdleTimeout)
+	positive("max_age", c.MaxAge)
+	if c.MaxAge > 0 && c.MaxAge < c.IdleTimeout {
+		errs = append(errs, fmt.Errorf("max_age (%s) must not be shorter than idle_timeout (%s)", c.MaxAge, c.IdleTimeout))
+	}
+	if c.Limits.MaxOpenTraces <= 0 {
+		errs = append(errs, fmt.Errorf("limits.max_open_traces must be positive, got %d", c.Limits.MaxOpenTraces))
+	}
+	if c.Limits.MaxSpansPerTrace <= 0 {
+		errs = append(errs, fmt.Errorf("limits.max_spans_per_trace must be positive, got %d", c.Limits.MaxSpansPerTrace))
+	}
+	if c.Limits.MaxBufferedBytes <= 0 {
+		errs = append(errs, fmt.Errorf("limits.max_buffered_bytes must be positive, got %d", c.Limits.MaxBufferedBytes))
+	}
+	for _, r := range c.Evidence.Require {
+		if _, ok := evidenceChecks[r]; !ok {
+			errs = append(errs, fmt.Errorf("evidence.require: unknown check %q (known: %s)", r, strings.Join(allChecks(), ", ")))
+		}
+	}
+	switch c.RawSpans {
+	case rawQuarantined, rawAll, rawNone:
+	default:
+		errs = append(errs, fmt.Errorf("raw_spans must be one of %q, %q, %q; got %q", rawQuarantined, rawAll, rawNone, c.RawSpans))
+	}
+	for kind, m := range map[string]map[string]string{"metadata": c.Metadata, "assertions": c.Assertions} {
+		for name, expr := range m {
+			if name == "" || strings.TrimSpace(expr) == "" {
+				errs = append(errs, fmt.Errorf("%s: entry %q needs a name and an OTTL expression", kind, name))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+const (
+	rawQuarantined = "quarantined"
+	rawAll         = "all"
+	rawNone        = "none"
+)
+
+// requiredReasons is the set of evidence reason codes that quarantine a case.
+func (c *Config) requiredReasons() map[string]bool {
+	out := map[string]bool{}
+	for _, name := range c.Evidence.Require {
+		for _, code := range evidenceChecks[name] {
+			out[code] = true
+		}
+	}
+	return out
+}

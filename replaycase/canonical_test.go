@@ -1,0 +1,61 @@
+package replaycase_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/normalize"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// The canonical form must carry a case losslessly: the exporter and the replay extension
+// rebuild cases from it alone (decision D1).
+func TestCanonicalFormRoundTrip(t *testing.T) {
+	for _, run := range []string{testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent} {
+		t.Run(run, func(t *testing.T) {
+			c, findings, genAI := normalize.Build(testfixtures.Traces(t, run), testfixtures.Logs(t, run))
+			require.True(t, genAI)
+			for _, f := range findings {
+				c.Quarantine(f.Code, f.Detail, f.SpanID)
+			}
+			c.ClosedBy = replaycase.ClosedRootEnded
+			c.Metadata = map[string]string{"route": "/weather"}
+			c.Assertions = map[string]string{"expected": "mentions Paris weather"}
+			c.RawSpans = []byte{0x0a, 0x01, 0x02}
+			c.RawEvents = []byte{0x0a, 0x03}
+			seed, topK := int64(7), int64(5)
+			c.ModelConfig.Seed, c.ModelConfig.Stop, c.ModelConfig.ToolChoice = &seed, []string{"END"}, "auto"
+			c.Steps[0].Retrieval.TopK = &topK
+			c.Steps[2].Status, c.Steps[2].Error = replaycase.StepError, "TimeoutError"
+			c.Steps[2].ToolCall.Error = "TimeoutError"
+
+			td := ptrace.NewTraces()
+			require.NoError(t, replaycase.Encode(c, td))
+			assert.Equal(t, 1+len(c.Steps), td.SpanCount())
+			got, err := replaycase.Decode(td)
+			require.NoError(t, err)
+			require.Len(t, got, 1)
+			assert.Equal(t, c, got[0])
+		})
+	}
+}
+
+func TestDecodeRejectsUnknownSchemaVersion(t *testing.T) {
+	c, _, _ := normalize.Build(testfixtures.Traces(t, testfixtures.OTelEvents), testfixtures.Logs(t, testfixtures.OTelEvents))
+	c.SchemaVersion = "replay-case.v9"
+	td := ptrace.NewTraces()
+	require.NoError(t, replaycase.Encode(c, td))
+	_, err := replaycase.Decode(td)
+	assert.ErrorContains(t, err, `unsupported replay.schema_version "replay-case.v9"`)
+}
+
+func TestCaseIDIsDeterministic(t *testing.T) {
+	a := replaycase.ID("d4263ddf29d4d69a7c3c210379b94a58", "8b727ad3b0efe21a")
+	assert.Equal(t, a, replaycase.ID("d4263ddf29d4d69a7c3c210379b94a58", "8b727ad3b0efe21a"))
+	assert.Len(t, a, 32)
+	assert.NotEqual(t, a, replaycase.ID("d4263ddf29d4d69a7c3c210379b94a58", "50a2c2aa5482a2fb"))
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Regenerates the committed collector sources in cmd/reprise from builder-config.yaml with ocb,
+# or, with --check, fails when the committed sources differ from what ocb generates.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OCB_VERSION=v0.165.0
+if ! command -v builder >/dev/null 2>&1 || ! builder version 2>/dev/null | grep -q "$OCB_VERSION"; then
+  go install "go.opentelemetry.io/collector/cmd/builder@$OCB_VERSION"
+  PATH="$(go env GOPATH)/bin:$PATH"
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+sed "s#output_path: .*#output_path: $out#" builder-config.yaml > "$out/builder-config.yaml"
+builder --config "$out/builder-config.yaml" --skip-compilation --skip-get-modules >/dev/null 2>&1
+rm "$out/builder-config.yaml"
+gofmt -w "$out"/*.go
+if [ "${1:-}" = "--check" ]; then
+  if ! diff -r "$out" cmd/reprise; then
+    echo "cmd/reprise does not match builder-config.yaml: run scripts/gen-distribution.sh and commit" >&2
+    exit 1
+  fi
+  echo "cmd/reprise matches builder-config.yaml"
+else
+  rm -f cmd/reprise/*.go
+  cp "$out"/*.go cmd/reprise/
+  echo "regenerated cmd/reprise from builder-config.yaml"
+fi
