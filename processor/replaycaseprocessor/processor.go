@@ -37,11 +37,12 @@ type caseProcessor struct {
 	assertions *extractor
 	now        func() time.Time
 
-	mu     sync.Mutex
-	open   map[pcommon.TraceID]*traceBuffer
-	order  *list.List    // open traces, oldest first
-	closed *recentTraces // recently closed trace ids, to recognise late spans
-	bytes  int64
+	mu      sync.Mutex
+	open    map[pcommon.TraceID]*traceBuffer
+	order   *list.List    // open traces, oldest first
+	closed  *recentTraces // recently closed trace ids, to recognise late spans
+	bytes   int64
+	stopped bool // Shutdown has flushed the buffers
 
 	users     int // pipelines sharing this instance
 	release   func()
@@ -111,32 +112,47 @@ func (p *caseProcessor) Start(context.Context, component.Host) error {
 	return nil
 }
 
-// Shutdown flushes every open case when the last pipeline sharing the instance shuts down.
-// Cases still waiting for their root span are quarantined with reason "shutdown".
+// Shutdown flushes every open case on the first call from either pipeline. The collector
+// shuts components down upstream first, so at that moment the traces exporters downstream of
+// this processor are still running. Cases still waiting for their root span are quarantined
+// with reason "shutdown". Spans that still arrive afterwards (from a receiver of the other
+// pipeline) are closed into cases at once; log events pass through unchanged.
 func (p *caseProcessor) Shutdown(ctx context.Context) error {
 	sharedMu.Lock()
 	p.users--
 	last := p.users <= 0
 	sharedMu.Unlock()
-	if !last {
-		return nil
+
+	var err error
+	p.mu.Lock()
+	first := !p.stopped
+	p.stopped = true
+	p.mu.Unlock()
+	if first {
+		started := true
+		p.startOnce.Do(func() { started = false })
+		if started {
+			close(p.stop)
+			<-p.done
+		}
+		err = p.flush(ctx)
 	}
-	p.release()
-	started := true
-	p.startOnce.Do(func() { started = false })
-	if started {
-		close(p.stop)
-		<-p.done
+	if last {
+		p.release()
+		p.telemetry.Shutdown()
 	}
+	return err
+}
+
+// flush closes every open case as of shutdown.
+func (p *caseProcessor) flush(ctx context.Context) error {
 	p.mu.Lock()
 	var all []closing
 	for e := p.order.Front(); e != nil; e = p.order.Front() {
 		all = append(all, p.take(e.Value.(*traceBuffer), replaycase.ClosedShutdown, "collector shutdown"))
 	}
 	p.mu.Unlock()
-	err := p.emit(ctx, all)
-	p.telemetry.Shutdown()
-	return err
+	return p.emit(ctx, all)
 }
 
 func (p *caseProcessor) sweepLoop() {
@@ -198,14 +214,22 @@ func (p *tracesProcessor) ConsumeTraces(ctx context.Context, td ptrace.Traces) e
 		due = p.checkSpanLimit(b, due)
 	}
 	due = p.enforceLimits(due)
+	stopped := p.stopped
 	p.mu.Unlock()
-	return p.emit(ctx, due)
+	err := p.emit(ctx, due)
+	if stopped {
+		err = errors.Join(err, p.flush(ctx))
+	}
+	return err
 }
 
 // ConsumeLogs joins GenAI log events (event name gen_ai.*, with a trace id) into their trace's
 // buffer and passes every other log record on.
 func (p *logsProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
-	if p.nextTraces == nil {
+	p.mu.Lock()
+	stopped := p.stopped
+	p.mu.Unlock()
+	if p.nextTraces == nil || stopped {
 		return p.nextLogs.ConsumeLogs(ctx, ld)
 	}
 	chunks := splitLogs(ld, p.cfg.ForwardJoinedLogs)

@@ -1,0 +1,120 @@
+package replaycaseprocessor
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/groupbytraceprocessor"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+)
+
+const benchTraces = 1000
+
+// benchCorpus is benchTraces agent runs built from the four fixture recordings, each with its
+// own trace id, one batch per run (traces and, where recorded, logs).
+func benchCorpus(b *testing.B) (traces []ptrace.Traces, logs []plog.Logs, spans int) {
+	runs := []string{testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OpenInference, testfixtures.OTelNoContent}
+	for i := 0; i < benchTraces; i++ {
+		run := runs[i%len(runs)]
+		td, ld := testfixtures.Traces(b, run), testfixtures.Logs(b, run)
+		withTraceID(td, ld, i)
+		traces, logs = append(traces, td), append(logs, ld)
+		spans += td.SpanCount()
+	}
+	return traces, logs, spans
+}
+
+func cloneTraces(in []ptrace.Traces) []ptrace.Traces {
+	out := make([]ptrace.Traces, len(in))
+	for i, td := range in {
+		out[i] = ptrace.NewTraces()
+		td.CopyTo(out[i])
+	}
+	return out
+}
+
+func cloneLogs(in []plog.Logs) []plog.Logs {
+	out := make([]plog.Logs, len(in))
+	for i, ld := range in {
+		out[i] = plog.NewLogs()
+		ld.CopyTo(out[i])
+	}
+	return out
+}
+
+// BenchmarkSpansThroughProcessor measures spans per second from ConsumeTraces until every
+// trace has been released downstream, for replay_case (buffer, normalize, judge, encode the
+// canonical case) and for contrib's groupbytrace (buffer and release) on the same corpus.
+// Run: go test -run '^$' -bench SpansThroughProcessor -benchmem -count 6 ./processor/replaycaseprocessor/
+func BenchmarkSpansThroughProcessor(b *testing.B) {
+	traces, logs, spans := benchCorpus(b)
+	ctx := context.Background()
+
+	b.Run("replay_case", func(b *testing.B) {
+		cfg := createDefaultConfig().(*Config)
+		cfg.Limits.MaxOpenTraces = 2 * benchTraces
+		sink := new(consumertest.TracesSink)
+		set := processortest.NewNopSettings(processortest.NopType)
+		tp, err := createTraces(ctx, set, cfg, sink)
+		require.NoError(b, err)
+		lp, err := createLogs(ctx, set, cfg, consumertest.NewNop())
+		require.NoError(b, err)
+		p := tp.(*tracesProcessor).caseProcessor
+		clock := time.Unix(1_800_000_000, 0)
+		p.now = func() time.Time { return clock }
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			td, ld := cloneTraces(traces), cloneLogs(logs)
+			sink.Reset()
+			b.StartTimer()
+			for j := range td {
+				if ld[j].LogRecordCount() > 0 {
+					require.NoError(b, lp.ConsumeLogs(ctx, ld[j]))
+				}
+				require.NoError(b, tp.ConsumeTraces(ctx, td[j]))
+			}
+			clock = clock.Add(time.Minute)
+			require.NoError(b, p.sweep(ctx))
+			if sink.SpanCount() == 0 {
+				b.Fatal("nothing emitted")
+			}
+		}
+		b.ReportMetric(float64(spans*b.N)/b.Elapsed().Seconds(), "spans/s")
+		require.NoError(b, tp.Shutdown(ctx))
+		require.NoError(b, lp.Shutdown(ctx))
+	})
+
+	b.Run("groupbytrace", func(b *testing.B) {
+		f := groupbytraceprocessor.NewFactory()
+		cfg := f.CreateDefaultConfig().(*groupbytraceprocessor.Config)
+		cfg.WaitDuration = time.Millisecond
+		sink := new(consumertest.TracesSink)
+		gp, err := f.CreateTraces(ctx, processortest.NewNopSettings(f.Type()), cfg, sink)
+		require.NoError(b, err)
+		require.NoError(b, gp.Start(ctx, componenttest.NewNopHost()))
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			td := cloneTraces(traces)
+			sink.Reset()
+			b.StartTimer()
+			for j := range td {
+				require.NoError(b, gp.ConsumeTraces(ctx, td[j]))
+			}
+			for sink.SpanCount() < spans {
+				time.Sleep(100 * time.Microsecond)
+			}
+		}
+		b.ReportMetric(float64(spans*b.N)/b.Elapsed().Seconds(), "spans/s")
+		require.NoError(b, gp.Shutdown(ctx))
+	})
+}

@@ -1,0 +1,75 @@
+package replaycaseprocessor
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
+)
+
+func loadConfig(t *testing.T, name string) *Config {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, name).String())
+	require.NoError(t, err)
+	require.NoError(t, sub.Unmarshal(cfg))
+	return cfg
+}
+
+func TestLoadConfig(t *testing.T) {
+	def := loadConfig(t, "")
+	assert.Equal(t, createDefaultConfig(), def)
+	require.NoError(t, confmap.Validate(def))
+
+	custom := loadConfig(t, "custom")
+	require.NoError(t, confmap.Validate(custom))
+	assert.Equal(t, &Config{
+		RootGracePeriod:   5 * time.Second,
+		IdleTimeout:       time.Minute,
+		MaxAge:            10 * time.Minute,
+		Limits:            LimitsConfig{MaxOpenTraces: 50000, MaxSpansPerTrace: 2000, MaxBufferedBytes: 1 << 30},
+		Evidence:          EvidenceConfig{Require: []string{"root_span", "llm_steps", "input_messages", "model_output", "tool_results"}},
+		Metadata:          map[string]string{"route": `span.attributes["app.route"]`, "tenant_class": `resource.attributes["tenant.class"]`},
+		Assertions:        map[string]string{"expected": `span.attributes["app.expected"]`},
+		RawSpans:          "all",
+		ForwardJoinedLogs: true,
+	}, custom)
+}
+
+func TestValidateNamesTheField(t *testing.T) {
+	for name, want := range map[string][]string{
+		"bad_durations": {"root_grace_period must be positive, got 0s", "idle_timeout must be positive, got -1s"},
+		"bad_limits":    {"limits.max_open_traces must be positive, got 0", "limits.max_spans_per_trace must be positive, got -5", "limits.max_buffered_bytes must be positive, got 0"},
+		"bad_policy":    {`evidence.require: unknown check "model_anwser" (known: inline_content, input_messages, llm_steps, model_name, model_output, parseable_content, root_span, tool_results)`, `raw_spans must be one of "quarantined", "all", "none"; got "sometimes"`},
+		"short_max_age": {"max_age (30s) must not be shorter than idle_timeout (1m0s)"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := confmap.Validate(loadConfig(t, name))
+			require.Error(t, err)
+			for _, w := range want {
+				assert.ErrorContains(t, err, w)
+			}
+		})
+	}
+}
+
+func TestBadOTTLFailsAtCreate(t *testing.T) {
+	cfg := loadConfig(t, "bad_ottl")
+	require.NoError(t, confmap.Validate(cfg))
+	_, err := NewFactory().CreateTraces(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "metadata.route")
+	assert.ErrorContains(t, err, `missing context name for path "attributes[app.route]"`)
+}

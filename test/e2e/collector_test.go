@@ -1,0 +1,251 @@
+// Package e2e runs the reprise collector built from this repository as a user would: a real
+// process, real OTLP/HTTP requests with the fixture runs, cases received by a real OTLP/HTTP
+// endpoint downstream.
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+var binary string
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "reprise-e2e")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "reprise")
+	build := exec.Command("go", "build", "-o", binary, "./cmd/reprise")
+	build.Dir = repoRoot()
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the collector:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// downstream is an OTLP/HTTP traces endpoint that decodes the cases it receives.
+type downstream struct {
+	*httptest.Server
+	mu    sync.Mutex
+	cases []*replaycase.Case
+}
+
+func newDownstream(t *testing.T) *downstream {
+	d := &downstream{}
+	d.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := ptraceotlp.NewExportRequest()
+		if err := req.UnmarshalProto(body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		cases, err := replaycase.Decode(req.Traces())
+		if err != nil {
+			t.Errorf("downstream: %v", err)
+		}
+		d.mu.Lock()
+		d.cases = append(d.cases, cases...)
+		d.mu.Unlock()
+		resp, _ := ptraceotlp.NewExportResponse().MarshalProto()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(resp)
+	}))
+	t.Cleanup(d.Close)
+	return d
+}
+
+func (d *downstream) waitCases(t *testing.T, n int) []*replaycase.Case {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		d.mu.Lock()
+		got := append([]*replaycase.Case(nil), d.cases...)
+		d.mu.Unlock()
+		if len(got) >= n {
+			return got
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("downstream received fewer than %d cases", n)
+	return nil
+}
+
+type collector struct {
+	cmd    *exec.Cmd
+	output *bytes.Buffer
+	otlp   string
+}
+
+// startCollector runs the binary with config/local.yaml's pipelines, its OTLP/HTTP receiver on
+// a free port and an otlp_http exporter to d next to the debug exporter.
+func startCollector(t *testing.T, d *downstream, processorCfg string) *collector {
+	t.Helper()
+	otlpPort := freePort(t)
+	cfg := fmt.Sprintf(`
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:%d
+processors:
+  replay_case:
+%s
+exporters:
+  debug:
+    verbosity: detailed
+  otlp_http:
+    endpoint: %s
+    compression: none
+    retry_on_failure:
+      enabled: false
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [debug, otlp_http]
+    logs:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [debug]
+`, otlpPort, processorCfg, d.URL)
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+	c := &collector{output: new(bytes.Buffer), otlp: fmt.Sprintf("http://127.0.0.1:%d", otlpPort)}
+	c.cmd = exec.Command(binary, "--config", path)
+	c.cmd.Stdout, c.cmd.Stderr = c.output, c.output
+	require.NoError(t, c.cmd.Start())
+	t.Cleanup(func() { _ = c.cmd.Process.Kill(); _ = c.cmd.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", otlpPort)); err == nil {
+			conn.Close()
+			return c
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("collector did not start:\n%s", c.output)
+	return nil
+}
+
+func (c *collector) post(t *testing.T, signal, file string) {
+	t.Helper()
+	body, err := os.ReadFile(file)
+	require.NoError(t, err)
+	resp, err := http.Post(c.otlp+"/v1/"+signal, "application/json", bytes.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+func (c *collector) stop(t *testing.T) {
+	t.Helper()
+	require.NoError(t, c.cmd.Process.Signal(syscall.SIGTERM))
+	done := make(chan error, 1)
+	go func() { done <- c.cmd.Wait() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err, c.output.String())
+	case <-time.After(20 * time.Second):
+		t.Fatalf("collector did not stop:\n%s", c.output)
+	}
+}
+
+func TestFixtureRunBecomesACaseDownstream(t *testing.T) {
+	d := newDownstream(t)
+	c := startCollector(t, d, "    root_grace_period: 300ms\n    assertions:\n      expected: span.attributes[\"app.expected\"]")
+	dir := filepath.Join(testfixtures.Dir(), testfixtures.OTelEvents)
+	c.post(t, "logs", filepath.Join(dir, "logs.json"))
+	c.post(t, "traces", filepath.Join(dir, "traces.json"))
+	cases := d.waitCases(t, 1)
+	require.Len(t, cases, 1)
+	got := cases[0]
+	assert.Equal(t, replaycase.StatusAccepted, got.Status, "%v", got.Reasons)
+	assert.Equal(t, "weather-bot", got.AgentName)
+	assert.Equal(t, "mentions Paris weather", got.Assertions["expected"])
+	assert.Len(t, got.Steps, 4)
+	assert.Contains(t, got.FinalOutput.Parts[0].Content, "it is mild in Paris")
+	c.stop(t)
+	assert.Contains(t, c.output.String(), "replay.case_id: Str("+got.CaseID+")", "the debug exporter shows the case")
+}
+
+func TestShutdownFlushesOpenCasesDownstream(t *testing.T) {
+	d := newDownstream(t)
+	c := startCollector(t, d, "    idle_timeout: 10m\n    max_age: 10m")
+	td := testfixtures.Traces(t, testfixtures.Traceloop)
+	td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().RemoveIf(func(sp ptrace.Span) bool { return sp.ParentSpanID().IsEmpty() })
+	body, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "rootless.json")
+	require.NoError(t, os.WriteFile(file, body, 0o600))
+	c.post(t, "traces", file)
+	time.Sleep(300 * time.Millisecond)
+	c.stop(t)
+	cases := d.waitCases(t, 1)
+	assert.Equal(t, replaycase.StatusQuarantined, cases[0].Status)
+	assert.Equal(t, replaycase.ClosedShutdown, cases[0].ClosedBy)
+	assert.True(t, cases[0].HasReason(replaycase.ReasonShutdown))
+	assert.True(t, cases[0].HasReason(replaycase.ReasonNoRootSpan))
+}
+
+func TestBadConfigGetsAClearError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+receivers: {otlp: {protocols: {http: {endpoint: "127.0.0.1:0"}}}}
+processors: {replay_case: {root_grace_period: 0s, evidence: {require: [model_anwser]}}}
+exporters: {debug: {}}
+service: {pipelines: {traces: {receivers: [otlp], processors: [replay_case], exporters: [debug]}}}
+`), 0o600))
+	out, err := exec.Command(binary, "validate", "--config", path).CombinedOutput()
+	require.Error(t, err)
+	assert.Contains(t, string(out), "processors::replay_case")
+	assert.Contains(t, string(out), "root_grace_period must be positive, got 0s")
+	assert.Contains(t, string(out), `evidence.require: unknown check "model_anwser"`)
+}
+
+func TestLocalConfigIsValid(t *testing.T) {
+	out, err := exec.Command(binary, "validate", "--config", filepath.Join(repoRoot(), "config", "local.yaml")).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.False(t, strings.Contains(string(out), "rror"), string(out))
+}
