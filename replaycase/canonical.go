@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"time"
 
@@ -438,17 +439,13 @@ func usage(a pcommon.Map) Usage {
 	return u
 }
 
-// putJSON stores v as a structured value (through its JSON form). Empty values are left out.
+// putJSON stores v as a structured value. Empty values are left out.
 func putJSON(a pcommon.Map, key string, v any) {
-	b, err := json.Marshal(v)
-	if err != nil || string(b) == "null" || string(b) == "[]" || string(b) == "{}" {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || rv.IsZero() || ((rv.Kind() == reflect.Slice || rv.Kind() == reflect.Map) && rv.Len() == 0) {
 		return
 	}
-	var raw any
-	if json.Unmarshal(b, &raw) != nil {
-		return
-	}
-	_ = a.PutEmpty(key).FromRaw(raw)
+	putValue(a.PutEmpty(key), rv)
 }
 
 func getJSON(a pcommon.Map, key string, out any) error {
