@@ -19,6 +19,9 @@ func otelAttributes(in *SpanInput, b *stepBuilder) bool {
 		return false
 	}
 	readSemconvAttributes(a, b, "")
+	if name, ok := strings.CutPrefix(in.Span.Name(), "invoke_agent "); ok && b.Step.Kind == replaycase.StepAgent {
+		setStr(&b.Step.AgentName, name)
+	}
 	return true
 }
 

@@ -72,9 +72,12 @@ func Encode(c *Case, td ptrace.Traces) error {
 	a.PutStr(AttrAdapterVersion, c.AdapterVersion)
 	a.PutStr(AttrStatus, string(c.Status))
 	putJSON(a, AttrReasons, c.Reasons)
-	codes := a.PutEmptySlice(AttrReasonCodes)
+	codes, seen := a.PutEmptySlice(AttrReasonCodes), map[string]bool{}
 	for _, r := range c.Reasons {
-		codes.AppendEmpty().SetStr(r.Code)
+		if !seen[r.Code] {
+			seen[r.Code] = true
+			codes.AppendEmpty().SetStr(r.Code)
+		}
 	}
 	a.PutStr(AttrClosedBy, string(c.ClosedBy))
 	putStrings(a, AttrConventions, c.Provenance.Conventions)
