@@ -51,138 +51,138 @@ const (
 
 // Case is one agent run. JSON names are the dataset column names.
 type Case struct {
-	CaseID         string     `json:"case_id"`
-	SchemaVersion  string     `json:"schema_version"`
-	AdapterVersion string     `json:"adapter_version"`
-	Status         Status     `json:"status"`
-	Reasons        []Reason   `json:"reasons"`
-	ClosedBy       CloseCause `json:"closed_by"`
-	Provenance     Provenance `json:"provenance"`
-	StartTime      time.Time  `json:"start_time"`
-	EndTime        time.Time  `json:"end_time"`
+	CaseID         string     `json:"case_id" parquet:"case_id"`
+	SchemaVersion  string     `json:"schema_version" parquet:"schema_version,dict"`
+	AdapterVersion string     `json:"adapter_version" parquet:"adapter_version,dict"`
+	Status         Status     `json:"status" parquet:"status,dict"`
+	Reasons        []Reason   `json:"reasons" parquet:"reasons,list"`
+	ClosedBy       CloseCause `json:"closed_by" parquet:"closed_by,dict"`
+	Provenance     Provenance `json:"provenance" parquet:"provenance"`
+	StartTime      time.Time  `json:"start_time" parquet:"start_time,timestamp(microsecond)"`
+	EndTime        time.Time  `json:"end_time" parquet:"end_time,timestamp(microsecond)"`
 
-	AgentName       string            `json:"agent_name"`
-	ConversationID  string            `json:"conversation_id"`
-	InputMessages   []Message         `json:"input_messages"`
-	FinalOutput     *Message          `json:"final_output"`
-	ModelConfig     ModelConfig       `json:"model_config"`
-	ToolDefinitions []ToolDefinition  `json:"tool_definitions"`
-	ToolCalls       []ToolCall        `json:"tool_calls"`
-	RetrievalRefs   []Retrieval       `json:"retrieval_refs"`
-	Usage           Usage             `json:"usage"`
-	Assertions      map[string]string `json:"assertions"`
-	Metadata        map[string]string `json:"metadata"`
-	Steps           []Step            `json:"steps"`
+	AgentName       string            `json:"agent_name" parquet:"agent_name,optional,dict"`
+	ConversationID  string            `json:"conversation_id" parquet:"conversation_id,optional"`
+	InputMessages   []Message         `json:"input_messages" parquet:"input_messages,list"`
+	FinalOutput     *Message          `json:"final_output" parquet:"final_output,optional"`
+	ModelConfig     ModelConfig       `json:"model_config" parquet:"model_config"`
+	ToolDefinitions []ToolDefinition  `json:"tool_definitions" parquet:"tool_definitions,list"`
+	ToolCalls       []ToolCall        `json:"tool_calls" parquet:"tool_calls,list"`
+	RetrievalRefs   []Retrieval       `json:"retrieval_refs" parquet:"retrieval_refs,list"`
+	Usage           Usage             `json:"usage" parquet:"usage"`
+	Assertions      map[string]string `json:"assertions" parquet:"assertions"`
+	Metadata        map[string]string `json:"metadata" parquet:"metadata"`
+	Steps           []Step            `json:"steps" parquet:"steps,list"`
 
 	// RawSpans is the OTLP protobuf (ptrace.ProtoMarshaler) of every span the case was built from, kept so a case can be re-driven. The processor fills it for
 	// quarantined cases by default (config raw_spans).
-	RawSpans []byte `json:"raw_spans,omitempty"`
+	RawSpans []byte `json:"raw_spans,omitempty" parquet:"raw_spans,optional"`
 	// RawEvents is the OTLP protobuf (plog.ProtoMarshaler) of the GenAI log events joined into
 	// the case, kept alongside RawSpans.
-	RawEvents []byte `json:"raw_events,omitempty"`
+	RawEvents []byte `json:"raw_events,omitempty" parquet:"raw_events,optional"`
 }
 
 // Reason is one machine-readable cause of quarantine.
 type Reason struct {
-	Code   string `json:"code"`
-	Detail string `json:"detail"`
-	SpanID string `json:"span_id,omitempty"`
+	Code   string `json:"code" parquet:"code,dict"`
+	Detail string `json:"detail" parquet:"detail,optional"`
+	SpanID string `json:"span_id,omitempty" parquet:"span_id,optional"`
 }
 
 // Provenance says where a case came from.
 type Provenance struct {
-	TraceID        string   `json:"trace_id"`
-	RootSpanID     string   `json:"root_span_id"`
-	ServiceName    string   `json:"service_name"`
-	ServiceVersion string   `json:"service_version"`
-	Services       []string `json:"services"`
-	Conventions    []string `json:"conventions"`
-	SpanCount      int64    `json:"span_count"`
-	EventCount     int64    `json:"event_count"`
+	TraceID        string   `json:"trace_id" parquet:"trace_id"`
+	RootSpanID     string   `json:"root_span_id" parquet:"root_span_id,optional"`
+	ServiceName    string   `json:"service_name" parquet:"service_name,optional,dict"`
+	ServiceVersion string   `json:"service_version" parquet:"service_version,optional,dict"`
+	Services       []string `json:"services" parquet:"services,list"`
+	Conventions    []string `json:"conventions" parquet:"conventions,list"`
+	SpanCount      int64    `json:"span_count" parquet:"span_count"`
+	EventCount     int64    `json:"event_count" parquet:"event_count"`
 }
 
 // Message is one chat message in the OTel GenAI (semconv >= 1.37) parts form.
 type Message struct {
-	Role         string `json:"role"`
-	Name         string `json:"name,omitempty"`
-	FinishReason string `json:"finish_reason,omitempty"`
-	Parts        []Part `json:"parts"`
+	Role         string `json:"role" parquet:"role,dict"`
+	Name         string `json:"name,omitempty" parquet:"name,optional"`
+	FinishReason string `json:"finish_reason,omitempty" parquet:"finish_reason,optional,dict"`
+	Parts        []Part `json:"parts" parquet:"parts,list"`
 }
 
 // Part is one part of a message. Type is text, tool_call, tool_call_response, reasoning, blob,
 // uri, file or whatever the emitter wrote. Arguments and Response keep the recorded text: a JSON
 // string stays byte for byte; a structured value is stored as its JSON encoding.
 type Part struct {
-	Type      string `json:"type"`
-	Content   string `json:"content,omitempty"`
-	ID        string `json:"id,omitempty"`
-	Name      string `json:"name,omitempty"`
-	Arguments string `json:"arguments,omitempty"`
-	Response  string `json:"response,omitempty"`
-	MimeType  string `json:"mime_type,omitempty"`
-	Modality  string `json:"modality,omitempty"`
-	URI       string `json:"uri,omitempty"`
-	FileID    string `json:"file_id,omitempty"`
+	Type      string `json:"type" parquet:"type,dict"`
+	Content   string `json:"content,omitempty" parquet:"content,optional"`
+	ID        string `json:"id,omitempty" parquet:"id,optional"`
+	Name      string `json:"name,omitempty" parquet:"name,optional"`
+	Arguments string `json:"arguments,omitempty" parquet:"arguments,optional"`
+	Response  string `json:"response,omitempty" parquet:"response,optional"`
+	MimeType  string `json:"mime_type,omitempty" parquet:"mime_type,optional,dict"`
+	Modality  string `json:"modality,omitempty" parquet:"modality,optional,dict"`
+	URI       string `json:"uri,omitempty" parquet:"uri,optional"`
+	FileID    string `json:"file_id,omitempty" parquet:"file_id,optional"`
 }
 
 // ModelConfig is the model and the sampling parameters that were recorded. Nil pointers and
 // empty strings mean "not recorded", never a default.
 type ModelConfig struct {
-	Provider      string   `json:"provider,omitempty"`
-	RequestModel  string   `json:"request_model,omitempty"`
-	ResponseModel string   `json:"response_model,omitempty"`
-	Temperature   *float64 `json:"temperature,omitempty"`
-	TopP          *float64 `json:"top_p,omitempty"`
-	MaxTokens     *int64   `json:"max_tokens,omitempty"`
-	Seed          *int64   `json:"seed,omitempty"`
-	Stop          []string `json:"stop,omitempty"`
-	ToolChoice    string   `json:"tool_choice,omitempty"`
+	Provider      string   `json:"provider,omitempty" parquet:"provider,optional,dict"`
+	RequestModel  string   `json:"request_model,omitempty" parquet:"request_model,optional,dict"`
+	ResponseModel string   `json:"response_model,omitempty" parquet:"response_model,optional,dict"`
+	Temperature   *float64 `json:"temperature,omitempty" parquet:"temperature,optional"`
+	TopP          *float64 `json:"top_p,omitempty" parquet:"top_p,optional"`
+	MaxTokens     *int64   `json:"max_tokens,omitempty" parquet:"max_tokens,optional"`
+	Seed          *int64   `json:"seed,omitempty" parquet:"seed,optional"`
+	Stop          []string `json:"stop,omitempty" parquet:"stop,list"`
+	ToolChoice    string   `json:"tool_choice,omitempty" parquet:"tool_choice,optional"`
 }
 
 // ToolDefinition is a tool offered to the model, in the flat semconv shape. Parameters is the
 // JSON text of the parameters schema.
 type ToolDefinition struct {
-	Type        string `json:"type"`
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	Parameters  string `json:"parameters,omitempty"`
+	Type        string `json:"type" parquet:"type,dict"`
+	Name        string `json:"name" parquet:"name,optional"`
+	Description string `json:"description,omitempty" parquet:"description,optional"`
+	Parameters  string `json:"parameters,omitempty" parquet:"parameters,optional"`
 }
 
 // ToolCall is a tool the model asked for, joined with its execution by call id.
 type ToolCall struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Arguments   string `json:"arguments"`
-	Result      string `json:"result"`
-	Error       string `json:"error,omitempty"`
-	RequestedBy string `json:"requested_by,omitempty"` // span id of the LLM step that asked for it
-	SpanID      string `json:"span_id,omitempty"`      // span id of the tool execution step
+	ID          string `json:"id" parquet:"id,optional"`
+	Name        string `json:"name" parquet:"name,optional"`
+	Arguments   string `json:"arguments" parquet:"arguments,optional"`
+	Result      string `json:"result" parquet:"result,optional"`
+	Error       string `json:"error,omitempty" parquet:"error,optional"`
+	RequestedBy string `json:"requested_by,omitempty" parquet:"requested_by,optional"` // span id of the LLM step that asked for it
+	SpanID      string `json:"span_id,omitempty" parquet:"span_id,optional"`           // span id of the tool execution step
 }
 
 // Retrieval is one retrieval: the query and the documents it returned.
 type Retrieval struct {
-	DataSource string     `json:"data_source"`
-	Query      string     `json:"query"`
-	TopK       *int64     `json:"top_k,omitempty"`
-	Documents  []Document `json:"documents"`
-	SpanID     string     `json:"span_id,omitempty"`
+	DataSource string     `json:"data_source" parquet:"data_source,optional"`
+	Query      string     `json:"query" parquet:"query,optional"`
+	TopK       *int64     `json:"top_k,omitempty" parquet:"top_k,optional"`
+	Documents  []Document `json:"documents" parquet:"documents,list"`
+	SpanID     string     `json:"span_id,omitempty" parquet:"span_id,optional"`
 }
 
 // Document is one retrieved document.
 type Document struct {
-	ID      string   `json:"id"`
-	Score   *float64 `json:"score,omitempty"`
-	Content string   `json:"content,omitempty"`
+	ID      string   `json:"id" parquet:"id,optional"`
+	Score   *float64 `json:"score,omitempty" parquet:"score,optional"`
+	Content string   `json:"content,omitempty" parquet:"content,optional"`
 }
 
 // Usage counts tokens. InputTokens includes cached input tokens (the OTel rule).
 type Usage struct {
-	InputTokens           int64 `json:"input_tokens"`
-	OutputTokens          int64 `json:"output_tokens"`
-	CacheReadInputTokens  int64 `json:"cache_read_input_tokens"`
-	CacheWriteInputTokens int64 `json:"cache_write_input_tokens"`
-	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
-	TotalTokens           int64 `json:"total_tokens"`
+	InputTokens           int64 `json:"input_tokens" parquet:"input_tokens"`
+	OutputTokens          int64 `json:"output_tokens" parquet:"output_tokens"`
+	CacheReadInputTokens  int64 `json:"cache_read_input_tokens" parquet:"cache_read_input_tokens"`
+	CacheWriteInputTokens int64 `json:"cache_write_input_tokens" parquet:"cache_write_input_tokens"`
+	ReasoningOutputTokens int64 `json:"reasoning_output_tokens" parquet:"reasoning_output_tokens"`
+	TotalTokens           int64 `json:"total_tokens" parquet:"total_tokens"`
 }
 
 // Add sums u and o field by field.
@@ -197,31 +197,31 @@ func (u *Usage) Add(o Usage) {
 
 // Step is one LLM call, tool execution, retrieval, embedding or nested agent, in start order.
 type Step struct {
-	Index        int        `json:"index"`
-	Kind         StepKind   `json:"kind"`
-	Operation    string     `json:"operation"`
-	Name         string     `json:"name"`
-	SpanID       string     `json:"span_id"`
-	ParentSpanID string     `json:"parent_span_id"`
-	ServiceName  string     `json:"service_name"`
-	StartTime    time.Time  `json:"start_time"`
-	EndTime      time.Time  `json:"end_time"`
-	Status       StepStatus `json:"status"`
-	Error        string     `json:"error,omitempty"`
-	Conventions  []string   `json:"conventions"`
+	Index        int        `json:"index" parquet:"index"`
+	Kind         StepKind   `json:"kind" parquet:"kind,dict"`
+	Operation    string     `json:"operation" parquet:"operation,optional,dict"`
+	Name         string     `json:"name" parquet:"name,optional"`
+	SpanID       string     `json:"span_id" parquet:"span_id,optional"`
+	ParentSpanID string     `json:"parent_span_id" parquet:"parent_span_id,optional"`
+	ServiceName  string     `json:"service_name" parquet:"service_name,optional,dict"`
+	StartTime    time.Time  `json:"start_time" parquet:"start_time,timestamp(microsecond)"`
+	EndTime      time.Time  `json:"end_time" parquet:"end_time,timestamp(microsecond)"`
+	Status       StepStatus `json:"status" parquet:"status,dict"`
+	Error        string     `json:"error,omitempty" parquet:"error,optional"`
+	Conventions  []string   `json:"conventions" parquet:"conventions,list"`
 
-	ModelConfig        ModelConfig      `json:"model_config"`
-	SystemInstructions []Part           `json:"system_instructions,omitempty"`
-	InputMessages      []Message        `json:"input_messages,omitempty"`
-	OutputMessages     []Message        `json:"output_messages,omitempty"`
-	ToolDefinitions    []ToolDefinition `json:"tool_definitions,omitempty"`
-	ResponseID         string           `json:"response_id,omitempty"`
-	FinishReasons      []string         `json:"finish_reasons,omitempty"`
-	Usage              Usage            `json:"usage"`
+	ModelConfig        ModelConfig      `json:"model_config" parquet:"model_config"`
+	SystemInstructions []Part           `json:"system_instructions,omitempty" parquet:"system_instructions,list"`
+	InputMessages      []Message        `json:"input_messages,omitempty" parquet:"input_messages,list"`
+	OutputMessages     []Message        `json:"output_messages,omitempty" parquet:"output_messages,list"`
+	ToolDefinitions    []ToolDefinition `json:"tool_definitions,omitempty" parquet:"tool_definitions,list"`
+	ResponseID         string           `json:"response_id,omitempty" parquet:"response_id,optional"`
+	FinishReasons      []string         `json:"finish_reasons,omitempty" parquet:"finish_reasons,list"`
+	Usage              Usage            `json:"usage" parquet:"usage"`
 
-	ToolCall  *ToolCall  `json:"tool_call,omitempty"`
-	Retrieval *Retrieval `json:"retrieval,omitempty"`
-	AgentName string     `json:"agent_name,omitempty"`
+	ToolCall  *ToolCall  `json:"tool_call,omitempty" parquet:"tool_call,optional"`
+	Retrieval *Retrieval `json:"retrieval,omitempty" parquet:"retrieval,optional"`
+	AgentName string     `json:"agent_name,omitempty" parquet:"agent_name,optional,dict"`
 }
 
 // StepStatus is the span status of a step.

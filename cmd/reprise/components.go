@@ -4,6 +4,7 @@ package main
 
 import (
 	filestorage "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
+	replayparquetexporter "github.com/reprise-dev/reprise/exporter/replayparquetexporter"
 	replaycaseprocessor "github.com/reprise-dev/reprise/processor/replaycaseprocessor"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/connector"
@@ -63,14 +64,16 @@ func components() (otelcol.Factories, error) {
 		debugexporter.NewFactory(),
 		nopexporter.NewFactory(),
 		otlphttpexporter.NewFactory(),
+		replayparquetexporter.NewFactory(),
 	)
 	if err != nil {
 		return otelcol.Factories{}, err
 	}
 	factories.ExporterModules = makeModulesMap(factories.Exporters, map[component.Type]string{
-		debugexporter.NewFactory().Type():    "go.opentelemetry.io/collector/exporter/debugexporter v0.165.0",
-		nopexporter.NewFactory().Type():      "go.opentelemetry.io/collector/exporter/nopexporter v0.165.0",
-		otlphttpexporter.NewFactory().Type(): "go.opentelemetry.io/collector/exporter/otlphttpexporter v0.165.0",
+		debugexporter.NewFactory().Type():         "go.opentelemetry.io/collector/exporter/debugexporter v0.165.0",
+		nopexporter.NewFactory().Type():           "go.opentelemetry.io/collector/exporter/nopexporter v0.165.0",
+		otlphttpexporter.NewFactory().Type():      "go.opentelemetry.io/collector/exporter/otlphttpexporter v0.165.0",
+		replayparquetexporter.NewFactory().Type(): "github.com/reprise-dev/reprise v0.0.0",
 	})
 
 	factories.Processors, err = otelcol.MakeFactoryMap[processor.Factory](

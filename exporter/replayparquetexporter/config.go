@@ -1,0 +1,74 @@
+package replayparquetexporter
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/config/configretry"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+)
+
+// Config of the replay_parquet exporter.
+type Config struct {
+	// Directory is the dataset root; cases/, steps/ and quarantine/ are created below it.
+	// Default "./reprise-data".
+	Directory string `mapstructure:"directory"`
+	// StagingDirectory holds files while they are written. It must be outside Directory (so
+	// readers never see a partial file) and on the same filesystem (so publishing is an atomic
+	// rename). Default: Directory + ".staging".
+	StagingDirectory string `mapstructure:"staging_directory"`
+	// MaxRowsPerFile caps the rows of one file; a larger batch is written as several files.
+	// Default 100000.
+	MaxRowsPerFile int `mapstructure:"max_rows_per_file"`
+	// RowGroupRows caps the rows of one row group. Default 5000.
+	RowGroupRows int `mapstructure:"row_group_rows"`
+	// Compression codec of every column: zstd (default), snappy, gzip or none.
+	Compression string `mapstructure:"compression"`
+
+	// Timeout, sending_queue and retry_on_failure are the collector's exporterhelper settings.
+	// sending_queue.batch decides when a file is written: when the batch reaches min_size or
+	// after flush_timeout (the visibility interval, default 10s). With
+	// sending_queue.storage set to a file_storage extension, cases the exporter accepted
+	// survive a crash.
+	TimeoutConfig exporterhelper.TimeoutConfig                             `mapstructure:",squash"`
+	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
+	RetryConfig   configretry.BackOffConfig                                `mapstructure:"retry_on_failure"`
+}
+
+var _ confmap.Validator = (*Config)(nil)
+
+// Validate rejects settings that would lose data or publish partial files.
+func (c *Config) Validate() error {
+	var errs []error
+	if strings.TrimSpace(c.Directory) == "" {
+		errs = append(errs, errors.New("directory must not be empty"))
+	}
+	if staging, root := c.staging(), filepath.Clean(c.Directory); staging == root || strings.HasPrefix(staging, root+string(filepath.Separator)) {
+		errs = append(errs, fmt.Errorf("staging_directory (%s) must be outside directory (%s): readers would see files being written", staging, root))
+	}
+	if c.MaxRowsPerFile <= 0 {
+		errs = append(errs, fmt.Errorf("max_rows_per_file must be positive, got %d", c.MaxRowsPerFile))
+	}
+	if c.RowGroupRows <= 0 {
+		errs = append(errs, fmt.Errorf("row_group_rows must be positive, got %d", c.RowGroupRows))
+	}
+	if _, ok := codecs[c.Compression]; !ok {
+		errs = append(errs, fmt.Errorf("compression must be one of zstd, snappy, gzip, none; got %q", c.Compression))
+	}
+	if c.QueueConfig.HasValue() && c.QueueConfig.Get().Batch.HasValue() && c.QueueConfig.Get().Batch.Get().MaxSize > 0 {
+		errs = append(errs, errors.New("sending_queue.batch.max_size must be 0: splitting a batch could split a case across files; bound batches with min_size and flush_timeout"))
+	}
+	return errors.Join(errs...)
+}
+
+// staging is the staging directory after defaults.
+func (c *Config) staging() string {
+	if c.StagingDirectory != "" {
+		return filepath.Clean(c.StagingDirectory)
+	}
+	return filepath.Clean(c.Directory) + ".staging"
+}

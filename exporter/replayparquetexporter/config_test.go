@@ -1,0 +1,65 @@
+package replayparquetexporter
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadata"
+)
+
+func loadConfig(t *testing.T, name string) *Config {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, name).String())
+	require.NoError(t, err)
+	require.NoError(t, sub.Unmarshal(cfg))
+	return cfg
+}
+
+func TestLoadConfig(t *testing.T) {
+	def := loadConfig(t, "")
+	require.NoError(t, confmap.Validate(def))
+	assert.Equal(t, "./reprise-data", def.Directory)
+	assert.Equal(t, "reprise-data.staging", def.staging())
+	batch := def.QueueConfig.Get().Batch.Get()
+	assert.Equal(t, 10*time.Second, batch.FlushTimeout, "a case is visible within 10 s by default")
+
+	custom := loadConfig(t, "custom")
+	require.NoError(t, confmap.Validate(custom))
+	assert.Equal(t, "/var/lib/reprise/data", custom.Directory)
+	assert.Equal(t, "/var/lib/reprise/staging", custom.staging())
+	assert.Equal(t, 50000, custom.MaxRowsPerFile)
+	assert.Equal(t, 1000, custom.RowGroupRows)
+	assert.Equal(t, "snappy", custom.Compression)
+	assert.Equal(t, 30*time.Second, custom.TimeoutConfig.Timeout)
+	q := custom.QueueConfig.Get()
+	require.NotNil(t, q.StorageID)
+	assert.Equal(t, "file_storage", q.StorageID.String())
+	assert.Equal(t, 5*time.Second, q.Batch.Get().FlushTimeout)
+	assert.Equal(t, 10*time.Minute, custom.RetryConfig.MaxElapsedTime)
+}
+
+func TestValidateNamesTheField(t *testing.T) {
+	for name, want := range map[string][]string{
+		"staging_inside": {"staging_directory (data/.staging) must be outside directory (data)"},
+		"bad":            {"directory must not be empty", "max_rows_per_file must be positive, got 0", "row_group_rows must be positive, got -1", `compression must be one of zstd, snappy, gzip, none; got "lzma"`},
+		"split_batches":  {"sending_queue.batch.max_size must be 0"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := confmap.Validate(loadConfig(t, name))
+			require.Error(t, err)
+			for _, w := range want {
+				assert.ErrorContains(t, err, w)
+			}
+		})
+	}
+}

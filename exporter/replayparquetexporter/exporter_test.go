@@ -1,0 +1,219 @@
+package replayparquetexporter
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadata"
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/internal/testpipeline"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+func testConfig(t testing.TB) *Config {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Directory = filepath.Join(t.TempDir(), "data")
+	cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]() // synchronous: push returns when files are published
+	return cfg
+}
+
+func newExporter(t testing.TB, cfg *Config) exporter.Traces {
+	exp, err := NewFactory().CreateTraces(context.Background(), exportertest.NewNopSettings(metadata.Type), cfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	return exp
+}
+
+// pipeline runs fixture runs through the replay_case processor into the exporter and returns
+// the cases the processor emitted.
+func pipeline(t *testing.T, cfg *Config, runs ...string) []*replaycase.Case {
+	exp := newExporter(t, cfg)
+	emitted := testpipeline.Run(t, exp, runs...)
+	require.NoError(t, exp.Shutdown(context.Background()))
+	return emitted
+}
+
+func files(t *testing.T, root string) []string {
+	var out []string
+	require.NoError(t, filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(root, path)
+			out = append(out, rel)
+		}
+		return err
+	}))
+	sort.Strings(out)
+	return out
+}
+
+func readAll[T any](t *testing.T, root, dataset string) []T {
+	var rows []T
+	for _, f := range files(t, filepath.Join(root, dataset)) {
+		got, err := parquet.ReadFile[T](filepath.Join(root, dataset, f))
+		require.NoError(t, err)
+		rows = append(rows, got...)
+	}
+	return rows
+}
+
+func TestFixturesBecomeDatasets(t *testing.T) {
+	cfg := testConfig(t)
+	emitted := pipeline(t, cfg, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent)
+	require.Len(t, emitted, 3)
+
+	layout := files(t, cfg.Directory)
+	require.Len(t, layout, 3, "one file per dataset: %v", layout)
+	for i, dataset := range []string{datasetCases, datasetQuarantine, datasetSteps} {
+		assert.Regexp(t, `^`+dataset+`/dt=2026-11-30/part-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}\.zstd\.parquet$`, layout[i])
+	}
+	assert.Empty(t, files(t, cfg.staging()), "nothing is left in staging")
+
+	var accepted, quarantined []replaycase.Case
+	for _, c := range emitted {
+		if c.Status == replaycase.StatusAccepted {
+			accepted = append(accepted, *c)
+		} else {
+			quarantined = append(quarantined, *c)
+		}
+	}
+	sortCases(accepted)
+	gotCases := readAll[replaycase.Case](t, cfg.Directory, datasetCases)
+	sortCases(gotCases)
+	require.Len(t, gotCases, 2)
+	for i := range accepted {
+		assertSameCase(t, accepted[i], gotCases[i])
+	}
+	gotQuarantine := readAll[replaycase.Case](t, cfg.Directory, datasetQuarantine)
+	require.Len(t, gotQuarantine, 1)
+	assertSameCase(t, quarantined[0], gotQuarantine[0])
+	assert.NotEmpty(t, gotQuarantine[0].RawSpans, "quarantine keeps the raw spans for a re-drive")
+	raw, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(gotQuarantine[0].RawSpans)
+	require.NoError(t, err)
+	assert.Equal(t, 5, raw.SpanCount())
+	events, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(gotQuarantine[0].RawEvents)
+	require.NoError(t, err)
+	assert.Equal(t, 8, events.LogRecordCount())
+
+	steps := readAll[StepRow](t, cfg.Directory, datasetSteps)
+	require.Len(t, steps, 8, "4 steps for each accepted case")
+	for _, st := range steps {
+		assert.Contains(t, []string{accepted[0].CaseID, accepted[1].CaseID}, st.CaseID)
+		assert.NotEmpty(t, st.TraceID)
+	}
+}
+
+func sortCases(cs []replaycase.Case) {
+	sort.Slice(cs, func(i, j int) bool { return cs[i].CaseID < cs[j].CaseID })
+}
+
+// assertSameCase compares a case read from Parquet with the emitted one. Parquet keeps
+// microseconds, has no nil/empty distinction for lists and maps, and stores empty optional
+// strings as NULL (read back as ""), so both sides are normalized for those first.
+func assertSameCase(t *testing.T, want, got replaycase.Case) {
+	t.Helper()
+	normalize(reflect.ValueOf(&want).Elem())
+	normalize(reflect.ValueOf(&got).Elem())
+	assert.Equal(t, want, got)
+}
+
+func normalize(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			normalize(v.Elem())
+		}
+	case reflect.Slice, reflect.Map:
+		if v.Len() == 0 {
+			if v.CanSet() {
+				v.Set(reflect.Zero(v.Type()))
+			}
+			return
+		}
+		if v.Kind() == reflect.Slice {
+			for i := 0; i < v.Len(); i++ {
+				normalize(v.Index(i))
+			}
+		}
+	case reflect.Struct:
+		if tm, ok := v.Addr().Interface().(*time.Time); ok {
+			*tm = tm.Truncate(time.Microsecond).UTC()
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			if v.Type().Field(i).IsExported() {
+				normalize(v.Field(i))
+			}
+		}
+	}
+}
+
+func TestFooterNamesTheSchemaVersion(t *testing.T) {
+	cfg := testConfig(t)
+	pipeline(t, cfg, testfixtures.OTelEvents)
+	path := filepath.Join(cfg.Directory, files(t, cfg.Directory)[0])
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	info, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, info.Size())
+	require.NoError(t, err)
+	v, ok := pf.Lookup(SchemaVersionKey)
+	assert.True(t, ok)
+	assert.Equal(t, replaycase.SchemaVersion, v)
+}
+
+func TestLargeValuesDoNotBloatTheFile(t *testing.T) {
+	cfg := testConfig(t)
+	exp := newExporter(t, cfg)
+	big, perValue := testpipeline.BigRun(t)
+	cases := testpipeline.RunTraces(t, exp, []string{testfixtures.Traceloop}, []ptrace.Traces{big})
+	require.NoError(t, exp.Shutdown(context.Background()))
+	require.Len(t, cases, 1)
+	c := cases[0]
+	// The case row holds the prompt 3 times (case input, both LLM steps' inputs) and the result
+	// 3 times (tool call, tool step, second LLM input); a steps/ row set holds each twice. The
+	// files must be no larger than those copies: without the statistics rules every large value
+	// would also be copied into page headers and the footer as min and max.
+	size := func(dataset string) int64 {
+		var total int64
+		for _, f := range files(t, filepath.Join(cfg.Directory, dataset)) {
+			info, err := os.Stat(filepath.Join(cfg.Directory, dataset, f))
+			require.NoError(t, err)
+			total += info.Size()
+		}
+		return total
+	}
+	t.Logf("cases/: %d bytes for 6 copies of %d; steps/: %d bytes for 4 copies", size(datasetCases), perValue, size(datasetSteps))
+	assert.Less(t, size(datasetCases), int64(6*perValue))
+	assert.Less(t, size(datasetSteps), int64(4*perValue))
+	got := readAll[replaycase.Case](t, cfg.Directory, datasetCases)
+	require.Len(t, got, 1)
+	assert.Equal(t, c.ToolCalls[0].Result, got[0].ToolCalls[0].Result)
+}
+
+func TestPushRejectsDataThatIsNotCases(t *testing.T) {
+	exp := newExporter(t, testConfig(t))
+	td := ptrace.NewTraces()
+	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.Attributes().PutStr(replaycase.AttrCaseID, "abc")
+	sp.Attributes().PutInt(replaycase.AttrStepIndex, 0)
+	err := exp.ConsumeTraces(context.Background(), td)
+	assert.ErrorContains(t, err, "not replay cases in the canonical form")
+	require.NoError(t, exp.Shutdown(context.Background()))
+}
