@@ -110,8 +110,11 @@ func (d *downstream) waitCases(t *testing.T, n int) []*replaycase.Case {
 
 type collector struct {
 	cmd    *exec.Cmd
-	output *bytes.Buffer
-	otlp   string
+	output interface {
+		io.Writer
+		String() string
+	}
+	otlp string
 }
 
 // startCollector runs the binary with config/local.yaml's pipelines, its OTLP/HTTP receiver on

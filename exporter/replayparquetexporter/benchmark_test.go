@@ -1,0 +1,101 @@
+package replayparquetexporter
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/internal/testpipeline"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+const benchRuns = 1000
+
+// benchInput is benchRuns fixture runs (the four recordings in turn, each with its own trace
+// id) turned into cases by the processor, as the canonical OTLP the exporter receives, plus
+// the size of the same runs' telemetry as OTLP/JSON with gzip.
+func benchInput(b *testing.B) (canonical ptrace.Traces, cases int, otlpJSONGzip int) {
+	recordings := []string{testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OpenInference, testfixtures.OTelNoContent}
+	var runs []string
+	var traces []ptrace.Traces
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	for i := 0; i < benchRuns; i++ {
+		run := recordings[i%len(recordings)]
+		td, ld := testfixtures.Traces(b, run), testfixtures.Logs(b, run)
+		var id pcommon.TraceID
+		id[0], id[1], id[15] = byte(i>>8), byte(i), 0xbb
+		setTraceID(td, ld, id)
+		tj, _ := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+		lj, _ := (&plog.JSONMarshaler{}).MarshalLogs(ld)
+		_, _ = zw.Write(tj)
+		_, _ = zw.Write(lj)
+		runs, traces = append(runs, run), append(traces, td)
+	}
+	require.NoError(b, zw.Close())
+	canonical = ptrace.NewTraces()
+	for _, c := range testpipeline.RunTraces(b, nil, runs, traces) {
+		require.NoError(b, replaycase.Encode(c, canonical))
+		cases++
+	}
+	return canonical, cases, gz.Len()
+}
+
+func setTraceID(td ptrace.Traces, ld plog.Logs, id pcommon.TraceID) {
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		for j := 0; j < td.ResourceSpans().At(i).ScopeSpans().Len(); j++ {
+			spans := td.ResourceSpans().At(i).ScopeSpans().At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				spans.At(k).SetTraceID(id)
+			}
+		}
+	}
+	for i := 0; i < ld.ResourceLogs().Len(); i++ {
+		for j := 0; j < ld.ResourceLogs().At(i).ScopeLogs().Len(); j++ {
+			lrs := ld.ResourceLogs().At(i).ScopeLogs().At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				lrs.At(k).SetTraceID(id)
+			}
+		}
+	}
+}
+
+func dirSize(b *testing.B, root string) int64 {
+	var total int64
+	require.NoError(b, filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			info, _ := d.Info()
+			total += info.Size()
+		}
+		return err
+	}))
+	return total
+}
+
+// BenchmarkWriteCases measures the exporter alone: decode the canonical cases, write cases/,
+// steps/ and quarantine/ files (zstd), fsync and publish. It reports cases per second, dataset
+// bytes per case, and the same runs' telemetry as OTLP/JSON+gzip per case for comparison.
+// Run: go test -run '^$' -bench WriteCases -benchmem -count 6 ./exporter/replayparquetexporter/
+func BenchmarkWriteCases(b *testing.B) {
+	canonical, cases, gz := benchInput(b)
+	cfg := testConfig(b)
+	exp := newExporter(b, cfg)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		require.NoError(b, exp.ConsumeTraces(context.Background(), canonical))
+	}
+	b.StopTimer()
+	require.NoError(b, exp.Shutdown(context.Background()))
+	b.ReportMetric(float64(cases*b.N)/b.Elapsed().Seconds(), "cases/s")
+	b.ReportMetric(float64(dirSize(b, cfg.Directory))/float64(cases*b.N), "dataset_B/case")
+	b.ReportMetric(float64(gz)/float64(cases), "otlp_json_gzip_B/case")
+}

@@ -1,0 +1,207 @@
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// manyRuns is n copies of the traceloop run, each with its own trace id, as one OTLP/JSON body.
+func manyRuns(t *testing.T, first, n int) []byte {
+	td := ptrace.NewTraces()
+	for i := first; i < first+n; i++ {
+		run := testfixtures.Traces(t, testfixtures.Traceloop)
+		var id pcommon.TraceID
+		id[0], id[1], id[2], id[15] = byte(i>>16), byte(i>>8), byte(i), 0xcc
+		rs := run.ResourceSpans()
+		for r := 0; r < rs.Len(); r++ {
+			for s := 0; s < rs.At(r).ScopeSpans().Len(); s++ {
+				spans := rs.At(r).ScopeSpans().At(s).Spans()
+				for k := 0; k < spans.Len(); k++ {
+					spans.At(k).SetTraceID(id)
+				}
+			}
+		}
+		rs.MoveAndAppendTo(td.ResourceSpans())
+	}
+	body, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+	require.NoError(t, err)
+	return body
+}
+
+// metric sums a counter over its label sets from the collector's Prometheus endpoint.
+func metric(url, name string) float64 {
+	resp, err := http.Get(url)
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	var sum float64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, name+"{") || strings.HasPrefix(line, name+" ") {
+			f := strings.Fields(line)
+			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+			sum += v
+		}
+	}
+	return sum
+}
+
+// datasetCaseIDs reads every case id in cases/; a file that cannot be read fails the test.
+func datasetCaseIDs(t *testing.T, root string) map[string]int {
+	ids := map[string]int{}
+	_ = filepath.WalkDir(filepath.Join(root, "cases"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		require.True(t, strings.HasSuffix(path, ".parquet"), "only complete .parquet files in the dataset: %s", path)
+		rows, err := parquet.ReadFile[replaycase.Case](path)
+		require.NoError(t, err, "a partial or unreadable file in the dataset: %s", path)
+		for _, c := range rows {
+			ids[c.CaseID]++
+		}
+		return nil
+	})
+	return ids
+}
+
+// The collector is killed with SIGKILL while the exporter is writing: the dataset holds only
+// complete files, and with the persistent queue every case the exporter had accepted is there
+// after a restart.
+func TestCrashLeavesNoPartialFileAndLosesNoAcceptedCase(t *testing.T) {
+	dir := t.TempDir()
+	otlpPort, metricsPort := freePort(t), freePort(t)
+	cfg := fmt.Sprintf(`
+extensions:
+  file_storage:
+    directory: %[1]s/queue
+    create_directory: true
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:%[2]d
+processors:
+  replay_case:
+    root_grace_period: 20ms
+exporters:
+  replay_parquet:
+    directory: %[1]s/data
+    max_rows_per_file: 10
+    sending_queue:
+      storage: file_storage
+      num_consumers: 1
+      queue_size: 100000
+      batch:
+        flush_timeout: 50ms
+        sizer: items
+        min_size: 500
+  nop:
+service:
+  extensions: [file_storage]
+  telemetry:
+    metrics:
+      level: normal
+      readers:
+        - pull:
+            exporter:
+              prometheus:
+                host: 127.0.0.1
+                port: %[3]d
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [replay_parquet]
+    logs:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [nop]
+`, dir, otlpPort, metricsPort)
+	path := filepath.Join(dir, "config.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+	metrics := fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
+	root := filepath.Join(dir, "data")
+
+	run := func() *collector {
+		c := &collector{output: new(strings.Builder), otlp: fmt.Sprintf("http://127.0.0.1:%d", otlpPort)}
+		c.cmd = exec.Command(binary, "--config", path)
+		c.cmd.Stdout, c.cmd.Stderr = c.output, c.output
+		require.NoError(t, c.cmd.Start())
+		t.Cleanup(func() { _ = c.cmd.Process.Kill(); _ = c.cmd.Wait() })
+		waitListening(t, otlpPort, c)
+		return c
+	}
+
+	const runs, perRequest = 2000, 100
+	first := run()
+	for i := 0; i < runs; i += perRequest {
+		resp, err := http.Post(first.otlp+"/v1/traces", "application/json", strings.NewReader(string(manyRuns(t, i, perRequest))))
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+	// Every run has become a case and the exporter's persistent queue has accepted it.
+	deadline := time.Now().Add(30 * time.Second)
+	for metric(metrics, "otelcol_processor_replay_case_cases_closed") < runs {
+		require.True(t, time.Now().Before(deadline), "cases not closed in time:\n%s", first.output)
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.Zero(t, metric(metrics, "otelcol_processor_replay_case_emit_failures"))
+	time.Sleep(20 * time.Millisecond)
+	require.NoError(t, first.cmd.Process.Kill()) // SIGKILL, mid-write
+	_ = first.cmd.Wait()
+
+	before := datasetCaseIDs(t, root)
+	t.Logf("cases in the dataset when the collector was killed: %d of %d", len(before), runs)
+
+	second := run()
+	deadline = time.Now().Add(60 * time.Second)
+	var after map[string]int
+	for {
+		after = datasetCaseIDs(t, root)
+		if len(after) >= runs || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	second.stop(t)
+	assert.Len(t, after, runs, "every accepted case is in the dataset after the restart")
+	dups := 0
+	for _, n := range after {
+		dups += n - 1
+	}
+	t.Logf("after restart: %d distinct cases, %d duplicate rows (recognisable by case_id)", len(after), dups)
+}
+
+func waitListening(t *testing.T, port int, c *collector) {
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/v1/traces", port), "application/json", strings.NewReader("{}"))
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("collector did not start:\n%s", c.output)
+}
