@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -32,9 +31,7 @@ func benchInput(b *testing.B) (canonical ptrace.Traces, cases int, otlpJSONGzip 
 	for i := 0; i < benchRuns; i++ {
 		run := recordings[i%len(recordings)]
 		td, ld := testfixtures.Traces(b, run), testfixtures.Logs(b, run)
-		var id pcommon.TraceID
-		id[0], id[1], id[15] = byte(i>>8), byte(i), 0xbb
-		setTraceID(td, ld, id)
+		testfixtures.WithTraceID(td, ld, i)
 		tj, _ := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
 		lj, _ := (&plog.JSONMarshaler{}).MarshalLogs(ld)
 		_, _ = zw.Write(tj)
@@ -48,25 +45,6 @@ func benchInput(b *testing.B) (canonical ptrace.Traces, cases int, otlpJSONGzip 
 		cases++
 	}
 	return canonical, cases, gz.Len()
-}
-
-func setTraceID(td ptrace.Traces, ld plog.Logs, id pcommon.TraceID) {
-	for i := 0; i < td.ResourceSpans().Len(); i++ {
-		for j := 0; j < td.ResourceSpans().At(i).ScopeSpans().Len(); j++ {
-			spans := td.ResourceSpans().At(i).ScopeSpans().At(j).Spans()
-			for k := 0; k < spans.Len(); k++ {
-				spans.At(k).SetTraceID(id)
-			}
-		}
-	}
-	for i := 0; i < ld.ResourceLogs().Len(); i++ {
-		for j := 0; j < ld.ResourceLogs().At(i).ScopeLogs().Len(); j++ {
-			lrs := ld.ResourceLogs().At(i).ScopeLogs().At(j).LogRecords()
-			for k := 0; k < lrs.Len(); k++ {
-				lrs.At(k).SetTraceID(id)
-			}
-		}
-	}
 }
 
 func dirSize(b *testing.B, root string) int64 {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -54,4 +55,27 @@ func Logs(tb testing.TB, run string) plog.Logs {
 		tb.Fatalf("%s logs: %v", run, err)
 	}
 	return ld
+}
+
+// WithTraceID gives every span and log record of a run the trace id n, so that copies of one
+// fixture become distinct runs.
+func WithTraceID(td ptrace.Traces, ld plog.Logs, n int) {
+	var id pcommon.TraceID
+	id[0], id[1], id[2], id[15] = byte(n>>16), byte(n>>8), byte(n), 0xee
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		for j := 0; j < td.ResourceSpans().At(i).ScopeSpans().Len(); j++ {
+			spans := td.ResourceSpans().At(i).ScopeSpans().At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				spans.At(k).SetTraceID(id)
+			}
+		}
+	}
+	for i := 0; i < ld.ResourceLogs().Len(); i++ {
+		for j := 0; j < ld.ResourceLogs().At(i).ScopeLogs().Len(); j++ {
+			lrs := ld.ResourceLogs().At(i).ScopeLogs().At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				lrs.At(k).SetTraceID(id)
+			}
+		}
+	}
 }

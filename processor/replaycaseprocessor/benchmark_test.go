@@ -25,7 +25,7 @@ func benchCorpus(b *testing.B) (traces []ptrace.Traces, logs []plog.Logs, spans 
 	for i := 0; i < benchTraces; i++ {
 		run := runs[i%len(runs)]
 		td, ld := testfixtures.Traces(b, run), testfixtures.Logs(b, run)
-		withTraceID(td, ld, i)
+		testfixtures.WithTraceID(td, ld, i)
 		traces, logs = append(traces, td), append(logs, ld)
 		spans += td.SpanCount()
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
@@ -289,34 +288,12 @@ func TestMaxAgeClosesAChattyRootlessTrace(t *testing.T) {
 	h.shutdown()
 }
 
-// withTraceID gives every span and event a new trace id, to make many distinct runs.
-func withTraceID(td ptrace.Traces, ld plog.Logs, n int) {
-	var id pcommon.TraceID
-	id[0], id[1], id[2], id[15] = byte(n>>16), byte(n>>8), byte(n), 0xee
-	for i := 0; i < td.ResourceSpans().Len(); i++ {
-		for j := 0; j < td.ResourceSpans().At(i).ScopeSpans().Len(); j++ {
-			spans := td.ResourceSpans().At(i).ScopeSpans().At(j).Spans()
-			for k := 0; k < spans.Len(); k++ {
-				spans.At(k).SetTraceID(id)
-			}
-		}
-	}
-	for i := 0; i < ld.ResourceLogs().Len(); i++ {
-		for j := 0; j < ld.ResourceLogs().At(i).ScopeLogs().Len(); j++ {
-			lrs := ld.ResourceLogs().At(i).ScopeLogs().At(j).LogRecords()
-			for k := 0; k < lrs.Len(); k++ {
-				lrs.At(k).SetTraceID(id)
-			}
-		}
-	}
-}
-
 func TestFloodBeyondOpenTraceLimitLosesNothing(t *testing.T) {
 	const limit, traces = 10, 100
 	h := newHarness(t, func(c *Config) { c.Limits.MaxOpenTraces = limit })
 	for i := 0; i < traces; i++ {
 		td, ld := testfixtures.Traces(t, testfixtures.OTelEvents), testfixtures.Logs(t, testfixtures.OTelEvents)
-		withTraceID(td, ld, i)
+		testfixtures.WithTraceID(td, ld, i)
 		h.sendLogs(ld)
 		h.sendTraces(td)
 	}
@@ -354,7 +331,7 @@ func TestByteLimitEvictsOldest(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.Limits.MaxBufferedBytes = 12_000 })
 	for i := 0; i < 5; i++ {
 		td := testfixtures.Traces(t, testfixtures.Traceloop)
-		withTraceID(td, plog.NewLogs(), i)
+		testfixtures.WithTraceID(td, plog.NewLogs(), i)
 		h.sendTraces(td)
 	}
 	assert.LessOrEqual(t, h.p.bytes, int64(12_000))
@@ -458,7 +435,7 @@ func TestDownstreamErrorsAreReportedNotSwallowed(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.Limits.MaxOpenTraces = 1 })
 	h.p.nextTraces = consumertest.NewErr(errors.New("exporter queue full"))
 	a, b := testfixtures.Traces(t, testfixtures.Traceloop), testfixtures.Traces(t, testfixtures.Traceloop)
-	withTraceID(b, plog.NewLogs(), 1)
+	testfixtures.WithTraceID(b, plog.NewLogs(), 1)
 	require.NoError(t, h.traces.ConsumeTraces(context.Background(), a))
 	err := h.traces.ConsumeTraces(context.Background(), b) // evicts a
 	assert.ErrorContains(t, err, "exporter queue full")
@@ -481,7 +458,7 @@ func TestConcurrentTracesAndLogs(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < perSender; i++ {
 				td, ld := testfixtures.Traces(t, testfixtures.OTelEvents), testfixtures.Logs(t, testfixtures.OTelEvents)
-				withTraceID(td, ld, s*perSender+i)
+				testfixtures.WithTraceID(td, ld, s*perSender+i)
 				assert.NoError(t, h.logs.ConsumeLogs(context.Background(), ld))
 				assert.NoError(t, h.traces.ConsumeTraces(context.Background(), td))
 			}

@@ -15,7 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
@@ -27,18 +27,8 @@ func manyRuns(t *testing.T, first, n int) []byte {
 	td := ptrace.NewTraces()
 	for i := first; i < first+n; i++ {
 		run := testfixtures.Traces(t, testfixtures.Traceloop)
-		var id pcommon.TraceID
-		id[0], id[1], id[2], id[15] = byte(i>>16), byte(i>>8), byte(i), 0xcc
-		rs := run.ResourceSpans()
-		for r := 0; r < rs.Len(); r++ {
-			for s := 0; s < rs.At(r).ScopeSpans().Len(); s++ {
-				spans := rs.At(r).ScopeSpans().At(s).Spans()
-				for k := 0; k < spans.Len(); k++ {
-					spans.At(k).SetTraceID(id)
-				}
-			}
-		}
-		rs.MoveAndAppendTo(td.ResourceSpans())
+		testfixtures.WithTraceID(run, plog.NewLogs(), i)
+		run.ResourceSpans().MoveAndAppendTo(td.ResourceSpans())
 	}
 	body, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
 	require.NoError(t, err)
