@@ -1,6 +1,10 @@
 package normalize
 
 import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -16,38 +20,258 @@ var openInferenceKinds = map[string]struct {
 	"AGENT":     {replaycase.StepAgent, "invoke_agent"},
 }
 
-// openInference reads OpenInference span kinds and RETRIEVER documents
-// (retrieval.documents.{i}.document.{id,score,content}, query in input.value).
-// Messages, tools and usage come with the OpenInference issue.
+// openInference reads OpenInference spans (openinference.span.kind): LLM messages
+// (llm.input_messages / llm.output_messages with content, contents and tool_calls), model and
+// invocation parameters, offered tools, token counts, with input.value / output.value (the raw
+// request and response) as fallback; TOOL, AGENT, RETRIEVER, RERANKER and EMBEDDING spans; and
+// session.id as the conversation.
 func openInference(in *SpanInput, b *stepBuilder) bool {
 	a := in.Span.Attributes()
-	spanKind := getStr(a, "openinference.span.kind")
-	if spanKind == "" {
-		return false
+	spanKind := strings.ToUpper(getStr(a, "openinference.span.kind"))
+	if spanKind == "" && !hasPrefix(a, "llm.input_messages.") && !hasPrefix(a, "llm.output_messages.") {
+		return false // llm.* alone is also OpenLLMetry's legacy namespace
 	}
 	if k, ok := openInferenceKinds[spanKind]; ok {
 		b.kind(k.kind, k.op)
 	}
-	if spanKind == "RETRIEVER" {
+	setStr(&b.ConversationID, getStr(a, "session.id"))
+	switch spanKind {
+	case "LLM", "":
+		openInferenceLLM(a, b)
+	case "EMBEDDING":
+		setStr(&b.Step.ModelConfig.RequestModel, getStr(a, "embedding.model_name"))
+	case "TOOL":
+		tc := b.toolCall()
+		setStr(&tc.Name, getStr(a, "tool.name"))
+		setStr(&tc.ID, getStr(a, "tool.id", "tool_call.id"))
+		setStr(&tc.Arguments, getStr(a, "input.value"))
+		setStr(&tc.Result, getStr(a, "output.value"))
+	case "AGENT":
+		name := getStr(a, "agent.name", "graph.node.name")
+		if name == "" {
+			name = in.Span.Name()
+		}
+		setStr(&b.Step.AgentName, name)
+	case "RETRIEVER":
 		r := b.retrieval()
 		setStr(&r.Query, getStr(a, "input.value"))
 		if r.Documents == nil {
-			for _, item := range indexed(a, "retrieval.documents.") {
-				d := replaycase.Document{}
-				if v, ok := item["document.id"]; ok {
-					d.ID = v.AsString()
-				}
-				if v, ok := item["document.content"]; ok {
-					d.Content = v.AsString()
-				}
-				if v, ok := item["document.score"]; ok {
-					if f, ok := toFloat(v.AsRaw()); ok {
-						d.Score = &f
-					}
-				}
-				r.Documents = append(r.Documents, d)
-			}
+			r.Documents = openInferenceDocuments(a, "retrieval.documents.")
+		}
+	case "RERANKER":
+		r := b.retrieval()
+		setStr(&r.Query, getStr(a, "reranker.query"))
+		setInt(&r.TopK, a, "reranker.top_k")
+		setStr(&b.Step.ModelConfig.RequestModel, getStr(a, "reranker.model_name"))
+		if r.Documents == nil {
+			r.Documents = openInferenceDocuments(a, "reranker.output_documents.")
 		}
 	}
 	return true
+}
+
+func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
+	st := &b.Step
+	mc := &st.ModelConfig
+	setStr(&mc.Provider, Provider(getStr(a, "llm.system", "llm.provider")))
+	setStr(&mc.RequestModel, getStr(a, "llm.request.model_name"))
+	setStr(&mc.ResponseModel, getStr(a, "llm.response.model_name", "llm.model_name"))
+
+	if raw, ok := jsonAttr(a, "llm.invocation_parameters", b); ok {
+		if params, ok := raw.(map[string]any); ok {
+			mergeModelConfig(mc, openAIParams(params))
+		}
+	}
+	var request OpenAIRequest
+	if raw, ok := jsonAttr(a, "input.value", b); ok && getStr(a, "input.mime_type") == "application/json" {
+		if body, ok := raw.(map[string]any); ok {
+			request = ParseOpenAIRequest(body)
+			mergeModelConfig(mc, request.Model)
+		}
+	}
+	setStr(&mc.RequestModel, getStr(a, "llm.model_name"))
+
+	b.setInput(openInferenceMessages(a, "llm.input_messages."))
+	b.setInput(request.Messages)
+	var response OpenAIResponse
+	if raw, ok := jsonAttr(a, "output.value", b); ok && getStr(a, "output.mime_type") == "application/json" {
+		if body, ok := raw.(map[string]any); ok {
+			response = ParseOpenAIResponse(body)
+		}
+	}
+	outputs := openInferenceMessages(a, "llm.output_messages.")
+	if finish := FinishReason(getStr(a, "llm.finish_reason")); finish != "" {
+		for i := range outputs {
+			setStr(&outputs[i].FinishReason, finish)
+		}
+		if st.FinishReasons == nil {
+			st.FinishReasons = []string{finish}
+		}
+	}
+	b.setOutput(outputs)
+	b.setOutput(response.Choices)
+	setStr(&st.ResponseID, response.ID)
+	if st.FinishReasons == nil {
+		st.FinishReasons = response.FinishReasons
+	}
+
+	if st.ToolDefinitions == nil {
+		for _, item := range indexed(a, "llm.tools.") {
+			if v, ok := item["tool.json_schema"]; ok {
+				if raw, err := decodeAny(v, true); err == nil {
+					if m, ok := raw.(map[string]any); ok {
+						st.ToolDefinitions = append(st.ToolDefinitions, toolDefinition(m))
+					}
+				}
+			}
+		}
+	}
+	if st.ToolDefinitions == nil {
+		st.ToolDefinitions = request.Tools
+	}
+
+	u := &st.Usage
+	setUsage(&u.InputTokens, a, "llm.token_count.prompt")
+	setUsage(&u.OutputTokens, a, "llm.token_count.completion")
+	setUsage(&u.TotalTokens, a, "llm.token_count.total")
+	setUsage(&u.CacheReadInputTokens, a, "llm.token_count.prompt_details.cache_read")
+	setUsage(&u.CacheWriteInputTokens, a, "llm.token_count.prompt_details.cache_write")
+	setUsage(&u.ReasoningOutputTokens, a, "llm.token_count.completion_details.reasoning")
+	if *u == (replaycase.Usage{}) {
+		*u = response.Usage
+	}
+	if len(st.InputMessages) > 0 || len(st.OutputMessages) > 0 {
+		b.kind(replaycase.StepLLM, "chat")
+	}
+}
+
+// jsonAttr parses an attribute that holds JSON text (or a structured value). A value that does
+// not parse is recorded as a finding and reported absent.
+func jsonAttr(a pcommon.Map, key string, b *stepBuilder) (any, bool) {
+	v, ok := a.Get(key)
+	if !ok {
+		return nil, false
+	}
+	if v.Type() == pcommon.ValueTypeStr {
+		s := strings.TrimSpace(v.Str())
+		if s == "" || (s[0] != '{' && s[0] != '[') {
+			return nil, false // plain text, not JSON: nothing to parse
+		}
+	}
+	raw, err := decodeAny(v, true)
+	if err != nil {
+		b.problem(key, err)
+		return nil, false
+	}
+	return raw, true
+}
+
+// mergeModelConfig fills the fields of dst that are still empty from src.
+func mergeModelConfig(dst *replaycase.ModelConfig, src replaycase.ModelConfig) {
+	setStr(&dst.Provider, src.Provider)
+	setStr(&dst.RequestModel, src.RequestModel)
+	setStr(&dst.ResponseModel, src.ResponseModel)
+	if dst.Temperature == nil {
+		dst.Temperature = src.Temperature
+	}
+	if dst.TopP == nil {
+		dst.TopP = src.TopP
+	}
+	if dst.MaxTokens == nil {
+		dst.MaxTokens = src.MaxTokens
+	}
+	if dst.Seed == nil {
+		dst.Seed = src.Seed
+	}
+	if dst.Stop == nil {
+		dst.Stop = src.Stop
+	}
+	setStr(&dst.ToolChoice, src.ToolChoice)
+}
+
+// openInferenceMessages reads flattened messages: {prefix}{i}.message.{role, content, name,
+// tool_call_id, contents.{j}.message_content.{type, text, image.image.url},
+// tool_calls.{k}.tool_call.{id, function.name, function.arguments}}.
+func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
+	var out []replaycase.Message
+	for _, item := range indexed(a, prefix) {
+		field := func(k string) string {
+			if v, ok := item["message."+k]; ok {
+				return v.AsString()
+			}
+			return ""
+		}
+		msg := replaycase.Message{Role: Role(field("role")), Name: field("name")}
+		if id := field("tool_call_id"); id != "" {
+			msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call_response", ID: id, Response: field("content")})
+			out = append(out, msg)
+			continue
+		}
+		if c := field("content"); c != "" {
+			msg.Parts = append(msg.Parts, replaycase.Part{Type: "text", Content: c})
+		}
+		for _, part := range indexedSub(item, "message.contents.") {
+			switch t := part["message_content.type"]; t {
+			case "image":
+				msg.Parts = append(msg.Parts, replaycase.Part{Type: "uri", Modality: "image", URI: part["message_content.image.image.url"]})
+			case "tool_use":
+				msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call", ID: part["message_content.id"], Name: part["message_content.name"], Arguments: part["message_content.input"]})
+			default:
+				if t == "" {
+					t = "text"
+				}
+				msg.Parts = append(msg.Parts, replaycase.Part{Type: t, Content: part["message_content.text"]})
+			}
+		}
+		for _, call := range indexedSub(item, "message.tool_calls.") {
+			msg.Parts = append(msg.Parts, replaycase.Part{
+				Type: "tool_call", ID: call["tool_call.id"], Name: call["tool_call.function.name"], Arguments: call["tool_call.function.arguments"],
+			})
+		}
+		if name, args := field("function_call_name"), field("function_call_arguments_json"); name != "" {
+			msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call", Name: name, Arguments: args})
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+// indexedSub groups the fields of one flattened item further: "message.tool_calls.0.tool_call.id"
+// with prefix "message.tool_calls." becomes item 0, field "tool_call.id".
+func indexedSub(item map[string]pcommon.Value, prefix string) []map[string]string {
+	m := pcommon.NewMap()
+	for k, v := range item {
+		if strings.HasPrefix(k, prefix) {
+			v.CopyTo(m.PutEmpty(k))
+		}
+	}
+	var out []map[string]string
+	for _, sub := range indexed(m, prefix) {
+		fields := map[string]string{}
+		for k, v := range sub {
+			fields[k] = v.AsString()
+		}
+		out = append(out, fields)
+	}
+	return out
+}
+
+func openInferenceDocuments(a pcommon.Map, prefix string) []replaycase.Document {
+	var docs []replaycase.Document
+	for _, item := range indexed(a, prefix) {
+		d := replaycase.Document{}
+		if v, ok := item["document.id"]; ok {
+			d.ID = v.AsString()
+		}
+		if v, ok := item["document.content"]; ok {
+			d.Content = v.AsString()
+		}
+		if v, ok := item["document.score"]; ok {
+			if f, ok := toFloat(v.AsRaw()); ok {
+				d.Score = &f
+			}
+		}
+		docs = append(docs, d)
+	}
+	return docs
 }

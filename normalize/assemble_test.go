@@ -128,25 +128,52 @@ func content(c *replaycase.Case) replaycase.Case {
 	return out
 }
 
-func TestTraceloopGivesTheSameCaseContent(t *testing.T) {
+// The three fixture runs are the same agent run recorded by three instrumentation libraries
+// (OTel semconv 1.36 events, OpenLLMetry's >= 1.37 attributes, OpenInference). Their cases
+// must agree field by field, except for what really differs in the telemetry.
+func TestThreeInstrumentationsGiveTheSameCase(t *testing.T) {
 	events, _ := build(t, testfixtures.OTelEvents)
 	traceloop, findings := build(t, testfixtures.Traceloop)
 	assert.Empty(t, findings)
+	openinference, findings := build(t, testfixtures.OpenInference)
+	assert.Empty(t, findings)
 	assert.Equal(t, []string{ConvOpenInference, ConvOTel}, traceloop.Provenance.Conventions)
+	assert.Equal(t, []string{ConvOpenInference, ConvOTel}, openinference.Provenance.Conventions)
 
-	// The one real difference in the telemetry: semconv 1.36 events do not record the tools
-	// offered, the >= 1.37 attributes do.
-	require.Equal(t, []replaycase.ToolDefinition{{
+	// What really differs in the telemetry:
+	// - semconv 1.36 events do not record the tools offered; OpenLLMetry and OpenInference do;
+	wantTools := []replaycase.ToolDefinition{{
 		Type: "function", Name: "get_weather", Description: "Current weather for a city",
 		Parameters: `{"properties":{"city":{"type":"string"},"unit":{"enum":["celsius","fahrenheit"],"type":"string"}},"required":["city"],"type":"object"}`,
-	}}, traceloop.ToolDefinitions)
+	}}
+	assert.Equal(t, wantTools, traceloop.ToolDefinitions)
+	assert.Equal(t, wantTools, openinference.ToolDefinitions)
 	assert.Empty(t, events.ToolDefinitions)
-	tl := content(traceloop)
-	tl.ToolDefinitions = nil
-	for i := range tl.Steps {
-		tl.Steps[i].ToolDefinitions = nil
+	// - only OpenInference recorded the seed (in llm.invocation_parameters);
+	require.NotNil(t, openinference.ModelConfig.Seed)
+	assert.Equal(t, int64(7), *openinference.ModelConfig.Seed)
+	// - OpenInference names its spans "OpenAI Chat Completions" and sets their status to OK.
+	for _, st := range openinference.Steps {
+		if st.Kind == replaycase.StepLLM {
+			assert.Equal(t, "OpenAI Chat Completions", st.Name)
+			assert.Equal(t, replaycase.StepOK, st.Status)
+		}
 	}
-	assert.Equal(t, content(events), tl)
+
+	want := content(events)
+	for name, c := range map[string]*replaycase.Case{"traceloop": traceloop, "openinference": openinference} {
+		got := content(c)
+		got.ToolDefinitions = nil
+		got.ModelConfig.Seed = nil
+		for i := range got.Steps {
+			st := &got.Steps[i]
+			st.ToolDefinitions, st.ModelConfig.Seed = nil, nil
+			if name == "openinference" && st.Kind == replaycase.StepLLM {
+				st.Name, st.Status = want.Steps[i].Name, want.Steps[i].Status
+			}
+		}
+		assert.Equal(t, want, got, name)
+	}
 }
 
 func TestNoContentRunNamesTheMissingMessages(t *testing.T) {
