@@ -67,14 +67,19 @@ func readSemconvAttributes(a pcommon.Map, b *stepBuilder, where string) {
 	readContent(a, b, where)
 
 	if op == "execute_tool" || getStr(a, "gen_ai.tool.call.id") != "" {
+		b.kind(replaycase.StepTool, "execute_tool") // Koog's tool spans carry no operation name
 		tc := b.toolCall()
 		setStr(&tc.Name, getStr(a, "gen_ai.tool.name"))
 		setStr(&tc.ID, getStr(a, "gen_ai.tool.call.id"))
-		if v, ok := a.Get("gen_ai.tool.call.arguments"); ok {
-			setStr(&tc.Arguments, text(v.AsRaw()))
+		for _, k := range []string{"gen_ai.tool.call.arguments", "input.value", "tool_arguments", "gcp.vertex.agent.tool_call_args"} {
+			if v, ok := a.Get(k); ok {
+				setStr(&tc.Arguments, text(v.AsRaw()))
+			}
 		}
-		if v, ok := a.Get("gen_ai.tool.call.result"); ok {
-			setStr(&tc.Result, text(v.AsRaw()))
+		for _, k := range []string{"gen_ai.tool.call.result", "output.value", "tool_response", "gcp.vertex.agent.tool_response"} {
+			if v, ok := a.Get(k); ok {
+				setStr(&tc.Result, text(v.AsRaw()))
+			}
 		}
 	}
 

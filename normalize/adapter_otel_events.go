@@ -43,6 +43,17 @@ func events(in *SpanInput) []genAIEvent {
 			out = append(out, genAIEvent{name: ev.Name(), body: attrsBody(ev.Attributes())})
 		}
 	}
+	// Pydantic AI 0.x: the events as a JSON array in the span attribute "events".
+	if v, ok := in.Span.Attributes().Get("events"); ok {
+		if raw, err := decodeAny(v, true); err == nil {
+			list, _ := raw.([]any)
+			for _, item := range list {
+				if m, ok := item.(map[string]any); ok && strings.HasPrefix(mapStr(m, "event.name"), "gen_ai.") {
+					out = append(out, genAIEvent{name: mapStr(m, "event.name"), body: m})
+				}
+			}
+		}
+	}
 	for _, lr := range in.Events {
 		body, _ := lr.Body().AsRaw().(map[string]any)
 		if body == nil {

@@ -69,7 +69,7 @@ func Build(spans ptrace.Traces, logs plog.Logs) (c *replaycase.Case, findings []
 	var rootStep *Normalized
 	for i := range steps {
 		findings = append(findings, steps[i].Findings...)
-		if root != nil && steps[i].Step.SpanID == root.SpanID().String() {
+		if root != nil && steps[i].Step.SpanID == root.SpanID().String() && steps[i].Step.Kind == replaycase.StepAgent {
 			rootStep = &steps[i]
 			continue
 		}
@@ -245,12 +245,16 @@ func mergeTools(have, more []replaycase.ToolDefinition) []replaycase.ToolDefinit
 // parts in later LLM inputs), by call id, or by name and order when an id is missing.
 func toolCalls(steps []replaycase.Step) []replaycase.ToolCall {
 	var calls []replaycase.ToolCall
+	// find returns the call with this id, else (when one side has no id) the first call of
+	// that name not executed yet.
 	find := func(id, name string) int {
 		for i := range calls {
 			if id != "" && calls[i].ID == id {
 				return i
 			}
-			if id == "" && calls[i].Name == name && calls[i].SpanID == "" {
+		}
+		for i := range calls {
+			if (id == "" || calls[i].ID == "") && name != "" && calls[i].Name == name && calls[i].SpanID == "" {
 				return i
 			}
 		}
@@ -323,7 +327,11 @@ func evidence(c *replaycase.Case, hasRoot bool) []replaycase.Reason {
 			add(replaycase.ReasonNoInputMessages, call+" recorded no input messages (is content capture on in the instrumentation?)", st.SpanID)
 		}
 		if !hasContent(st.OutputMessages) {
-			add(replaycase.ReasonNoModelOutput, call+" recorded no output messages", st.SpanID)
+			detail := call + " recorded no output messages"
+			if hasToolCalls(st.OutputMessages) {
+				detail = call + " recorded its tool calls without arguments"
+			}
+			add(replaycase.ReasonNoModelOutput, detail, st.SpanID)
 		}
 		if st.ModelConfig.RequestModel == "" && st.ModelConfig.ResponseModel == "" {
 			add(replaycase.ReasonNoModelName, call+" names no model", st.SpanID)
@@ -349,6 +357,17 @@ func hasContent(msgs []replaycase.Message) bool {
 	for _, m := range msgs {
 		for _, p := range m.Parts {
 			if p.Content != "" || p.Arguments != "" || p.Response != "" || p.URI != "" || p.FileID != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasToolCalls(msgs []replaycase.Message) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Type == "tool_call" {
 				return true
 			}
 		}

@@ -25,7 +25,9 @@ const (
 	ConvOTel              = "otel_genai"                // semconv attributes (>= 1.37 content, and the attributes every version shares)
 	ConvOTelEvents        = "otel_genai_events"         // semconv 1.28–1.36 per-message events (log records or span events)
 	ConvOTelContentEvents = "otel_genai_content_events" // semconv 1.26–1.27 gen_ai.content.prompt/completion span events
-	ConvOpenInference     = "openinference"
+	ConvOpenLLMetry       = "openllmetry"               // OpenLLMetry / Traceloop legacy indexed attributes and traceloop.* spans
+	ConvOpenInference     = "openinference"             // OpenInference llm.*, input/output.value, span kinds
+	ConvVercelAI          = "vercel_ai"                 // Vercel AI SDK ai.* spans
 )
 
 // SpanInput is one span with its context and the GenAI log events joined to it by trace and
@@ -48,7 +50,9 @@ var adapters = []adapter{
 	{ConvOTel, otelAttributes},
 	{ConvOTelEvents, otelEvents},
 	{ConvOTelContentEvents, otelContentEvents},
+	{ConvOpenLLMetry, openLLMetry},
 	{ConvOpenInference, openInference},
+	{ConvVercelAI, vercelAI},
 }
 
 // Normalized is what the adapters found on one span.

@@ -197,3 +197,5 @@ func mapStr(m map[string]any, keys ...string) string {
 	}
 	return ""
 }
+
+func errNotArray(raw any) error { return fmt.Errorf("want an array, got %T", raw) }

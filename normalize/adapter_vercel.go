@@ -1,0 +1,198 @@
+package normalize
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// vercelAI reads Vercel AI SDK spans (ai.operationId): the outer ai.generateText /
+// ai.streamText / ai.generateObject / ai.streamObject / ai.embed(Many) span is the SDK call
+// (an agent-level span named by ai.telemetry.functionId); its .doGenerate / .doStream children
+// are the model calls (ai.prompt.messages, ai.prompt.tools, ai.prompt.toolChoice,
+// ai.response.*, ai.usage.*, ai.settings.*); .doEmbed children are embeddings; ai.toolCall
+// spans are tool executions (ai.toolCall.name/id/args|input/result|output).
+func vercelAI(in *SpanInput, b *stepBuilder) bool {
+	a := in.Span.Attributes()
+	op := getStr(a, "ai.operationId")
+	if op == "" && strings.HasPrefix(in.Span.Name(), "ai.") {
+		op = in.Span.Name()
+	}
+	if !strings.HasPrefix(op, "ai.") {
+		return false
+	}
+	st := &b.Step
+	switch {
+	case op == "ai.toolCall":
+		b.kind(replaycase.StepTool, "execute_tool")
+		tc := b.toolCall()
+		setStr(&tc.Name, getStr(a, "ai.toolCall.name"))
+		setStr(&tc.ID, getStr(a, "ai.toolCall.id"))
+		setStr(&tc.Arguments, getStr(a, "ai.toolCall.args", "ai.toolCall.input"))
+		setStr(&tc.Result, getStr(a, "ai.toolCall.result", "ai.toolCall.output"))
+		return true
+	case strings.HasSuffix(op, ".doEmbed"):
+		b.kind(replaycase.StepEmbedding, "embeddings")
+	case strings.HasSuffix(op, ".doGenerate"), strings.HasSuffix(op, ".doStream"):
+		b.kind(replaycase.StepLLM, "chat")
+		if raw, ok := jsonAttr(a, "ai.prompt.messages", b); ok {
+			msgs, err := vercelMessages(raw)
+			if err != nil {
+				b.problem("ai.prompt.messages", err)
+			}
+			b.setInput(msgs)
+		}
+		if v, ok := a.Get("ai.prompt.tools"); ok && st.ToolDefinitions == nil {
+			raw, err := decodeAny(v, true)
+			if err == nil {
+				st.ToolDefinitions, err = toolDefinitions(raw)
+			}
+			if err != nil {
+				b.problem("ai.prompt.tools", err)
+			}
+		}
+		if raw, ok := jsonAttr(a, "ai.prompt.toolChoice", b); ok {
+			choice := text(raw)
+			if m, ok := raw.(map[string]any); ok && len(m) == 1 && m["type"] != nil {
+				choice = text(m["type"]) // {"type":"auto"} → auto
+			}
+			setStr(&st.ModelConfig.ToolChoice, choice)
+		}
+	default: // the SDK call that wraps model calls and tool executions
+		b.kind(replaycase.StepAgent, "invoke_agent")
+		setStr(&st.AgentName, getStr(a, "ai.telemetry.functionId"))
+		if raw, ok := jsonAttr(a, "ai.prompt", b); ok {
+			if m, ok := raw.(map[string]any); ok {
+				msgs := vercelPrompt(m)
+				b.setInput(msgs)
+			}
+		}
+	}
+	mc := &st.ModelConfig
+	setStr(&mc.Provider, Provider(getStr(a, "ai.model.provider")))
+	setStr(&mc.RequestModel, getStr(a, "ai.model.id"))
+	setStr(&mc.ResponseModel, getStr(a, "ai.response.model"))
+	setFloat(&mc.Temperature, a, "ai.settings.temperature")
+	setFloat(&mc.TopP, a, "ai.settings.topP")
+	setInt(&mc.MaxTokens, a, "ai.settings.maxOutputTokens", "ai.settings.maxTokens")
+	setInt(&mc.Seed, a, "ai.settings.seed")
+	if mc.Stop == nil {
+		mc.Stop = getStrings(a, "ai.settings.stopSequences")
+	}
+	setStr(&st.ResponseID, getStr(a, "ai.response.id"))
+	if out := vercelOutput(a, b); out != nil {
+		b.setOutput([]replaycase.Message{*out})
+		if st.FinishReasons == nil && out.FinishReason != "" {
+			st.FinishReasons = []string{out.FinishReason}
+		}
+	}
+	u := &st.Usage
+	setUsage(&u.InputTokens, a, "ai.usage.inputTokens", "ai.usage.promptTokens", "ai.usage.tokens")
+	setUsage(&u.OutputTokens, a, "ai.usage.outputTokens", "ai.usage.completionTokens")
+	setUsage(&u.TotalTokens, a, "ai.usage.totalTokens")
+	setUsage(&u.ReasoningOutputTokens, a, "ai.usage.reasoningTokens")
+	setUsage(&u.CacheReadInputTokens, a, "ai.usage.cachedInputTokens")
+	return true
+}
+
+// vercelOutput builds the output message from ai.response.text / toolCalls / object and
+// ai.response.finishReason (pre-v4: ai.result.* and ai.finishReason).
+func vercelOutput(a pcommon.Map, b *stepBuilder) *replaycase.Message {
+	msg := replaycase.Message{Role: "assistant", FinishReason: FinishReason(getStr(a, "ai.response.finishReason", "ai.finishReason"))}
+	if s := getStr(a, "ai.response.text", "ai.result.text"); s != "" {
+		msg.Parts = append(msg.Parts, replaycase.Part{Type: "text", Content: s})
+	}
+	if s := getStr(a, "ai.response.object", "ai.result.object"); s != "" {
+		msg.Parts = append(msg.Parts, replaycase.Part{Type: "text", Content: s})
+	}
+	for _, key := range []string{"ai.response.toolCalls", "ai.result.toolCalls"} {
+		if raw, ok := jsonAttr(a, key, b); ok {
+			list, _ := raw.([]any)
+			for _, item := range list {
+				if m, ok := item.(map[string]any); ok {
+					msg.Parts = append(msg.Parts, vercelToolCall(m))
+				}
+			}
+			break
+		}
+	}
+	if len(msg.Parts) == 0 {
+		return nil
+	}
+	return &msg
+}
+
+func vercelToolCall(m map[string]any) replaycase.Part {
+	args := m["input"]
+	if args == nil {
+		args = m["args"]
+	}
+	return replaycase.Part{Type: "tool_call", ID: mapStr(m, "toolCallId"), Name: mapStr(m, "toolName"), Arguments: text(args)}
+}
+
+// vercelMessages reads ai.prompt.messages: [{role, content}] where content is a string or a
+// list of parts {type: text|tool-call|tool-result|image|file, …}.
+func vercelMessages(raw any) ([]replaycase.Message, error) {
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, errNotArray(raw)
+	}
+	out := make([]replaycase.Message, 0, len(list))
+	for _, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		msg := replaycase.Message{Role: Role(mapStr(m, "role"))}
+		switch c := m["content"].(type) {
+		case string:
+			msg.Parts = append(msg.Parts, replaycase.Part{Type: "text", Content: c})
+		case []any:
+			for _, p := range c {
+				pm, ok := p.(map[string]any)
+				if !ok {
+					continue
+				}
+				switch mapStr(pm, "type") {
+				case "text", "reasoning":
+					msg.Parts = append(msg.Parts, replaycase.Part{Type: mapStr(pm, "type"), Content: mapStr(pm, "text")})
+				case "tool-call":
+					msg.Parts = append(msg.Parts, vercelToolCall(pm))
+				case "tool-result":
+					result := pm["output"]
+					if result == nil {
+						result = pm["result"]
+					}
+					if o, ok := result.(map[string]any); ok && o["value"] != nil && len(o) <= 2 {
+						result = o["value"] // v5: {"type": "text" | "json", "value": …}
+					}
+					msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call_response", ID: mapStr(pm, "toolCallId"), Name: mapStr(pm, "toolName"), Response: text(result)})
+				case "image", "file":
+					msg.Parts = append(msg.Parts, replaycase.Part{Type: "uri", MimeType: mapStr(pm, "mediaType", "mimeType"), URI: mapStr(pm, "image", "data", "url")})
+				default:
+					msg.Parts = append(msg.Parts, replaycase.Part{Type: mapStr(pm, "type"), Content: text(pm)})
+				}
+			}
+		}
+		out = append(out, msg)
+	}
+	return out, nil
+}
+
+// vercelPrompt reads the outer span's ai.prompt: {"prompt": "…"} or {"system", "messages"}.
+func vercelPrompt(m map[string]any) []replaycase.Message {
+	var msgs []replaycase.Message
+	if s := mapStr(m, "system"); s != "" {
+		msgs = append(msgs, replaycase.Message{Role: "system", Parts: []replaycase.Part{{Type: "text", Content: s}}})
+	}
+	if p, ok := m["prompt"].(string); ok {
+		msgs = append(msgs, replaycase.Message{Role: "user", Parts: []replaycase.Part{{Type: "text", Content: p}}})
+	}
+	if list, ok := m["messages"]; ok {
+		more, _ := vercelMessages(list)
+		msgs = append(msgs, more...)
+	}
+	return msgs
+}
