@@ -84,3 +84,72 @@ func FuzzEventBodies(f *testing.F) {
 		Build(td, ld)
 	})
 }
+
+// fuzzSpan builds a one-span trace whose attributes all hold s, under the given keys, and runs
+// it through Build.
+func fuzzSpan(s string, name string, fixed map[string]any, keys ...string) {
+	td := ptrace.NewTraces()
+	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetTraceID([16]byte{1})
+	sp.SetSpanID([8]byte{2})
+	sp.SetName(name)
+	_ = sp.Attributes().FromRaw(fixed)
+	for _, k := range keys {
+		sp.Attributes().PutStr(k, s)
+	}
+	Build(td, plog.NewLogs())
+}
+
+var openInferenceSeeds = []string{
+	`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{}}}],"temperature":0.2,"max_tokens":256,"seed":7,"stop":["x"],"tool_choice":{"type":"function","function":{"name":"f"}}}`,
+	`{"id":"chatcmpl-1","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"prompt_tokens_details":{"cached_tokens":1}}}`,
+	`{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}`,
+	`{"messages": "oops"}`, `[`, `{"choices":[null, 1, {"message":[]}]}`,
+}
+
+func FuzzOpenInferenceAttributes(f *testing.F) {
+	for _, s := range append(openInferenceSeeds, contentSeeds...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fixed := map[string]any{"openinference.span.kind": "LLM", "input.mime_type": "application/json", "output.mime_type": "application/json"}
+		fuzzSpan(s, "llm", fixed, "input.value", "output.value", "llm.invocation_parameters", "llm.tools.0.tool.json_schema",
+			"llm.input_messages.0.message.role", "llm.input_messages.0.message.content", "llm.input_messages.1.message.tool_calls.0.tool_call.function.arguments",
+			"llm.output_messages.0.message.contents.0.message_content.text", "llm.output_messages.0.message.tool_call_id", "llm.token_count.prompt", "llm.finish_reason")
+		for _, kind := range []string{"TOOL", "RETRIEVER", "RERANKER", "AGENT", "EMBEDDING"} {
+			fuzzSpan(s, kind, map[string]any{"openinference.span.kind": kind}, "input.value", "output.value", "retrieval.documents.0.document.score", "reranker.top_k")
+		}
+	})
+}
+
+func FuzzOpenLLMetryAttributes(f *testing.F) {
+	for _, s := range append([]string{
+		`[{"function":{"name":"HelloTool","arguments":"{\"name\": \"Bob\"}"},"id":"call_1","type":"function"}]`,
+		`{"args":[],"kwargs":{"city":"Paris"}}`, `{"query":"q"}`, `[{"function"`, `tool`, `assistant`,
+	}, contentSeeds...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fuzzSpan(s, "openai.chat", map[string]any{"llm.request.type": "chat"}, "gen_ai.prompt.0.role", "gen_ai.prompt.0.content",
+			"gen_ai.prompt.1.role", "gen_ai.prompt.1.content", "gen_ai.prompt.2.tool_call_id", "gen_ai.completion.0.content",
+			"gen_ai.completion.0.tool_calls.0.arguments", "gen_ai.completion.0.finish_reason", "llm.request.functions.0.parameters", "llm.usage.total_tokens")
+		fuzzSpan(s, "tool", map[string]any{"traceloop.span.kind": "tool"}, "traceloop.entity.input", "traceloop.entity.output")
+		fuzzSpan(s, "chroma.query", map[string]any{"db.system": "chroma"}, "db.vector.query.top_k", "traceloop.entity.input")
+	})
+}
+
+func FuzzVercelAIAttributes(f *testing.F) {
+	for _, s := range append([]string{
+		`[{"role":"user","content":[{"type":"text","text":"hi"},{"type":"tool-call","toolCallId":"c","toolName":"t","input":{"a":1}},{"type":"tool-result","toolCallId":"c","output":{"type":"text","value":"r"}},{"type":"image","image":"u"}]}]`,
+		`["{\"type\":\"function\",\"name\":\"getWeather\",\"inputSchema\":{}}"]`,
+		`[{"toolCallId":"c","toolName":"t","input":"{\"a\":1}"}]`, `{"type":"auto"}`, `{"system":"s","messages":[{"role":"user","content":"x"}]}`,
+	}, contentSeeds...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, op := range []string{"ai.generateText.doGenerate", "ai.generateText", "ai.toolCall", "ai.embed.doEmbed"} {
+			fuzzSpan(s, op, map[string]any{"ai.operationId": op}, "ai.prompt.messages", "ai.prompt.tools", "ai.prompt.toolChoice", "ai.prompt",
+				"ai.response.toolCalls", "ai.response.text", "ai.response.finishReason", "ai.toolCall.args", "ai.usage.promptTokens", "ai.settings.temperature")
+		}
+	})
+}

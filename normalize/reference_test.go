@@ -104,8 +104,8 @@ func langfuseTraces(t *testing.T, name string) ptrace.Traces {
 // trace id, in file order.
 func jsSpanTraces(t *testing.T, name string) []ptrace.Traces {
 	var spans []struct {
-		Name        string
-		SpanContext struct{ TraceID, SpanID string }
+		Name         string
+		SpanContext  struct{ TraceID, SpanID string }
 		ParentSpanID string `json:"parentSpanId"`
 		Attributes   map[string]any
 		Status       struct{ Code int }
