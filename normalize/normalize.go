@@ -18,7 +18,7 @@ import (
 
 // AdapterVersion changes whenever a change to an adapter can change the case built from the
 // same telemetry. It is recorded in every case.
-const AdapterVersion = "reprise-normalize/1"
+const AdapterVersion = "reprise-normalize/2"
 
 // Convention names recorded in provenance.conventions and steps[].conventions.
 const (
