@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/reprise-dev/reprise/callsite"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -75,6 +76,11 @@ func Build(spans ptrace.Traces, logs plog.Logs) (c *replaycase.Case, findings []
 		}
 		st := steps[i].Step
 		st.Index = len(c.Steps)
+		if st.Kind == replaycase.StepLLM {
+			req := callsite.FromStep(&st)
+			st.CallSiteFields = req.RecordedFields()
+			st.CallSiteID = req.ID(st.CallSiteFields)
+		}
 		c.Steps = append(c.Steps, st)
 		setStr(&c.ConversationID, steps[i].ConversationID)
 	}

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/reprise-dev/reprise/callsite"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -160,6 +161,20 @@ func TestThreeInstrumentationsGiveTheSameCase(t *testing.T) {
 		}
 	}
 
+	// One call-site ID scheme for all: over the fields all three recorded, each model call has
+	// the same ID whatever recorded it. Each step's own ID covers what its telemetry recorded.
+	assert.Equal(t, []string{callsite.FieldMaxTokens, callsite.FieldTemperature}, events.Steps[1].CallSiteFields)
+	assert.Equal(t, []string{callsite.FieldMaxTokens, callsite.FieldTemperature, callsite.FieldTools}, traceloop.Steps[1].CallSiteFields)
+	assert.Equal(t, []string{callsite.FieldMaxTokens, callsite.FieldSeed, callsite.FieldTemperature, callsite.FieldTools}, openinference.Steps[1].CallSiteFields)
+	for _, i := range []int{1, 3} {
+		common := events.Steps[i].CallSiteFields
+		want := callsite.FromStep(&events.Steps[i]).ID(common)
+		assert.Equal(t, events.Steps[i].CallSiteID, want)
+		assert.Equal(t, want, callsite.FromStep(&traceloop.Steps[i]).ID(common), "traceloop step %d", i)
+		assert.Equal(t, want, callsite.FromStep(&openinference.Steps[i]).ID(common), "openinference step %d", i)
+	}
+	assert.NotEqual(t, events.Steps[1].CallSiteID, events.Steps[3].CallSiteID)
+
 	want := content(events)
 	for name, c := range map[string]*replaycase.Case{"traceloop": traceloop, "openinference": openinference} {
 		got := content(c)
@@ -168,6 +183,7 @@ func TestThreeInstrumentationsGiveTheSameCase(t *testing.T) {
 		for i := range got.Steps {
 			st := &got.Steps[i]
 			st.ToolDefinitions, st.ModelConfig.Seed = nil, nil
+			st.CallSiteID, st.CallSiteFields = want.Steps[i].CallSiteID, want.Steps[i].CallSiteFields
 			if name == "openinference" && st.Kind == replaycase.StepLLM {
 				st.Name, st.Status = want.Steps[i].Name, want.Steps[i].Status
 			}

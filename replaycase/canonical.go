@@ -37,6 +37,8 @@ const (
 	AttrToolChoice     = "replay.tool_choice"
 	AttrTotalTokens    = "replay.usage.total_tokens"
 	AttrStepIndex      = "replay.step.index"
+	AttrCallSiteID     = "replay.call_site_id"
+	AttrCallSiteFields = "replay.call_site_fields"
 	AttrStepKind       = "replay.step.kind"
 	AttrStepService    = "replay.step.service_name"
 	AttrRetrievalDocs  = "gen_ai.retrieval.documents"
@@ -162,6 +164,8 @@ func encodeStep(c *Case, st *Step, tid pcommon.TraceID, caseSpan pcommon.SpanID,
 	putJSON(a, "gen_ai.output.messages", st.OutputMessages)
 	putJSON(a, "gen_ai.tool.definitions", st.ToolDefinitions)
 	putStr(a, "gen_ai.response.id", st.ResponseID)
+	putStr(a, AttrCallSiteID, st.CallSiteID)
+	putStrings(a, AttrCallSiteFields, st.CallSiteFields)
 	putStrings(a, "gen_ai.response.finish_reasons", st.FinishReasons)
 	putUsage(a, st.Usage)
 	putStr(a, "gen_ai.agent.name", st.AgentName)
@@ -291,23 +295,25 @@ func decodeCase(c *Case, res pcommon.Map, sp ptrace.Span) error {
 func decodeStep(c *Case, sp ptrace.Span) error {
 	a := sp.Attributes()
 	st := Step{
-		Index:         int(integer(a, AttrStepIndex)),
-		Kind:          StepKind(str(a, AttrStepKind)),
-		Operation:     str(a, "gen_ai.operation.name"),
-		Name:          sp.Name(),
-		SpanID:        sp.SpanID().String(),
-		ParentSpanID:  sp.ParentSpanID().String(),
-		ServiceName:   str(a, AttrStepService),
-		StartTime:     UnixNanoUTC(sp.StartTimestamp()),
-		EndTime:       UnixNanoUTC(sp.EndTimestamp()),
-		Status:        StepUnset,
-		Error:         str(a, "error.type"),
-		Conventions:   strs(a, AttrConventions),
-		ModelConfig:   modelConfig(a),
-		ResponseID:    str(a, "gen_ai.response.id"),
-		FinishReasons: strs(a, "gen_ai.response.finish_reasons"),
-		Usage:         usage(a),
-		AgentName:     str(a, "gen_ai.agent.name"),
+		Index:          int(integer(a, AttrStepIndex)),
+		Kind:           StepKind(str(a, AttrStepKind)),
+		Operation:      str(a, "gen_ai.operation.name"),
+		Name:           sp.Name(),
+		SpanID:         sp.SpanID().String(),
+		ParentSpanID:   sp.ParentSpanID().String(),
+		ServiceName:    str(a, AttrStepService),
+		StartTime:      UnixNanoUTC(sp.StartTimestamp()),
+		EndTime:        UnixNanoUTC(sp.EndTimestamp()),
+		Status:         StepUnset,
+		Error:          str(a, "error.type"),
+		Conventions:    strs(a, AttrConventions),
+		ModelConfig:    modelConfig(a),
+		ResponseID:     str(a, "gen_ai.response.id"),
+		CallSiteID:     str(a, AttrCallSiteID),
+		CallSiteFields: strs(a, AttrCallSiteFields),
+		FinishReasons:  strs(a, "gen_ai.response.finish_reasons"),
+		Usage:          usage(a),
+		AgentName:      str(a, "gen_ai.agent.name"),
 	}
 	switch sp.Status().Code() {
 	case ptrace.StatusCodeOk:

@@ -216,8 +216,12 @@ type Step struct {
 	OutputMessages     []Message        `json:"output_messages,omitempty" parquet:"output_messages,list"`
 	ToolDefinitions    []ToolDefinition `json:"tool_definitions,omitempty" parquet:"tool_definitions,list"`
 	ResponseID         string           `json:"response_id,omitempty" parquet:"response_id,optional"`
-	FinishReasons      []string         `json:"finish_reasons,omitempty" parquet:"finish_reasons,list"`
-	Usage              Usage            `json:"usage" parquet:"usage"`
+	// CallSiteID identifies the model request of an LLM step (package callsite,
+	// docs/call-site-id.md); CallSiteFields names the optional request fields it covers.
+	CallSiteID     string   `json:"call_site_id,omitempty" parquet:"call_site_id,optional"`
+	CallSiteFields []string `json:"call_site_fields,omitempty" parquet:"call_site_fields,list"`
+	FinishReasons  []string `json:"finish_reasons,omitempty" parquet:"finish_reasons,list"`
+	Usage          Usage    `json:"usage" parquet:"usage"`
 
 	ToolCall  *ToolCall  `json:"tool_call,omitempty" parquet:"tool_call,optional"`
 	Retrieval *Retrieval `json:"retrieval,omitempty" parquet:"retrieval,optional"`
