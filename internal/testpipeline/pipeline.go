@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
 
@@ -32,7 +33,8 @@ func Run(t testing.TB, next consumer.Traces, runs ...string) []*replaycase.Case 
 	return RunTraces(t, next, runs, inputs)
 }
 
-// RunTraces is Run with the traces given (logs still come from the named runs).
+// RunTraces is Run with the traces given. The log events still come from the named runs; they
+// get the trace id of the traces given, so that they join a run whose trace id was changed.
 func RunTraces(t testing.TB, next consumer.Traces, runs []string, traces []ptrace.Traces) []*replaycase.Case {
 	t.Helper()
 	var mu sync.Mutex
@@ -60,6 +62,7 @@ func RunTraces(t testing.TB, next consumer.Traces, runs []string, traces []ptrac
 	require.NoError(t, err)
 	for i, run := range runs {
 		if ld := testfixtures.Logs(t, run); ld.LogRecordCount() > 0 {
+			setLogTraceID(ld, traces[i])
 			require.NoError(t, lp.ConsumeLogs(context.Background(), ld))
 		}
 		require.NoError(t, tp.ConsumeTraces(context.Background(), traces[i]))
@@ -67,6 +70,21 @@ func RunTraces(t testing.TB, next consumer.Traces, runs []string, traces []ptrac
 	require.NoError(t, tp.Shutdown(context.Background()))
 	require.NoError(t, lp.Shutdown(context.Background()))
 	return emitted
+}
+
+func setLogTraceID(ld plog.Logs, td ptrace.Traces) {
+	if td.SpanCount() == 0 {
+		return
+	}
+	id := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID()
+	for i := 0; i < ld.ResourceLogs().Len(); i++ {
+		for j := 0; j < ld.ResourceLogs().At(i).ScopeLogs().Len(); j++ {
+			lrs := ld.ResourceLogs().At(i).ScopeLogs().At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				lrs.At(k).SetTraceID(id)
+			}
+		}
+	}
 }
 
 // BigRun is the traceloop run with a 6 MiB tool result and a 6 MiB prompt of incompressible

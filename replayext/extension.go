@@ -1,0 +1,243 @@
+package replayext
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componentstatus"
+	"go.opentelemetry.io/collector/extension"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/replayext/internal/metadata"
+)
+
+// replay is the extension: an HTTP server over a store of recorded cases.
+type replay struct {
+	cfg       *Config
+	set       extension.Settings
+	telemetry *metadata.TelemetryBuilder
+	store     *store
+	sessions  *sessions
+
+	server *http.Server
+	addr   net.Addr
+	stop   chan struct{}
+	wg     sync.WaitGroup
+}
+
+func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
+	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, err
+	}
+	return &replay{cfg: cfg, set: set, telemetry: tb, store: newStore(cfg.Directory), sessions: newSessions(), stop: make(chan struct{})}, nil
+}
+
+// Start loads the datasets, starts watching them for new files and starts serving.
+func (r *replay) Start(ctx context.Context, host component.Host) error {
+	r.refresh()
+	ln, err := r.cfg.ServerConfig.ToListener(ctx)
+	if err != nil {
+		return err
+	}
+	r.addr = ln.Addr()
+	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, r.routes())
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	r.wg.Add(2)
+	go func() {
+		defer r.wg.Done()
+		if err := r.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			componentstatus.ReportStatus(host, componentstatus.NewFatalErrorEvent(err))
+		}
+	}()
+	go func() {
+		defer r.wg.Done()
+		t := time.NewTicker(r.cfg.RefreshInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-r.stop:
+				return
+			case <-t.C:
+				r.refresh()
+			}
+		}
+	}()
+	r.set.Logger.Info("replay extension serving", zap.String("endpoint", r.addr.String()), zap.String("directory", r.cfg.Directory))
+	return nil
+}
+
+func (r *replay) refresh() {
+	added, failed := r.store.refresh()
+	if added > 0 {
+		r.telemetry.ExtensionReplayCasesLoaded.Add(context.Background(), int64(added))
+	}
+	for file, err := range failed {
+		r.set.Logger.Debug("dataset file not readable yet", zap.String("file", file), zap.Error(err))
+	}
+}
+
+// Shutdown stops serving and watching.
+func (r *replay) Shutdown(ctx context.Context) error {
+	var err error
+	if r.server != nil {
+		close(r.stop)
+		err = r.server.Shutdown(ctx)
+		r.wg.Wait()
+	}
+	r.telemetry.Shutdown()
+	return err
+}
+
+func (r *replay) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/cases", r.listCases)
+	mux.HandleFunc("GET /v1/cases/{case_id}", r.getCase)
+	mux.HandleFunc("GET /v1/calls/{call_site_id}", r.getCall)
+	mux.HandleFunc("GET /v1/divergences", r.listDivergences)
+	mux.HandleFunc("POST /v1/cases/{case_id}/openai/v1/chat/completions", r.chatCompletions)
+	mux.HandleFunc("POST /openai/v1/chat/completions", r.chatCompletions)
+	mux.HandleFunc("POST /v1/cases/{case_id}/tools/{tool_name}", r.toolResult)
+	mux.HandleFunc("POST /v1/cases/{case_id}/retrieval", r.retrieval)
+	return mux
+}
+
+// record counts one lookup and its latency.
+func (r *replay) record(ctx context.Context, endpoint, outcome string, start time.Time) {
+	r.telemetry.ExtensionReplayLookups.Add(ctx, 1, metric.WithAttributes(attribute.String("endpoint", endpoint), attribute.String("outcome", outcome)))
+	r.telemetry.ExtensionReplayLookupDuration.Record(ctx, float64(time.Since(start).Microseconds())/1000, metric.WithAttributes(attribute.String("endpoint", endpoint)))
+}
+
+// caseSummary is a case without its steps, for listings.
+type caseSummary struct {
+	CaseID         string                `json:"case_id"`
+	SchemaVersion  string                `json:"schema_version"`
+	Status         replaycase.Status     `json:"status"`
+	Reasons        []replaycase.Reason   `json:"reasons"`
+	ClosedBy       replaycase.CloseCause `json:"closed_by"`
+	Provenance     replaycase.Provenance `json:"provenance"`
+	StartTime      time.Time             `json:"start_time"`
+	EndTime        time.Time             `json:"end_time"`
+	AgentName      string                `json:"agent_name"`
+	ConversationID string                `json:"conversation_id"`
+	Usage          replaycase.Usage      `json:"usage"`
+}
+
+// listCases: GET /v1/cases?status=&agent=&since=&until=&limit=&page_token=
+func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
+	q := req.URL.Query()
+	var since, until time.Time
+	for _, p := range []struct {
+		name string
+		dst  *time.Time
+	}{{"since", &since}, {"until", &until}} {
+		if v := q.Get(p.name); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				writeError(w, http.StatusBadRequest, "invalid_request_error", p.name+" must be an RFC 3339 time: "+err.Error(), nil)
+				return
+			}
+			*p.dst = t
+		}
+	}
+	limit, offset := 100, 0
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "limit must be between 1 and 1000", nil)
+			return
+		}
+		limit = n
+	}
+	if v := q.Get("page_token"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid page_token", nil)
+			return
+		}
+		offset = n
+	}
+	status, agent := q.Get("status"), q.Get("agent")
+	all := r.store.list(func(c *replaycase.Case) bool {
+		return (status == "" || string(c.Status) == status) && (agent == "" || c.AgentName == agent) &&
+			(since.IsZero() || !c.StartTime.Before(since)) && (until.IsZero() || c.StartTime.Before(until))
+	})
+	page := all[min(offset, len(all)):min(offset+limit, len(all))]
+	out := struct {
+		Cases         []caseSummary `json:"cases"`
+		NextPageToken string        `json:"next_page_token,omitempty"`
+	}{Cases: make([]caseSummary, 0, len(page))}
+	for _, c := range page {
+		out.Cases = append(out.Cases, caseSummary{c.CaseID, c.SchemaVersion, c.Status, c.Reasons, c.ClosedBy, c.Provenance, c.StartTime, c.EndTime, c.AgentName, c.ConversationID, c.Usage})
+	}
+	if offset+limit < len(all) {
+		out.NextPageToken = strconv.Itoa(offset + limit)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (r *replay) getCase(w http.ResponseWriter, req *http.Request) {
+	c, ok := r.store.get(req.PathValue("case_id"))
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found_error", "no case "+strconv.Quote(req.PathValue("case_id")), nil)
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
+}
+
+// getCall: GET /v1/calls/{call_site_id} → every recorded occurrence, request and response.
+func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
+	id := req.PathValue("call_site_id")
+	refs := r.store.callsFor(id)
+	if len(refs) == 0 {
+		writeError(w, http.StatusNotFound, "not_found_error", "no recorded call "+strconv.Quote(id), nil)
+		return
+	}
+	type occurrence struct {
+		CaseID string           `json:"case_id"`
+		Step   *replaycase.Step `json:"step"`
+	}
+	out := struct {
+		CallSiteID  string       `json:"call_site_id"`
+		Occurrences []occurrence `json:"occurrences"`
+	}{CallSiteID: id}
+	for _, ref := range refs {
+		out.Occurrences = append(out.Occurrences, occurrence{ref.c.CaseID, ref.st()})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (r *replay) listDivergences(w http.ResponseWriter, req *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"divergences": r.sessions.divergences(req.URL.Query().Get("session"))})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// writeError answers in the OpenAI error shape, which the OpenAI SDKs surface as-is.
+func writeError(w http.ResponseWriter, status int, typ, message string, extra map[string]any) {
+	body := map[string]any{"message": message, "type": typ, "param": nil, "code": strings.TrimSuffix(typ, "_error")}
+	for k, v := range extra {
+		body[k] = v
+	}
+	writeJSON(w, status, map[string]any{"error": body})
+}

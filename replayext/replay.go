@@ -1,0 +1,395 @@
+package replayext
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reprise-dev/reprise/callsite"
+	"github.com/reprise-dev/reprise/normalize"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+const (
+	endpointChat      = "chat"
+	endpointTool      = "tool"
+	endpointRetrieval = "retrieval"
+
+	outcomeExact     = "exact"
+	outcomeDivergent = "divergent"
+	outcomeMiss      = "miss"
+
+	headerMode       = "X-Replay-Mode"
+	headerDivergence = "X-Replay-Divergence"
+)
+
+func (r *replay) mode(req *http.Request) string {
+	if m := req.Header.Get(headerMode); m == modeStrict || m == modeLenient {
+		return m
+	}
+	return r.cfg.Mode
+}
+
+// scopedCase returns the case of a /v1/cases/{case_id}/… route ("" for the global route), or
+// answers 404 itself.
+func (r *replay) scopedCase(w http.ResponseWriter, req *http.Request) (string, bool) {
+	id := req.PathValue("case_id")
+	if id == "" {
+		return "", true
+	}
+	if _, ok := r.store.get(id); !ok {
+		writeError(w, http.StatusNotFound, "not_found_error", "no case "+strconv.Quote(id)+" in "+r.cfg.Directory, nil)
+		return "", false
+	}
+	return id, true
+}
+
+// chatCompletions replays a Chat Completions call: the recorded response of the recorded call
+// whose call-site id matches the request, as JSON or as Server-Sent Events.
+func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
+	start := time.Now()
+	caseID, ok := r.scopedCase(w, req)
+	if !ok {
+		return
+	}
+	var body map[string]any
+	if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "request body is not JSON: "+err.Error(), nil)
+		return
+	}
+	parsed := normalize.ParseOpenAIRequest(body)
+	live := callsite.Request{Model: parsed.Model.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Model}
+	session := sessionKey(req)
+
+	var ref stepRef
+	outcome := outcomeExact
+	if id, refs := r.store.match(live, caseID); len(refs) > 0 {
+		ref = refs[r.sessions.next(session+"|"+caseID+"|"+id, len(refs))]
+	} else {
+		nearest, diffs := r.nearestCall(live, caseID)
+		if nearest == nil {
+			r.record(req.Context(), endpointChat, outcomeMiss, start)
+			writeError(w, http.StatusNotFound, "not_found_error", "no recorded model call to replay (the dataset has none in this scope)", nil)
+			return
+		}
+		if r.mode(req) == modeStrict {
+			r.record(req.Context(), endpointChat, outcomeMiss, start)
+			st := nearest.st()
+			writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf(
+				"strict replay: no recorded call matches this request. Nearest recorded call %s (case %s, step %d) differs at %s",
+				st.CallSiteID, nearest.c.CaseID, st.Index, describe(diffs)),
+				map[string]any{"nearest_call_site_id": st.CallSiteID, "nearest_case_id": nearest.c.CaseID, "differences": diffs})
+			return
+		}
+		scope := caseID
+		if scope == "" {
+			scope = nearest.c.CaseID
+		}
+		steps := r.store.llmSteps(scope)
+		pos := r.sessions.after(session + "|" + scope + "|" + endpointChat)
+		if pos >= len(steps) {
+			r.record(req.Context(), endpointChat, outcomeMiss, start)
+			writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("lenient replay: every recorded model call of case %s was served in this session", scope), nil)
+			return
+		}
+		ref, outcome = steps[pos], outcomeDivergent
+		r.sessions.diverged(Divergence{Session: session, CaseID: scope, Endpoint: endpointChat, Served: ref.st().CallSiteID, Differences: diffs})
+		w.Header().Set(headerDivergence, "true")
+	}
+	for i, s := range r.store.llmSteps(ref.c.CaseID) {
+		if s.c == ref.c && s.step == ref.step {
+			r.sessions.served(session+"|"+ref.c.CaseID+"|"+endpointChat, i)
+		}
+	}
+	w.Header().Set("X-Replay-Case-Id", ref.c.CaseID)
+	w.Header().Set("X-Replay-Call-Site-Id", ref.st().CallSiteID)
+	r.record(req.Context(), endpointChat, outcome, start)
+	if stream, _ := body["stream"].(bool); stream {
+		includeUsage := false
+		if opts, ok := body["stream_options"].(map[string]any); ok {
+			includeUsage, _ = opts["include_usage"].(bool)
+		}
+		writeStream(w, ref.st(), includeUsage)
+		return
+	}
+	writeJSON(w, http.StatusOK, completion(ref.st()))
+}
+
+// nearestCall is the recorded LLM step in scope whose request differs least from live.
+func (r *replay) nearestCall(live callsite.Request, caseID string) (*stepRef, []Difference) {
+	var best *stepRef
+	var bestDiffs []Difference
+	for _, ref := range r.store.llmSteps(caseID) {
+		st := ref.st()
+		diffs := diff("", callsite.FromStep(st).Canonical(st.CallSiteFields), live.Canonical(st.CallSiteFields), 20, nil)
+		if best == nil || len(diffs) < len(bestDiffs) {
+			ref := ref
+			best, bestDiffs = &ref, diffs
+		}
+	}
+	return best, bestDiffs
+}
+
+// openAIFinish maps a normalized finish reason back to the Chat Completions value.
+func openAIFinish(f string) string {
+	switch f {
+	case "tool_call":
+		return "tool_calls"
+	case "":
+		return "stop"
+	}
+	return f
+}
+
+type toolCallJSON struct {
+	Index    *int   `json:"index,omitempty"`
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Function struct {
+		Name      string `json:"name,omitempty"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// choiceMessage renders a recorded output message as a Chat Completions message.
+func choiceMessage(m replaycase.Message) (content *string, calls []toolCallJSON) {
+	var text []string
+	for _, p := range m.Parts {
+		switch p.Type {
+		case "tool_call":
+			var tc toolCallJSON
+			tc.ID, tc.Type = p.ID, "function"
+			tc.Function.Name, tc.Function.Arguments = p.Name, p.Arguments
+			calls = append(calls, tc)
+		case "text":
+			text = append(text, p.Content)
+		}
+	}
+	if len(text) > 0 {
+		s := strings.Join(text, "")
+		content = &s
+	}
+	return content, calls
+}
+
+func responseID(st *replaycase.Step) string {
+	if st.ResponseID != "" {
+		return st.ResponseID
+	}
+	return "chatcmpl-" + strings.TrimPrefix(st.CallSiteID, "cs_")
+}
+
+func responseModel(st *replaycase.Step) string {
+	if st.ModelConfig.ResponseModel != "" {
+		return st.ModelConfig.ResponseModel
+	}
+	return st.ModelConfig.RequestModel
+}
+
+func usageJSON(u replaycase.Usage) map[string]any {
+	return map[string]any{"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens, "total_tokens": u.TotalTokens}
+}
+
+// completion is the recorded response as a chat.completion object.
+func completion(st *replaycase.Step) map[string]any {
+	choices := []any{}
+	for i, m := range st.OutputMessages {
+		content, calls := choiceMessage(m)
+		msg := map[string]any{"role": "assistant", "content": content}
+		if len(calls) > 0 {
+			msg["tool_calls"] = calls
+		}
+		choices = append(choices, map[string]any{"index": i, "message": msg, "finish_reason": openAIFinish(m.FinishReason), "logprobs": nil})
+	}
+	return map[string]any{
+		"id": responseID(st), "object": "chat.completion", "created": st.StartTime.Unix(),
+		"model": responseModel(st), "choices": choices, "usage": usageJSON(st.Usage),
+	}
+}
+
+// writeStream sends the recorded response as Chat Completions Server-Sent Events: the role,
+// the content, each tool call (id and name, then arguments), the finish reason, the usage
+// chunk when asked for, and [DONE].
+func writeStream(w http.ResponseWriter, st *replaycase.Step, includeUsage bool) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	send := func(choices []any, usage map[string]any) {
+		chunk := map[string]any{"id": responseID(st), "object": "chat.completion.chunk", "created": st.StartTime.Unix(), "model": responseModel(st), "choices": choices}
+		if usage != nil {
+			chunk["usage"] = usage
+		}
+		b, _ := json.Marshal(chunk)
+		_, _ = io.WriteString(w, "data: "+string(b)+"\n\n")
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	delta := func(i int, d map[string]any, finish any) []any {
+		return []any{map[string]any{"index": i, "delta": d, "finish_reason": finish, "logprobs": nil}}
+	}
+	for i, m := range st.OutputMessages {
+		content, calls := choiceMessage(m)
+		send(delta(i, map[string]any{"role": "assistant", "content": ""}, nil), nil)
+		if content != nil {
+			send(delta(i, map[string]any{"content": *content}, nil), nil)
+		}
+		for j, tc := range calls {
+			j := j
+			head := tc
+			head.Index, head.Function.Arguments = &j, ""
+			send(delta(i, map[string]any{"tool_calls": []toolCallJSON{head}}, nil), nil)
+			var args toolCallJSON
+			args.Index, args.Function.Arguments = &j, tc.Function.Arguments
+			send(delta(i, map[string]any{"tool_calls": []toolCallJSON{args}}, nil), nil)
+		}
+		send(delta(i, map[string]any{}, openAIFinish(m.FinishReason)), nil)
+	}
+	if includeUsage {
+		send([]any{}, usageJSON(st.Usage))
+	}
+	_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	if flusher != nil {
+		flusher.Flush()
+	}
+}
+
+// toolResult: POST /v1/cases/{case_id}/tools/{tool_name} with the arguments as body → the
+// recorded result or error of that call.
+func (r *replay) toolResult(w http.ResponseWriter, req *http.Request) {
+	start := time.Now()
+	caseID, ok := r.scopedCase(w, req)
+	if !ok {
+		return
+	}
+	c, _ := r.store.get(caseID)
+	name := req.PathValue("tool_name")
+	raw, err := io.ReadAll(req.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error(), nil)
+		return
+	}
+	var calls []replaycase.ToolCall
+	for _, tc := range c.ToolCalls {
+		if tc.Name == name {
+			calls = append(calls, tc)
+		}
+	}
+	requested := argumentsValue(string(raw))
+	pick, outcome, diffs := -1, outcomeExact, []Difference(nil)
+	var matches []int
+	for i, tc := range calls {
+		if reflect.DeepEqual(argumentsValue(tc.Arguments), requested) {
+			matches = append(matches, i)
+		}
+	}
+	session := sessionKey(req)
+	if len(matches) > 0 {
+		pick = matches[r.sessions.next(session+"|"+caseID+"|tool|"+name+"|"+string(raw), len(matches))]
+	} else if len(calls) > 0 {
+		best := 0
+		for i, tc := range calls {
+			d := diff("arguments", argumentsValue(tc.Arguments), requested, 20, nil)
+			if i == 0 || len(d) < len(diffs) {
+				best, diffs = i, d
+			}
+		}
+		if r.mode(req) == modeLenient {
+			pos := r.sessions.after(session + "|" + caseID + "|tool|" + name)
+			if pos < len(calls) {
+				pick, outcome = pos, outcomeDivergent
+				r.sessions.diverged(Divergence{Session: session, CaseID: caseID, Endpoint: endpointTool, Served: calls[pos].ID, Differences: diffs})
+				w.Header().Set(headerDivergence, "true")
+			}
+		} else {
+			r.record(req.Context(), endpointTool, outcomeMiss, start)
+			writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("strict replay: no recorded %s call with these arguments. Nearest recorded call %s differs at %s", name, calls[best].ID, describe(diffs)),
+				map[string]any{"nearest_tool_call_id": calls[best].ID, "differences": diffs})
+			return
+		}
+	}
+	if pick < 0 {
+		r.record(req.Context(), endpointTool, outcomeMiss, start)
+		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("case %s recorded no more calls of tool %q", caseID, name), nil)
+		return
+	}
+	r.sessions.served(session+"|"+caseID+"|tool|"+name, pick)
+	r.record(req.Context(), endpointTool, outcome, start)
+	writeJSON(w, http.StatusOK, calls[pick])
+}
+
+// argumentsValue is tool arguments as a JSON value (text that is not JSON stays a string).
+func argumentsValue(s string) any {
+	var v any
+	if json.Unmarshal([]byte(s), &v) == nil {
+		return v
+	}
+	return strings.TrimSpace(s)
+}
+
+// retrieval: POST /v1/cases/{case_id}/retrieval {query, data_source} → the recorded documents.
+func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
+	start := time.Now()
+	caseID, ok := r.scopedCase(w, req)
+	if !ok {
+		return
+	}
+	c, _ := r.store.get(caseID)
+	var q struct {
+		Query      string `json:"query"`
+		DataSource string `json:"data_source"`
+	}
+	if err := json.NewDecoder(req.Body).Decode(&q); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "body must be {\"query\": …, \"data_source\": …}: "+err.Error(), nil)
+		return
+	}
+	session := sessionKey(req)
+	var matches []int
+	for i, ref := range c.RetrievalRefs {
+		if ref.Query == q.Query && (q.DataSource == "" || ref.DataSource == q.DataSource) {
+			matches = append(matches, i)
+		}
+	}
+	outcome := outcomeExact
+	pick := -1
+	if len(matches) > 0 {
+		pick = matches[r.sessions.next(session+"|"+caseID+"|retrieval|"+q.DataSource+"|"+q.Query, len(matches))]
+	} else if len(c.RetrievalRefs) > 0 {
+		var diffs []Difference
+		best := 0
+		for i, ref := range c.RetrievalRefs {
+			d := diff("", map[string]any{"query": ref.Query, "data_source": ref.DataSource}, map[string]any{"query": q.Query, "data_source": q.DataSource}, 20, nil)
+			if q.DataSource == "" {
+				d = diff("", map[string]any{"query": ref.Query}, map[string]any{"query": q.Query}, 20, nil)
+			}
+			if i == 0 || len(d) < len(diffs) {
+				best, diffs = i, d
+			}
+		}
+		if r.mode(req) != modeLenient {
+			r.record(req.Context(), endpointRetrieval, outcomeMiss, start)
+			writeError(w, http.StatusNotFound, "not_found_error", "strict replay: no recorded retrieval matches. Nearest differs at "+describe(diffs),
+				map[string]any{"nearest_span_id": c.RetrievalRefs[best].SpanID, "differences": diffs})
+			return
+		}
+		if pos := r.sessions.after(session + "|" + caseID + "|retrieval"); pos < len(c.RetrievalRefs) {
+			pick, outcome = pos, outcomeDivergent
+			r.sessions.diverged(Divergence{Session: session, CaseID: caseID, Endpoint: endpointRetrieval, Served: c.RetrievalRefs[pos].SpanID, Differences: diffs})
+			w.Header().Set(headerDivergence, "true")
+		}
+	}
+	if pick < 0 {
+		r.record(req.Context(), endpointRetrieval, outcomeMiss, start)
+		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("case %s recorded no retrieval to serve", caseID), nil)
+		return
+	}
+	r.sessions.served(session+"|"+caseID+"|retrieval", pick)
+	r.record(req.Context(), endpointRetrieval, outcome, start)
+	writeJSON(w, http.StatusOK, c.RetrievalRefs[pick])
+}

@@ -1,0 +1,200 @@
+package replayext
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/reprise-dev/reprise/callsite"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// stepRef is one recorded LLM step.
+type stepRef struct {
+	c    *replaycase.Case
+	step int
+}
+
+func (r stepRef) st() *replaycase.Step { return &r.c.Steps[r.step] }
+
+// store holds the cases of a dataset root in memory, indexed by case id and call-site id. It
+// reads cases/ and quarantine/ and picks up new files on every refresh, so cases written by
+// any collector into the same root become replayable.
+type store struct {
+	root string
+
+	mu        sync.RWMutex
+	cases     map[string]*replaycase.Case
+	ordered   []*replaycase.Case   // by start time, then case id
+	calls     map[string][]stepRef // call-site id → recorded steps, in recorded order
+	fieldSets [][]string           // distinct call-site field sets
+	loaded    map[string]bool      // files already read
+}
+
+func newStore(root string) *store {
+	return &store{root: root, cases: map[string]*replaycase.Case{}, calls: map[string][]stepRef{}, loaded: map[string]bool{}}
+}
+
+// refresh reads the files it has not read yet. It returns how many cases were added and the
+// files it could not read (they are retried on the next refresh).
+func (s *store) refresh() (added int, failed map[string]error) {
+	var files []string
+	for _, dataset := range []string{"cases", "quarantine"} {
+		_ = filepath.WalkDir(filepath.Join(s.root, dataset), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".parquet") {
+				files = append(files, path)
+			}
+			return nil
+		})
+	}
+	sort.Strings(files)
+	var fresh []*replaycase.Case
+	for _, f := range files {
+		s.mu.RLock()
+		done := s.loaded[f]
+		s.mu.RUnlock()
+		if done {
+			continue
+		}
+		rows, err := readCases(f)
+		if err != nil {
+			if failed == nil {
+				failed = map[string]error{}
+			}
+			failed[f] = err
+			continue
+		}
+		for i := range rows {
+			fresh = append(fresh, &rows[i])
+		}
+		s.mu.Lock()
+		s.loaded[f] = true
+		s.mu.Unlock()
+	}
+	if len(fresh) == 0 {
+		return 0, failed
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range fresh {
+		if _, dup := s.cases[c.CaseID]; dup {
+			continue // at-least-once delivery: the same case written twice
+		}
+		s.add(c)
+		added++
+	}
+	sort.SliceStable(s.ordered, func(i, j int) bool {
+		a, b := s.ordered[i], s.ordered[j]
+		if !a.StartTime.Equal(b.StartTime) {
+			return a.StartTime.Before(b.StartTime)
+		}
+		return a.CaseID < b.CaseID
+	})
+	return added, failed
+}
+
+func readCases(path string) ([]replaycase.Case, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	return parquet.ReadFile[replaycase.Case](path)
+}
+
+// add indexes one case. Caller holds mu.
+func (s *store) add(c *replaycase.Case) {
+	c.RawSpans, c.RawEvents = nil, nil // not served; keeps memory to what replay needs
+	s.cases[c.CaseID] = c
+	s.ordered = append(s.ordered, c)
+	for i := range c.Steps {
+		st := &c.Steps[i]
+		if st.Kind != replaycase.StepLLM {
+			continue
+		}
+		if st.CallSiteID == "" { // written before call-site ids existed
+			req := callsite.FromStep(st)
+			st.CallSiteFields = req.RecordedFields()
+			st.CallSiteID = req.ID(st.CallSiteFields)
+		}
+		s.calls[st.CallSiteID] = append(s.calls[st.CallSiteID], stepRef{c, i})
+		s.addFieldSet(st.CallSiteFields)
+	}
+}
+
+func (s *store) addFieldSet(fields []string) {
+	key := strings.Join(fields, ",")
+	for _, fs := range s.fieldSets {
+		if strings.Join(fs, ",") == key {
+			return
+		}
+	}
+	s.fieldSets = append(s.fieldSets, fields)
+}
+
+func (s *store) get(id string) (*replaycase.Case, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c, ok := s.cases[id]
+	return c, ok
+}
+
+// match returns the recorded steps whose call-site id equals the request's, computed over each
+// recorded field set; only steps of caseID when it is set.
+func (s *store) match(req callsite.Request, caseID string) (string, []stepRef) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, fields := range s.fieldSets {
+		id := req.ID(fields)
+		var refs []stepRef
+		for _, r := range s.calls[id] {
+			if caseID == "" || r.c.CaseID == caseID {
+				refs = append(refs, r)
+			}
+		}
+		if len(refs) > 0 {
+			return id, refs
+		}
+	}
+	return "", nil
+}
+
+// llmSteps lists the recorded LLM steps in scope (one case, or all), in recorded order.
+func (s *store) llmSteps(caseID string) []stepRef {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []stepRef
+	for _, c := range s.ordered {
+		if caseID != "" && c.CaseID != caseID {
+			continue
+		}
+		for i := range c.Steps {
+			if c.Steps[i].Kind == replaycase.StepLLM {
+				out = append(out, stepRef{c, i})
+			}
+		}
+	}
+	return out
+}
+
+// list returns the cases that pass keep, in start order.
+func (s *store) list(keep func(*replaycase.Case) bool) []*replaycase.Case {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []*replaycase.Case
+	for _, c := range s.ordered {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (s *store) callsFor(id string) []stepRef {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]stepRef(nil), s.calls[id]...)
+}
