@@ -1,0 +1,174 @@
+// End-to-end: record an agent run through the reprise collector with a real GenAI
+// instrumentation, then replay it offline through the replay extension with the agent's own,
+// unmodified openai SDK. Needs REPRISE_BIN, the collector built from this repository
+// (scripts/test.sh builds it).
+'use strict';
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFile } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const bin = process.env.REPRISE_BIN;
+let collector, otlp, replayURL, workDir, collectorLog = '';
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = s.address().port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(what, fn, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${collectorLog.slice(-4000)}`);
+    await sleep(100);
+  }
+}
+
+// A deterministic OpenAI-compatible model: it asks for get_weather(Paris) until it sees a tool
+// result, then answers with it. It counts the requests it gets.
+function startModelServer() {
+  return new Promise((resolve) => {
+    const server = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        server.requests++;
+        const body = JSON.parse(raw);
+        const last = body.messages[body.messages.length - 1];
+        const n = server.requests;
+        const message = last.role === 'tool'
+          ? { role: 'assistant', content: `Answer: based on ${last.content} it is mild in Paris.` }
+          : { role: 'assistant', content: null, tool_calls: [{ id: `call_${n}_0`, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } }] };
+        const finish = message.tool_calls ? 'tool_calls' : 'stop';
+        const usage = { prompt_tokens: 70 + n, completion_tokens: 17, total_tokens: 87 + n };
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ id: `chatcmpl-${n}`, object: 'chat.completion', created: 1764460800 + n, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage }));
+      });
+    });
+    server.requests = 0;
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/v1` }));
+  });
+}
+
+function runAgent(env) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(__dirname, 'agent.js')], { env: { ...process.env, ...env }, timeout: 60000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`agent failed: ${err.message}\n${stderr}`));
+      resolve(JSON.parse(stdout.trim().split('\n').pop()));
+    });
+  });
+}
+
+async function getJSON(url) {
+  const res = await fetch(url);
+  if (!res.ok) return undefined;
+  return res.json();
+}
+
+before(async () => {
+  assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-node-'));
+  const [otlpPort, replayPort] = [await freePort(), await freePort()];
+  otlp = `http://127.0.0.1:${otlpPort}`;
+  replayURL = `http://127.0.0.1:${replayPort}`;
+  const config = `
+extensions:
+  replay:
+    endpoint: 127.0.0.1:${replayPort}
+    directory: ${workDir}/data
+    refresh_interval: 200ms
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:${otlpPort}
+processors:
+  replay_case:
+    root_grace_period: 300ms
+exporters:
+  replay_parquet:
+    directory: ${workDir}/data
+    sending_queue:
+      batch:
+        flush_timeout: 300ms
+  nop:
+service:
+  extensions: [replay]
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [replay_parquet]
+    logs:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [nop]
+`;
+  fs.writeFileSync(path.join(workDir, 'config.yaml'), config);
+  collector = spawn(bin, ['--config', path.join(workDir, 'config.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  collector.stdout.on('data', (d) => (collectorLog += d));
+  collector.stderr.on('data', (d) => (collectorLog += d));
+  await waitFor('the collector', () => getJSON(`${replayURL}/v1/cases`));
+});
+
+after(() => {
+  if (collector) collector.kill('SIGTERM');
+});
+
+for (const instrumentation of ['otel', 'openinference', 'traceloop']) {
+  test(`${instrumentation}: a recorded run replays offline through the unmodified SDK`, async () => {
+    const service = `weather-agent-${instrumentation}`;
+    const model = await startModelServer();
+    const recorded = await runAgent({ INSTRUMENTATION: instrumentation, OTLP_ENDPOINT: otlp, SERVICE_NAME: service, OPENAI_BASE_URL: model.url, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
+    assert.equal(recorded.error, undefined);
+    assert.equal(recorded.toolCalls.length, 1);
+    assert.equal(recorded.toolCalls[0].arguments, '{"city":"Paris","unit":"celsius"}');
+    assert.match(recorded.answer, /it is mild in Paris/);
+    const modelRequests = model.server.requests;
+    assert.equal(modelRequests, 2);
+    await new Promise((r) => model.server.close(r)); // the model is gone from here on
+
+    const found = await waitFor(`the case of ${service}`, async () => {
+      const list = await getJSON(`${replayURL}/v1/cases?agent=weather-bot`);
+      return list.cases.find((c) => c.provenance.service_name === service);
+    });
+    assert.equal(found.status, 'accepted', JSON.stringify(found.reasons));
+    assert.ok(found.provenance.conventions.length > 0);
+    const base = `${replayURL}/v1/cases/${found.case_id}/openai/v1`;
+    const replay = (extra) => runAgent({ INSTRUMENTATION: instrumentation, OTLP_ENDPOINT: otlp, SERVICE_NAME: `${service}-replay`, OPENAI_BASE_URL: base, ...extra });
+
+    for (const stream of ['', '1']) {
+      const replayed = await replay({ STREAM: stream, REPLAY_SESSION: `${service}-${stream || 'json'}` });
+      assert.deepEqual(replayed, recorded, `stream=${stream === '1'}`);
+    }
+    assert.equal(model.server.requests, modelRequests, 'zero requests to the model server');
+
+    const changed = await replay({ PROMPT: 'What is the weather in Lyon today?', REPLAY_SESSION: `${service}-strict` });
+    assert.equal(changed.error.status, 404);
+    assert.match(changed.error.message, /messages\[1\]\.content\[0\]\.text: recorded "What is the weather in Paris today\?", requested "What is the weather in Lyon today\?"/);
+
+    const lenient = await replay({ PROMPT: 'What is the weather in Lyon today?', REPLAY_SESSION: `${service}-lenient`, REPLAY_MODE: 'lenient' });
+    assert.equal(lenient.error, undefined);
+    assert.equal(lenient.answer, recorded.answer, 'lenient serves the recorded calls in order');
+    const divergences = await getJSON(`${replayURL}/v1/divergences?session=${service}-lenient`);
+    assert.equal(divergences.divergences.length, 2, 'both calls carry the changed prompt');
+    for (const d of divergences.divergences) {
+      assert.equal(d.differences[0].path, 'messages[1].content[0].text');
+    }
+  });
+}
