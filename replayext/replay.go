@@ -101,11 +101,7 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 		r.sessions.diverged(Divergence{Session: session, CaseID: scope, Endpoint: endpointChat, Served: ref.st().CallSiteID, Differences: diffs})
 		w.Header().Set(headerDivergence, "true")
 	}
-	for i, s := range r.store.llmSteps(ref.c.CaseID) {
-		if s.c == ref.c && s.step == ref.step {
-			r.sessions.served(session+"|"+ref.c.CaseID+"|"+endpointChat, i)
-		}
-	}
+	r.sessions.served(session+"|"+ref.c.CaseID+"|"+endpointChat, ref.pos)
 	w.Header().Set("X-Replay-Case-Id", ref.c.CaseID)
 	w.Header().Set("X-Replay-Call-Site-Id", ref.st().CallSiteID)
 	r.record(req.Context(), endpointChat, outcome, start)

@@ -22,8 +22,13 @@ type sessions struct {
 	divs    []Divergence
 }
 
-// maxDivergences bounds the divergence log; the oldest are dropped first.
-const maxDivergences = 10_000
+// maxDivergences bounds the divergence log; the oldest are dropped first. maxCursors bounds
+// the cursor maps: past it they start afresh (replays in progress then restart from the first
+// recording), which keeps a long-running collector's memory flat.
+const (
+	maxDivergences = 10_000
+	maxCursors     = 100_000
+)
 
 // Divergence is a lenient answer that was not an exact match.
 type Divergence struct {
@@ -62,6 +67,9 @@ func sessionKey(req *http.Request) string {
 func (s *sessions) next(key string, n int) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.cursors) >= maxCursors {
+		s.cursors = map[string]int{}
+	}
 	i := s.cursors[key]
 	s.cursors[key] = i + 1
 	return min(i, n-1)
@@ -71,6 +79,9 @@ func (s *sessions) next(key string, n int) int {
 func (s *sessions) served(key string, pos int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.last) >= maxCursors {
+		s.last = map[string]int{}
+	}
 	s.last[key] = pos
 }
 

@@ -14,10 +14,12 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
-// stepRef is one recorded LLM step.
+// stepRef is one recorded LLM step: step is its index in the case, pos its position among the
+// case's LLM steps.
 type stepRef struct {
 	c    *replaycase.Case
 	step int
+	pos  int
 }
 
 func (r stepRef) st() *replaycase.Step { return &r.c.Steps[r.step] }
@@ -32,12 +34,13 @@ type store struct {
 	cases     map[string]*replaycase.Case
 	ordered   []*replaycase.Case   // by start time, then case id
 	calls     map[string][]stepRef // call-site id → recorded steps, in recorded order
+	llm       map[string][]stepRef // case id → its LLM steps, in order
 	fieldSets [][]string           // distinct call-site field sets
 	loaded    map[string]bool      // files already read
 }
 
 func newStore(root string) *store {
-	return &store{root: root, cases: map[string]*replaycase.Case{}, calls: map[string][]stepRef{}, loaded: map[string]bool{}}
+	return &store{root: root, cases: map[string]*replaycase.Case{}, calls: map[string][]stepRef{}, llm: map[string][]stepRef{}, loaded: map[string]bool{}}
 }
 
 // refresh reads the files it has not read yet. It returns how many cases were added and the
@@ -120,7 +123,9 @@ func (s *store) add(c *replaycase.Case) {
 			st.CallSiteFields = req.RecordedFields()
 			st.CallSiteID = req.ID(st.CallSiteFields)
 		}
-		s.calls[st.CallSiteID] = append(s.calls[st.CallSiteID], stepRef{c, i})
+		ref := stepRef{c, i, len(s.llm[c.CaseID])}
+		s.llm[c.CaseID] = append(s.llm[c.CaseID], ref)
+		s.calls[st.CallSiteID] = append(s.calls[st.CallSiteID], ref)
 		s.addFieldSet(st.CallSiteFields)
 	}
 }
@@ -166,16 +171,12 @@ func (s *store) match(req callsite.Request, caseID string) (string, []stepRef) {
 func (s *store) llmSteps(caseID string) []stepRef {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if caseID != "" {
+		return s.llm[caseID]
+	}
 	var out []stepRef
 	for _, c := range s.ordered {
-		if caseID != "" && c.CaseID != caseID {
-			continue
-		}
-		for i := range c.Steps {
-			if c.Steps[i].Kind == replaycase.StepLLM {
-				out = append(out, stepRef{c, i})
-			}
-		}
+		out = append(out, s.llm[c.CaseID]...)
 	}
 	return out
 }

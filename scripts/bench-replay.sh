@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Load test of the replay extension's OpenAI endpoint against a static handler that serves the
+# same response bytes, both on loopback, with wrk (Debian package `wrk`).
+# Usage: scripts/bench-replay.sh [duration, default 10s] [connections, default 32]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration=${1:-10s}
+conns=${2:-32}
+command -v wrk >/dev/null || { echo "install wrk (apt-get install wrk)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+go build -o "$work/reprise" ./cmd/reprise
+go build -o "$work/static" ./scripts/benchstatic
+
+cat > "$work/config.yaml" <<YAML
+extensions:
+  replay: {endpoint: 127.0.0.1:18790, directory: $work/data, refresh_interval: 200ms}
+receivers:
+  otlp: {protocols: {http: {endpoint: 127.0.0.1:14318}}}
+processors:
+  replay_case: {root_grace_period: 200ms}
+exporters:
+  replay_parquet: {directory: $work/data, sending_queue: {batch: {flush_timeout: 200ms}}}
+  nop: {}
+service:
+  extensions: [replay]
+  telemetry: {metrics: {level: none}, logs: {level: warn}}
+  pipelines:
+    traces: {receivers: [otlp], processors: [replay_case], exporters: [replay_parquet]}
+    logs: {receivers: [otlp], processors: [replay_case], exporters: [nop]}
+YAML
+"$work/reprise" --config "$work/config.yaml" > "$work/collector.log" 2>&1 &
+until curl -sf http://127.0.0.1:18790/v1/cases >/dev/null; do sleep 0.2; done
+curl -sf -H 'Content-Type: application/json' --data @testdata/otlp/otel-events/logs.json http://127.0.0.1:14318/v1/logs >/dev/null
+curl -sf -H 'Content-Type: application/json' --data @testdata/otlp/otel-events/traces.json http://127.0.0.1:14318/v1/traces >/dev/null
+until [ -n "$(curl -sf 'http://127.0.0.1:18790/v1/cases?status=accepted' | sed -n 's/.*"case_id":"\([0-9a-f]*\)".*/\1/p')" ]; do sleep 0.2; done
+case_id=$(curl -sf 'http://127.0.0.1:18790/v1/cases?status=accepted' | sed -n 's/.*"case_id":"\([0-9a-f]*\)".*/\1/p')
+
+# The first request the agent's OpenAI SDK sent in that run.
+cat > "$work/request.json" <<'JSON'
+{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are a weather assistant. Context:\nParis has a temperate oceanic climate.\nUse get_weather(city, unit) for live conditions."},{"role":"user","content":"What is the weather in Paris today?"}],"tools":[{"type":"function","function":{"name":"get_weather","description":"Current weather for a city","parameters":{"type":"object","properties":{"city":{"type":"string"},"unit":{"type":"string","enum":["celsius","fahrenheit"]}},"required":["city"]}}}],"temperature":0.2,"max_tokens":256}
+JSON
+url=http://127.0.0.1:18790/v1/cases/$case_id/openai/v1/chat/completions
+curl -sf -H 'Content-Type: application/json' --data @"$work/request.json" "$url" > "$work/response.json"
+"$work/static" -addr 127.0.0.1:18791 -body "$work/response.json" &
+until curl -sf -X POST http://127.0.0.1:18791/ >/dev/null; do sleep 0.1; done
+
+body=$(sed 's/\\/\\\\/g; s/"/\\"/g' "$work/request.json" | tr -d '\n')
+cat > "$work/post.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = "$body"
+LUA
+echo "response: $(wc -c < "$work/response.json") bytes; wrk -t2 -c$conns -d$duration --latency"
+for target in "replay $url" "static http://127.0.0.1:18791/"; do
+  set -- $target
+  out=$(wrk -t2 -c"$conns" -d"$duration" --latency -s "$work/post.lua" "$2")
+  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+  p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
+  p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
+  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
+  printf '%-7s requests/s %-10s p50 %-9s p99 %-9s non-2xx %s\n' "$1" "$rps" "$p50" "$p99" "${non2xx:-0}"
+done
