@@ -37,9 +37,7 @@ until [ -n "$(curl -sf 'http://127.0.0.1:18790/v1/cases?status=accepted' | sed -
 case_id=$(curl -sf 'http://127.0.0.1:18790/v1/cases?status=accepted' | sed -n 's/.*"case_id":"\([0-9a-f]*\)".*/\1/p')
 
 # The first request the agent's OpenAI SDK sent in that run.
-cat > "$work/request.json" <<'JSON'
-{"model":"gpt-4o-mini","messages":[{"role":"system","content":"You are a weather assistant. Context:\nParis has a temperate oceanic climate.\nUse get_weather(city, unit) for live conditions."},{"role":"user","content":"What is the weather in Paris today?"}],"tools":[{"type":"function","function":{"name":"get_weather","description":"Current weather for a city","parameters":{"type":"object","properties":{"city":{"type":"string"},"unit":{"type":"string","enum":["celsius","fahrenheit"]}},"required":["city"]}}}],"temperature":0.2,"max_tokens":256}
-JSON
+cp testdata/requests/weather-first-call.json "$work/request.json"
 url=http://127.0.0.1:18790/v1/cases/$case_id/openai/v1/chat/completions
 curl -sf -H 'Content-Type: application/json' --data @"$work/request.json" "$url" > "$work/response.json"
 "$work/static" -addr 127.0.0.1:18791 -body "$work/response.json" &
