@@ -32,6 +32,8 @@ const (
 	AttrRetrievalRefs  = "replay.retrieval_refs"
 	AttrMetadata       = "replay.metadata"
 	AttrAssertions     = "replay.assertions"
+	AttrScrubPolicy    = "replay.scrub.policy_hash"
+	AttrScrubCounts    = "replay.scrub.counts"
 	AttrRawSpans       = "replay.raw_spans"
 	AttrRawEvents      = "replay.raw_events"
 	AttrToolChoice     = "replay.tool_choice"
@@ -101,6 +103,8 @@ func Encode(c *Case, td ptrace.Traces) error {
 	putJSON(a, AttrRetrievalRefs, c.RetrievalRefs)
 	putJSON(a, AttrMetadata, c.Metadata)
 	putJSON(a, AttrAssertions, c.Assertions)
+	putStr(a, AttrScrubPolicy, c.Scrub.PolicyHash)
+	putJSON(a, AttrScrubCounts, c.Scrub.Counts)
 	if len(c.RawSpans) > 0 {
 		a.PutEmptyBytes(AttrRawSpans).FromRaw(c.RawSpans)
 	}
@@ -261,6 +265,7 @@ func decodeCase(c *Case, res pcommon.Map, sp ptrace.Span) error {
 		EventCount:     integer(a, AttrEventCount),
 	}
 	c.AgentName = str(a, "gen_ai.agent.name")
+	c.Scrub.PolicyHash = str(a, AttrScrubPolicy)
 	c.ConversationID = str(a, "gen_ai.conversation.id")
 	c.ModelConfig = modelConfig(a)
 	c.Usage = usage(a)
@@ -274,6 +279,7 @@ func decodeCase(c *Case, res pcommon.Map, sp ptrace.Span) error {
 		getJSON(a, AttrRetrievalRefs, &c.RetrievalRefs),
 		getJSON(a, AttrMetadata, &c.Metadata),
 		getJSON(a, AttrAssertions, &c.Assertions),
+		getJSON(a, AttrScrubCounts, &c.Scrub.Counts),
 	}
 	for _, err := range errs {
 		if err != nil {

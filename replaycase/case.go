@@ -73,6 +73,8 @@ type Case struct {
 	Assertions      map[string]string `json:"assertions" parquet:"assertions"`
 	Metadata        map[string]string `json:"metadata" parquet:"metadata"`
 	Steps           []Step            `json:"steps" parquet:"steps,list"`
+	// Scrub says what the scrub policy replaced in this case's telemetry.
+	Scrub ScrubReport `json:"scrub" parquet:"scrub"`
 
 	// RawSpans is the OTLP protobuf (ptrace.ProtoMarshaler) of every span the case was built from, kept so a case can be re-driven. The processor fills it for
 	// quarantined cases by default (config raw_spans).
@@ -80,6 +82,12 @@ type Case struct {
 	// RawEvents is the OTLP protobuf (plog.ProtoMarshaler) of the GenAI log events joined into
 	// the case, kept alongside RawSpans.
 	RawEvents []byte `json:"raw_events,omitempty" parquet:"raw_events,optional"`
+}
+
+// ScrubReport is the scrub policy that was applied and what it replaced, by kind.
+type ScrubReport struct {
+	PolicyHash string           `json:"policy_hash,omitempty" parquet:"policy_hash,optional"`
+	Counts     map[string]int64 `json:"counts" parquet:"counts"`
 }
 
 // Reason is one machine-readable cause of quarantine.

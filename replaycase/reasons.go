@@ -12,6 +12,7 @@ const (
 	ReasonUnparseableContent    = "unparseable_content"      // a content attribute or event is not valid JSON / not the expected shape
 	ReasonTruncatedContent      = "truncated_content"        // content was cut by the emitter or an attribute limit
 	ReasonContentRef            = "content_ref_only"         // content was uploaded elsewhere (*_ref attributes)
+	ReasonSecretDetected        = "secret_detected"          // the scrub policy found a kind whose action is quarantine
 
 	// Lifecycle (always applied).
 	ReasonEvicted   = "evicted"    // closed early because a memory limit was hit

@@ -8,6 +8,8 @@ import (
 
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/reprise-dev/reprise/scrub"
 )
 
 // Config of the replay extension.
@@ -24,6 +26,10 @@ type Config struct {
 	// "lenient" serves the next recorded call of the case when nothing matches, and records a
 	// divergence. A request can choose with the X-Replay-Mode header.
 	Mode string `mapstructure:"mode"`
+	// Scrub is the secrets policy applied to incoming requests before matching. Configure it
+	// like the replay_case processor's (same detectors, rules and key), so that a request that
+	// carries a real secret matches its scrubbed recording.
+	Scrub scrub.Config `mapstructure:"scrub"`
 }
 
 const (

@@ -20,6 +20,7 @@ import (
 
 	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/replayext/internal/metadata"
+	"github.com/reprise-dev/reprise/scrub"
 )
 
 // replay is the extension: an HTTP server over a store of recorded cases.
@@ -29,6 +30,7 @@ type replay struct {
 	telemetry *metadata.TelemetryBuilder
 	store     *store
 	sessions  *sessions
+	scrubber  *scrub.Scrubber
 
 	server *http.Server
 	addr   net.Addr
@@ -41,7 +43,11 @@ func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &replay{cfg: cfg, set: set, telemetry: tb, store: newStore(cfg.Directory), sessions: newSessions(), stop: make(chan struct{})}, nil
+	scrubber, err := scrub.New(cfg.Scrub)
+	if err != nil {
+		return nil, err
+	}
+	return &replay{cfg: cfg, set: set, telemetry: tb, store: newStore(cfg.Directory), sessions: newSessions(), scrubber: scrubber, stop: make(chan struct{})}, nil
 }
 
 // Start loads the datasets, starts watching them for new files and starts serving.

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/extension"
 
 	"github.com/reprise-dev/reprise/replayext/internal/metadata"
+	"github.com/reprise-dev/reprise/scrub"
 )
 
 // DefaultEndpoint is where the extension listens unless configured otherwise.
@@ -22,7 +23,7 @@ func NewFactory() extension.Factory {
 func createDefaultConfig() component.Config {
 	server := confighttp.NewDefaultServerConfig()
 	server.NetAddr.Endpoint = DefaultEndpoint
-	return &Config{ServerConfig: server, Directory: "./reprise-data", RefreshInterval: time.Second, Mode: modeStrict}
+	return &Config{ServerConfig: server, Directory: "./reprise-data", RefreshInterval: time.Second, Mode: modeStrict, Scrub: scrub.DefaultConfig()}
 }
 
 func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {

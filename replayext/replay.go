@@ -13,6 +13,7 @@ import (
 	"github.com/reprise-dev/reprise/callsite"
 	"github.com/reprise-dev/reprise/normalize"
 	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/scrub"
 )
 
 const (
@@ -62,6 +63,7 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "request body is not JSON: "+err.Error(), nil)
 		return
 	}
+	r.scrubber.JSON(body, &scrub.Report{}) // the recordings were scrubbed with the same policy
 	parsed := normalize.ParseOpenAIRequest(body)
 	live := callsite.Request{Model: parsed.Model.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Model}
 	session := sessionKey(req)
@@ -277,7 +279,7 @@ func (r *replay) toolResult(w http.ResponseWriter, req *http.Request) {
 			calls = append(calls, tc)
 		}
 	}
-	requested := argumentsValue(string(raw))
+	requested := argumentsValue(r.scrubber.Text(string(raw), &scrub.Report{}))
 	pick, outcome, diffs := -1, outcomeExact, []Difference(nil)
 	var matches []int
 	for i, tc := range calls {
@@ -345,6 +347,7 @@ func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "body must be {\"query\": …, \"data_source\": …}: "+err.Error(), nil)
 		return
 	}
+	q.Query = r.scrubber.Text(q.Query, &scrub.Report{})
 	session := sessionKey(req)
 	var matches []int
 	for i, ref := range c.RetrievalRefs {

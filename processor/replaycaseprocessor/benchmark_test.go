@@ -58,40 +58,13 @@ func BenchmarkSpansThroughProcessor(b *testing.B) {
 	traces, logs, spans := benchCorpus(b)
 	ctx := context.Background()
 
-	b.Run("replay_case", func(b *testing.B) {
-		cfg := createDefaultConfig().(*Config)
-		cfg.Limits.MaxOpenTraces = 2 * benchTraces
-		sink := new(consumertest.TracesSink)
-		set := processortest.NewNopSettings(processortest.NopType)
-		tp, err := createTraces(ctx, set, cfg, sink)
-		require.NoError(b, err)
-		lp, err := createLogs(ctx, set, cfg, consumertest.NewNop())
-		require.NoError(b, err)
-		p := tp.(*tracesProcessor).caseProcessor
-		clock := time.Unix(1_800_000_000, 0)
-		p.now = func() time.Time { return clock }
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			b.StopTimer()
-			td, ld := cloneTraces(traces), cloneLogs(logs)
-			sink.Reset()
-			b.StartTimer()
-			for j := range td {
-				if ld[j].LogRecordCount() > 0 {
-					require.NoError(b, lp.ConsumeLogs(ctx, ld[j]))
-				}
-				require.NoError(b, tp.ConsumeTraces(ctx, td[j]))
-			}
-			clock = clock.Add(time.Minute)
-			require.NoError(b, p.sweep(ctx))
-			if sink.SpanCount() == 0 {
-				b.Fatal("nothing emitted")
-			}
+	for _, scrubbing := range []bool{true, false} {
+		name := "replay_case"
+		if !scrubbing {
+			name = "replay_case_scrub_off"
 		}
-		b.ReportMetric(float64(spans*b.N)/b.Elapsed().Seconds(), "spans/s")
-		require.NoError(b, tp.Shutdown(ctx))
-		require.NoError(b, lp.Shutdown(ctx))
-	})
+		b.Run(name, func(b *testing.B) { benchReplayCase(b, traces, logs, spans, scrubbing) })
+	}
 
 	b.Run("groupbytrace", func(b *testing.B) {
 		f := groupbytraceprocessor.NewFactory()
@@ -117,4 +90,42 @@ func BenchmarkSpansThroughProcessor(b *testing.B) {
 		b.ReportMetric(float64(spans*b.N)/b.Elapsed().Seconds(), "spans/s")
 		require.NoError(b, gp.Shutdown(ctx))
 	})
+}
+
+// benchReplayCase runs the corpus through replay_case, with or without the scrub policy.
+func benchReplayCase(b *testing.B, traces []ptrace.Traces, logs []plog.Logs, spans int, scrubbing bool) {
+	ctx := context.Background()
+	cfg := createDefaultConfig().(*Config)
+	cfg.Limits.MaxOpenTraces = 2 * benchTraces
+	cfg.Scrub.Enabled = scrubbing
+	sink := new(consumertest.TracesSink)
+	set := processortest.NewNopSettings(processortest.NopType)
+	tp, err := createTraces(ctx, set, cfg, sink)
+	require.NoError(b, err)
+	lp, err := createLogs(ctx, set, cfg, consumertest.NewNop())
+	require.NoError(b, err)
+	p := tp.(*tracesProcessor).caseProcessor
+	clock := time.Unix(1_800_000_000, 0)
+	p.now = func() time.Time { return clock }
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		td, ld := cloneTraces(traces), cloneLogs(logs)
+		sink.Reset()
+		b.StartTimer()
+		for j := range td {
+			if ld[j].LogRecordCount() > 0 {
+				require.NoError(b, lp.ConsumeLogs(ctx, ld[j]))
+			}
+			require.NoError(b, tp.ConsumeTraces(ctx, td[j]))
+		}
+		clock = clock.Add(time.Minute)
+		require.NoError(b, p.sweep(ctx))
+		if sink.SpanCount() == 0 {
+			b.Fatal("nothing emitted")
+		}
+	}
+	b.ReportMetric(float64(spans*b.N)/b.Elapsed().Seconds(), "spans/s")
+	require.NoError(b, tp.Shutdown(ctx))
+	require.NoError(b, lp.Shutdown(ctx))
 }

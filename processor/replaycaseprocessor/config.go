@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/scrub"
 )
 
 // Config of the replay_case processor. Every field is optional; the defaults are in
@@ -46,6 +47,10 @@ type Config struct {
 	// ForwardJoinedLogs passes GenAI log events on in the logs pipeline after joining them into
 	// a case. Default false: their content is in the case. Other log records always pass.
 	ForwardJoinedLogs bool `mapstructure:"forward_joined_logs"`
+
+	// Scrub is the secrets and personal-data policy applied to everything the processor emits
+	// (cases, raw spans, passed-through spans and logs). On by default; see package scrub.
+	Scrub scrub.Config `mapstructure:"scrub"`
 }
 
 // LimitsConfig bounds memory. When a limit is hit the oldest open case is closed early and

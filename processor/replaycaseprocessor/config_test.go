@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
+	"github.com/reprise-dev/reprise/scrub"
 )
 
 func loadConfig(t *testing.T, name string) *Config {
@@ -45,6 +46,8 @@ func TestLoadConfig(t *testing.T) {
 		Assertions:        map[string]string{"expected": `span.attributes["app.expected"]`},
 		RawSpans:          "all",
 		ForwardJoinedLogs: true,
+		Scrub: scrub.Config{Enabled: true, Key: "a-test-key", Detectors: map[string]string{"email": "quarantine", "phone_number": "off"},
+			Rules: []scrub.RuleConfig{{Kind: "employee_id", Pattern: `\bEMP-\d{6}\b`}, {Kind: "internal_ticket", Keys: []string{"ticket_id"}, Action: "quarantine"}}},
 	}, custom)
 }
 
@@ -54,6 +57,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		"bad_limits":    {"limits.max_open_traces must be positive, got 0", "limits.max_spans_per_trace must be positive, got -5", "limits.max_buffered_bytes must be positive, got 0"},
 		"bad_policy":    {`evidence.require: unknown check "model_anwser" (known: inline_content, input_messages, llm_steps, model_name, model_output, parseable_content, root_span, tool_results)`, `raw_spans must be one of "quarantined", "all", "none"; got "sometimes"`},
 		"short_max_age": {"max_age (30s) must not be shorter than idle_timeout (1m0s)"},
+		"bad_scrub":     {`scrub.detectors: unknown kind "emial"`, "scrub.rules[0].pattern: error parsing regexp"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := confmap.Validate(loadConfig(t, name))

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
+	"github.com/reprise-dev/reprise/scrub"
 )
 
 // NewFactory returns the factory of the replay_case processor.
@@ -31,6 +32,7 @@ func createDefaultConfig() component.Config {
 		},
 		Evidence: EvidenceConfig{Require: allChecks()},
 		RawSpans: rawQuarantined,
+		Scrub:    scrub.DefaultConfig(),
 	}
 }
 

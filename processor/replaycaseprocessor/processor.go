@@ -21,6 +21,7 @@ import (
 	"github.com/reprise-dev/reprise/normalize"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
 	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/scrub"
 )
 
 // caseProcessor buffers spans and GenAI log events per trace and closes each trace into one
@@ -35,6 +36,7 @@ type caseProcessor struct {
 	required   map[string]bool
 	metadata   *extractor
 	assertions *extractor
+	scrubber   *scrub.Scrubber
 	now        func() time.Time
 
 	mu      sync.Mutex
@@ -85,6 +87,10 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 	if err != nil {
 		return nil, err
 	}
+	scrubber, err := scrub.New(cfg.Scrub)
+	if err != nil {
+		return nil, err
+	}
 	return &caseProcessor{
 		cfg:        cfg,
 		logger:     set.Logger,
@@ -92,6 +98,7 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 		required:   cfg.requiredReasons(),
 		metadata:   md,
 		assertions: as,
+		scrubber:   scrubber,
 		now:        time.Now,
 		open:       map[pcommon.TraceID]*traceBuffer{},
 		order:      list.New(),
@@ -230,6 +237,7 @@ func (p *logsProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	stopped := p.stopped
 	p.mu.Unlock()
 	if p.nextTraces == nil || stopped {
+		p.scrubber.Logs(ld, &scrub.Report{})
 		return p.nextLogs.ConsumeLogs(ctx, ld)
 	}
 	chunks := splitLogs(ld, p.cfg.ForwardJoinedLogs)
@@ -246,6 +254,7 @@ func (p *logsProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	p.mu.Unlock()
 	err := p.emit(ctx, due)
 	if ld.LogRecordCount() > 0 {
+		p.scrubber.Logs(ld, &scrub.Report{}) // what passes on is scrubbed too
 		err = errors.Join(err, p.nextLogs.ConsumeLogs(ctx, ld))
 	}
 	return err
@@ -372,11 +381,20 @@ func (p *caseProcessor) emit(ctx context.Context, due []closing) error {
 // buildCase assembles and judges one case. ok is false for a trace without GenAI telemetry.
 func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.Case, bool) {
 	b := cl.buf
+	// Scrub before anything is read from the telemetry: the case, its raw spans and a trace
+	// passed on unchanged all come from the scrubbed copy.
+	var scrubbed scrub.Report
+	p.scrubber.Traces(b.spans, &scrubbed)
+	p.scrubber.Logs(b.events, &scrubbed)
 	c, findings, genAI := normalize.Build(b.spans, b.events)
 	if !genAI {
 		return nil, false
 	}
 	c.ClosedBy = cl.cause
+	c.Scrub = replaycase.ScrubReport{PolicyHash: p.scrubber.PolicyHash(), Counts: scrubbed.Counts}
+	for _, kind := range scrubbed.Quarantine {
+		c.Quarantine(replaycase.ReasonSecretDetected, fmt.Sprintf("found %s (scrub action: quarantine); it is masked in everything written", kind), "")
+	}
 	for _, f := range findings {
 		if p.required[f.Code] {
 			c.Quarantine(f.Code, f.Detail, f.SpanID)
