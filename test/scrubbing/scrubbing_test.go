@@ -193,6 +193,17 @@ func TestPlantedSecretsNeverReachTheDataset(t *testing.T) {
 		return exp.ConsumeTraces(ctx, td)
 	})
 	run(t, processorConfig(), tee, td, ld)
+	// A second run, quarantined (no content recorded), with secrets in its resource and a tool
+	// argument: the quarantine dataset and its raw spans are checked too.
+	qtd, qld := testfixtures.Traces(t, testfixtures.OTelNoContent), testfixtures.Logs(t, testfixtures.OTelNoContent)
+	qtd.ResourceSpans().At(0).Resource().Attributes().PutStr("deployment.owner", text("email"))
+	qspans := qtd.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	for i := 0; i < qspans.Len(); i++ {
+		if qspans.At(i).Name() == "execute_tool get_weather" {
+			qspans.At(i).Attributes().PutStr("gen_ai.tool.call.arguments", jsonText(map[string]any{"city": "Paris", "token": text("npm_token")}))
+		}
+	}
+	run(t, processorConfig(), tee, qtd, qld)
 	require.NoError(t, exp.Shutdown(context.Background()))
 
 	// The processor's output, as protobuf and as JSON.
@@ -208,6 +219,11 @@ func TestPlantedSecretsNeverReachTheDataset(t *testing.T) {
 	c := cases[0]
 	require.NotEmpty(t, c.RawSpans)
 	output = append(append(output, c.RawSpans...), c.RawEvents...)
+	quarantined, err := replaycase.Decode(sink.AllTraces()[1])
+	require.NoError(t, err)
+	require.Equal(t, replaycase.StatusQuarantined, quarantined[0].Status)
+	assert.Equal(t, map[string]int64{"email": 1, scrub.KindSecretField: 1}, quarantined[0].Scrub.Counts, "the token key masks the whole value")
+	output = append(output, quarantined[0].RawSpans...)
 
 	// Every byte under the dataset root and its staging directory.
 	var disk []byte
@@ -223,7 +239,8 @@ func TestPlantedSecretsNeverReachTheDataset(t *testing.T) {
 			return err
 		}))
 	}
-	require.GreaterOrEqual(t, files, 2, "cases/ and steps/")
+	require.GreaterOrEqual(t, files, 3, "cases/, steps/ and quarantine/")
+	require.DirExists(t, filepath.Join(root, "quarantine"))
 	require.Contains(t, string(disk), "Answer #2: based on", "the files are searchable (uncompressed)")
 	require.Contains(t, string(disk), "<secret:openai_api_key:", "the placeholders are there")
 
@@ -277,6 +294,25 @@ func TestNoFalsePositivesOnOrdinaryTelemetry(t *testing.T) {
 			found[run] = r.Counts
 		}
 	}
+	// Ordinary code: this repository's own Go sources (not the tests, which plant secrets, nor
+	// the detectors themselves).
+	sources, err := filepath.Glob(filepath.Join(testfixtures.Dir(), "..", "..", "*", "*.go"))
+	require.NoError(t, err)
+	code := 0
+	for _, f := range sources {
+		if strings.HasSuffix(f, "_test.go") || strings.Contains(f, string(filepath.Separator)+"scrub"+string(filepath.Separator)) {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		code++
+		var r scrub.Report
+		s.Text(string(b), &r)
+		if len(r.Counts) > 0 {
+			found[filepath.Base(f)] = r.Counts
+		}
+	}
+	require.Greater(t, code, 20)
 	refs, err := filepath.Glob(filepath.Join(testfixtures.Dir(), "..", "reference", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, refs)
