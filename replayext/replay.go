@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -279,47 +278,15 @@ func (r *replay) toolResult(w http.ResponseWriter, req *http.Request) {
 			calls = append(calls, tc)
 		}
 	}
-	requested := argumentsValue(r.scrubber.Text(string(raw), &scrub.Report{}))
-	pick, outcome, diffs := -1, outcomeExact, []Difference(nil)
-	var matches []int
-	for i, tc := range calls {
-		if reflect.DeepEqual(argumentsValue(tc.Arguments), requested) {
-			matches = append(matches, i)
-		}
+	requested := map[string]any{"arguments": argumentsValue(r.scrubber.Text(string(raw), &scrub.Report{}))}
+	i := r.lookup(w, req, recorded{
+		endpoint: endpointTool, caseID: caseID, what: name + " call", cursor: "tool|" + name, n: len(calls),
+		value: func(i int) any { return map[string]any{"arguments": argumentsValue(calls[i].Arguments)} },
+		label: func(i int) string { return calls[i].ID },
+	}, requested, start)
+	if i >= 0 {
+		writeJSON(w, http.StatusOK, calls[i])
 	}
-	session := sessionKey(req)
-	if len(matches) > 0 {
-		pick = matches[r.sessions.next(session+"|"+caseID+"|tool|"+name+"|"+string(raw), len(matches))]
-	} else if len(calls) > 0 {
-		best := 0
-		for i, tc := range calls {
-			d := diff("arguments", argumentsValue(tc.Arguments), requested, 20, nil)
-			if i == 0 || len(d) < len(diffs) {
-				best, diffs = i, d
-			}
-		}
-		if r.mode(req) == modeLenient {
-			pos := r.sessions.after(session + "|" + caseID + "|tool|" + name)
-			if pos < len(calls) {
-				pick, outcome = pos, outcomeDivergent
-				r.sessions.diverged(Divergence{Session: session, CaseID: caseID, Endpoint: endpointTool, Served: calls[pos].ID, Differences: diffs})
-				w.Header().Set(headerDivergence, "true")
-			}
-		} else {
-			r.record(req.Context(), endpointTool, outcomeMiss, start)
-			writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("strict replay: no recorded %s call with these arguments. Nearest recorded call %s differs at %s", name, calls[best].ID, describe(diffs)),
-				map[string]any{"nearest_tool_call_id": calls[best].ID, "differences": diffs})
-			return
-		}
-	}
-	if pick < 0 {
-		r.record(req.Context(), endpointTool, outcomeMiss, start)
-		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("case %s recorded no more calls of tool %q", caseID, name), nil)
-		return
-	}
-	r.sessions.served(session+"|"+caseID+"|tool|"+name, pick)
-	r.record(req.Context(), endpointTool, outcome, start)
-	writeJSON(w, http.StatusOK, calls[pick])
 }
 
 // argumentsValue is tool arguments as a JSON value (text that is not JSON stays a string).
@@ -347,48 +314,71 @@ func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "body must be {\"query\": …, \"data_source\": …}: "+err.Error(), nil)
 		return
 	}
-	q.Query = r.scrubber.Text(q.Query, &scrub.Report{})
+	shape := func(query, source string) any {
+		if q.DataSource == "" { // the data source counts only when the request names one
+			return map[string]any{"query": query}
+		}
+		return map[string]any{"query": query, "data_source": source}
+	}
+	refs := c.RetrievalRefs
+	i := r.lookup(w, req, recorded{
+		endpoint: endpointRetrieval, caseID: caseID, what: "retrieval", cursor: "retrieval", n: len(refs),
+		value: func(i int) any { return shape(refs[i].Query, refs[i].DataSource) },
+		label: func(i int) string { return refs[i].SpanID },
+	}, shape(r.scrubber.Text(q.Query, &scrub.Report{}), q.DataSource), start)
+	if i >= 0 {
+		writeJSON(w, http.StatusOK, refs[i])
+	}
+}
+
+// recorded describes the recorded items a tool or retrieval request is matched against.
+type recorded struct {
+	endpoint, caseID, what, cursor string
+	n                              int
+	value                          func(int) any    // item i, in the shape of the request
+	label                          func(int) string // how error messages name item i
+}
+
+// lookup chooses which recorded item answers a request: an exact match (identical recordings
+// in recorded order per session); else, in strict mode, a 404 naming the nearest item and the
+// differences, or in lenient mode the next item after the last one served, recorded as a
+// divergence. It writes the error itself and returns -1 when nothing is served.
+func (r *replay) lookup(w http.ResponseWriter, req *http.Request, rec recorded, requested any, start time.Time) int {
 	session := sessionKey(req)
+	served := session + "|" + rec.caseID + "|" + rec.cursor
 	var matches []int
-	for i, ref := range c.RetrievalRefs {
-		if ref.Query == q.Query && (q.DataSource == "" || ref.DataSource == q.DataSource) {
+	best, bestDiffs := -1, []Difference(nil)
+	for i := 0; i < rec.n; i++ {
+		d := diff("", rec.value(i), requested, 20, nil)
+		if len(d) == 0 {
 			matches = append(matches, i)
+		} else if best < 0 || len(d) < len(bestDiffs) {
+			best, bestDiffs = i, d
 		}
 	}
-	outcome := outcomeExact
-	pick := -1
-	if len(matches) > 0 {
-		pick = matches[r.sessions.next(session+"|"+caseID+"|retrieval|"+q.DataSource+"|"+q.Query, len(matches))]
-	} else if len(c.RetrievalRefs) > 0 {
-		var diffs []Difference
-		best := 0
-		for i, ref := range c.RetrievalRefs {
-			d := diff("", map[string]any{"query": ref.Query, "data_source": ref.DataSource}, map[string]any{"query": q.Query, "data_source": q.DataSource}, 20, nil)
-			if q.DataSource == "" {
-				d = diff("", map[string]any{"query": ref.Query}, map[string]any{"query": q.Query}, 20, nil)
-			}
-			if i == 0 || len(d) < len(diffs) {
-				best, diffs = i, d
-			}
-		}
-		if r.mode(req) != modeLenient {
-			r.record(req.Context(), endpointRetrieval, outcomeMiss, start)
-			writeError(w, http.StatusNotFound, "not_found_error", "strict replay: no recorded retrieval matches. Nearest differs at "+describe(diffs),
-				map[string]any{"nearest_span_id": c.RetrievalRefs[best].SpanID, "differences": diffs})
-			return
-		}
-		if pos := r.sessions.after(session + "|" + caseID + "|retrieval"); pos < len(c.RetrievalRefs) {
+	pick, outcome := -1, outcomeExact
+	switch {
+	case len(matches) > 0:
+		key, _ := json.Marshal(requested)
+		pick = matches[r.sessions.next(served+"|"+string(key), len(matches))]
+	case best >= 0 && r.mode(req) == modeStrict:
+		r.record(req.Context(), rec.endpoint, outcomeMiss, start)
+		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("strict replay: no recorded %s matches. Nearest recorded %s %s differs at %s", rec.what, rec.what, rec.label(best), describe(bestDiffs)),
+			map[string]any{"nearest": rec.label(best), "differences": bestDiffs})
+		return -1
+	case best >= 0:
+		if pos := r.sessions.after(served); pos < rec.n {
 			pick, outcome = pos, outcomeDivergent
-			r.sessions.diverged(Divergence{Session: session, CaseID: caseID, Endpoint: endpointRetrieval, Served: c.RetrievalRefs[pos].SpanID, Differences: diffs})
+			r.sessions.diverged(Divergence{Session: session, CaseID: rec.caseID, Endpoint: rec.endpoint, Served: rec.label(pos), Differences: bestDiffs})
 			w.Header().Set(headerDivergence, "true")
 		}
 	}
 	if pick < 0 {
-		r.record(req.Context(), endpointRetrieval, outcomeMiss, start)
-		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("case %s recorded no retrieval to serve", caseID), nil)
-		return
+		r.record(req.Context(), rec.endpoint, outcomeMiss, start)
+		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf("case %s recorded no (more) %s to serve", rec.caseID, rec.what), nil)
+		return -1
 	}
-	r.sessions.served(session+"|"+caseID+"|retrieval", pick)
-	r.record(req.Context(), endpointRetrieval, outcome, start)
-	writeJSON(w, http.StatusOK, c.RetrievalRefs[pick])
+	r.sessions.served(served, pick)
+	r.record(req.Context(), rec.endpoint, outcome, start)
+	return pick
 }

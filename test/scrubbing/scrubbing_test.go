@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/extension/extensiontest"
@@ -179,19 +180,7 @@ func TestPlantedSecretsNeverReachTheDataset(t *testing.T) {
 	}
 
 	root := filepath.Join(t.TempDir(), "reprise-data")
-	ef := replayparquetexporter.NewFactory()
-	ecfg := ef.CreateDefaultConfig().(*replayparquetexporter.Config)
-	ecfg.Directory = root
-	ecfg.Compression = "none" // so that the bytes on disk can be searched
-	ecfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-	exp, err := ef.CreateTraces(context.Background(), exportertest.NewNopSettings(ef.Type()), ecfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	sink := new(consumertest.TracesSink)
-	tee, _ := consumer.NewTraces(func(ctx context.Context, td ptrace.Traces) error {
-		require.NoError(t, sink.ConsumeTraces(ctx, td))
-		return exp.ConsumeTraces(ctx, td)
-	})
+	exp, sink, tee := datasetWriter(t, root, "none") // uncompressed, so the bytes on disk can be searched
 	run(t, processorConfig(), tee, td, ld)
 	// A second run, quarantined (no content recorded), with secrets in its resource and a tool
 	// argument: the quarantine dataset and its raw spans are checked too.
@@ -357,18 +346,7 @@ func TestScrubbedRecordingReplaysToTheRealSecret(t *testing.T) {
 		}
 	}
 	root := filepath.Join(t.TempDir(), "reprise-data")
-	ef := replayparquetexporter.NewFactory()
-	ecfg := ef.CreateDefaultConfig().(*replayparquetexporter.Config)
-	ecfg.Directory = root
-	ecfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-	exp, err := ef.CreateTraces(context.Background(), exportertest.NewNopSettings(ef.Type()), ecfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	sink := new(consumertest.TracesSink)
-	tee, _ := consumer.NewTraces(func(ctx context.Context, td ptrace.Traces) error {
-		require.NoError(t, sink.ConsumeTraces(ctx, td))
-		return exp.ConsumeTraces(ctx, td)
-	})
+	exp, sink, tee := datasetWriter(t, root, "zstd")
 	pcfg := processorConfig()
 	run(t, pcfg, tee, td, ld)
 	require.NoError(t, exp.Shutdown(context.Background()))
@@ -400,4 +378,23 @@ func TestScrubbedRecordingReplaysToTheRealSecret(t *testing.T) {
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode, "the live request with the real secret matches its scrubbed recording")
+}
+
+// datasetWriter is a replay_parquet exporter into root (synchronous: files are published when
+// ConsumeTraces returns) and a consumer that feeds it and a sink.
+func datasetWriter(t *testing.T, root, compression string) (exporter.Traces, *consumertest.TracesSink, consumer.Traces) {
+	ef := replayparquetexporter.NewFactory()
+	ecfg := ef.CreateDefaultConfig().(*replayparquetexporter.Config)
+	ecfg.Directory, ecfg.Compression = root, compression
+	ecfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+	exp, err := ef.CreateTraces(context.Background(), exportertest.NewNopSettings(ef.Type()), ecfg)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	sink := new(consumertest.TracesSink)
+	tee, err := consumer.NewTraces(func(ctx context.Context, td ptrace.Traces) error {
+		require.NoError(t, sink.ConsumeTraces(ctx, td))
+		return exp.ConsumeTraces(ctx, td)
+	})
+	require.NoError(t, err)
+	return exp, sink, tee
 }
