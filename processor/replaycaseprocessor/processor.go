@@ -302,28 +302,20 @@ func (p *caseProcessor) checkSpanLimit(b *traceBuffer, due []closing) []closing 
 func (p *caseProcessor) enforceLimits(due []closing) []closing {
 	for p.order.Len() > 0 {
 		var limit string
+		var value int64
 		switch {
 		case len(p.open) > p.cfg.Limits.MaxOpenTraces:
-			limit = fmt.Sprintf("limits.max_open_traces (%d)", p.cfg.Limits.MaxOpenTraces)
+			limit, value = "max_open_traces", int64(p.cfg.Limits.MaxOpenTraces)
 		case p.bytes > p.cfg.Limits.MaxBufferedBytes:
-			limit = fmt.Sprintf("limits.max_buffered_bytes (%d)", p.cfg.Limits.MaxBufferedBytes)
+			limit, value = "max_buffered_bytes", p.cfg.Limits.MaxBufferedBytes
 		default:
 			return due
 		}
 		oldest := p.order.Front().Value.(*traceBuffer)
-		p.telemetry.ProcessorReplayCaseEvictions.Add(context.Background(), 1, metric.WithAttributes(attribute.String("limit", limitName(limit))))
-		due = append(due, p.take(oldest, replaycase.ClosedEvicted, "closed early: "+limit+" reached"))
+		p.telemetry.ProcessorReplayCaseEvictions.Add(context.Background(), 1, metric.WithAttributes(attribute.String("limit", limit)))
+		due = append(due, p.take(oldest, replaycase.ClosedEvicted, fmt.Sprintf("closed early: limits.%s (%d) reached", limit, value)))
 	}
 	return due
-}
-
-func limitName(s string) string {
-	for i := range s {
-		if s[i] == ' ' {
-			return s[len("limits."):i]
-		}
-	}
-	return s
 }
 
 // take removes b from the open set. Caller holds mu.
