@@ -252,3 +252,69 @@ func TestLocalConfigIsValid(t *testing.T) {
 	require.NoError(t, err, string(out))
 	assert.False(t, strings.Contains(string(out), "rror"), string(out))
 }
+
+// With the local defaults (exporter flush 2 s, extension refresh 1 s), a case is replayable
+// within 5 s of its trace closing — also when two collectors write into the same root.
+func TestCasesReplayableWithinFiveSecondsFromTwoCollectors(t *testing.T) {
+	dir := t.TempDir()
+	replayPort := freePort(t)
+	var otlp []string
+	for i := 0; i < 2; i++ {
+		otlpPort := freePort(t)
+		ext := ""
+		if i == 0 {
+			ext = fmt.Sprintf("extensions:\n  replay: {endpoint: 127.0.0.1:%d, directory: %s/data}\n", replayPort, dir)
+		}
+		cfg := ext + fmt.Sprintf(`
+receivers: {otlp: {protocols: {http: {endpoint: 127.0.0.1:%d}}}}
+processors: {replay_case: {root_grace_period: 500ms}}
+exporters:
+  replay_parquet: {directory: %s/data, staging_directory: %s/staging-%d, sending_queue: {batch: {flush_timeout: 2s}}}
+  nop: {}
+service:
+  extensions: [%s]
+  telemetry: {metrics: {level: none}}
+  pipelines:
+    traces: {receivers: [otlp], processors: [replay_case], exporters: [replay_parquet]}
+    logs: {receivers: [otlp], processors: [replay_case], exporters: [nop]}
+`, otlpPort, dir, dir, i, map[bool]string{true: "replay", false: ""}[i == 0])
+		path := filepath.Join(dir, fmt.Sprintf("collector-%d.yaml", i))
+		require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+		c := &collector{output: new(bytes.Buffer), otlp: fmt.Sprintf("http://127.0.0.1:%d", otlpPort)}
+		c.cmd = exec.Command(binary, "--config", path)
+		c.cmd.Stdout, c.cmd.Stderr = c.output, c.output
+		require.NoError(t, c.cmd.Start())
+		t.Cleanup(func() { _ = c.cmd.Process.Kill(); _ = c.cmd.Wait() })
+		waitListening(t, otlpPort, c)
+		otlp = append(otlp, c.otlp)
+	}
+	runs := []string{testfixtures.Traceloop, testfixtures.OpenInference}
+	sent := time.Now()
+	for i, run := range runs {
+		resp, err := http.Post(otlp[i]+"/v1/traces", "application/json", bytes.NewReader(readFixture(t, run)))
+		require.NoError(t, err)
+		resp.Body.Close()
+	}
+	closed := sent.Add(500 * time.Millisecond) // the root grace period
+	for _, service := range []string{"holdout-agent-traceloop", "holdout-agent-openinference"} {
+		for {
+			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/v1/cases?agent=weather-bot", replayPort))
+			if err == nil {
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if strings.Contains(string(body), service) {
+					break
+				}
+			}
+			require.Less(t, time.Since(closed), 5*time.Second, "%s not replayable within 5 s of its trace closing", service)
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Logf("%s replayable %s after its trace closed", service, time.Since(closed).Round(10*time.Millisecond))
+	}
+}
+
+func readFixture(t *testing.T, run string) []byte {
+	b, err := os.ReadFile(filepath.Join(testfixtures.Dir(), run, "traces.json"))
+	require.NoError(t, err)
+	return b
+}
