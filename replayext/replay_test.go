@@ -18,15 +18,20 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/reprise-dev/reprise/exporter/replayparquetexporter"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/internal/testpipeline"
 	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/replayext/internal/metadata"
+	"github.com/reprise-dev/reprise/replayext/internal/metadatatest"
 )
 
 // writeDataset runs fixture runs (each copy with its own trace id) through the processor and
@@ -57,6 +62,10 @@ type server struct {
 }
 
 func startReplay(t *testing.T, root string, mutate func(*Config)) *server {
+	return startReplayWith(t, root, mutate, extensiontest.NewNopSettings(metadata.Type))
+}
+
+func startReplayWith(t *testing.T, root string, mutate func(*Config), set extension.Settings) *server {
 	cfg := createDefaultConfig().(*Config)
 	cfg.Directory = root
 	cfg.NetAddr.Endpoint = "127.0.0.1:0"
@@ -65,7 +74,7 @@ func startReplay(t *testing.T, root string, mutate func(*Config)) *server {
 		mutate(cfg)
 	}
 	require.NoError(t, cfg.Validate())
-	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), cfg)
+	ext, err := NewFactory().Create(context.Background(), set, cfg)
 	require.NoError(t, err)
 	require.NoError(t, ext.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, ext.Shutdown(context.Background())) })
@@ -394,4 +403,26 @@ func TestNewCasesBecomeReplayable(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Logf("replayable %s after the file was published", time.Since(written).Round(time.Millisecond))
+}
+
+func TestLookupTelemetry(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	cases := writeDataset(t, root, testfixtures.OTelEvents)
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	s := startReplayWith(t, root, nil, metadatatest.NewSettings(tel))
+	path := "/v1/cases/" + cases[0].CaseID + "/openai/v1/chat/completions"
+	req := sdkRequests(t)[0]
+	s.do("POST", path, req, nil) // exact
+	req["messages"].([]any)[1].(map[string]any)["content"] = "changed"
+	s.do("POST", path, req, nil)                                                                 // miss
+	s.do("POST", path, req, map[string]string{headerMode: modeLenient, "X-Replay-Session": "t"}) // divergent
+	chat := func(outcome string) metricdata.DataPoint[int64] {
+		return metricdata.DataPoint[int64]{Value: 1, Attributes: attribute.NewSet(attribute.String("endpoint", "chat"), attribute.String("outcome", outcome))}
+	}
+	metadatatest.AssertEqualExtensionReplayLookups(t, tel, []metricdata.DataPoint[int64]{chat("exact"), chat("miss"), chat("divergent")},
+		metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
+	got, err := tel.GetMetric("otelcol_extension_replay_lookup_duration")
+	require.NoError(t, err)
+	assert.Equal(t, uint64(3), got.Data.(metricdata.Histogram[float64]).DataPoints[0].Count)
 }
