@@ -34,8 +34,6 @@ const (
 	ClosedEvicted   CloseCause = "evicted"      // a memory limit closed it early
 	ClosedSpanLimit CloseCause = "span_limit"   // it reached max_spans_per_trace
 	ClosedShutdown  CloseCause = "shutdown"     // the collector shut down
-	ClosedReprocess CloseCause = "reprocessed"  // built again from stored telemetry (re-drive)
-	ClosedUnknown   CloseCause = ""
 )
 
 // StepKind classifies a step.

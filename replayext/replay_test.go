@@ -15,9 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/config/configoptional"
-	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -26,7 +23,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
-	"github.com/reprise-dev/reprise/exporter/replayparquetexporter"
+	"github.com/reprise-dev/reprise/internal/testdataset"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/internal/testpipeline"
 	"github.com/reprise-dev/reprise/replaycase"
@@ -37,17 +34,11 @@ import (
 // writeDataset runs fixture runs (each copy with its own trace id) through the processor and
 // the exporter into root.
 func writeDataset(t *testing.T, root string, runs ...string) []*replaycase.Case {
-	f := replayparquetexporter.NewFactory()
-	cfg := f.CreateDefaultConfig().(*replayparquetexporter.Config)
-	cfg.Directory = root
-	cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-	exp, err := f.CreateTraces(context.Background(), exportertest.NewNopSettings(f.Type()), cfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	exp := testdataset.Writer(t, root, "zstd")
 	var traces []ptrace.Traces
 	for i, run := range runs {
 		td := testfixtures.Traces(t, run)
-		testfixtures.WithTraceID(td, plog.NewLogs(), int(time.Now().UnixNano()%1e6)*10+i)
+		testfixtures.WithTraceID(td, plog.NewLogs(), i)
 		traces = append(traces, td)
 	}
 	cases := testpipeline.RunTraces(t, exp, runs, traces)

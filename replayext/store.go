@@ -2,7 +2,6 @@ package replayext
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -64,7 +63,7 @@ func (s *store) refresh() (added int, failed map[string]error) {
 		if done {
 			continue
 		}
-		rows, err := readCases(f)
+		rows, err := parquet.ReadFile[replaycase.Case](f)
 		if err != nil {
 			if failed == nil {
 				failed = map[string]error{}
@@ -99,13 +98,6 @@ func (s *store) refresh() (added int, failed map[string]error) {
 		return a.CaseID < b.CaseID
 	})
 	return added, failed
-}
-
-func readCases(path string) ([]replaycase.Case, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, err
-	}
-	return parquet.ReadFile[replaycase.Case](path)
 }
 
 // add indexes one case. Caller holds mu.

@@ -44,13 +44,13 @@ type caseProcessor struct {
 	order   *list.List    // open traces, oldest first
 	closed  *recentTraces // recently closed trace ids, to recognise late spans
 	bytes   int64
+	started bool // the sweeper runs
 	stopped bool // Shutdown has flushed the buffers
 
-	users     int // pipelines sharing this instance
-	release   func()
-	startOnce sync.Once
-	stop      chan struct{}
-	done      chan struct{}
+	users   int // pipelines sharing this instance
+	release func()
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 // traceBuffer is one open case.
@@ -110,12 +110,16 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 
 // Start starts the sweeper once for all pipelines that share the instance.
 func (p *caseProcessor) Start(context.Context, component.Host) error {
-	p.startOnce.Do(func() {
-		if p.nextTraces == nil {
-			p.logger.Warn("replay_case is in no traces pipeline: it cannot emit cases, so it passes log events through unchanged")
-		}
-		go p.sweepLoop()
-	})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started || p.stopped {
+		return nil
+	}
+	p.started = true
+	if p.nextTraces == nil {
+		p.logger.Warn("replay_case is in no traces pipeline: it cannot emit cases, so it passes log events through unchanged")
+	}
+	go p.sweepLoop()
 	return nil
 }
 
@@ -132,12 +136,10 @@ func (p *caseProcessor) Shutdown(ctx context.Context) error {
 
 	var err error
 	p.mu.Lock()
-	first := !p.stopped
+	first, started := !p.stopped, p.started
 	p.stopped = true
 	p.mu.Unlock()
 	if first {
-		started := true
-		p.startOnce.Do(func() { started = false })
 		if started {
 			close(p.stop)
 			<-p.done

@@ -110,11 +110,49 @@ func (d *downstream) waitCases(t *testing.T, n int) []*replaycase.Case {
 
 type collector struct {
 	cmd    *exec.Cmd
-	output interface {
-		io.Writer
-		String() string
+	output *logBuffer
+	otlp   string
+}
+
+// logBuffer collects a process's output; safe to read while the process writes.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// launch runs the collector with the given config and waits until its OTLP/HTTP receiver on
+// otlpPort accepts connections. It is killed when the test ends.
+func launch(t *testing.T, config string, otlpPort int) *collector {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(config), 0o600))
+	c := &collector{output: new(logBuffer), otlp: fmt.Sprintf("http://127.0.0.1:%d", otlpPort)}
+	c.cmd = exec.Command(binary, "--config", path)
+	c.cmd.Stdout, c.cmd.Stderr = c.output, c.output
+	require.NoError(t, c.cmd.Start())
+	t.Cleanup(func() { _ = c.cmd.Process.Kill(); _ = c.cmd.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", otlpPort)); err == nil {
+			conn.Close()
+			return c
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	otlp string
+	t.Fatalf("collector did not start:\n%s", c.output)
+	return nil
 }
 
 // startCollector runs the binary with config/local.yaml's pipelines, its OTLP/HTTP receiver on
@@ -153,23 +191,7 @@ service:
       processors: [replay_case]
       exporters: [debug]
 `, otlpPort, processorCfg, d.URL)
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
-	c := &collector{output: new(bytes.Buffer), otlp: fmt.Sprintf("http://127.0.0.1:%d", otlpPort)}
-	c.cmd = exec.Command(binary, "--config", path)
-	c.cmd.Stdout, c.cmd.Stderr = c.output, c.output
-	require.NoError(t, c.cmd.Start())
-	t.Cleanup(func() { _ = c.cmd.Process.Kill(); _ = c.cmd.Wait() })
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", otlpPort)); err == nil {
-			conn.Close()
-			return c
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("collector did not start:\n%s", c.output)
-	return nil
+	return launch(t, cfg, otlpPort)
 }
 
 func (c *collector) post(t *testing.T, signal, file string) {
@@ -278,15 +300,7 @@ service:
     traces: {receivers: [otlp], processors: [replay_case], exporters: [replay_parquet]}
     logs: {receivers: [otlp], processors: [replay_case], exporters: [nop]}
 `, otlpPort, dir, dir, i, map[bool]string{true: "replay", false: ""}[i == 0])
-		path := filepath.Join(dir, fmt.Sprintf("collector-%d.yaml", i))
-		require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
-		c := &collector{output: new(bytes.Buffer), otlp: fmt.Sprintf("http://127.0.0.1:%d", otlpPort)}
-		c.cmd = exec.Command(binary, "--config", path)
-		c.cmd.Stdout, c.cmd.Stderr = c.output, c.output
-		require.NoError(t, c.cmd.Start())
-		t.Cleanup(func() { _ = c.cmd.Process.Kill(); _ = c.cmd.Wait() })
-		waitListening(t, otlpPort, c)
-		otlp = append(otlp, c.otlp)
+		otlp = append(otlp, launch(t, cfg, otlpPort).otlp)
 	}
 	runs := []string{testfixtures.Traceloop, testfixtures.OpenInference}
 	sent := time.Now()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -127,20 +126,10 @@ service:
       processors: [replay_case]
       exporters: [nop]
 `, dir, otlpPort, metricsPort)
-	path := filepath.Join(dir, "config.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
 	metrics := fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
 	root := filepath.Join(dir, "data")
 
-	run := func() *collector {
-		c := &collector{output: new(strings.Builder), otlp: fmt.Sprintf("http://127.0.0.1:%d", otlpPort)}
-		c.cmd = exec.Command(binary, "--config", path)
-		c.cmd.Stdout, c.cmd.Stderr = c.output, c.output
-		require.NoError(t, c.cmd.Start())
-		t.Cleanup(func() { _ = c.cmd.Process.Kill(); _ = c.cmd.Wait() })
-		waitListening(t, otlpPort, c)
-		return c
-	}
+	run := func() *collector { return launch(t, cfg, otlpPort) }
 
 	const runs, perRequest = 2000, 100
 	first := run()
@@ -181,17 +170,4 @@ service:
 		dups += n - 1
 	}
 	t.Logf("after restart: %d distinct cases, %d duplicate rows (recognisable by case_id)", len(after), dups)
-}
-
-func waitListening(t *testing.T, port int, c *collector) {
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/v1/traces", port), "application/json", strings.NewReader("{}"))
-		if err == nil {
-			resp.Body.Close()
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("collector did not start:\n%s", c.output)
 }

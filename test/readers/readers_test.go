@@ -20,13 +20,9 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/config/configoptional"
-	"go.opentelemetry.io/collector/exporter/exporterhelper"
-	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/reprise-dev/reprise/exporter/replayparquetexporter"
+	"github.com/reprise-dev/reprise/internal/testdataset"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/internal/testpipeline"
 	"github.com/reprise-dev/reprise/replaycase"
@@ -34,13 +30,8 @@ import (
 
 // writeDataset runs fixture runs through the processor and the exporter into a new root.
 func writeDataset(t *testing.T, runs []string, traces []ptrace.Traces) (string, []*replaycase.Case) {
-	f := replayparquetexporter.NewFactory()
-	cfg := f.CreateDefaultConfig().(*replayparquetexporter.Config)
-	cfg.Directory = filepath.Join(t.TempDir(), "reprise-data")
-	cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
-	exp, err := f.CreateTraces(context.Background(), exportertest.NewNopSettings(f.Type()), cfg)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	root := filepath.Join(t.TempDir(), "reprise-data")
+	exp := testdataset.Writer(t, root, "zstd")
 	var cases []*replaycase.Case
 	if traces == nil {
 		cases = testpipeline.Run(t, exp, runs...)
@@ -48,7 +39,7 @@ func writeDataset(t *testing.T, runs []string, traces []ptrace.Traces) (string, 
 		cases = testpipeline.RunTraces(t, exp, runs, traces)
 	}
 	require.NoError(t, exp.Shutdown(context.Background()))
-	return cfg.Directory, cases
+	return root, cases
 }
 
 func duck(t *testing.T) *sql.DB {

@@ -1,0 +1,36 @@
+package scrub
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"strings"
+	"testing"
+)
+
+// BenchmarkText measures the scrubber on ordinary agent content (a prompt and a JSON tool
+// result, nothing to find) and on one large value that defeats the prefilters (random base64,
+// full of digits).
+// Run: go test -run '^$' -bench Text -benchmem -count 6 ./scrub/
+func BenchmarkText(b *testing.B) {
+	s, err := New(DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	prompt := strings.Repeat("You are a weather assistant. Use get_weather(city, unit) for live conditions. What is the weather in Paris today? ", 20)
+	result := `{"city":"Paris","temperature":14,"unit":"celsius","sky":"overcast","forecast":[` + strings.Repeat(`{"day":"mon","high":16,"low":9},`, 30) + `{"day":"tue","high":15,"low":8}]}`
+	raw := make([]byte, 3<<20)
+	_, _ = rand.Read(raw)
+	for _, tc := range []struct{ name, text string }{
+		{"prompt", prompt},
+		{"json_tool_result", result},
+		{"random_base64_4MiB", base64.StdEncoding.EncodeToString(raw)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			for i := 0; i < b.N; i++ {
+				var r Report
+				s.Text(tc.text, &r)
+			}
+		})
+	}
+}
