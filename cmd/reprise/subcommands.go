@@ -22,6 +22,7 @@ func init() {
 		os.Exit(cli.ExitOK)
 	}
 	if run, ok := cli.Lookup(os.Args[1]); ok {
+		cli.Factories = components
 		os.Exit(run(os.Args[2:], os.Stdout, os.Stderr))
 	}
 }
