@@ -51,8 +51,8 @@ func newHarness(t *testing.T, mutate func(*Config)) *harness {
 	require.NoError(t, err)
 	h.logs, err = createLogs(context.Background(), set, cfg, h.logOut)
 	require.NoError(t, err)
-	h.p = h.traces.(*tracesProcessor).caseProcessor
-	require.Same(t, h.p, h.logs.(*logsProcessor).caseProcessor, "traces and logs share one instance")
+	h.p = h.traces.(*tracesProcessor).Unwrap()
+	require.Same(t, h.p, h.logs.(*logsProcessor).Unwrap(), "traces and logs share one instance")
 	h.p.now = func() time.Time { return h.clock }
 	t.Cleanup(func() { _ = h.tel.Shutdown(context.Background()) })
 	return h
