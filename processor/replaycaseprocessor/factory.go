@@ -28,13 +28,15 @@ func createDefaultConfig() component.Config {
 		IdleTimeout:     30 * time.Second,
 		MaxAge:          5 * time.Minute,
 		Limits: LimitsConfig{
-			MaxOpenTraces:    10_000,
-			MaxSpansPerTrace: 5_000,
-			MaxBufferedBytes: 256 << 20,
+			MaxOpenTraces:     10_000,
+			MaxSpansPerTrace:  5_000,
+			MaxEventsPerTrace: 5_000,
+			MaxBufferedBytes:  256 << 20,
 		},
-		Evidence: EvidenceConfig{Require: allChecks()},
-		RawSpans: rawQuarantined,
-		Scrub:    scrub.DefaultConfig(),
+		Evidence:      EvidenceConfig{Require: allChecks()},
+		RawSpans:      rawQuarantined,
+		EmitBatchSize: 256,
+		Scrub:         scrub.DefaultConfig(),
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
@@ -40,6 +42,7 @@ import (
 // All buffer state is guarded by mu; building and emitting cases happens outside the lock.
 type caseProcessor struct {
 	cfg        *Config
+	id         component.ID
 	logger     *zap.Logger
 	telemetry  *metadata.TelemetryBuilder
 	nextTraces consumer.Traces
@@ -50,13 +53,21 @@ type caseProcessor struct {
 	scrubber   *scrub.Scrubber
 	now        func() time.Time
 
-	mu      sync.Mutex
-	open    map[pcommon.TraceID]*traceBuffer
-	order   *list.List    // open traces, oldest first
-	closed  *recentTraces // recently closed trace ids, to recognise late spans
-	bytes   int64
-	started bool // the sweeper runs
-	stopped bool // Shutdown has flushed the buffers
+	mu          sync.Mutex
+	open        map[pcommon.TraceID]*traceBuffer
+	order       *list.List    // open traces, oldest first
+	closed      *recentTraces // recently closed trace ids, to recognise late spans
+	bytes       int64         // estimated heap of open, closed-unsent and refused cases
+	closedBytes int64         // the part of bytes that is closed cases waiting to be sent
+	outbox      []closing     // closed cases not yet built and sent
+	pending     []*batch      // built cases the next consumer refused, oldest first
+	started     bool          // the sweeper runs
+	stopped     bool          // Shutdown has flushed the buffers
+
+	flushRetry time.Duration // how long Shutdown retries a refusing next consumer
+	emitMu     sync.Mutex    // one sender at a time, so that cases leave in the order they closed
+	dropLog    *zap.Logger   // every dropped case, unsampled (droplog.go)
+	wal        *wal          // write-ahead copy of accepted telemetry; nil methods are no-ops
 
 	stop chan struct{}
 	done chan struct{}
@@ -81,6 +92,7 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 	}
 	return &caseProcessor{
 		cfg:        cfg,
+		id:         set.ID,
 		logger:     set.Logger,
 		telemetry:  tb,
 		required:   cfg.requiredReasons(),
@@ -91,13 +103,27 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 		open:       map[pcommon.TraceID]*traceBuffer{},
 		order:      list.New(),
 		closed:     newRecentTraces(cfg.Limits.MaxOpenTraces),
+		dropLog:    newDropLogger(set),
+		flushRetry: flushRetry,
 		stop:       make(chan struct{}),
 		done:       make(chan struct{}),
 	}, nil
 }
 
-// Start starts the sweeper. The shared-component wrapper calls it once for both pipelines.
-func (p *caseProcessor) Start(context.Context, component.Host) error {
+// Start opens the write-ahead storage, restores the cases that were open when the process
+// last stopped, and starts the sweeper. The shared-component wrapper calls it once for both
+// pipelines.
+func (p *caseProcessor) Start(ctx context.Context, host component.Host) error {
+	if p.cfg.Storage != nil {
+		w, err := openWAL(ctx, host, *p.cfg.Storage, p.id, p.logger)
+		if err != nil {
+			return err
+		}
+		p.wal = w
+		if err := p.restore(ctx); err != nil {
+			return err
+		}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.started || p.stopped {
@@ -127,31 +153,63 @@ func (p *caseProcessor) Shutdown(ctx context.Context) error {
 		<-p.done
 	}
 	err := p.flush(ctx)
+	err = errors.Join(err, p.wal.close(ctx))
 	p.telemetry.Shutdown()
 	return err
 }
 
-// ConsumeTraces buffers spans per trace. Cases closed early by a limit are emitted before it
-// returns, so limits apply back-pressure and their errors reach the caller.
+// errBackpressure refuses new data while closed cases cannot be sent. It is not permanent, so
+// the OTLP receiver answers 503 / UNAVAILABLE and the client retries later, as with the
+// memory_limiter processor: what was acknowledged is kept, what is refused was never taken.
+var errBackpressure = errors.New("replay_case: the next consumer is refusing closed cases; retry later")
+
+// ConsumeTraces buffers spans per trace. It refuses the request, before taking anything from
+// it, while closed cases wait for the next consumer (admit). Cases closed by a limit are sent
+// in batches; their delivery errors stay with the processor, which keeps and resends them: the
+// caller's own spans were accepted.
 func (p *caseProcessor) ConsumeTraces(ctx context.Context, td ptrace.Traces) error {
+	if err := p.admit(ctx); err != nil {
+		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(td.SpanCount()), metric.WithAttributes(attribute.String("signal", "traces")))
+		return err
+	}
+	trusted := ptrace.NewTraces()
+	if p.cfg.TrustedUpstream {
+		trusted = takeCaseSpans(td)
+	}
 	chunks := splitTraces(td)
+	// Stored as received, before sanitizing, so that a restore repairs and flags the same way.
+	if err := p.wal.writeTraces(ctx, chunks); err != nil {
+		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(td.SpanCount()), metric.WithAttributes(attribute.String("signal", "traces")))
+		return err
+	}
+	var fixed sanitized
+	for _, c := range chunks {
+		s := sanitizeTraces(c.td)
+		c.repaired = s.repaired
+		fixed.add(s)
+	}
+	p.countSanitized(ctx, "traces", fixed)
 	p.mu.Lock()
 	now := p.now()
 	var due []closing
 	for _, c := range chunks {
-		b := p.buffer(c.id, now)
-		b.rootSeen = b.rootSeen || c.root
-		p.grow(b, c.items, int64(tracesSizer.TracesSize(c.td)))
-		c.td.ResourceSpans().MoveAndAppendTo(b.spans.ResourceSpans())
-		due = p.checkSpanLimit(b, due)
+		p.telemetry.ProcessorReplayCaseReceived.Add(ctx, int64(c.items), metric.WithAttributes(attribute.String("signal", "traces")))
+		due = p.addSpans(c, now, due)
 	}
 	due = p.enforceLimits(due)
+	p.outbox = append(p.outbox, due...)
 	stopped := p.stopped
 	p.mu.Unlock()
-	err := p.emit(ctx, due)
-	if stopped {
-		err = errors.Join(err, p.flush(ctx))
+
+	var err error
+	if trusted.SpanCount() > 0 {
+		// Case spans from a trusted tier were not buffered: their delivery error is the caller's.
+		err = p.nextTraces.ConsumeTraces(ctx, trusted)
 	}
+	if stopped {
+		return errors.Join(err, p.flush(ctx))
+	}
+	p.drainIfDue(ctx)
 	return err
 }
 
@@ -162,27 +220,50 @@ func (p *caseProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	stopped := p.stopped
 	p.mu.Unlock()
 	if p.nextTraces == nil || stopped {
+		p.countSanitized(ctx, "logs", sanitizeLogs(ld))
 		p.scrubber.Logs(ld, &scrub.Report{})
 		return p.nextLogs.ConsumeLogs(ctx, ld)
 	}
+	if err := p.admit(ctx); err != nil {
+		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(ld.LogRecordCount()), metric.WithAttributes(attribute.String("signal", "logs")))
+		return err
+	}
 	chunks := splitLogs(ld, p.cfg.ForwardJoinedLogs)
+	if err := p.wal.writeLogs(ctx, chunks); err != nil {
+		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(ld.LogRecordCount()), metric.WithAttributes(attribute.String("signal", "logs")))
+		return err
+	}
+	fixed := sanitizeLogs(ld) // the records passed on
+	for _, c := range chunks {
+		s := sanitizeLogs(c.ld)
+		c.repaired = s.repaired
+		fixed.add(s)
+	}
+	p.countSanitized(ctx, "logs", fixed)
 	p.mu.Lock()
 	now := p.now()
-	var due []closing
 	for _, c := range chunks {
-		b := p.buffer(c.id, now)
-		p.grow(b, c.items, int64(logsSizer.LogsSize(c.ld)))
-		c.ld.ResourceLogs().MoveAndAppendTo(b.events.ResourceLogs())
-		due = p.checkSpanLimit(b, due)
+		p.telemetry.ProcessorReplayCaseReceived.Add(ctx, int64(c.items), metric.WithAttributes(attribute.String("signal", "logs")))
+		p.addEvents(c, now)
 	}
-	due = p.enforceLimits(due)
+	p.outbox = append(p.outbox, p.enforceLimits(nil)...)
 	p.mu.Unlock()
-	err := p.emit(ctx, due)
+	p.drainIfDue(ctx)
 	if ld.LogRecordCount() > 0 {
 		p.scrubber.Logs(ld, &scrub.Report{}) // what passes on is scrubbed too
-		err = errors.Join(err, p.nextLogs.ConsumeLogs(ctx, ld))
+		return p.nextLogs.ConsumeLogs(ctx, ld)
 	}
-	return err
+	return nil
+}
+
+func (p *caseProcessor) countSanitized(ctx context.Context, signal string, s sanitized) {
+	attrs := metric.WithAttributes(attribute.String("signal", signal))
+	if s.reserved > 0 {
+		p.telemetry.ProcessorReplayCaseReservedAttributes.Add(ctx, int64(s.reserved), attrs)
+	}
+	if s.repaired > 0 {
+		p.telemetry.ProcessorReplayCaseInvalidUtf8.Add(ctx, int64(s.repaired), attrs)
+	}
 }
 
 // MutatesData is true: the processor moves spans and log records into its buffers instead of

@@ -58,7 +58,6 @@ func TestSplitTracesGroupsByTraceKeepingResourceAndScope(t *testing.T) {
 	one, two := chunks[0], chunks[1]
 	assert.Equal(t, pcommon.TraceID{1}, one.id, "chunks in order of first appearance")
 	assert.Equal(t, 3, one.items)
-	assert.True(t, one.root)
 	assert.Equal(t, []byte{1, 3, 4}, spanIDs(one.td))
 	require.Equal(t, 1, one.td.ResourceSpans().Len(), "one resource copied once")
 	require.Equal(t, 2, one.td.ResourceSpans().At(0).ScopeSpans().Len(), "one scope per source scope")

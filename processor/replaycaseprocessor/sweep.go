@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -26,9 +24,8 @@ func (p *caseProcessor) sweepLoop() {
 		case <-p.stop:
 			return
 		case <-t.C:
-			if err := p.sweep(context.Background()); err != nil {
-				p.logger.Error("emitting closed cases failed", zap.Error(err))
-			}
+			// A refusal is logged where the batch is first refused, and kept for the next sweep.
+			_ = p.sweep(context.Background())
 		}
 	}
 }
@@ -57,17 +54,17 @@ func (p *caseProcessor) sweep(ctx context.Context) error {
 			due = append(due, p.take(b, replaycase.ClosedMaxAge, fmt.Sprintf("open for %s", p.cfg.MaxAge)))
 		}
 	}
+	p.outbox = append(p.outbox, due...)
 	p.mu.Unlock()
-	return p.emit(ctx, due)
+	return p.drain(ctx)
 }
 
-// flush closes every open case as of shutdown.
+// flush closes every open case as of shutdown and sends everything closed.
 func (p *caseProcessor) flush(ctx context.Context) error {
 	p.mu.Lock()
-	var all []closing
 	for e := p.order.Front(); e != nil; e = p.order.Front() {
-		all = append(all, p.take(e.Value.(*traceBuffer), replaycase.ClosedShutdown, "collector shutdown"))
+		p.outbox = append(p.outbox, p.take(e.Value.(*traceBuffer), replaycase.ClosedShutdown, "collector shutdown"))
 	}
 	p.mu.Unlock()
-	return p.emit(ctx, all)
+	return p.drainAtShutdown(ctx)
 }

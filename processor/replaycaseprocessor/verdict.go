@@ -9,6 +9,9 @@ import (
 	"github.com/reprise-dev/reprise/scrub"
 )
 
+// zeroTraceID is the trace id written for spans that came without one (encoded as 32 zeros).
+const zeroTraceID = "00000000000000000000000000000000"
+
 // buildCase assembles and judges one case. ok is false for a trace without GenAI telemetry.
 func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.Case, bool) {
 	b := cl.buf
@@ -42,8 +45,21 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.
 	case cl.cause == replaycase.ClosedMaxAge && !hasRoot:
 		c.Quarantine(replaycase.ReasonMaxAge, cl.detail, "")
 	}
-	if b.late {
-		c.Quarantine(replaycase.ReasonLateSpans, "spans or events arrived after this trace's case was closed; this is a fragment", "")
+	if b.fragment > 0 {
+		// A fragment must never take the id of the case closed before it (the same spans sent
+		// again after the case closed would otherwise give a second row under that id).
+		c.CaseID = replaycase.ID(c.Provenance.TraceID, fmt.Sprintf("fragment/%d/%s", b.fragment, c.CaseID))
+		c.Quarantine(replaycase.ReasonLateSpans, fmt.Sprintf("spans or events arrived after this trace's case was closed; this is fragment %d", b.fragment), "")
+	}
+	if cl.cause == replaycase.ClosedInvalidTraceID {
+		c.Provenance.TraceID = zeroTraceID
+		c.Quarantine(replaycase.ReasonInvalidTraceID, "the spans have an all-zero trace id, so they cannot be grouped into runs; this case holds the ones of one request", "")
+	}
+	if b.repaired > 0 {
+		c.Quarantine(replaycase.ReasonInvalidUTF8, fmt.Sprintf("%d strings were not valid UTF-8; invalid bytes were replaced with U+FFFD", b.repaired), "")
+	}
+	if b.droppedEvents > 0 {
+		c.Quarantine(replaycase.ReasonEventLimit, fmt.Sprintf("%d GenAI log events past limits.max_events_per_trace (%d) were dropped", b.droppedEvents, p.cfg.Limits.MaxEventsPerTrace), "")
 	}
 	c.Metadata = p.metadata.eval(ctx, b.spans, c.Provenance.RootSpanID)
 	c.Assertions = p.assertions.eval(ctx, b.spans, c.Provenance.RootSpanID)
