@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.uber.org/zap"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
@@ -53,6 +54,7 @@ func newHarness(t *testing.T, mutate func(*Config)) *harness {
 	h.p = h.traces.(*tracesProcessor).Unwrap()
 	require.Same(t, h.p, h.logs.(*logsProcessor).Unwrap(), "traces and logs share one instance")
 	h.p.now = func() time.Time { return h.clock }
+	h.p.dropLog = zap.NewNop() // tests that check drops install an observer
 	t.Cleanup(func() { _ = h.tel.Shutdown(context.Background()) })
 	return h
 }
