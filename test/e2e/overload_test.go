@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -239,6 +240,14 @@ func TestOverloadLosesNothingAndRefusesAtTheDoor(t *testing.T) {
 		runs, time.Since(start).Round(time.Millisecond), len(rows), s.refused.Load(), peakRSS(c.cmd.Process.Pid)>>20,
 		metric(metrics, "otelcol_processor_replay_case_evictions"))
 	assertConserved(t, rows, sent, metrics)
+
+	// The script users run after a load test agrees.
+	rec := exec.Command("go", "run", "./scripts/reconcile", "-metrics", metrics, "-dataset", filepath.Join(dir, "data"))
+	rec.Dir = repoRoot()
+	out, err := rec.CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "OK: every closed case is a row")
+	t.Logf("scripts/reconcile:\n%s", out)
 	c.stop(t)
 }
 
