@@ -74,7 +74,6 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		b.spanCount = c.td.SpanCount()
 		b.bytes = memTraces(c.td)
 		p.bytes += b.bytes
-		p.closedBytes += b.bytes
 		p.telemetry.ProcessorReplayCaseBufferedBytes.Add(context.Background(), b.bytes)
 		c.td.ResourceSpans().MoveAndAppendTo(b.spans.ResourceSpans())
 		return append(due, closing{buf: b, cause: replaycase.ClosedInvalidTraceID, detail: "spans without a trace id"})
@@ -184,8 +183,9 @@ func (p *caseProcessor) grow(b *traceBuffer, items int, size int64) {
 }
 
 // enforceLimits closes the oldest open cases until the open-trace and byte limits hold. Closed
-// cases stay counted in p.bytes until they are sent, so closing alone cannot bring p.bytes under
-// the byte limit: it closes open cases while they are more than the limit's share. Caller holds mu.
+// cases stay counted in p.bytes until they are sent (drainIfDue sends them when p.bytes is over
+// the limit), so memory held stays within the limit plus one request: data is admitted only
+// while nothing waits for the next consumer. Caller holds mu.
 func (p *caseProcessor) enforceLimits(due []closing) []closing {
 	for p.order.Len() > 0 {
 		var limit string
@@ -193,7 +193,7 @@ func (p *caseProcessor) enforceLimits(due []closing) []closing {
 		switch {
 		case len(p.open) > p.cfg.Limits.MaxOpenTraces:
 			limit, value = "max_open_traces", int64(p.cfg.Limits.MaxOpenTraces)
-		case p.openBytes() > p.cfg.Limits.MaxBufferedBytes:
+		case p.bytes > p.cfg.Limits.MaxBufferedBytes:
 			limit, value = "max_buffered_bytes", p.cfg.Limits.MaxBufferedBytes
 		default:
 			return due
@@ -205,9 +205,6 @@ func (p *caseProcessor) enforceLimits(due []closing) []closing {
 	return due
 }
 
-// openBytes is the memory held by open cases. Caller holds mu.
-func (p *caseProcessor) openBytes() int64 { return p.bytes - p.closedBytes }
-
 // take removes b from the open set; its memory stays counted until the case is sent. Caller
 // holds mu.
 func (p *caseProcessor) take(b *traceBuffer, cause replaycase.CloseCause, detail string) closing {
@@ -215,7 +212,6 @@ func (p *caseProcessor) take(b *traceBuffer, cause replaycase.CloseCause, detail
 	b.elem = nil
 	delete(p.open, b.id)
 	p.closed.add(b.id)
-	p.closedBytes += b.bytes
 	ctx := context.Background()
 	p.telemetry.ProcessorReplayCaseOpenCases.Add(ctx, -1)
 	p.telemetry.ProcessorReplayCaseBufferedSpans.Add(ctx, -int64(b.spanCount+b.eventCount))

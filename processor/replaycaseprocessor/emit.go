@@ -136,7 +136,6 @@ func (p *caseProcessor) send(ctx context.Context, b *batch) error {
 func (p *caseProcessor) release(ctx context.Context, b *batch) {
 	p.mu.Lock()
 	p.bytes -= b.bytes
-	p.closedBytes -= b.bytes
 	p.mu.Unlock()
 	p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, -b.bytes)
 	p.wal.release(ctx, b.walKeys)

@@ -53,16 +53,15 @@ type caseProcessor struct {
 	scrubber   *scrub.Scrubber
 	now        func() time.Time
 
-	mu          sync.Mutex
-	open        map[pcommon.TraceID]*traceBuffer
-	order       *list.List    // open traces, oldest first
-	closed      *recentTraces // recently closed trace ids, to recognise late spans
-	bytes       int64         // estimated heap of open, closed-unsent and refused cases
-	closedBytes int64         // the part of bytes that is closed cases waiting to be sent
-	outbox      []closing     // closed cases not yet built and sent
-	pending     []*batch      // built cases the next consumer refused, oldest first
-	started     bool          // the sweeper runs
-	stopped     bool          // Shutdown has flushed the buffers
+	mu      sync.Mutex
+	open    map[pcommon.TraceID]*traceBuffer
+	order   *list.List    // open traces, oldest first
+	closed  *recentTraces // recently closed trace ids, to recognise late spans
+	bytes   int64         // estimated heap of open, closed-unsent and refused cases
+	outbox  []closing     // closed cases not yet built and sent
+	pending []*batch      // built cases the next consumer refused, oldest first
+	started bool          // the sweeper runs
+	stopped bool          // Shutdown has flushed the buffers
 
 	flushRetry time.Duration // how long Shutdown retries a refusing next consumer
 	emitMu     sync.Mutex    // one sender at a time, so that cases leave in the order they closed
