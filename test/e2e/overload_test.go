@@ -103,19 +103,41 @@ func sendAll(t *testing.T, s *sender, n, clients int) map[string]bool {
 	return out
 }
 
-// peakRSS is the process's peak resident set size in bytes (VmHWM).
-func peakRSS(pid int) int64 {
+// procStatus reads one size field (in bytes) of /proc/<pid>/status: VmHWM is the peak resident
+// set, RssAnon the resident heap and stacks now (without file pages such as file_storage's
+// memory-mapped database, which the kernel can reclaim).
+func procStatus(pid int, field string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return -1
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
+		if strings.HasPrefix(line, field+":") {
 			kb, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
 			return kb << 10
 		}
 	}
 	return -1
+}
+
+// anonPeak samples RssAnon every 50 ms until stop is closed and returns the largest value seen.
+func anonPeak(pid int, stop <-chan struct{}) <-chan int64 {
+	out := make(chan int64, 1)
+	go func() {
+		var peak int64
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			peak = max(peak, procStatus(pid, "RssAnon"))
+			select {
+			case <-stop:
+				out <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return out
 }
 
 // overloadConfig is a collector whose exporter queue is small enough to fill under load, with
@@ -234,11 +256,14 @@ func TestOverloadLosesNothingAndRefusesAtTheDoor(t *testing.T) {
 	c := launch(t, overloadConfig(dir, otlpPort, metricsPort, maxOpen, "1s"), otlpPort)
 	s := &sender{url: c.otlp}
 	start := time.Now()
+	stop := make(chan struct{})
+	anon := anonPeak(c.cmd.Process.Pid, stop)
 	sent := sendAll(t, s, runs, 4)
 	rows := waitForRuns(t, filepath.Join(dir, "data"), sent, c)
-	t.Logf("%d runs in %s: %d rows, %d refusals retried, peak RSS %d MiB, evictions %.0f",
-		runs, time.Since(start).Round(time.Millisecond), len(rows), s.refused.Load(), peakRSS(c.cmd.Process.Pid)>>20,
-		metric(metrics, "otelcol_processor_replay_case_evictions"))
+	close(stop)
+	t.Logf("%d runs in %s: %d rows, %d refusals retried, peak RSS %d MiB (anonymous %d MiB), evictions %.0f",
+		runs, time.Since(start).Round(time.Millisecond), len(rows), s.refused.Load(), procStatus(c.cmd.Process.Pid, "VmHWM")>>20,
+		<-anon>>20, metric(metrics, "otelcol_processor_replay_case_evictions"))
 	assertConserved(t, rows, sent, metrics)
 
 	// The script users run after a load test agrees.
