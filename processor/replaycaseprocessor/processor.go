@@ -26,20 +26,20 @@ import (
 //
 // Data flow (file that owns each step in brackets):
 //
-//	ConsumeTraces ─ splitTraces ─┐                [split.go]
-//	ConsumeLogs ── splitLogs ────┤ one chunk per trace id
-//	                             ▼
-//	                  buffer + grow (limits)      [buffer.go]  open: map trace id → traceBuffer,
-//	                             │                             order: oldest first
-//	     limit hit ──────────────┤ take → closing
-//	     sweep (grace, idle, max_age), Shutdown ─┤            [sweep.go]
-//	                             ▼
-//	                  buildCase: scrub, normalize, judge      [verdict.go]
-//	                             ▼
-//	                  emit: canonical case spans → next traces consumer,
-//	                        non-GenAI traces unchanged, their events → next logs consumer [emit.go]
+//	ConsumeTraces / ConsumeLogs
+//	  admit: refuse (retryable) while closed cases wait for the next consumer   [emit.go]
+//	  splitTraces / splitLogs: one chunk per trace id                            [split.go]
+//	  wal.write: stored before it is acknowledged (storage set)                  [wal.go]
+//	  sanitize: replay.* removed, UTF-8 repaired                                 [sanitize.go]
+//	  addSpans / addEvents: dedupe, per-trace limits, fragments                  [buffer.go]
+//	  enforceLimits: oldest open cases closed (open-trace and byte limits)       [buffer.go]
+//	sweep: root grace, idle, max_age; flush at Shutdown → outbox                 [sweep.go]
+//	drain: outbox → build (scrub, normalize, judge) → batch → next consumers;   [emit.go, verdict.go]
+//	       a refused batch stays pending and is sent first; once sent, its
+//	       memory and stored records are released                                [emit.go, wal.go]
 //
-// All buffer state is guarded by mu; building and emitting cases happens outside the lock.
+// Buffer state is guarded by mu; building and sending happen outside it, one sender at a time
+// (emitMu) so that cases leave in the order they closed.
 type caseProcessor struct {
 	cfg        *Config
 	id         component.ID
