@@ -2,6 +2,7 @@ package replaycaseprocessor
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -10,8 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/extensiontest"
+	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
@@ -116,4 +119,36 @@ func TestStorageMustBeAStorageExtension(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.Storage = &storageID })
 	err := h.traces.Start(context.Background(), componenttest.NewNopHost())
 	assert.ErrorContains(t, err, `storage: extension "file_storage" not found`)
+}
+
+// failingStorage is a storage extension whose writes fail, like a full disk.
+type failingStorage struct {
+	component.StartFunc
+	component.ShutdownFunc
+}
+
+func (failingStorage) GetClient(context.Context, component.Kind, component.ID, string) (storage.Client, error) {
+	return failingClient{}, nil
+}
+
+type failingClient struct{ storage.Client }
+
+func (failingClient) Batch(context.Context, ...*storage.Operation) error {
+	return errors.New("no space left on device")
+}
+func (failingClient) Walk(context.Context, storage.WalkFunc) error { return nil }
+func (failingClient) Close(context.Context) error                  { return nil }
+
+// Problem 9's processor side: what cannot be stored is not acknowledged. The client gets a
+// retryable error and nothing was taken.
+func TestStorageFailureRefusesTheRequest(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Storage = &storageID })
+	host := storageHost{Host: componenttest.NewNopHost(), exts: map[component.ID]component.Component{storageID: failingStorage{}}}
+	require.NoError(t, h.traces.Start(context.Background(), host))
+	err := h.traces.ConsumeTraces(context.Background(), testfixtures.Traces(t, testfixtures.Traceloop))
+	require.ErrorContains(t, err, "no space left on device")
+	assert.False(t, consumererror.IsPermanent(err))
+	assert.Empty(t, h.p.open)
+	h.shutdown()
+	assert.Empty(t, h.cases())
 }
