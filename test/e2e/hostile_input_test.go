@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -145,4 +146,77 @@ func invalidStrings(v reflect.Value) []string {
 func TestInvalidStringsFindsThem(t *testing.T) {
 	c := replaycase.Case{Steps: []replaycase.Step{{Name: "ok"}}, Metadata: map[string]string{"k": "v\xff"}}
 	assert.Equal(t, []string{"v\xff"}, invalidStrings(reflect.ValueOf(c)))
+}
+
+// Problems 7 and 8 through the real collector and the Parquet exporter: a run whose spans have
+// an all-zero trace id is one quarantined row (invalid_trace_id), and a trace of 5,000 spans with
+// max_spans_per_trace 500 is ten rows that hold every span.
+func TestZeroTraceIDAndOversizedTracesEndInRows(t *testing.T) {
+	dir := t.TempDir()
+	otlpPort := freePort(t)
+	c := launch(t, fmt.Sprintf(`
+receivers: {otlp: {protocols: {http: {endpoint: "127.0.0.1:%d"}}}}
+processors: {replay_case: {root_grace_period: 200ms, limits: {max_spans_per_trace: 500}}}
+exporters:
+  replay_parquet: {directory: %s/data, sending_queue: {batch: {flush_timeout: 100ms}}}
+service:
+  telemetry: {metrics: {level: none}}
+  pipelines: {traces: {receivers: [otlp], processors: [replay_case], exporters: [replay_parquet]}}
+`, otlpPort, dir), otlpPort)
+	post := func(td ptrace.Traces) {
+		body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+		require.NoError(t, err)
+		resp, err := http.Post(c.otlp+"/v1/traces", "application/x-protobuf", bytes.NewReader(body))
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+
+	zero := testfixtures.Traces(t, testfixtures.Traceloop)
+	big := testfixtures.Traces(t, testfixtures.Traceloop)
+	testfixtures.WithTraceID(big, plog.NewLogs(), 1)
+	bigID := big.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID().String()
+	tmpl := big.ResourceSpans().At(0).ScopeSpans().At(1).Spans().At(0)
+	for i := big.SpanCount(); i < 5000; i++ {
+		sp := big.ResourceSpans().At(0).ScopeSpans().At(1).Spans().AppendEmpty()
+		tmpl.CopyTo(sp)
+		sp.SetSpanID(pcommon.SpanID{0xEE, byte(i >> 8), byte(i)})
+	}
+	for i := 0; i < zero.ResourceSpans().Len(); i++ {
+		for j := 0; j < zero.ResourceSpans().At(i).ScopeSpans().Len(); j++ {
+			sps := zero.ResourceSpans().At(i).ScopeSpans().At(j).Spans()
+			for k := 0; k < sps.Len(); k++ {
+				sps.At(k).SetTraceID(pcommon.TraceID{})
+			}
+		}
+	}
+	post(zero)
+	post(big)
+	rows := waitForRuns(t, filepath.Join(dir, "data"), map[string]bool{"": true, bigID: true}, c)
+	var spans int64
+	var zeros, fragments int
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		spans, zeros, fragments = 0, 0, 0
+		for _, r := range rows {
+			switch r.Provenance.TraceID {
+			case "":
+				zeros++
+				assert.True(t, r.HasReason(replaycase.ReasonInvalidTraceID))
+				assert.Equal(t, replaycase.StatusQuarantined, r.Status)
+			case bigID:
+				spans += r.Provenance.SpanCount
+				if r.HasReason(replaycase.ReasonLateSpans) {
+					fragments++
+				}
+			}
+		}
+		if spans >= 5000 || time.Now().After(deadline) {
+			break
+		}
+		rows = datasetRows(t, filepath.Join(dir, "data"))
+	}
+	c.stop(t)
+	assert.Equal(t, 1, zeros, "one row for the run without a trace id")
+	assert.Equal(t, int64(5000), spans, "every span of the big trace is in a row")
+	assert.Equal(t, 9, fragments, "500 spans per case: the first case and nine fragments")
 }
