@@ -21,30 +21,39 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
+// launchToParquet runs the collector with an OTLP/HTTP receiver, replay_case configured by the
+// given YAML flow mapping, and a replay_parquet exporter writing under dir/data.
+func launchToParquet(t *testing.T, dir, processor string) *collector {
+	otlpPort := freePort(t)
+	return launch(t, fmt.Sprintf(`
+receivers: {otlp: {protocols: {http: {endpoint: "127.0.0.1:%d"}}}}
+processors: {replay_case: %s}
+exporters:
+  replay_parquet: {directory: %s/data, sending_queue: {batch: {flush_timeout: 100ms}}}
+service:
+  telemetry: {metrics: {level: none}}
+  pipelines: {traces: {receivers: [otlp], processors: [replay_case], exporters: [replay_parquet]}}
+`, otlpPort, processor, dir), otlpPort)
+}
+
+// postProto sends td as one OTLP/HTTP protobuf request and requires a 200.
+func postProto(t *testing.T, otlp string, td ptrace.Traces) {
+	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
+	require.NoError(t, err)
+	resp, err := http.Post(otlp+"/v1/traces", "application/x-protobuf", bytes.NewReader(body))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
 // Problems 1, 5 and 6 through the real collector and the Parquet exporter: ten runs, a span that
 // pretends to be a case (replay.case_id only), one with a full set of replay.* fields naming an
 // existing case, a retry of one run, and a run with invalid UTF-8, all over OTLP/HTTP protobuf.
 // Every real run is one row, nothing is forged, every string in the dataset is valid UTF-8.
 func TestHostileInputNeverForgesDoublesOrBreaksTheDataset(t *testing.T) {
 	dir := t.TempDir()
-	otlpPort := freePort(t)
-	c := launch(t, fmt.Sprintf(`
-receivers: {otlp: {protocols: {http: {endpoint: "127.0.0.1:%d"}}}}
-processors: {replay_case: {root_grace_period: 200ms}}
-exporters:
-  replay_parquet: {directory: %s/data, sending_queue: {batch: {flush_timeout: 100ms}}}
-service:
-  telemetry: {metrics: {level: none}}
-  pipelines: {traces: {receivers: [otlp], processors: [replay_case], exporters: [replay_parquet]}}
-`, otlpPort, dir), otlpPort)
-	post := func(td ptrace.Traces) {
-		body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
-		require.NoError(t, err)
-		resp, err := http.Post(c.otlp+"/v1/traces", "application/x-protobuf", bytes.NewReader(body))
-		require.NoError(t, err)
-		resp.Body.Close()
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-	}
+	c := launchToParquet(t, dir, "{root_grace_period: 200ms}")
+	post := func(td ptrace.Traces) { postProto(t, c.otlp, td) }
 	sent := map[string]bool{}
 	var victim string
 	for i := 0; i < 10; i++ {
@@ -153,24 +162,8 @@ func TestInvalidStringsFindsThem(t *testing.T) {
 // max_spans_per_trace 500 is ten rows that hold every span.
 func TestZeroTraceIDAndOversizedTracesEndInRows(t *testing.T) {
 	dir := t.TempDir()
-	otlpPort := freePort(t)
-	c := launch(t, fmt.Sprintf(`
-receivers: {otlp: {protocols: {http: {endpoint: "127.0.0.1:%d"}}}}
-processors: {replay_case: {root_grace_period: 200ms, limits: {max_spans_per_trace: 500}}}
-exporters:
-  replay_parquet: {directory: %s/data, sending_queue: {batch: {flush_timeout: 100ms}}}
-service:
-  telemetry: {metrics: {level: none}}
-  pipelines: {traces: {receivers: [otlp], processors: [replay_case], exporters: [replay_parquet]}}
-`, otlpPort, dir), otlpPort)
-	post := func(td ptrace.Traces) {
-		body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
-		require.NoError(t, err)
-		resp, err := http.Post(c.otlp+"/v1/traces", "application/x-protobuf", bytes.NewReader(body))
-		require.NoError(t, err)
-		resp.Body.Close()
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-	}
+	c := launchToParquet(t, dir, "{root_grace_period: 200ms, limits: {max_spans_per_trace: 500}}")
+	post := func(td ptrace.Traces) { postProto(t, c.otlp, td) }
 
 	zero := testfixtures.Traces(t, testfixtures.Traceloop)
 	big := testfixtures.Traces(t, testfixtures.Traceloop)
