@@ -5,32 +5,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/open-telemetry/opentelemetry-collector-contrib/processor/groupbytraceprocessor"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
 
-	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/internal/testpipeline/corpus"
 )
 
 const benchTraces = 1000
-
-// benchCorpus is benchTraces agent runs built from the four fixture recordings, each with its
-// own trace id, one batch per run (traces and, where recorded, logs).
-func benchCorpus(b *testing.B) (traces []ptrace.Traces, logs []plog.Logs, spans int) {
-	runs := []string{testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OpenInference, testfixtures.OTelNoContent}
-	for i := 0; i < benchTraces; i++ {
-		run := runs[i%len(runs)]
-		td, ld := testfixtures.Traces(b, run), testfixtures.Logs(b, run)
-		testfixtures.WithTraceID(td, ld, i)
-		traces, logs = append(traces, td), append(logs, ld)
-		spans += td.SpanCount()
-	}
-	return traces, logs, spans
-}
 
 func cloneTraces(in []ptrace.Traces) []ptrace.Traces {
 	out := make([]ptrace.Traces, len(in))
@@ -51,13 +35,12 @@ func cloneLogs(in []plog.Logs) []plog.Logs {
 }
 
 // BenchmarkSpansThroughProcessor measures spans per second from ConsumeTraces until every
-// trace has been released downstream, for replay_case (buffer, normalize, judge, encode the
-// canonical case) and for contrib's groupbytrace (buffer and release) on the same corpus.
+// case has been emitted (buffer, normalize, judge, encode the canonical case), with the clock
+// advanced by the benchmark instead of the sweeper's timers. The comparison with contrib's
+// groupbytrace is in test/bench.
 // Run: go test -run '^$' -bench SpansThroughProcessor -benchmem -count 6 ./processor/replaycaseprocessor/
 func BenchmarkSpansThroughProcessor(b *testing.B) {
-	traces, logs, spans := benchCorpus(b)
-	ctx := context.Background()
-
+	traces, logs, spans := corpus.Runs(b, benchTraces)
 	for _, scrubbing := range []bool{true, false} {
 		name := "replay_case"
 		if !scrubbing {
@@ -65,31 +48,6 @@ func BenchmarkSpansThroughProcessor(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) { benchReplayCase(b, traces, logs, spans, scrubbing) })
 	}
-
-	b.Run("groupbytrace", func(b *testing.B) {
-		f := groupbytraceprocessor.NewFactory()
-		cfg := f.CreateDefaultConfig().(*groupbytraceprocessor.Config)
-		cfg.WaitDuration = time.Millisecond
-		sink := new(consumertest.TracesSink)
-		gp, err := f.CreateTraces(ctx, processortest.NewNopSettings(f.Type()), cfg, sink)
-		require.NoError(b, err)
-		require.NoError(b, gp.Start(ctx, componenttest.NewNopHost()))
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			b.StopTimer()
-			td := cloneTraces(traces)
-			sink.Reset()
-			b.StartTimer()
-			for j := range td {
-				require.NoError(b, gp.ConsumeTraces(ctx, td[j]))
-			}
-			for sink.SpanCount() < spans {
-				time.Sleep(100 * time.Microsecond)
-			}
-		}
-		b.ReportMetric(float64(spans*b.N)/b.Elapsed().Seconds(), "spans/s")
-		require.NoError(b, gp.Shutdown(ctx))
-	})
 }
 
 // benchReplayCase runs the corpus through replay_case, with or without the scrub policy.
@@ -104,7 +62,7 @@ func benchReplayCase(b *testing.B, traces []ptrace.Traces, logs []plog.Logs, spa
 	require.NoError(b, err)
 	lp, err := createLogs(ctx, set, cfg, consumertest.NewNop())
 	require.NoError(b, err)
-	p := tp.(*tracesProcessor).caseProcessor
+	p := tp.(*tracesProcessor).Unwrap()
 	clock := time.Unix(1_800_000_000, 0)
 	p.now = func() time.Time { return clock }
 	b.ResetTimer()
