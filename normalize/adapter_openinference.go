@@ -25,7 +25,7 @@ var openInferenceKinds = map[string]struct {
 // invocation parameters, offered tools, token counts, with input.value / output.value (the raw
 // request and response) as fallback; TOOL, AGENT, RETRIEVER, RERANKER and EMBEDDING spans; and
 // session.id as the conversation.
-func openInference(in *SpanInput, b *stepBuilder) bool {
+func openInference(in *spanInput, b *stepBuilder) bool {
 	a := in.Span.Attributes()
 	spanKind := strings.ToUpper(getStr(a, "openinference.span.kind"))
 	if spanKind == "" && !hasPrefix(a, "llm.input_messages.") && !hasPrefix(a, "llm.output_messages.") {
@@ -73,7 +73,7 @@ func openInference(in *SpanInput, b *stepBuilder) bool {
 func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	st := &b.Step
 	mc := &st.ModelConfig
-	setStr(&mc.Provider, Provider(getStr(a, "llm.system", "llm.provider")))
+	setStr(&mc.Provider, canonicalProvider(getStr(a, "llm.system", "llm.provider")))
 	setStr(&mc.RequestModel, getStr(a, "llm.request.model_name"))
 	setStr(&mc.ResponseModel, getStr(a, "llm.response.model_name", "llm.model_name"))
 
@@ -145,50 +145,6 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	}
 }
 
-// jsonAttr parses an attribute that holds JSON text (or a structured value). A value that does
-// not parse is recorded as a finding and reported absent.
-func jsonAttr(a pcommon.Map, key string, b *stepBuilder) (any, bool) {
-	v, ok := a.Get(key)
-	if !ok {
-		return nil, false
-	}
-	if v.Type() == pcommon.ValueTypeStr {
-		s := strings.TrimSpace(v.Str())
-		if s == "" || (s[0] != '{' && s[0] != '[') {
-			return nil, false // plain text, not JSON: nothing to parse
-		}
-	}
-	raw, err := decodeAny(v, true)
-	if err != nil {
-		b.problem(key, err)
-		return nil, false
-	}
-	return raw, true
-}
-
-// mergeModelConfig fills the fields of dst that are still empty from src.
-func mergeModelConfig(dst *replaycase.ModelConfig, src replaycase.ModelConfig) {
-	setStr(&dst.Provider, src.Provider)
-	setStr(&dst.RequestModel, src.RequestModel)
-	setStr(&dst.ResponseModel, src.ResponseModel)
-	if dst.Temperature == nil {
-		dst.Temperature = src.Temperature
-	}
-	if dst.TopP == nil {
-		dst.TopP = src.TopP
-	}
-	if dst.MaxTokens == nil {
-		dst.MaxTokens = src.MaxTokens
-	}
-	if dst.Seed == nil {
-		dst.Seed = src.Seed
-	}
-	if dst.Stop == nil {
-		dst.Stop = src.Stop
-	}
-	setStr(&dst.ToolChoice, src.ToolChoice)
-}
-
 // openInferenceMessages reads flattened messages: {prefix}{i}.message.{role, content, name,
 // tool_call_id, contents.{j}.message_content.{type, text, image.image.url},
 // tool_calls.{k}.tool_call.{id, function.name, function.arguments}}.
@@ -201,7 +157,7 @@ func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 			}
 			return ""
 		}
-		msg := replaycase.Message{Role: Role(field("role")), Name: field("name")}
+		msg := replaycase.Message{Role: canonicalRole(field("role")), Name: field("name")}
 		if id := field("tool_call_id"); id != "" {
 			msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call_response", ID: id, Response: field("content")})
 			out = append(out, msg)
@@ -232,26 +188,6 @@ func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 			msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call", Name: name, Arguments: args})
 		}
 		out = append(out, msg)
-	}
-	return out
-}
-
-// indexedSub groups the fields of one flattened item further: "message.tool_calls.0.tool_call.id"
-// with prefix "message.tool_calls." becomes item 0, field "tool_call.id".
-func indexedSub(item map[string]pcommon.Value, prefix string) []map[string]string {
-	m := pcommon.NewMap()
-	for k, v := range item {
-		if strings.HasPrefix(k, prefix) {
-			v.CopyTo(m.PutEmpty(k))
-		}
-	}
-	var out []map[string]string
-	for _, sub := range indexed(m, prefix) {
-		fields := map[string]string{}
-		for k, v := range sub {
-			fields[k] = v.AsString()
-		}
-		out = append(out, fields)
 	}
 	return out
 }

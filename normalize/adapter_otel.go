@@ -13,7 +13,7 @@ import (
 // (operation, model, parameters, usage, agent, tool, retrieval) and the >= 1.37 content
 // attributes gen_ai.input.messages, gen_ai.output.messages, gen_ai.system_instructions and
 // gen_ai.tool.definitions, written as JSON strings or as structured values.
-func otelAttributes(in *SpanInput, b *stepBuilder) bool {
+func otelAttributes(in *spanInput, b *stepBuilder) bool {
 	a := in.Span.Attributes()
 	if !hasPrefix(a, "gen_ai.") {
 		return false
@@ -35,7 +35,7 @@ func readSemconvAttributes(a pcommon.Map, b *stepBuilder, where string) {
 	}
 
 	mc := &st.ModelConfig
-	setStr(&mc.Provider, Provider(getStr(a, "gen_ai.provider.name", "gen_ai.system")))
+	setStr(&mc.Provider, canonicalProvider(getStr(a, "gen_ai.provider.name", "gen_ai.system")))
 	setStr(&mc.RequestModel, getStr(a, "gen_ai.request.model"))
 	setStr(&mc.ResponseModel, getStr(a, "gen_ai.response.model"))
 	setFloat(&mc.Temperature, a, "gen_ai.request.temperature")
@@ -168,13 +168,4 @@ func retrievalDocuments(v pcommon.Value) ([]replaycase.Document, error) {
 		docs = append(docs, d)
 	}
 	return docs, nil
-}
-
-func hasPrefix(a pcommon.Map, prefix string) bool {
-	for k := range a.All() {
-		if strings.HasPrefix(k, prefix) {
-			return true
-		}
-	}
-	return false
 }

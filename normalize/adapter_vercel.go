@@ -14,7 +14,7 @@ import (
 // are the model calls (ai.prompt.messages, ai.prompt.tools, ai.prompt.toolChoice,
 // ai.response.*, ai.usage.*, ai.settings.*); .doEmbed children are embeddings; ai.toolCall
 // spans are tool executions (ai.toolCall.name/id/args|input/result|output).
-func vercelAI(in *SpanInput, b *stepBuilder) bool {
+func vercelAI(in *spanInput, b *stepBuilder) bool {
 	a := in.Span.Attributes()
 	op := getStr(a, "ai.operationId")
 	if op == "" && strings.HasPrefix(in.Span.Name(), "ai.") {
@@ -71,7 +71,7 @@ func vercelAI(in *SpanInput, b *stepBuilder) bool {
 		}
 	}
 	mc := &st.ModelConfig
-	setStr(&mc.Provider, Provider(getStr(a, "ai.model.provider")))
+	setStr(&mc.Provider, canonicalProvider(getStr(a, "ai.model.provider")))
 	setStr(&mc.RequestModel, getStr(a, "ai.model.id"))
 	setStr(&mc.ResponseModel, getStr(a, "ai.response.model"))
 	setFloat(&mc.Temperature, a, "ai.settings.temperature")
@@ -145,7 +145,7 @@ func vercelMessages(raw any) ([]replaycase.Message, error) {
 		if !ok {
 			continue
 		}
-		msg := replaycase.Message{Role: Role(mapStr(m, "role"))}
+		msg := replaycase.Message{Role: canonicalRole(mapStr(m, "role"))}
 		switch c := m["content"].(type) {
 		case string:
 			msg.Parts = append(msg.Parts, replaycase.Part{Type: "text", Content: c})

@@ -1,0 +1,194 @@
+package normalize
+
+import (
+	"sort"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/callsite"
+	"github.com/reprise-dev/reprise/internal/pdatawalk"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// Build assembles the case of one trace from its spans and the GenAI log events collected for
+// it. It fills everything but the verdict: the evidence findings (missing or unreadable
+// content) come back separately so the caller can apply its policy. genAI is false when no
+// span of the trace carries GenAI telemetry; such a trace is not a case.
+func Build(spans ptrace.Traces, logs plog.Logs) (c *replaycase.Case, findings []replaycase.Reason, genAI bool) {
+	c = &replaycase.Case{SchemaVersion: replaycase.SchemaVersion, AdapterVersion: adapterVersion, Status: replaycase.StatusAccepted}
+	eventsBySpan := joinEvents(logs, &c.Provenance)
+	read := readSpans(spans, eventsBySpan, &c.Provenance)
+	root := pickRoot(read.roots, read.steps)
+	rootStep, findings := placeSteps(c, read.steps, root)
+	c.Provenance.Conventions = conventionsOf(read.steps)
+	anchorCase(c, root, read)
+	summarize(c, rootStep)
+	findings = append(findings, evidence(c, root != nil)...)
+	return c, findings, rootStep != nil || len(c.Steps) > 0
+}
+
+// joinEvents groups the GenAI log events by the span they belong to, each span's events in
+// time order, and counts them in the provenance.
+func joinEvents(logs plog.Logs, prov *replaycase.Provenance) map[string][]plog.LogRecord {
+	bySpan := map[string][]plog.LogRecord{}
+	for l := range pdatawalk.LogRecords(logs) {
+		lr := l.Record
+		prov.EventCount++
+		id := lr.SpanID().String()
+		bySpan[id] = append(bySpan[id], lr)
+		if prov.TraceID == "" {
+			prov.TraceID = lr.TraceID().String()
+		}
+	}
+	for _, evs := range bySpan {
+		sort.SliceStable(evs, func(i, j int) bool {
+			if evs[i].Timestamp() != evs[j].Timestamp() {
+				return evs[i].Timestamp() < evs[j].Timestamp()
+			}
+			return evs[i].ObservedTimestamp() < evs[j].ObservedTimestamp()
+		})
+	}
+	return bySpan
+}
+
+// spansRead is what one walk over the spans of a trace found.
+type spansRead struct {
+	steps     []normalized                // spans with GenAI telemetry, in start order
+	roots     []ptrace.Span               // spans without a parent
+	rootRes   map[string]pcommon.Resource // the resource of each root, by span id
+	minSpanID string                      // anchors the case id when no root arrived
+}
+
+// readSpans runs the adapters over every span and notes the trace's roots, services and span
+// count in the provenance.
+func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, prov *replaycase.Provenance) spansRead {
+	read := spansRead{rootRes: map[string]pcommon.Resource{}}
+	services := map[string]bool{}
+	for s := range pdatawalk.Spans(spans) {
+		sp := s.Span
+		prov.SpanCount++
+		prov.TraceID = sp.TraceID().String()
+		id := sp.SpanID().String()
+		if read.minSpanID == "" || id < read.minSpanID {
+			read.minSpanID = id
+		}
+		services[getStr(s.Resource.Resource().Attributes(), "service.name")] = true
+		if sp.ParentSpanID().IsEmpty() {
+			read.roots = append(read.roots, sp)
+			read.rootRes[id] = s.Resource.Resource()
+		}
+		in := spanInput{Resource: s.Resource.Resource(), Scope: s.Scope.Scope(), Span: sp, Events: eventsBySpan[id]}
+		if n, ok := normalizeSpan(&in); ok {
+			read.steps = append(read.steps, n)
+		}
+	}
+	for s := range services {
+		prov.Services = append(prov.Services, s)
+	}
+	sort.Strings(prov.Services)
+	sort.SliceStable(read.steps, func(i, j int) bool { return stepBefore(&read.steps[i].Step, &read.steps[j].Step) })
+	return read
+}
+
+// placeSteps numbers the steps into the case, except the root agent span, which is the case
+// itself and is returned apart. It gives each model call its call-site id and collects the
+// adapters' findings.
+func placeSteps(c *replaycase.Case, steps []normalized, root *ptrace.Span) (rootStep *normalized, findings []replaycase.Reason) {
+	for i := range steps {
+		findings = append(findings, steps[i].Findings...)
+		if root != nil && steps[i].Step.SpanID == root.SpanID().String() && steps[i].Step.Kind == replaycase.StepAgent {
+			rootStep = &steps[i]
+			continue
+		}
+		st := steps[i].Step
+		st.Index = len(c.Steps)
+		if st.Kind == replaycase.StepLLM {
+			req := callsite.FromStep(&st)
+			st.CallSiteFields = req.RecordedFields()
+			st.CallSiteID = req.ID(st.CallSiteFields)
+		}
+		c.Steps = append(c.Steps, st)
+		setStr(&c.ConversationID, steps[i].ConversationID)
+	}
+	return rootStep, findings
+}
+
+// conventionsOf lists, sorted, every convention that contributed to a step.
+func conventionsOf(steps []normalized) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range steps {
+		for _, cv := range n.Step.Conventions {
+			if !seen[cv] {
+				seen[cv] = true
+				out = append(out, cv)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// anchorCase gives the case its id, service and time span: from the root span when one
+// arrived, else from the smallest span id and the steps.
+func anchorCase(c *replaycase.Case, root *ptrace.Span, read spansRead) {
+	anchor := read.minSpanID
+	if root != nil {
+		anchor = root.SpanID().String()
+		c.Provenance.RootSpanID = anchor
+		res := read.rootRes[anchor].Attributes()
+		c.Provenance.ServiceName = getStr(res, "service.name")
+		c.Provenance.ServiceVersion = getStr(res, "service.version")
+		c.StartTime = replaycase.UnixNanoUTC(root.StartTimestamp())
+		c.EndTime = replaycase.UnixNanoUTC(root.EndTimestamp())
+	} else if len(c.Provenance.Services) > 0 {
+		c.Provenance.ServiceName = c.Provenance.Services[0]
+	}
+	if anchor == "" {
+		anchor = "events-only"
+	}
+	c.CaseID = replaycase.ID(c.Provenance.TraceID, anchor)
+	for _, st := range c.Steps {
+		if c.StartTime.IsZero() || (!st.StartTime.IsZero() && st.StartTime.Before(c.StartTime)) {
+			c.StartTime = st.StartTime
+		}
+		if st.EndTime.After(c.EndTime) {
+			c.EndTime = st.EndTime
+		}
+	}
+}
+
+// stepBefore orders steps by start time, then end time, then span id.
+func stepBefore(a, b *replaycase.Step) bool {
+	if !a.StartTime.Equal(b.StartTime) {
+		return a.StartTime.Before(b.StartTime)
+	}
+	if !a.EndTime.Equal(b.EndTime) {
+		return a.EndTime.Before(b.EndTime)
+	}
+	return a.SpanID < b.SpanID
+}
+
+// pickRoot chooses the case root among the parentless spans: an agent span if there is one,
+// else the earliest.
+func pickRoot(roots []ptrace.Span, steps []normalized) *ptrace.Span {
+	if len(roots) == 0 {
+		return nil
+	}
+	agents := map[string]bool{}
+	for _, n := range steps {
+		if n.Step.Kind == replaycase.StepAgent {
+			agents[n.Step.SpanID] = true
+		}
+	}
+	best := 0
+	for i, r := range roots {
+		bi, ri := agents[roots[best].SpanID().String()], agents[r.SpanID().String()]
+		if (ri && !bi) || (ri == bi && r.StartTimestamp() < roots[best].StartTimestamp()) {
+			best = i
+		}
+	}
+	return &roots[best]
+}

@@ -1,0 +1,78 @@
+package normalize
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+)
+
+// genAIEvent is one GenAI event, from a log record or a span event.
+type genAIEvent struct {
+	name string
+	body map[string]any // log record body, or span event attributes
+}
+
+// EventName returns the event name of a log record: the EventName field, or the event.name
+// attribute older SDKs write.
+func eventName(lr plog.LogRecord) string {
+	if n := lr.EventName(); n != "" {
+		return n
+	}
+	if v, ok := lr.Attributes().Get("event.name"); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+// IsGenAIEvent reports whether a log record is a GenAI event the processor joins into cases.
+func IsGenAIEvent(lr plog.LogRecord) bool {
+	return strings.HasPrefix(eventName(lr), "gen_ai.")
+}
+
+// events lists the GenAI events of a span: span events first, then joined log records, each in
+// recorded order.
+func events(in *spanInput) []genAIEvent {
+	var out []genAIEvent
+	evs := in.Span.Events()
+	for i := 0; i < evs.Len(); i++ {
+		ev := evs.At(i)
+		if strings.HasPrefix(ev.Name(), "gen_ai.") {
+			out = append(out, genAIEvent{name: ev.Name(), body: attrsBody(ev.Attributes())})
+		}
+	}
+	// Pydantic AI 0.x: the events as a JSON array in the span attribute "events".
+	if v, ok := in.Span.Attributes().Get("events"); ok {
+		if raw, err := decodeAny(v, true); err == nil {
+			list, _ := raw.([]any)
+			for _, item := range list {
+				if m, ok := item.(map[string]any); ok && strings.HasPrefix(mapStr(m, "event.name"), "gen_ai.") {
+					out = append(out, genAIEvent{name: mapStr(m, "event.name"), body: m})
+				}
+			}
+		}
+	}
+	for _, lr := range in.Events {
+		body, _ := lr.Body().AsRaw().(map[string]any)
+		if body == nil {
+			body = map[string]any{}
+			if s := lr.Body().AsString(); s != "" {
+				body["content"] = s
+			}
+		}
+		out = append(out, genAIEvent{name: eventName(lr), body: body})
+	}
+	return out
+}
+
+// attrsBody turns span event attributes into an event body. Semantic Kernel writes the choice
+// message as a JSON string in "message"; it is parsed when it is valid JSON.
+func attrsBody(a pcommon.Map) map[string]any {
+	body := a.AsRaw()
+	if s, ok := body["message"].(string); ok {
+		if parsed, err := parseJSON(s); err == nil {
+			body["message"] = parsed
+		}
+	}
+	return body
+}
