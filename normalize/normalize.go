@@ -100,6 +100,9 @@ func normalizeSpan(in *spanInput) (n normalized, ok bool) {
 	if tc := b.Step.ToolCall; tc != nil && b.Step.Status == replaycase.StepError {
 		tc.Error = b.Step.Error
 	}
+	if r := b.Step.Retrieval; r != nil && len(r.Documents) == 0 {
+		r.Documents = nil // one form for "no documents recorded", the one the canonical form writes
+	}
 	return b.normalized, true
 }
 

@@ -35,7 +35,8 @@ func parseJSON(s string) (any, error) {
 		}
 		return nil, err
 	}
-	if dec.More() {
+	// dec.More is false before a closing ] or }, so look at what is left instead.
+	if rest := strings.TrimSpace(s[dec.InputOffset():]); rest != "" {
 		return nil, errors.New("trailing data after JSON value")
 	}
 	return out, nil
