@@ -61,7 +61,7 @@ func openInference(in *spanInput, b *stepBuilder) bool {
 	case "RERANKER":
 		r := b.retrieval()
 		setStr(&r.Query, getStr(a, "reranker.query"))
-		setInt(&r.TopK, a, "reranker.top_k")
+		b.setInt(&r.TopK, a, "reranker.top_k")
 		setStr(&b.Step.ModelConfig.RequestModel, getStr(a, "reranker.model_name"))
 		if r.Documents == nil {
 			r.Documents = openInferenceDocuments(a, "reranker.output_documents.")
@@ -131,12 +131,12 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	}
 
 	u := &st.Usage
-	setUsage(&u.InputTokens, a, "llm.token_count.prompt")
-	setUsage(&u.OutputTokens, a, "llm.token_count.completion")
-	setUsage(&u.TotalTokens, a, "llm.token_count.total")
-	setUsage(&u.CacheReadInputTokens, a, "llm.token_count.prompt_details.cache_read")
-	setUsage(&u.CacheWriteInputTokens, a, "llm.token_count.prompt_details.cache_write")
-	setUsage(&u.ReasoningOutputTokens, a, "llm.token_count.completion_details.reasoning")
+	b.setUsage(&u.InputTokens, a, "llm.token_count.prompt")
+	b.setUsage(&u.OutputTokens, a, "llm.token_count.completion")
+	b.setUsage(&u.TotalTokens, a, "llm.token_count.total")
+	b.setUsage(&u.CacheReadInputTokens, a, "llm.token_count.prompt_details.cache_read")
+	b.setUsage(&u.CacheWriteInputTokens, a, "llm.token_count.prompt_details.cache_write")
+	b.setUsage(&u.ReasoningOutputTokens, a, "llm.token_count.completion_details.reasoning")
 	if *u == (replaycase.Usage{}) {
 		*u = response.Usage
 	}

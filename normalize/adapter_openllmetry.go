@@ -64,8 +64,8 @@ func openLLMetry(in *spanInput, b *stepBuilder) bool {
 	if st.ModelConfig.Stop == nil {
 		st.ModelConfig.Stop = getStrings(a, "llm.chat.stop_sequences")
 	}
-	setUsage(&st.Usage.TotalTokens, a, "llm.usage.total_tokens")
-	setUsage(&st.Usage.ReasoningOutputTokens, a, "llm.usage.reasoning_tokens")
+	b.setUsage(&st.Usage.TotalTokens, a, "llm.usage.total_tokens")
+	b.setUsage(&st.Usage.ReasoningOutputTokens, a, "llm.usage.reasoning_tokens")
 	setStr(&b.ConversationID, getStr(a, "traceloop.association.properties.conversation_id", "traceloop.association.properties.session_id"))
 
 	switch getStr(a, "traceloop.span.kind") {
@@ -178,7 +178,7 @@ func vectorStoreRetrieval(in *spanInput, b *stepBuilder) {
 		source += "/" + coll
 	}
 	setStr(&r.DataSource, strings.TrimPrefix(source, "/"))
-	setInt(&r.TopK, a, "db.vector.query.top_k", "pinecone.query.top_k", "db.chroma.query.n_results", "db.milvus.search.limit")
+	b.setInt(&r.TopK, a, "db.vector.query.top_k", "pinecone.query.top_k", "db.chroma.query.n_results", "db.milvus.search.limit")
 	setStr(&r.Query, getStr(a, "db.marqo.search.query", "pinecone.query.queries"))
 	if input, ok := jsonAttr(a, "traceloop.entity.input", b); ok {
 		if m, ok := input.(map[string]any); ok {

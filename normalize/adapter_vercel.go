@@ -74,10 +74,10 @@ func vercelAI(in *spanInput, b *stepBuilder) bool {
 	setStr(&mc.Provider, canonicalProvider(getStr(a, "ai.model.provider")))
 	setStr(&mc.RequestModel, getStr(a, "ai.model.id"))
 	setStr(&mc.ResponseModel, getStr(a, "ai.response.model"))
-	setFloat(&mc.Temperature, a, "ai.settings.temperature")
-	setFloat(&mc.TopP, a, "ai.settings.topP")
-	setInt(&mc.MaxTokens, a, "ai.settings.maxOutputTokens", "ai.settings.maxTokens")
-	setInt(&mc.Seed, a, "ai.settings.seed")
+	b.setFloat(&mc.Temperature, a, "ai.settings.temperature")
+	b.setFloat(&mc.TopP, a, "ai.settings.topP")
+	b.setInt(&mc.MaxTokens, a, "ai.settings.maxOutputTokens", "ai.settings.maxTokens")
+	b.setInt(&mc.Seed, a, "ai.settings.seed")
 	if mc.Stop == nil {
 		mc.Stop = getStrings(a, "ai.settings.stopSequences")
 	}
@@ -89,11 +89,11 @@ func vercelAI(in *spanInput, b *stepBuilder) bool {
 		}
 	}
 	u := &st.Usage
-	setUsage(&u.InputTokens, a, "ai.usage.inputTokens", "ai.usage.promptTokens", "ai.usage.tokens")
-	setUsage(&u.OutputTokens, a, "ai.usage.outputTokens", "ai.usage.completionTokens")
-	setUsage(&u.TotalTokens, a, "ai.usage.totalTokens")
-	setUsage(&u.ReasoningOutputTokens, a, "ai.usage.reasoningTokens")
-	setUsage(&u.CacheReadInputTokens, a, "ai.usage.cachedInputTokens")
+	b.setUsage(&u.InputTokens, a, "ai.usage.inputTokens", "ai.usage.promptTokens", "ai.usage.tokens")
+	b.setUsage(&u.OutputTokens, a, "ai.usage.outputTokens", "ai.usage.completionTokens")
+	b.setUsage(&u.TotalTokens, a, "ai.usage.totalTokens")
+	b.setUsage(&u.ReasoningOutputTokens, a, "ai.usage.reasoningTokens")
+	b.setUsage(&u.CacheReadInputTokens, a, "ai.usage.cachedInputTokens")
 	return true
 }
 

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"slices"
 	"sort"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -23,7 +24,7 @@ func Build(spans ptrace.Traces, logs plog.Logs) (c *replaycase.Case, findings []
 	root := pickRoot(read.roots, read.steps)
 	rootStep, findings := placeSteps(c, read.steps, root)
 	c.Provenance.Conventions = conventionsOf(read.steps)
-	anchorCase(c, root, read)
+	findings = append(findings, anchorCase(c, root, read)...)
 	summarize(c, rootStep)
 	findings = append(findings, evidence(c, root != nil)...)
 	return c, findings, rootStep != nil || len(c.Steps) > 0
@@ -132,8 +133,9 @@ func conventionsOf(steps []normalized) []string {
 }
 
 // anchorCase gives the case its id, service and time span: from the root span when one
-// arrived, else from the smallest span id and the steps.
-func anchorCase(c *replaycase.Case, root *ptrace.Span, read spansRead) {
+// arrived, else from the smallest span id and the steps. It reports wrong root times when the
+// root is not a step (a step's own times are checked with the step).
+func anchorCase(c *replaycase.Case, root *ptrace.Span, read spansRead) (findings []replaycase.Reason) {
 	anchor := read.minSpanID
 	if root != nil {
 		anchor = root.SpanID().String()
@@ -141,8 +143,12 @@ func anchorCase(c *replaycase.Case, root *ptrace.Span, read spansRead) {
 		res := read.rootRes[anchor].Attributes()
 		c.Provenance.ServiceName = getStr(res, "service.name")
 		c.Provenance.ServiceVersion = getStr(res, "service.version")
-		c.StartTime = replaycase.UnixNanoUTC(root.StartTimestamp())
-		c.EndTime = replaycase.UnixNanoUTC(root.EndTimestamp())
+		report := func(code, detail string) {
+			if !slices.ContainsFunc(read.steps, func(n normalized) bool { return n.Step.SpanID == anchor }) {
+				findings = append(findings, replaycase.Reason{Code: code, Detail: "root span " + detail, SpanID: anchor})
+			}
+		}
+		c.StartTime, c.EndTime = spanTimes(*root, report)
 	} else if len(c.Provenance.Services) > 0 {
 		c.Provenance.ServiceName = c.Provenance.Services[0]
 	}
@@ -158,6 +164,7 @@ func anchorCase(c *replaycase.Case, root *ptrace.Span, read spansRead) {
 			c.EndTime = st.EndTime
 		}
 	}
+	return findings
 }
 
 // stepBefore orders steps by start time, then end time, then span id.

@@ -15,7 +15,7 @@ import (
 
 // adapterVersion changes whenever a change to an adapter can change the case built from the
 // same telemetry. It is recorded in every case.
-const adapterVersion = "reprise-normalize/2"
+const adapterVersion = "reprise-normalize/3"
 
 // Convention names recorded in provenance.conventions and steps[].conventions.
 const (
@@ -64,13 +64,14 @@ type normalized struct {
 func normalizeSpan(in *spanInput) (n normalized, ok bool) {
 	sp := in.Span
 	b := &stepBuilder{spanID: sp.SpanID().String()}
+	start, end := spanTimes(sp, b.invalid)
 	b.Step = replaycase.Step{
 		Name:         sp.Name(),
 		SpanID:       b.spanID,
 		ParentSpanID: parentID(sp),
 		ServiceName:  getStr(in.Resource.Attributes(), "service.name"),
-		StartTime:    replaycase.UnixNanoUTC(sp.StartTimestamp()),
-		EndTime:      replaycase.UnixNanoUTC(sp.EndTimestamp()),
+		StartTime:    start,
+		EndTime:      end,
 		Status:       replaycase.StepUnset,
 	}
 	switch sp.Status().Code() {
@@ -94,6 +95,7 @@ func normalizeSpan(in *spanInput) (n normalized, ok bool) {
 	if b.Step.Kind == "" {
 		return b.normalized, false
 	}
+	checkRanges(b)
 	if u := &b.Step.Usage; u.TotalTokens == 0 {
 		u.TotalTokens = u.InputTokens + u.OutputTokens
 	}

@@ -64,28 +64,56 @@ func setStr(dst *string, v string) {
 	}
 }
 
-func setInt(dst **int64, a pcommon.Map, keys ...string) {
+// setInt fills a parameter from the first of keys that holds an integer. A value that is
+// there but is not an integer is a finding, never a silent "unrecorded".
+func (b *stepBuilder) setInt(dst **int64, a pcommon.Map, keys ...string) {
 	if *dst == nil {
-		if n, ok := getInt(a, keys...); ok {
+		if n, ok := readNumber(b, a, replaycase.ReasonInvalidParameter, toInt, keys); ok {
 			*dst = &n
 		}
 	}
 }
 
-func setFloat(dst **float64, a pcommon.Map, keys ...string) {
+// setFloat is setInt for a parameter that may be fractional.
+func (b *stepBuilder) setFloat(dst **float64, a pcommon.Map, keys ...string) {
 	if *dst == nil {
-		if f, ok := getFloat(a, keys...); ok {
+		if f, ok := readNumber(b, a, replaycase.ReasonInvalidParameter, toFloat, keys); ok {
 			*dst = &f
 		}
 	}
 }
 
-func setUsage(dst *int64, a pcommon.Map, keys ...string) {
+// setUsage fills a token count from the first of keys that holds an integer. A value that is
+// there but is not an integer is a finding, never a silent 0.
+func (b *stepBuilder) setUsage(dst *int64, a pcommon.Map, keys ...string) {
 	if *dst == 0 {
-		if n, ok := getInt(a, keys...); ok {
+		if n, ok := readNumber(b, a, replaycase.ReasonInvalidUsage, toInt, keys); ok {
 			*dst = n
 		}
 	}
+}
+
+// readNumber returns the first of keys whose value parse accepts. When none does but one
+// holds something (not an empty string), that value is reported under code.
+func readNumber[T any](b *stepBuilder, a pcommon.Map, code string, parse func(any) (T, bool), keys []string) (T, bool) {
+	var zero T
+	bad := ""
+	for _, k := range keys {
+		v, ok := a.Get(k)
+		if !ok {
+			continue
+		}
+		if n, ok := parse(v.AsRaw()); ok {
+			return n, true
+		}
+		if bad == "" && v.AsString() != "" {
+			bad = fmt.Sprintf("%s is %s", k, quoteValue(v))
+		}
+	}
+	if bad != "" {
+		b.invalid(code, bad+", not a number")
+	}
+	return zero, false
 }
 
 // mergeModelConfig fills the fields of dst that are still empty from src.
