@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -19,8 +20,25 @@ func otelAttributes(in *spanInput, b *stepBuilder) bool {
 		return false
 	}
 	readSemconvAttributes(a, b, "")
-	if name, ok := strings.CutPrefix(in.Span.Name(), "invoke_agent "); ok && b.Step.Kind == replaycase.StepAgent {
-		setStr(&b.Step.AgentName, name)
+	st := &b.Step
+	if name, ok := strings.CutPrefix(in.Span.Name(), "invoke_agent "); ok && st.Kind == replaycase.StepAgent {
+		setStr(&st.AgentName, name)
+	}
+	switch st.Operation {
+	case "invoke_agent":
+		// semconv splits agent spans by kind: CLIENT calls a remote agent service, INTERNAL
+		// runs the agent in process.
+		switch in.Span.Kind() {
+		case ptrace.SpanKindClient:
+			st.AgentInvocation = "client"
+		case ptrace.SpanKindInternal:
+			st.AgentInvocation = "internal"
+		}
+	case "invoke_workflow":
+		setStr(&st.WorkflowName, getStr(a, "gen_ai.workflow.name"))
+		if name, ok := strings.CutPrefix(in.Span.Name(), "invoke_workflow "); ok {
+			setStr(&st.WorkflowName, name)
+		}
 	}
 	return true
 }

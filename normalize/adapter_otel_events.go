@@ -1,6 +1,9 @@
 package normalize
 
 import (
+	"fmt"
+	"math"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/reprise-dev/reprise/replaycase"
@@ -8,7 +11,9 @@ import (
 
 // otelEvents reads semconv 1.28–1.36 per-message events: gen_ai.{system,user,assistant,tool}.message
 // and gen_ai.choice, as log records joined to the span or as span events. It also reads the
-// >= 1.37 gen_ai.client.inference.operation.details event.
+// >= 1.37 events: gen_ai.client.inference.operation.details (the call's attributes),
+// gen_ai.client.operation.exception (the step's exceptions) and gen_ai.evaluation.result (the
+// run's own scores).
 func otelEvents(in *spanInput, b *stepBuilder) bool {
 	var inputs, outputs []replaycase.Message
 	used := false
@@ -36,8 +41,16 @@ func otelEvents(in *spanInput, b *stepBuilder) bool {
 			outputs = append(outputs, m)
 		case "gen_ai.client.inference.operation.details":
 			details := pcommon.NewMap()
-			_ = details.FromRaw(ev.body)
+			_ = details.FromRaw(ev.fields())
 			readSemconvAttributes(details, b, ev.name+": ")
+		case "gen_ai.client.operation.exception":
+			b.exception(ev.fields())
+		case "gen_ai.evaluation.result":
+			e, problem := evaluation(ev)
+			b.Evaluations = append(b.Evaluations, e)
+			if problem != nil {
+				b.evalFindings = append(b.evalFindings, *problem)
+			}
 		default:
 			continue
 		}
@@ -52,4 +65,42 @@ func otelEvents(in *spanInput, b *stepBuilder) bool {
 		b.kind(replaycase.StepLLM, "chat")
 	}
 	return true
+}
+
+// exception records a gen_ai.client.operation.exception event on the step. A failed step whose
+// span says only that it failed takes the exception's type (or message) as its error.
+func (b *stepBuilder) exception(f map[string]any) {
+	ex := replaycase.Exception{Type: mapStr(f, "exception.type"), Message: mapStr(f, "exception.message"), Stacktrace: mapStr(f, "exception.stacktrace")}
+	b.Step.Exceptions = append(b.Step.Exceptions, ex)
+	if b.Step.Status == replaycase.StepError && b.Step.Error == errorUnnamed {
+		if ex.Type != "" {
+			b.Step.Error = ex.Type
+		} else if ex.Message != "" {
+			b.Step.Error = ex.Message
+		}
+	}
+}
+
+// evaluation reads a gen_ai.evaluation.result event. A score that is not a number is reported,
+// never read as 0.
+func evaluation(ev genAIEvent) (replaycase.Evaluation, *replaycase.Reason) {
+	f := ev.fields()
+	e := replaycase.Evaluation{
+		Name:        mapStr(f, "gen_ai.evaluation.name"),
+		ScoreLabel:  mapStr(f, "gen_ai.evaluation.score.label"),
+		Explanation: mapStr(f, "gen_ai.evaluation.explanation"),
+		ResponseID:  mapStr(f, "gen_ai.response.id"),
+		ErrorType:   mapStr(f, "error.type"),
+		SpanID:      ev.spanID,
+	}
+	raw, ok := f["gen_ai.evaluation.score.value"]
+	if !ok || raw == nil {
+		return e, nil
+	}
+	if v, ok := toFloat(raw); ok && !math.IsNaN(v) {
+		e.ScoreValue = &v
+		return e, nil
+	}
+	return e, &replaycase.Reason{Code: replaycase.ReasonUnparseableContent, SpanID: ev.spanID,
+		Detail: fmt.Sprintf("gen_ai.evaluation.result %q: score %s is not a number", e.Name, text(raw))}
 }

@@ -23,6 +23,9 @@ func Build(spans ptrace.Traces, logs plog.Logs) (c *replaycase.Case, findings []
 	read := readSpans(spans, eventsBySpan, &c.Provenance)
 	root := pickRoot(read.roots, read.steps)
 	rootStep, findings := placeSteps(c, read.steps, root)
+	evaluations, problems := evaluationsOf(read, eventsBySpan)
+	c.Evaluations = evaluations
+	findings = append(findings, problems...)
 	c.Provenance.Conventions = conventionsOf(read.steps)
 	findings = append(findings, anchorCase(c, root, read)...)
 	summarize(c, rootStep)
@@ -56,16 +59,19 @@ func joinEvents(logs plog.Logs, prov *replaycase.Provenance) map[string][]plog.L
 
 // spansRead is what one walk over the spans of a trace found.
 type spansRead struct {
-	steps     []normalized                // spans with GenAI telemetry, in start order
-	roots     []ptrace.Span               // spans without a parent
-	rootRes   map[string]pcommon.Resource // the resource of each root, by span id
-	minSpanID string                      // anchors the case id when no root arrived
+	steps        []normalized                // spans with GenAI telemetry, in start order
+	evaluations  []replaycase.Evaluation     // gen_ai.evaluation.result events on any span, in span order
+	evalProblems []replaycase.Reason         // evaluations that could not be read
+	spanIDs      map[string]bool             // every span received
+	roots        []ptrace.Span               // spans without a parent
+	rootRes      map[string]pcommon.Resource // the resource of each root, by span id
+	minSpanID    string                      // anchors the case id when no root arrived
 }
 
 // readSpans runs the adapters over every span and notes the trace's roots, services and span
 // count in the provenance.
 func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, prov *replaycase.Provenance) spansRead {
-	read := spansRead{rootRes: map[string]pcommon.Resource{}}
+	read := spansRead{rootRes: map[string]pcommon.Resource{}, spanIDs: map[string]bool{}}
 	services := map[string]bool{}
 	for s := range pdatawalk.Spans(spans) {
 		sp := s.Span
@@ -81,9 +87,13 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, pr
 			read.rootRes[id] = s.Resource.Resource()
 		}
 		in := spanInput{Resource: s.Resource.Resource(), Scope: s.Scope.Scope(), Span: sp, Events: eventsBySpan[id]}
-		if n, ok := normalizeSpan(&in); ok {
+		n, ok := normalizeSpan(&in)
+		if ok {
 			read.steps = append(read.steps, n)
 		}
+		read.evaluations = append(read.evaluations, n.Evaluations...)
+		read.evalProblems = append(read.evalProblems, n.evalFindings...)
+		read.spanIDs[id] = true
 	}
 	for s := range services {
 		prov.Services = append(prov.Services, s)
@@ -91,6 +101,32 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, pr
 	sort.Strings(prov.Services)
 	sort.SliceStable(read.steps, func(i, j int) bool { return stepBefore(&read.steps[i].Step, &read.steps[j].Step) })
 	return read
+}
+
+// evaluationsOf gathers the run's own scores: the evaluation events recorded on its spans,
+// then those joined to the trace without a span that arrived (an evaluator that knows only
+// the response id, or the trace).
+func evaluationsOf(read spansRead, eventsBySpan map[string][]plog.LogRecord) ([]replaycase.Evaluation, []replaycase.Reason) {
+	out, problems := read.evaluations, read.evalProblems
+	ids := make([]string, 0, len(eventsBySpan))
+	for id := range eventsBySpan {
+		if !read.spanIDs[id] {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		for _, lr := range eventsBySpan[id] {
+			if ev := logEvent(lr); ev.name == "gen_ai.evaluation.result" {
+				e, problem := evaluation(ev)
+				out = append(out, e)
+				if problem != nil {
+					problems = append(problems, *problem)
+				}
+			}
+		}
+	}
+	return out, problems
 }
 
 // placeSteps numbers the steps into the case, except the root agent span, which is the case

@@ -75,6 +75,12 @@ func checkBuild(t *testing.T, td ptrace.Traces, ld plog.Logs, inputs ...string) 
 	for _, f := range findings {
 		c.Quarantine(f.Code, f.Detail, f.SpanID)
 	}
+	assertRoundTrip(t, c)
+}
+
+// assertRoundTrip asserts that the canonical form carries c unchanged.
+func assertRoundTrip(t *testing.T, c *replaycase.Case) {
+	t.Helper()
 	out := ptrace.NewTraces()
 	require.NoError(t, replaycase.Encode(c, out))
 	back, err := replaycase.Decode(out)

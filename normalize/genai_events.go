@@ -9,8 +9,23 @@ import (
 
 // genAIEvent is one GenAI event, from a log record or a span event.
 type genAIEvent struct {
-	name string
-	body map[string]any // log record body, or span event attributes
+	name   string
+	body   map[string]any // log record body, or span event attributes
+	attrs  map[string]any // log record attributes (where semconv >= 1.37 events put their fields), or span event attributes
+	spanID string         // the span the event belongs to
+}
+
+// fields is what a semconv >= 1.37 event says: its attributes, with what its body says where
+// the attributes are silent (some SDKs put everything in the body).
+func (ev genAIEvent) fields() map[string]any {
+	out := make(map[string]any, len(ev.attrs)+len(ev.body))
+	for k, v := range ev.body {
+		out[k] = v
+	}
+	for k, v := range ev.attrs {
+		out[k] = v
+	}
+	return out
 }
 
 // EventName returns the event name of a log record: the EventName field, or the event.name
@@ -38,7 +53,8 @@ func events(in *spanInput) []genAIEvent {
 	for i := 0; i < evs.Len(); i++ {
 		ev := evs.At(i)
 		if strings.HasPrefix(ev.Name(), "gen_ai.") {
-			out = append(out, genAIEvent{name: ev.Name(), body: attrsBody(ev.Attributes())})
+			body := attrsBody(ev.Attributes())
+			out = append(out, genAIEvent{name: ev.Name(), body: body, attrs: body, spanID: in.Span.SpanID().String()})
 		}
 	}
 	// Pydantic AI 0.x: the events as a JSON array in the span attribute "events".
@@ -47,22 +63,31 @@ func events(in *spanInput) []genAIEvent {
 			list, _ := raw.([]any)
 			for _, item := range list {
 				if m, ok := item.(map[string]any); ok && strings.HasPrefix(mapStr(m, "event.name"), "gen_ai.") {
-					out = append(out, genAIEvent{name: mapStr(m, "event.name"), body: m})
+					out = append(out, genAIEvent{name: mapStr(m, "event.name"), body: m, attrs: m, spanID: in.Span.SpanID().String()})
 				}
 			}
 		}
 	}
 	for _, lr := range in.Events {
-		body, _ := lr.Body().AsRaw().(map[string]any)
-		if body == nil {
-			body = map[string]any{}
-			if s := lr.Body().AsString(); s != "" {
-				body["content"] = s
-			}
-		}
-		out = append(out, genAIEvent{name: eventName(lr), body: body})
+		out = append(out, logEvent(lr))
 	}
 	return out
+}
+
+// logEvent is a GenAI log record as an event. A body that is not a map is its content.
+func logEvent(lr plog.LogRecord) genAIEvent {
+	body, _ := lr.Body().AsRaw().(map[string]any)
+	if body == nil {
+		body = map[string]any{}
+		if s := lr.Body().AsString(); s != "" {
+			body["content"] = s
+		}
+	}
+	ev := genAIEvent{name: eventName(lr), body: body, attrs: lr.Attributes().AsRaw()}
+	if !lr.SpanID().IsEmpty() {
+		ev.spanID = lr.SpanID().String()
+	}
+	return ev
 }
 
 // attrsBody turns span event attributes into an event body. Semantic Kernel writes the choice

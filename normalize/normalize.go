@@ -52,11 +52,16 @@ var adapters = []adapter{
 	{convVercelAI, vercelAI},
 }
 
+// errorUnnamed is the error of a failed step whose span names no error.
+const errorUnnamed = "error"
+
 // normalized is what the adapters found on one span.
 type normalized struct {
 	Step           replaycase.Step
 	ConversationID string
-	Findings       []replaycase.Reason // unparseable / truncated / ref-only content on this span
+	Findings       []replaycase.Reason     // unparseable / truncated / ref-only content on this span
+	Evaluations    []replaycase.Evaluation // gen_ai.evaluation.result events recorded on this span
+	evalFindings   []replaycase.Reason     // evaluations that could not be read; kept even when the span is no step
 }
 
 // Span runs every adapter over one span. ok is false when no adapter recognised GenAI
@@ -84,7 +89,7 @@ func normalizeSpan(in *spanInput) (n normalized, ok bool) {
 			b.Step.Error = sp.Status().Message()
 		}
 		if b.Step.Error == "" {
-			b.Step.Error = "error"
+			b.Step.Error = errorUnnamed
 		}
 	}
 	for _, a := range adapters {

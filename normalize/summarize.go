@@ -23,6 +23,8 @@ func summarize(c *replaycase.Case, root *normalized) {
 	if root != nil {
 		rs := &root.Step
 		c.AgentName = rs.AgentName
+		c.WorkflowName = rs.WorkflowName
+		c.AgentInvocation = rs.AgentInvocation
 		if root.ConversationID != "" {
 			c.ConversationID = root.ConversationID
 		}

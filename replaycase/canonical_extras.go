@@ -1,0 +1,38 @@
+package replaycase
+
+import "go.opentelemetry.io/collector/pdata/pcommon"
+
+// Canonical attributes of the fields added after the first canonical form: the workflow name
+// (semconv gen_ai.workflow.name), how an agent was invoked (semconv tells it by span kind, which
+// the canonical form sets by step kind, so it is spelled out), a step's exception events and
+// the run's evaluation events (kept as JSON lists on the span they belong to in the case).
+const (
+	AttrWorkflowName    = "gen_ai.workflow.name"
+	AttrAgentInvocation = "replay.agent_invocation"
+	AttrExceptions      = "replay.exceptions"
+	AttrEvaluations     = "replay.evaluations"
+)
+
+func putCaseExtras(a pcommon.Map, c *Case) {
+	putStr(a, AttrWorkflowName, c.WorkflowName)
+	putStr(a, AttrAgentInvocation, c.AgentInvocation)
+	putJSON(a, AttrEvaluations, c.Evaluations)
+}
+
+func getCaseExtras(a pcommon.Map, c *Case) error {
+	c.WorkflowName = str(a, AttrWorkflowName)
+	c.AgentInvocation = str(a, AttrAgentInvocation)
+	return getJSON(a, AttrEvaluations, &c.Evaluations)
+}
+
+func putStepExtras(a pcommon.Map, st *Step) {
+	putStr(a, AttrWorkflowName, st.WorkflowName)
+	putStr(a, AttrAgentInvocation, st.AgentInvocation)
+	putJSON(a, AttrExceptions, st.Exceptions)
+}
+
+func getStepExtras(a pcommon.Map, st *Step) error {
+	st.WorkflowName = str(a, AttrWorkflowName)
+	st.AgentInvocation = str(a, AttrAgentInvocation)
+	return getJSON(a, AttrExceptions, &st.Exceptions)
+}
