@@ -94,9 +94,10 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	b.setInput(openInferenceMessages(a, "llm.input_messages."))
 	b.setInput(request.Messages)
 	var response OpenAIResponse
+	var responseBody map[string]any
 	if raw, ok := jsonAttr(a, "output.value", b); ok && getStr(a, "output.mime_type") == "application/json" {
 		if body, ok := raw.(map[string]any); ok {
-			response = ParseOpenAIResponse(body)
+			response, responseBody = ParseOpenAIResponse(body), body
 		}
 	}
 	outputs := openInferenceMessages(a, "llm.output_messages.")
@@ -138,7 +139,10 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	b.setUsage(&u.CacheWriteInputTokens, a, "llm.token_count.prompt_details.cache_write")
 	b.setUsage(&u.ReasoningOutputTokens, a, "llm.token_count.completion_details.reasoning")
 	if *u == (replaycase.Usage{}) {
-		*u = response.Usage
+		*u = b.responseUsage(responseBody, "output.value usage")
+	}
+	if *u == (replaycase.Usage{}) {
+		*u = response.Usage // Chat Completions
 	}
 	if len(st.InputMessages) > 0 || len(st.OutputMessages) > 0 {
 		b.kind(replaycase.StepLLM, "chat")
