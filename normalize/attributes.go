@@ -19,18 +19,7 @@ func getStr(a pcommon.Map, keys ...string) string {
 	return ""
 }
 
-// getInt reads an integer that may have been written as an int, a double or a string.
-func getInt(a pcommon.Map, keys ...string) (int64, bool) {
-	for _, k := range keys {
-		if v, ok := a.Get(k); ok {
-			if n, ok := toInt(v.AsRaw()); ok {
-				return n, true
-			}
-		}
-	}
-	return 0, false
-}
-
+// getFloat reads a number that may have been written as a double, an int or a string.
 func getFloat(a pcommon.Map, keys ...string) (float64, bool) {
 	for _, k := range keys {
 		if v, ok := a.Get(k); ok {

@@ -72,6 +72,20 @@ func checkBuild(t *testing.T, td ptrace.Traces, ld plog.Logs, inputs ...string) 
 		}
 	}
 
+	for _, e := range c.Evaluations {
+		assert.True(t, e.ScoreValue == nil || known.number(*e.ScoreValue), "evaluation score %v is in no input", e.ScoreValue)
+		for _, s := range []string{e.Name, e.ScoreLabel, e.Explanation} {
+			assert.True(t, known.text(s), "evaluation text %q is in no input", s)
+		}
+	}
+	for _, st := range c.Steps {
+		for _, ex := range st.Exceptions {
+			for _, s := range []string{ex.Type, ex.Message, ex.Stacktrace} {
+				assert.True(t, known.text(s), "exception text %q is in no input", s)
+			}
+		}
+	}
+
 	for _, f := range findings {
 		c.Quarantine(f.Code, f.Detail, f.SpanID)
 	}

@@ -59,7 +59,10 @@ func FuzzEventBodies(f *testing.F) {
 		`{"content":"hi"}`,
 		`{"index":0,"finish_reason":"tool_calls","message":{"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]}}`,
 		`{"id":"call_1","content":{"nested":[1,2]}}`,
-		`{"message":"not json","content":[{"type":"text","text":"x"},{"type":"image_url","image_url":{"url":"u"}}]}`) {
+		`{"message":"not json","content":[{"type":"text","text":"x"},{"type":"image_url","image_url":{"url":"u"}}]}`,
+		`{"exception.type":"openai.RateLimitError","exception.message":"Rate limit reached","exception.stacktrace":"Traceback"}`,
+		`{"gen_ai.evaluation.name":"Relevance","gen_ai.evaluation.score.value":4.0,"gen_ai.evaluation.score.label":"relevant","gen_ai.response.id":"r"}`,
+		`{"gen_ai.evaluation.name":"Relevance","gen_ai.evaluation.score.value":"high"}`) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -74,7 +77,8 @@ func FuzzEventBodies(f *testing.F) {
 		sp.SetSpanID([8]byte{2})
 		ld := plog.NewLogs()
 		lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
-		for _, name := range []string{"gen_ai.system.message", "gen_ai.user.message", "gen_ai.assistant.message", "gen_ai.tool.message", "gen_ai.choice", "gen_ai.client.inference.operation.details"} {
+		for _, name := range []string{"gen_ai.system.message", "gen_ai.user.message", "gen_ai.assistant.message", "gen_ai.tool.message", "gen_ai.choice",
+			"gen_ai.client.inference.operation.details", "gen_ai.client.operation.exception", "gen_ai.evaluation.result"} {
 			lr := lrs.AppendEmpty()
 			lr.SetTraceID([16]byte{1})
 			lr.SetSpanID([8]byte{2})
