@@ -79,12 +79,14 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 
 	if raw, ok := jsonAttr(a, "llm.invocation_parameters", b); ok {
 		if params, ok := raw.(map[string]any); ok {
+			b.checkRequestNumbers(params, "llm.invocation_parameters")
 			mergeModelConfig(mc, openAIParams(params))
 		}
 	}
 	var request OpenAIRequest
 	if raw, ok := jsonAttr(a, "input.value", b); ok && getStr(a, "input.mime_type") == "application/json" {
 		if body, ok := raw.(map[string]any); ok {
+			b.checkRequestNumbers(body, "input.value")
 			request = ParseOpenAIRequest(body)
 			mergeModelConfig(mc, request.Model)
 		}

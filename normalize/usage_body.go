@@ -7,7 +7,8 @@ import (
 )
 
 // responseUsage reads the usage object of a recorded response body in the shapes other than
-// Chat Completions (whose prompt_tokens / completion_tokens openai.go reads):
+// Chat Completions (whose prompt_tokens / completion_tokens openai.go reads; here they are only
+// checked to be numbers):
 //
 //   - Anthropic Messages ({"type": "message", "usage": {input_tokens, output_tokens,
 //     cache_read_input_tokens, cache_creation_input_tokens}}): input_tokens leaves the cached
@@ -21,7 +22,11 @@ import (
 // other shape.
 func (b *stepBuilder) responseUsage(body map[string]any, where string) replaycase.Usage {
 	usage, _ := body["usage"].(map[string]any)
-	if usage == nil || usage["prompt_tokens"] != nil {
+	if usage == nil {
+		return replaycase.Usage{}
+	}
+	if usage["prompt_tokens"] != nil { // Chat Completions: read by ParseOpenAIResponse, checked here
+		checkNumbers(b, usage, where, replaycase.ReasonInvalidUsage, toInt, "prompt_tokens", "completion_tokens", "total_tokens")
 		return replaycase.Usage{}
 	}
 	count := func(m map[string]any, key string) int64 {

@@ -37,6 +37,25 @@ func quoteValue(v pcommon.Value) string {
 	return s
 }
 
+// checkRequestNumbers reports the sampling parameters of a recorded request body that are
+// there but hold no number: the body parser reads such a field as absent, which must not pass
+// in silence.
+func (b *stepBuilder) checkRequestNumbers(body map[string]any, where string) {
+	checkNumbers(b, body, where, replaycase.ReasonInvalidParameter, toFloat, "temperature", "top_p")
+	checkNumbers(b, body, where, replaycase.ReasonInvalidParameter, toInt, "max_tokens", "max_completion_tokens", "max_output_tokens", "seed")
+}
+
+// checkNumbers reports, under code, each of keys that body holds but parse does not accept.
+func checkNumbers[T any](b *stepBuilder, body map[string]any, where, code string, parse func(any) (T, bool), keys ...string) {
+	for _, k := range keys {
+		if raw, ok := body[k]; ok && raw != nil {
+			if _, ok := parse(raw); !ok {
+				b.invalid(code, fmt.Sprintf("%s %s is %s, not a number", where, k, text(raw)))
+			}
+		}
+	}
+}
+
 // checkRanges takes out of the step the token counts and parameters that are out of range,
 // whichever convention or request body they came from, and reports each one.
 func checkRanges(b *stepBuilder) {

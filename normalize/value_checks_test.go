@@ -102,6 +102,30 @@ func TestQuietlyWrongValuesAreFlagged(t *testing.T) {
 			check: func(t *testing.T, st replaycase.Step) { assert.Nil(t, st.ModelConfig.MaxTokens) },
 		},
 		{
+			name: "max_tokens as text in a recorded request body", run: testfixtures.OpenInference, span: "OpenAI Chat Completions",
+			change: func(a pcommon.Map) { a.PutStr("llm.invocation_parameters", `{"model":"gpt-4o-mini","max_tokens":"lots"}`) },
+			code:   replaycase.ReasonInvalidParameter, detail: "llm.invocation_parameters max_tokens is lots, not a number",
+			check: func(t *testing.T, st replaycase.Step) {
+				require.NotNil(t, st.ModelConfig.MaxTokens, "the request body in input.value still says 256")
+				assert.Equal(t, int64(256), *st.ModelConfig.MaxTokens)
+			},
+		},
+		{
+			name: "usage as text in a recorded Chat Completions response", run: testfixtures.OpenInference, span: "OpenAI Chat Completions",
+			change: func(a pcommon.Map) {
+				for _, k := range []string{"llm.token_count.prompt", "llm.token_count.completion", "llm.token_count.total"} {
+					a.Remove(k)
+				}
+				a.PutStr("output.value", `{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"It is mild."},"finish_reason":"stop"}],"usage":{"prompt_tokens":"abc","completion_tokens":5}}`)
+				a.PutStr("output.mime_type", "application/json")
+			},
+			code: replaycase.ReasonInvalidUsage, detail: "output.value usage prompt_tokens is abc, not a number",
+			check: func(t *testing.T, st replaycase.Step) {
+				assert.Zero(t, st.Usage.InputTokens)
+				assert.Equal(t, int64(5), st.Usage.OutputTokens)
+			},
+		},
+		{
 			name: "OpenInference token count as text", run: testfixtures.OpenInference, span: "OpenAI Chat Completions",
 			change: func(a pcommon.Map) { a.PutStr("llm.token_count.prompt", "abc") },
 			code:   replaycase.ReasonInvalidUsage, detail: `llm.token_count.prompt is "abc", not a number`,
