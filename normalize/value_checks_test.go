@@ -103,8 +103,10 @@ func TestQuietlyWrongValuesAreFlagged(t *testing.T) {
 		},
 		{
 			name: "max_tokens as text in a recorded request body", run: testfixtures.OpenInference, span: "OpenAI Chat Completions",
-			change: func(a pcommon.Map) { a.PutStr("llm.invocation_parameters", `{"model":"gpt-4o-mini","max_tokens":"lots"}`) },
-			code:   replaycase.ReasonInvalidParameter, detail: "llm.invocation_parameters max_tokens is lots, not a number",
+			change: func(a pcommon.Map) {
+				a.PutStr("llm.invocation_parameters", `{"model":"gpt-4o-mini","max_tokens":"lots"}`)
+			},
+			code: replaycase.ReasonInvalidParameter, detail: "llm.invocation_parameters max_tokens is lots, not a number",
 			check: func(t *testing.T, st replaycase.Step) {
 				require.NotNil(t, st.ModelConfig.MaxTokens, "the request body in input.value still says 256")
 				assert.Equal(t, int64(256), *st.ModelConfig.MaxTokens)
