@@ -1,8 +1,9 @@
 // Package normalize turns the GenAI telemetry of one trace, in whatever convention it was
 // written, into a replay case. Each convention is one small adapter (adapter_*.go) that reads
 // one span and fills the fields of its step that are still empty; adapters run in a fixed
-// precedence order (the adapters table), so when a span carries several conventions the first one that
-// has a field wins, and the step records every convention that contributed.
+// precedence order (the adapters table), so when a span carries several conventions the first
+// one that has a field wins, and the step records every convention that contributed. Build
+// (build.go) turns a whole trace into a case.
 package normalize
 
 import (
@@ -42,7 +43,7 @@ type adapter struct {
 	apply func(in *spanInput, b *stepBuilder) bool
 }
 
-// Adapters in precedence order.
+// adapters in precedence order.
 var adapters = []adapter{
 	{convOTel, otelAttributes},
 	{convOTelEvents, otelEvents},
@@ -59,12 +60,12 @@ const errorUnnamed = "error"
 type normalized struct {
 	Step           replaycase.Step
 	ConversationID string
-	Findings       []replaycase.Reason     // unparseable / truncated / ref-only content on this span
+	Findings       []replaycase.Reason     // unreadable content and wrong values on this span
 	Evaluations    []replaycase.Evaluation // gen_ai.evaluation.result events recorded on this span
 	evalFindings   []replaycase.Reason     // evaluations that could not be read; kept even when the span is no step
 }
 
-// Span runs every adapter over one span. ok is false when no adapter recognised GenAI
+// normalizeSpan runs every adapter over one span. ok is false when no adapter recognised GenAI
 // telemetry on it (an HTTP or database span, say).
 func normalizeSpan(in *spanInput) (n normalized, ok bool) {
 	sp := in.Span

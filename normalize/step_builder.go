@@ -9,6 +9,8 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
+// stepBuilder collects what the adapters read from one span. Its setters fill a field only while
+// it is empty, which is what gives the adapters their precedence.
 type stepBuilder struct {
 	normalized
 	spanID string
