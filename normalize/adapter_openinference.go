@@ -25,7 +25,7 @@ var openInferenceKinds = map[string]struct {
 // invocation parameters, offered tools, token counts, with input.value / output.value (the raw
 // request and response) as fallback; TOOL, AGENT, RETRIEVER, RERANKER and EMBEDDING spans; and
 // session.id as the conversation.
-func openInference(in *SpanInput, b *stepBuilder) bool {
+func openInference(in *spanInput, b *stepBuilder) bool {
 	a := in.Span.Attributes()
 	spanKind := strings.ToUpper(getStr(a, "openinference.span.kind"))
 	if spanKind == "" && !hasPrefix(a, "llm.input_messages.") && !hasPrefix(a, "llm.output_messages.") {
@@ -61,7 +61,7 @@ func openInference(in *SpanInput, b *stepBuilder) bool {
 	case "RERANKER":
 		r := b.retrieval()
 		setStr(&r.Query, getStr(a, "reranker.query"))
-		setInt(&r.TopK, a, "reranker.top_k")
+		b.setInt(&r.TopK, a, "reranker.top_k")
 		setStr(&b.Step.ModelConfig.RequestModel, getStr(a, "reranker.model_name"))
 		if r.Documents == nil {
 			r.Documents = openInferenceDocuments(a, "reranker.output_documents.")
@@ -73,18 +73,20 @@ func openInference(in *SpanInput, b *stepBuilder) bool {
 func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	st := &b.Step
 	mc := &st.ModelConfig
-	setStr(&mc.Provider, Provider(getStr(a, "llm.system", "llm.provider")))
+	setStr(&mc.Provider, canonicalProvider(getStr(a, "llm.system", "llm.provider")))
 	setStr(&mc.RequestModel, getStr(a, "llm.request.model_name"))
 	setStr(&mc.ResponseModel, getStr(a, "llm.response.model_name", "llm.model_name"))
 
 	if raw, ok := jsonAttr(a, "llm.invocation_parameters", b); ok {
 		if params, ok := raw.(map[string]any); ok {
+			b.checkRequestNumbers(params, "llm.invocation_parameters")
 			mergeModelConfig(mc, openAIParams(params))
 		}
 	}
 	var request OpenAIRequest
 	if raw, ok := jsonAttr(a, "input.value", b); ok && getStr(a, "input.mime_type") == "application/json" {
 		if body, ok := raw.(map[string]any); ok {
+			b.checkRequestNumbers(body, "input.value")
 			request = ParseOpenAIRequest(body)
 			mergeModelConfig(mc, request.Model)
 		}
@@ -94,9 +96,10 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	b.setInput(openInferenceMessages(a, "llm.input_messages."))
 	b.setInput(request.Messages)
 	var response OpenAIResponse
+	var responseBody map[string]any
 	if raw, ok := jsonAttr(a, "output.value", b); ok && getStr(a, "output.mime_type") == "application/json" {
 		if body, ok := raw.(map[string]any); ok {
-			response = ParseOpenAIResponse(body)
+			response, responseBody = ParseOpenAIResponse(body), body
 		}
 	}
 	outputs := openInferenceMessages(a, "llm.output_messages.")
@@ -131,62 +134,21 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	}
 
 	u := &st.Usage
-	setUsage(&u.InputTokens, a, "llm.token_count.prompt")
-	setUsage(&u.OutputTokens, a, "llm.token_count.completion")
-	setUsage(&u.TotalTokens, a, "llm.token_count.total")
-	setUsage(&u.CacheReadInputTokens, a, "llm.token_count.prompt_details.cache_read")
-	setUsage(&u.CacheWriteInputTokens, a, "llm.token_count.prompt_details.cache_write")
-	setUsage(&u.ReasoningOutputTokens, a, "llm.token_count.completion_details.reasoning")
+	b.setUsage(&u.InputTokens, a, "llm.token_count.prompt")
+	b.setUsage(&u.OutputTokens, a, "llm.token_count.completion")
+	b.setUsage(&u.TotalTokens, a, "llm.token_count.total")
+	b.setUsage(&u.CacheReadInputTokens, a, "llm.token_count.prompt_details.cache_read")
+	b.setUsage(&u.CacheWriteInputTokens, a, "llm.token_count.prompt_details.cache_write")
+	b.setUsage(&u.ReasoningOutputTokens, a, "llm.token_count.completion_details.reasoning")
 	if *u == (replaycase.Usage{}) {
-		*u = response.Usage
+		*u = b.responseUsage(responseBody, "output.value usage")
+	}
+	if *u == (replaycase.Usage{}) {
+		*u = response.Usage // Chat Completions
 	}
 	if len(st.InputMessages) > 0 || len(st.OutputMessages) > 0 {
 		b.kind(replaycase.StepLLM, "chat")
 	}
-}
-
-// jsonAttr parses an attribute that holds JSON text (or a structured value). A value that does
-// not parse is recorded as a finding and reported absent.
-func jsonAttr(a pcommon.Map, key string, b *stepBuilder) (any, bool) {
-	v, ok := a.Get(key)
-	if !ok {
-		return nil, false
-	}
-	if v.Type() == pcommon.ValueTypeStr {
-		s := strings.TrimSpace(v.Str())
-		if s == "" || (s[0] != '{' && s[0] != '[') {
-			return nil, false // plain text, not JSON: nothing to parse
-		}
-	}
-	raw, err := decodeAny(v, true)
-	if err != nil {
-		b.problem(key, err)
-		return nil, false
-	}
-	return raw, true
-}
-
-// mergeModelConfig fills the fields of dst that are still empty from src.
-func mergeModelConfig(dst *replaycase.ModelConfig, src replaycase.ModelConfig) {
-	setStr(&dst.Provider, src.Provider)
-	setStr(&dst.RequestModel, src.RequestModel)
-	setStr(&dst.ResponseModel, src.ResponseModel)
-	if dst.Temperature == nil {
-		dst.Temperature = src.Temperature
-	}
-	if dst.TopP == nil {
-		dst.TopP = src.TopP
-	}
-	if dst.MaxTokens == nil {
-		dst.MaxTokens = src.MaxTokens
-	}
-	if dst.Seed == nil {
-		dst.Seed = src.Seed
-	}
-	if dst.Stop == nil {
-		dst.Stop = src.Stop
-	}
-	setStr(&dst.ToolChoice, src.ToolChoice)
 }
 
 // openInferenceMessages reads flattened messages: {prefix}{i}.message.{role, content, name,
@@ -201,7 +163,7 @@ func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 			}
 			return ""
 		}
-		msg := replaycase.Message{Role: Role(field("role")), Name: field("name")}
+		msg := replaycase.Message{Role: canonicalRole(field("role")), Name: field("name")}
 		if id := field("tool_call_id"); id != "" {
 			msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call_response", ID: id, Response: field("content")})
 			out = append(out, msg)
@@ -232,26 +194,6 @@ func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 			msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call", Name: name, Arguments: args})
 		}
 		out = append(out, msg)
-	}
-	return out
-}
-
-// indexedSub groups the fields of one flattened item further: "message.tool_calls.0.tool_call.id"
-// with prefix "message.tool_calls." becomes item 0, field "tool_call.id".
-func indexedSub(item map[string]pcommon.Value, prefix string) []map[string]string {
-	m := pcommon.NewMap()
-	for k, v := range item {
-		if strings.HasPrefix(k, prefix) {
-			v.CopyTo(m.PutEmpty(k))
-		}
-	}
-	var out []map[string]string
-	for _, sub := range indexed(m, prefix) {
-		fields := map[string]string{}
-		for k, v := range sub {
-			fields[k] = v.AsString()
-		}
-		out = append(out, fields)
 	}
 	return out
 }

@@ -26,7 +26,7 @@ var vectorDBs = map[string]bool{"chroma": true, "pinecone": true, "qdrant": true
 // of tool calls in content), llm.request.type, llm.request.functions.{i}.*, llm.usage.*,
 // traceloop.span.kind / traceloop.entity.* workflow, agent and tool spans, and vector-store
 // spans with db.query.result events. Its current form is OTel semconv >= 1.37 (otel_genai).
-func openLLMetry(in *SpanInput, b *stepBuilder) bool {
+func openLLMetry(in *spanInput, b *stepBuilder) bool {
 	a := in.Span.Attributes()
 	used := false
 	st := &b.Step
@@ -64,8 +64,8 @@ func openLLMetry(in *SpanInput, b *stepBuilder) bool {
 	if st.ModelConfig.Stop == nil {
 		st.ModelConfig.Stop = getStrings(a, "llm.chat.stop_sequences")
 	}
-	setUsage(&st.Usage.TotalTokens, a, "llm.usage.total_tokens")
-	setUsage(&st.Usage.ReasoningOutputTokens, a, "llm.usage.reasoning_tokens")
+	b.setUsage(&st.Usage.TotalTokens, a, "llm.usage.total_tokens")
+	b.setUsage(&st.Usage.ReasoningOutputTokens, a, "llm.usage.reasoning_tokens")
 	setStr(&b.ConversationID, getStr(a, "traceloop.association.properties.conversation_id", "traceloop.association.properties.session_id"))
 
 	switch getStr(a, "traceloop.span.kind") {
@@ -107,7 +107,7 @@ func indexedMessages(a pcommon.Map, prefix string) []replaycase.Message {
 			}
 			return ""
 		}
-		msg := replaycase.Message{Role: Role(field("role")), FinishReason: FinishReason(field("finish_reason"))}
+		msg := replaycase.Message{Role: canonicalRole(field("role")), FinishReason: FinishReason(field("finish_reason"))}
 		content := field("content")
 		contentCalls := toolCallsInContent(content)
 		calls := contentCalls
@@ -169,7 +169,7 @@ func toolCallsInContent(content string) []replaycase.Part {
 // vectorStoreRetrieval reads an OpenLLMetry vector-store span: one db.query.result (or Milvus
 // db.search.result) event per hit, top_k from the store's attribute, the store and collection
 // as data source, and the query where the instrumentation records it.
-func vectorStoreRetrieval(in *SpanInput, b *stepBuilder) {
+func vectorStoreRetrieval(in *spanInput, b *stepBuilder) {
 	a := in.Span.Attributes()
 	b.kind(replaycase.StepRetrieval, "retrieval")
 	r := b.retrieval()
@@ -178,7 +178,7 @@ func vectorStoreRetrieval(in *SpanInput, b *stepBuilder) {
 		source += "/" + coll
 	}
 	setStr(&r.DataSource, strings.TrimPrefix(source, "/"))
-	setInt(&r.TopK, a, "db.vector.query.top_k", "pinecone.query.top_k", "db.chroma.query.n_results", "db.milvus.search.limit")
+	b.setInt(&r.TopK, a, "db.vector.query.top_k", "pinecone.query.top_k", "db.chroma.query.n_results", "db.milvus.search.limit")
 	setStr(&r.Query, getStr(a, "db.marqo.search.query", "pinecone.query.queries"))
 	if input, ok := jsonAttr(a, "traceloop.entity.input", b); ok {
 		if m, ok := input.(map[string]any); ok {

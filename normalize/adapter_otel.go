@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -13,14 +14,31 @@ import (
 // (operation, model, parameters, usage, agent, tool, retrieval) and the >= 1.37 content
 // attributes gen_ai.input.messages, gen_ai.output.messages, gen_ai.system_instructions and
 // gen_ai.tool.definitions, written as JSON strings or as structured values.
-func otelAttributes(in *SpanInput, b *stepBuilder) bool {
+func otelAttributes(in *spanInput, b *stepBuilder) bool {
 	a := in.Span.Attributes()
 	if !hasPrefix(a, "gen_ai.") {
 		return false
 	}
 	readSemconvAttributes(a, b, "")
-	if name, ok := strings.CutPrefix(in.Span.Name(), "invoke_agent "); ok && b.Step.Kind == replaycase.StepAgent {
-		setStr(&b.Step.AgentName, name)
+	st := &b.Step
+	if name, ok := strings.CutPrefix(in.Span.Name(), "invoke_agent "); ok && st.Kind == replaycase.StepAgent {
+		setStr(&st.AgentName, name)
+	}
+	switch st.Operation {
+	case "invoke_agent":
+		// semconv splits agent spans by kind: CLIENT calls a remote agent service, INTERNAL
+		// runs the agent in process.
+		switch in.Span.Kind() {
+		case ptrace.SpanKindClient:
+			st.AgentInvocation = "client"
+		case ptrace.SpanKindInternal:
+			st.AgentInvocation = "internal"
+		}
+	case "invoke_workflow":
+		setStr(&st.WorkflowName, getStr(a, "gen_ai.workflow.name"))
+		if name, ok := strings.CutPrefix(in.Span.Name(), "invoke_workflow "); ok {
+			setStr(&st.WorkflowName, name)
+		}
 	}
 	return true
 }
@@ -35,13 +53,13 @@ func readSemconvAttributes(a pcommon.Map, b *stepBuilder, where string) {
 	}
 
 	mc := &st.ModelConfig
-	setStr(&mc.Provider, Provider(getStr(a, "gen_ai.provider.name", "gen_ai.system")))
+	setStr(&mc.Provider, canonicalProvider(getStr(a, "gen_ai.provider.name", "gen_ai.system")))
 	setStr(&mc.RequestModel, getStr(a, "gen_ai.request.model"))
 	setStr(&mc.ResponseModel, getStr(a, "gen_ai.response.model"))
-	setFloat(&mc.Temperature, a, "gen_ai.request.temperature")
-	setFloat(&mc.TopP, a, "gen_ai.request.top_p")
-	setInt(&mc.MaxTokens, a, "gen_ai.request.max_tokens")
-	setInt(&mc.Seed, a, "gen_ai.request.seed", "gen_ai.openai.request.seed")
+	b.setFloat(&mc.Temperature, a, "gen_ai.request.temperature")
+	b.setFloat(&mc.TopP, a, "gen_ai.request.top_p")
+	b.setInt(&mc.MaxTokens, a, "gen_ai.request.max_tokens")
+	b.setInt(&mc.Seed, a, "gen_ai.request.seed", "gen_ai.openai.request.seed")
 	if mc.Stop == nil {
 		mc.Stop = getStrings(a, "gen_ai.request.stop_sequences")
 	}
@@ -54,12 +72,12 @@ func readSemconvAttributes(a pcommon.Map, b *stepBuilder, where string) {
 	}
 
 	u := &st.Usage
-	setUsage(&u.InputTokens, a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
-	setUsage(&u.OutputTokens, a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
-	setUsage(&u.CacheReadInputTokens, a, "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens")
-	setUsage(&u.CacheWriteInputTokens, a, "gen_ai.usage.cache_write.input_tokens", "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "gen_ai.usage.cache_write_input_tokens")
-	setUsage(&u.ReasoningOutputTokens, a, "gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.reasoning_tokens")
-	setUsage(&u.TotalTokens, a, "gen_ai.usage.total_tokens")
+	b.setUsage(&u.InputTokens, a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
+	b.setUsage(&u.OutputTokens, a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
+	b.setUsage(&u.CacheReadInputTokens, a, "gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens")
+	b.setUsage(&u.CacheWriteInputTokens, a, "gen_ai.usage.cache_write.input_tokens", "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_creation_input_tokens", "gen_ai.usage.cache_write_input_tokens")
+	b.setUsage(&u.ReasoningOutputTokens, a, "gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.reasoning_tokens")
+	b.setUsage(&u.TotalTokens, a, "gen_ai.usage.total_tokens")
 
 	setStr(&st.AgentName, getStr(a, "gen_ai.agent.name"))
 	setStr(&b.ConversationID, getStr(a, "gen_ai.conversation.id"))
@@ -87,7 +105,7 @@ func readSemconvAttributes(a pcommon.Map, b *stepBuilder, where string) {
 		r := b.retrieval()
 		setStr(&r.DataSource, getStr(a, "gen_ai.data_source.id"))
 		setStr(&r.Query, getStr(a, "gen_ai.retrieval.query.text"))
-		setInt(&r.TopK, a, "gen_ai.retrieval.top_k", "gen_ai.request.top_k")
+		b.setInt(&r.TopK, a, "gen_ai.retrieval.top_k", "gen_ai.request.top_k")
 		if v, ok := a.Get("gen_ai.retrieval.documents"); ok && r.Documents == nil {
 			docs, err := retrievalDocuments(v)
 			if err != nil {
@@ -168,13 +186,4 @@ func retrievalDocuments(v pcommon.Value) ([]replaycase.Document, error) {
 		docs = append(docs, d)
 	}
 	return docs, nil
-}
-
-func hasPrefix(a pcommon.Map, prefix string) bool {
-	for k := range a.All() {
-		if strings.HasPrefix(k, prefix) {
-			return true
-		}
-	}
-	return false
 }

@@ -14,7 +14,7 @@ import (
 // are the model calls (ai.prompt.messages, ai.prompt.tools, ai.prompt.toolChoice,
 // ai.response.*, ai.usage.*, ai.settings.*); .doEmbed children are embeddings; ai.toolCall
 // spans are tool executions (ai.toolCall.name/id/args|input/result|output).
-func vercelAI(in *SpanInput, b *stepBuilder) bool {
+func vercelAI(in *spanInput, b *stepBuilder) bool {
 	a := in.Span.Attributes()
 	op := getStr(a, "ai.operationId")
 	if op == "" && strings.HasPrefix(in.Span.Name(), "ai.") {
@@ -71,13 +71,13 @@ func vercelAI(in *SpanInput, b *stepBuilder) bool {
 		}
 	}
 	mc := &st.ModelConfig
-	setStr(&mc.Provider, Provider(getStr(a, "ai.model.provider")))
+	setStr(&mc.Provider, canonicalProvider(getStr(a, "ai.model.provider")))
 	setStr(&mc.RequestModel, getStr(a, "ai.model.id"))
 	setStr(&mc.ResponseModel, getStr(a, "ai.response.model"))
-	setFloat(&mc.Temperature, a, "ai.settings.temperature")
-	setFloat(&mc.TopP, a, "ai.settings.topP")
-	setInt(&mc.MaxTokens, a, "ai.settings.maxOutputTokens", "ai.settings.maxTokens")
-	setInt(&mc.Seed, a, "ai.settings.seed")
+	b.setFloat(&mc.Temperature, a, "ai.settings.temperature")
+	b.setFloat(&mc.TopP, a, "ai.settings.topP")
+	b.setInt(&mc.MaxTokens, a, "ai.settings.maxOutputTokens", "ai.settings.maxTokens")
+	b.setInt(&mc.Seed, a, "ai.settings.seed")
 	if mc.Stop == nil {
 		mc.Stop = getStrings(a, "ai.settings.stopSequences")
 	}
@@ -89,11 +89,11 @@ func vercelAI(in *SpanInput, b *stepBuilder) bool {
 		}
 	}
 	u := &st.Usage
-	setUsage(&u.InputTokens, a, "ai.usage.inputTokens", "ai.usage.promptTokens", "ai.usage.tokens")
-	setUsage(&u.OutputTokens, a, "ai.usage.outputTokens", "ai.usage.completionTokens")
-	setUsage(&u.TotalTokens, a, "ai.usage.totalTokens")
-	setUsage(&u.ReasoningOutputTokens, a, "ai.usage.reasoningTokens")
-	setUsage(&u.CacheReadInputTokens, a, "ai.usage.cachedInputTokens")
+	b.setUsage(&u.InputTokens, a, "ai.usage.inputTokens", "ai.usage.promptTokens", "ai.usage.tokens")
+	b.setUsage(&u.OutputTokens, a, "ai.usage.outputTokens", "ai.usage.completionTokens")
+	b.setUsage(&u.TotalTokens, a, "ai.usage.totalTokens")
+	b.setUsage(&u.ReasoningOutputTokens, a, "ai.usage.reasoningTokens")
+	b.setUsage(&u.CacheReadInputTokens, a, "ai.usage.cachedInputTokens")
 	return true
 }
 
@@ -145,7 +145,7 @@ func vercelMessages(raw any) ([]replaycase.Message, error) {
 		if !ok {
 			continue
 		}
-		msg := replaycase.Message{Role: Role(mapStr(m, "role"))}
+		msg := replaycase.Message{Role: canonicalRole(mapStr(m, "role"))}
 		switch c := m["content"].(type) {
 		case string:
 			msg.Parts = append(msg.Parts, replaycase.Part{Type: "text", Content: c})

@@ -10,12 +10,15 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/reprise-dev/reprise/internal/pdatawalk"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
 func eachSpan(td ptrace.Traces, f func(ptrace.Span)) {
-	forEachSpan(td, func(_ ptrace.ResourceSpans, _ ptrace.ScopeSpans, sp ptrace.Span) { f(sp) })
+	for s := range pdatawalk.Spans(td) {
+		f(s.Span)
+	}
 }
 
 // The same run with the semconv 1.28–1.36 events written as span events (as Semantic Kernel
@@ -25,12 +28,12 @@ func TestEventsAsSpanEvents(t *testing.T) {
 	td, ld := testfixtures.Traces(t, testfixtures.OTelEvents), testfixtures.Logs(t, testfixtures.OTelEvents)
 	spans := map[pcommon.SpanID]ptrace.Span{}
 	eachSpan(td, func(sp ptrace.Span) { spans[sp.SpanID()] = sp })
-	forEachLog(ld, func(lr plog.LogRecord) {
-		ev := spans[lr.SpanID()].Events().AppendEmpty()
-		ev.SetName(EventName(lr))
-		ev.SetTimestamp(lr.Timestamp())
-		require.NoError(t, ev.Attributes().FromRaw(lr.Body().Map().AsRaw()))
-	})
+	for l := range pdatawalk.LogRecords(ld) {
+		ev := spans[l.Record.SpanID()].Events().AppendEmpty()
+		ev.SetName(eventName(l.Record))
+		ev.SetTimestamp(l.Record.Timestamp())
+		require.NoError(t, ev.Attributes().FromRaw(l.Record.Body().Map().AsRaw()))
+	}
 	got, findings, _ := Build(td, plog.NewLogs())
 	assert.Empty(t, findings)
 	want.Provenance.EventCount = 0
@@ -83,7 +86,7 @@ func TestContentEvents(t *testing.T) {
 	c, findings, genAI := Build(td, plog.NewLogs())
 	require.True(t, genAI)
 	assert.Empty(t, findings)
-	assert.Equal(t, []string{ConvOTel, ConvOTelContentEvents}, c.Steps[0].Conventions)
+	assert.Equal(t, []string{convOTel, convOTelContentEvents}, c.Steps[0].Conventions)
 	assert.Equal(t, []replaycase.Message{textMsg("system", "Be brief."), textMsg("user", "Hi")}, c.InputMessages)
 	assert.Equal(t, "Hello.", c.FinalOutput.Parts[0].Content)
 	assert.Equal(t, "openai", c.ModelConfig.Provider)
@@ -117,9 +120,9 @@ func TestQuirksTable(t *testing.T) {
 		assert.Equal(t, want, FinishReason(in), in)
 	}
 	for in, want := range map[string]string{"OpenAI": "openai", "openai.responses": "openai", "openai.chat": "openai", "az.ai.openai": "azure.ai.openai", "azure.ai.openai": "azure.ai.openai", "gcp.vertex_ai": "gcp.vertex_ai", "vertex_ai": "gcp.vertex_ai", "aws.bedrock": "aws.bedrock", "Anthropic": "anthropic"} {
-		assert.Equal(t, want, Provider(in), in)
+		assert.Equal(t, want, canonicalProvider(in), in)
 	}
 	for in, want := range map[string]string{"model": "assistant", "Assistant": "assistant", "human": "user", "tool": "tool"} {
-		assert.Equal(t, want, Role(in), in)
+		assert.Equal(t, want, canonicalRole(in), in)
 	}
 }

@@ -8,7 +8,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
-// Seeds: real values from the fixtures and the shapes in ../shared/notes/genai-wire-formats.md.
+// Seeds: real values from the fixtures and the recorded shapes of each convention. Every target
+// asserts the properties of checkBuild (fuzz_props_test.go), not only the absence of a panic.
 var contentSeeds = []string{
 	`[{"role":"system","parts":[{"type":"text","content":"You are a weather assistant."}]},{"role":"user","parts":[{"type":"text","content":"What is the weather in Paris today?"}]}]`,
 	`[{"role":"assistant","finish_reason":"tool_call","parts":[{"type":"tool_call","id":"call_1_0","name":"get_weather","arguments":{"city":"Paris","unit":"celsius"}}]}]`,
@@ -27,6 +28,7 @@ func FuzzSemconvAttributes(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		s = validUTF8(s)
 		td := ptrace.NewTraces()
 		sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 		sp.SetTraceID([16]byte{1})
@@ -48,7 +50,7 @@ func FuzzSemconvAttributes(f *testing.F) {
 		tool.SetSpanID([8]byte{3})
 		tool.Attributes().PutStr("gen_ai.operation.name", "retrieval")
 		tool.Attributes().PutStr("gen_ai.retrieval.documents", s)
-		Build(td, plog.NewLogs())
+		checkBuild(t, td, plog.NewLogs(), s)
 	})
 }
 
@@ -57,10 +59,14 @@ func FuzzEventBodies(f *testing.F) {
 		`{"content":"hi"}`,
 		`{"index":0,"finish_reason":"tool_calls","message":{"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]}}`,
 		`{"id":"call_1","content":{"nested":[1,2]}}`,
-		`{"message":"not json","content":[{"type":"text","text":"x"},{"type":"image_url","image_url":{"url":"u"}}]}`) {
+		`{"message":"not json","content":[{"type":"text","text":"x"},{"type":"image_url","image_url":{"url":"u"}}]}`,
+		`{"exception.type":"openai.RateLimitError","exception.message":"Rate limit reached","exception.stacktrace":"Traceback"}`,
+		`{"gen_ai.evaluation.name":"Relevance","gen_ai.evaluation.score.value":4.0,"gen_ai.evaluation.score.label":"relevant","gen_ai.response.id":"r"}`,
+		`{"gen_ai.evaluation.name":"Relevance","gen_ai.evaluation.score.value":"high"}`) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		s = validUTF8(s)
 		var body map[string]any
 		if json.Unmarshal([]byte(s), &body) != nil {
 			body = map[string]any{"content": s, "message": s}
@@ -71,7 +77,8 @@ func FuzzEventBodies(f *testing.F) {
 		sp.SetSpanID([8]byte{2})
 		ld := plog.NewLogs()
 		lrs := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
-		for _, name := range []string{"gen_ai.system.message", "gen_ai.user.message", "gen_ai.assistant.message", "gen_ai.tool.message", "gen_ai.choice", "gen_ai.client.inference.operation.details"} {
+		for _, name := range []string{"gen_ai.system.message", "gen_ai.user.message", "gen_ai.assistant.message", "gen_ai.tool.message", "gen_ai.choice",
+			"gen_ai.client.inference.operation.details", "gen_ai.client.operation.exception", "gen_ai.evaluation.result"} {
 			lr := lrs.AppendEmpty()
 			lr.SetTraceID([16]byte{1})
 			lr.SetSpanID([8]byte{2})
@@ -81,13 +88,13 @@ func FuzzEventBodies(f *testing.F) {
 			ev.SetName(name)
 			_ = ev.Attributes().FromRaw(body)
 		}
-		Build(td, ld)
+		checkBuild(t, td, ld, s)
 	})
 }
 
-// fuzzSpan builds a one-span trace whose attributes all hold s, under the given keys, and runs
-// it through Build.
-func fuzzSpan(s string, name string, fixed map[string]any, keys ...string) {
+// fuzzSpan builds a one-span trace whose attributes all hold s, under the given keys, and checks
+// the case built from it.
+func fuzzSpan(t *testing.T, s string, name string, fixed map[string]any, keys ...string) {
 	td := ptrace.NewTraces()
 	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
 	sp.SetTraceID([16]byte{1})
@@ -97,7 +104,7 @@ func fuzzSpan(s string, name string, fixed map[string]any, keys ...string) {
 	for _, k := range keys {
 		sp.Attributes().PutStr(k, s)
 	}
-	Build(td, plog.NewLogs())
+	checkBuild(t, td, plog.NewLogs(), s)
 }
 
 var openInferenceSeeds = []string{
@@ -112,12 +119,13 @@ func FuzzOpenInferenceAttributes(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		s = validUTF8(s)
 		fixed := map[string]any{"openinference.span.kind": "LLM", "input.mime_type": "application/json", "output.mime_type": "application/json"}
-		fuzzSpan(s, "llm", fixed, "input.value", "output.value", "llm.invocation_parameters", "llm.tools.0.tool.json_schema",
+		fuzzSpan(t, s, "llm", fixed, "input.value", "output.value", "llm.invocation_parameters", "llm.tools.0.tool.json_schema",
 			"llm.input_messages.0.message.role", "llm.input_messages.0.message.content", "llm.input_messages.1.message.tool_calls.0.tool_call.function.arguments",
 			"llm.output_messages.0.message.contents.0.message_content.text", "llm.output_messages.0.message.tool_call_id", "llm.token_count.prompt", "llm.finish_reason")
 		for _, kind := range []string{"TOOL", "RETRIEVER", "RERANKER", "AGENT", "EMBEDDING"} {
-			fuzzSpan(s, kind, map[string]any{"openinference.span.kind": kind}, "input.value", "output.value", "retrieval.documents.0.document.score", "reranker.top_k")
+			fuzzSpan(t, s, kind, map[string]any{"openinference.span.kind": kind}, "input.value", "output.value", "retrieval.documents.0.document.score", "reranker.top_k")
 		}
 	})
 }
@@ -130,11 +138,12 @@ func FuzzOpenLLMetryAttributes(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		fuzzSpan(s, "openai.chat", map[string]any{"llm.request.type": "chat"}, "gen_ai.prompt.0.role", "gen_ai.prompt.0.content",
+		s = validUTF8(s)
+		fuzzSpan(t, s, "openai.chat", map[string]any{"llm.request.type": "chat"}, "gen_ai.prompt.0.role", "gen_ai.prompt.0.content",
 			"gen_ai.prompt.1.role", "gen_ai.prompt.1.content", "gen_ai.prompt.2.tool_call_id", "gen_ai.completion.0.content",
 			"gen_ai.completion.0.tool_calls.0.arguments", "gen_ai.completion.0.finish_reason", "llm.request.functions.0.parameters", "llm.usage.total_tokens")
-		fuzzSpan(s, "tool", map[string]any{"traceloop.span.kind": "tool"}, "traceloop.entity.input", "traceloop.entity.output")
-		fuzzSpan(s, "chroma.query", map[string]any{"db.system": "chroma"}, "db.vector.query.top_k", "traceloop.entity.input")
+		fuzzSpan(t, s, "tool", map[string]any{"traceloop.span.kind": "tool"}, "traceloop.entity.input", "traceloop.entity.output")
+		fuzzSpan(t, s, "chroma.query", map[string]any{"db.system": "chroma"}, "db.vector.query.top_k", "traceloop.entity.input")
 	})
 }
 
@@ -147,8 +156,9 @@ func FuzzVercelAIAttributes(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		s = validUTF8(s)
 		for _, op := range []string{"ai.generateText.doGenerate", "ai.generateText", "ai.toolCall", "ai.embed.doEmbed"} {
-			fuzzSpan(s, op, map[string]any{"ai.operationId": op}, "ai.prompt.messages", "ai.prompt.tools", "ai.prompt.toolChoice", "ai.prompt",
+			fuzzSpan(t, s, op, map[string]any{"ai.operationId": op}, "ai.prompt.messages", "ai.prompt.tools", "ai.prompt.toolChoice", "ai.prompt",
 				"ai.response.toolCalls", "ai.response.text", "ai.response.finishReason", "ai.toolCall.args", "ai.usage.promptTokens", "ai.settings.temperature")
 		}
 	})

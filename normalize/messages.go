@@ -23,7 +23,7 @@ func semconvMessages(raw any) ([]replaycase.Message, error) {
 			return nil, fmt.Errorf("message %d: %w", i, err)
 		}
 		out = append(out, replaycase.Message{
-			Role:         Role(mapStr(m, "role")),
+			Role:         canonicalRole(mapStr(m, "role")),
 			Name:         mapStr(m, "name"),
 			FinishReason: FinishReason(mapStr(m, "finish_reason")),
 			Parts:        parts,
@@ -81,7 +81,7 @@ func semconvParts(raw any) ([]replaycase.Part, error) {
 // openAIMessage reads one OpenAI chat message {role, content, tool_calls, tool_call_id, name}.
 // content may be a string or an array of content parts.
 func openAIMessage(m map[string]any, defaultRole string) replaycase.Message {
-	msg := replaycase.Message{Role: Role(mapStr(m, "role")), Name: mapStr(m, "name")}
+	msg := replaycase.Message{Role: canonicalRole(mapStr(m, "role")), Name: mapStr(m, "name")}
 	if msg.Role == "" {
 		msg.Role = defaultRole
 	}

@@ -1,14 +1,12 @@
 // Package normalize turns the GenAI telemetry of one trace, in whatever convention it was
 // written, into a replay case. Each convention is one small adapter (adapter_*.go) that reads
 // one span and fills the fields of its step that are still empty; adapters run in a fixed
-// precedence order (Adapters), so when a span carries several conventions the first one that
-// has a field wins, and the step records every convention that contributed.
+// precedence order (the adapters table), so when a span carries several conventions the first
+// one that has a field wins, and the step records every convention that contributed. Build
+// (build.go) turns a whole trace into a case.
 package normalize
 
 import (
-	"errors"
-	"fmt"
-
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -16,23 +14,23 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
-// AdapterVersion changes whenever a change to an adapter can change the case built from the
+// adapterVersion changes whenever a change to an adapter can change the case built from the
 // same telemetry. It is recorded in every case.
-const AdapterVersion = "reprise-normalize/2"
+const adapterVersion = "reprise-normalize/3"
 
 // Convention names recorded in provenance.conventions and steps[].conventions.
 const (
-	ConvOTel              = "otel_genai"                // semconv attributes (>= 1.37 content, and the attributes every version shares)
-	ConvOTelEvents        = "otel_genai_events"         // semconv 1.28–1.36 per-message events (log records or span events)
-	ConvOTelContentEvents = "otel_genai_content_events" // semconv 1.26–1.27 gen_ai.content.prompt/completion span events
-	ConvOpenLLMetry       = "openllmetry"               // OpenLLMetry / Traceloop legacy indexed attributes and traceloop.* spans
-	ConvOpenInference     = "openinference"             // OpenInference llm.*, input/output.value, span kinds
-	ConvVercelAI          = "vercel_ai"                 // Vercel AI SDK ai.* spans
+	convOTel              = "otel_genai"                // semconv attributes (>= 1.37 content, and the attributes every version shares)
+	convOTelEvents        = "otel_genai_events"         // semconv 1.28–1.36 per-message events (log records or span events)
+	convOTelContentEvents = "otel_genai_content_events" // semconv 1.26–1.27 gen_ai.content.prompt/completion span events
+	convOpenLLMetry       = "openllmetry"               // OpenLLMetry / Traceloop legacy indexed attributes and traceloop.* spans
+	convOpenInference     = "openinference"             // OpenInference llm.*, input/output.value, span kinds
+	convVercelAI          = "vercel_ai"                 // Vercel AI SDK ai.* spans
 )
 
-// SpanInput is one span with its context and the GenAI log events joined to it by trace and
+// spanInput is one span with its context and the GenAI log events joined to it by trace and
 // span id, in arrival order.
-type SpanInput struct {
+type spanInput struct {
 	Resource pcommon.Resource
 	Scope    pcommon.InstrumentationScope
 	Span     ptrace.Span
@@ -42,87 +40,44 @@ type SpanInput struct {
 // adapter reads one convention from a span. apply reports whether the span carried it.
 type adapter struct {
 	name  string
-	apply func(in *SpanInput, b *stepBuilder) bool
+	apply func(in *spanInput, b *stepBuilder) bool
 }
 
-// Adapters in precedence order.
+// adapters in precedence order.
 var adapters = []adapter{
-	{ConvOTel, otelAttributes},
-	{ConvOTelEvents, otelEvents},
-	{ConvOTelContentEvents, otelContentEvents},
-	{ConvOpenLLMetry, openLLMetry},
-	{ConvOpenInference, openInference},
-	{ConvVercelAI, vercelAI},
+	{convOTel, otelAttributes},
+	{convOTelEvents, otelEvents},
+	{convOTelContentEvents, otelContentEvents},
+	{convOpenLLMetry, openLLMetry},
+	{convOpenInference, openInference},
+	{convVercelAI, vercelAI},
 }
 
-// Normalized is what the adapters found on one span.
-type Normalized struct {
+// errorUnnamed is the error of a failed step whose span names no error.
+const errorUnnamed = "error"
+
+// normalized is what the adapters found on one span.
+type normalized struct {
 	Step           replaycase.Step
 	ConversationID string
-	Findings       []replaycase.Reason // unparseable / truncated / ref-only content on this span
+	Findings       []replaycase.Reason     // unreadable content and wrong values on this span
+	Evaluations    []replaycase.Evaluation // gen_ai.evaluation.result events recorded on this span
+	evalFindings   []replaycase.Reason     // evaluations that could not be read; kept even when the span is no step
 }
 
-type stepBuilder struct {
-	Normalized
-	spanID string
-}
-
-// problem records content an adapter could not read. Truncated JSON gets its own code.
-func (b *stepBuilder) problem(where string, err error) {
-	code := replaycase.ReasonUnparseableContent
-	if errors.Is(err, errTruncated) {
-		code = replaycase.ReasonTruncatedContent
-	}
-	b.Findings = append(b.Findings, replaycase.Reason{Code: code, Detail: fmt.Sprintf("%s: %v", where, err), SpanID: b.spanID})
-}
-
-func (b *stepBuilder) kind(k replaycase.StepKind, op string) {
-	if b.Step.Kind == "" {
-		b.Step.Kind = k
-	}
-	if b.Step.Operation == "" {
-		b.Step.Operation = op
-	}
-}
-
-func (b *stepBuilder) retrieval() *replaycase.Retrieval {
-	if b.Step.Retrieval == nil {
-		b.Step.Retrieval = &replaycase.Retrieval{SpanID: b.spanID}
-	}
-	return b.Step.Retrieval
-}
-
-func (b *stepBuilder) toolCall() *replaycase.ToolCall {
-	if b.Step.ToolCall == nil {
-		b.Step.ToolCall = &replaycase.ToolCall{SpanID: b.spanID}
-	}
-	return b.Step.ToolCall
-}
-
-func (b *stepBuilder) setInput(msgs []replaycase.Message) {
-	if len(b.Step.InputMessages) == 0 {
-		b.Step.InputMessages = msgs
-	}
-}
-
-func (b *stepBuilder) setOutput(msgs []replaycase.Message) {
-	if len(b.Step.OutputMessages) == 0 {
-		b.Step.OutputMessages = msgs
-	}
-}
-
-// Span runs every adapter over one span. ok is false when no adapter recognised GenAI
+// normalizeSpan runs every adapter over one span. ok is false when no adapter recognised GenAI
 // telemetry on it (an HTTP or database span, say).
-func Span(in *SpanInput) (n Normalized, ok bool) {
+func normalizeSpan(in *spanInput) (n normalized, ok bool) {
 	sp := in.Span
 	b := &stepBuilder{spanID: sp.SpanID().String()}
+	start, end := spanTimes(sp, b.invalid)
 	b.Step = replaycase.Step{
 		Name:         sp.Name(),
 		SpanID:       b.spanID,
 		ParentSpanID: parentID(sp),
 		ServiceName:  getStr(in.Resource.Attributes(), "service.name"),
-		StartTime:    replaycase.UnixNanoUTC(sp.StartTimestamp()),
-		EndTime:      replaycase.UnixNanoUTC(sp.EndTimestamp()),
+		StartTime:    start,
+		EndTime:      end,
 		Status:       replaycase.StepUnset,
 	}
 	switch sp.Status().Code() {
@@ -135,7 +90,7 @@ func Span(in *SpanInput) (n Normalized, ok bool) {
 			b.Step.Error = sp.Status().Message()
 		}
 		if b.Step.Error == "" {
-			b.Step.Error = "error"
+			b.Step.Error = errorUnnamed
 		}
 	}
 	for _, a := range adapters {
@@ -144,15 +99,19 @@ func Span(in *SpanInput) (n Normalized, ok bool) {
 		}
 	}
 	if b.Step.Kind == "" {
-		return b.Normalized, false
+		return b.normalized, false
 	}
+	checkRanges(b)
 	if u := &b.Step.Usage; u.TotalTokens == 0 {
 		u.TotalTokens = u.InputTokens + u.OutputTokens
 	}
 	if tc := b.Step.ToolCall; tc != nil && b.Step.Status == replaycase.StepError {
 		tc.Error = b.Step.Error
 	}
-	return b.Normalized, true
+	if r := b.Step.Retrieval; r != nil && len(r.Documents) == 0 {
+		r.Documents = nil // one form for "no documents recorded", the one the canonical form writes
+	}
+	return b.normalized, true
 }
 
 func parentID(sp ptrace.Span) string {
@@ -177,34 +136,4 @@ func kindForOperation(op string) replaycase.StepKind {
 		return replaycase.StepAgent
 	}
 	return ""
-}
-
-func setStr(dst *string, v string) {
-	if *dst == "" {
-		*dst = v
-	}
-}
-
-func setInt(dst **int64, a pcommon.Map, keys ...string) {
-	if *dst == nil {
-		if n, ok := getInt(a, keys...); ok {
-			*dst = &n
-		}
-	}
-}
-
-func setFloat(dst **float64, a pcommon.Map, keys ...string) {
-	if *dst == nil {
-		if f, ok := getFloat(a, keys...); ok {
-			*dst = &f
-		}
-	}
-}
-
-func setUsage(dst *int64, a pcommon.Map, keys ...string) {
-	if *dst == 0 {
-		if n, ok := getInt(a, keys...); ok {
-			*dst = n
-		}
-	}
 }

@@ -14,7 +14,7 @@ var roles = map[string]string{
 }
 
 // Role normalizes a message role.
-func Role(r string) string {
+func canonicalRole(r string) string {
 	r = strings.ToLower(strings.TrimSpace(r))
 	if n, ok := roles[r]; ok {
 		return n
@@ -41,7 +41,8 @@ var finishReasons = map[string]string{
 }
 
 // FinishReason normalizes a finish reason to the semconv output-message enum
-// (stop, length, content_filter, tool_call, error), keeping unknown values lower-cased.
+// (stop, length, content_filter, tool_call, error), keeping unknown values lower-cased. It is
+// exported for the Chat Completions body parser (openai.go), which may live in its own package.
 func FinishReason(f string) string {
 	f = strings.ToLower(strings.TrimSpace(f))
 	if n, ok := finishReasons[f]; ok {
@@ -67,7 +68,7 @@ var providers = map[string]string{
 
 // Provider normalizes a provider or system name: lower-cased, Vercel's ".chat"/".responses"
 // style suffixes removed, deprecated semconv values renamed.
-func Provider(p string) string {
+func canonicalProvider(p string) string {
 	p = strings.ToLower(strings.TrimSpace(p))
 	if i := strings.IndexByte(p, '.'); i > 0 {
 		if _, known := providers[p]; !known && !strings.HasPrefix(p, "gcp.") && !strings.HasPrefix(p, "azure.") && !strings.HasPrefix(p, "aws.") && !strings.HasPrefix(p, "ibm.") {

@@ -239,7 +239,7 @@ func TestReferenceRunDetails(t *testing.T) {
 	})
 	t.Run("openai-agents", func(t *testing.T) {
 		c, _, _ := Build(langfuseTraces(t, "openinference_openai-agents-agent-run-tool-call.langfuse-export.json"), plog.NewLogs())
-		require.Equal(t, []string{ConvOpenInference}, c.Provenance.Conventions)
+		require.Equal(t, []string{convOpenInference}, c.Provenance.Conventions)
 		require.Equal(t, "Agent workflow", c.AgentName)
 		require.Equal(t, `{"city":"Tokyo"}`, c.ToolCalls[0].Arguments)
 		require.Equal(t, "The weather in Tokyo is sunny.", c.ToolCalls[0].Result)
@@ -248,7 +248,7 @@ func TestReferenceRunDetails(t *testing.T) {
 	})
 	t.Run("google-adk mixed conventions", func(t *testing.T) {
 		c, _, _ := Build(langfuseTraces(t, "openinference+gcp-vertex-agent_google-adk-agent-run-tool-call.langfuse-export.json"), plog.NewLogs())
-		require.Equal(t, []string{ConvOpenInference, ConvOTel}, c.Provenance.Conventions)
+		require.Equal(t, []string{convOpenInference, convOTel}, c.Provenance.Conventions)
 		for _, st := range c.Steps {
 			for _, m := range st.InputMessages {
 				require.NotEqual(t, "model", m.Role, "Gemini's role model is normalized to assistant")
@@ -282,7 +282,7 @@ func TestVercelAIv6RawSpans(t *testing.T) {
 		case name == "ai.generateText.doGenerate" || name == "ai.generateObject.doGenerate" || name == "ai.streamText.doStream":
 			require.Equal(t, verdict{replaycase.StatusAccepted, nil, 1, 0}, v, name)
 			require.Equal(t, "openai", c.ModelConfig.Provider, "openai.responses is the openai provider")
-			require.Equal(t, []string{ConvOTel, ConvVercelAI}, c.Steps[0].Conventions)
+			require.Equal(t, []string{convOTel, convVercelAI}, c.Steps[0].Conventions)
 			require.NotEmpty(t, c.FinalOutput.Parts[0].Content)
 			require.Equal(t, "stop", c.FinalOutput.FinishReason)
 			accepted++
@@ -302,7 +302,7 @@ func TestOpenLLMetryIndexedSnapshot(t *testing.T) {
 	for i, s := range spans {
 		c, findings, _ := Build(attributeSpan(t, s.Name, s.Attributes, byte(i)), plog.NewLogs())
 		require.Empty(t, findings)
-		require.Equal(t, []string{ConvOpenLLMetry, ConvOTel}, c.Provenance.Conventions)
+		require.Equal(t, []string{convOpenLLMetry, convOTel}, c.Provenance.Conventions)
 		st := c.Steps[0]
 		require.Equal(t, replaycase.StepLLM, st.Kind)
 		require.Equal(t, "openai", st.ModelConfig.Provider, `the old capitalised "OpenAI"`)

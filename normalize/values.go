@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -36,7 +35,8 @@ func parseJSON(s string) (any, error) {
 		}
 		return nil, err
 	}
-	if dec.More() {
+	// dec.More is false before a closing ] or }, so look at what is left instead.
+	if rest := strings.TrimSpace(s[dec.InputOffset():]); rest != "" {
 		return nil, errors.New("trailing data after JSON value")
 	}
 	return out, nil
@@ -59,40 +59,6 @@ func text(v any) string {
 		return fmt.Sprint(v)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func getStr(a pcommon.Map, keys ...string) string {
-	for _, k := range keys {
-		if v, ok := a.Get(k); ok {
-			if s := v.AsString(); s != "" {
-				return s
-			}
-		}
-	}
-	return ""
-}
-
-// getInt reads an integer that may have been written as an int, a double or a string.
-func getInt(a pcommon.Map, keys ...string) (int64, bool) {
-	for _, k := range keys {
-		if v, ok := a.Get(k); ok {
-			if n, ok := toInt(v.AsRaw()); ok {
-				return n, true
-			}
-		}
-	}
-	return 0, false
-}
-
-func getFloat(a pcommon.Map, keys ...string) (float64, bool) {
-	for _, k := range keys {
-		if v, ok := a.Get(k); ok {
-			if f, ok := toFloat(v.AsRaw()); ok {
-				return f, true
-			}
-		}
-	}
-	return 0, false
 }
 
 func toInt(v any) (int64, bool) {
@@ -125,66 +91,6 @@ func toFloat(v any) (float64, bool) {
 		return f, err == nil
 	}
 	return 0, false
-}
-
-// getStrings reads a string list written as an array, a JSON array string, or one string.
-func getStrings(a pcommon.Map, key string) []string {
-	v, ok := a.Get(key)
-	if !ok {
-		return nil
-	}
-	raw := v.AsRaw()
-	if s, ok := raw.(string); ok {
-		if parsed, err := parseJSON(s); err == nil {
-			raw = parsed
-		} else {
-			return []string{s}
-		}
-	}
-	list, ok := raw.([]any)
-	if !ok {
-		return []string{text(raw)}
-	}
-	out := make([]string, 0, len(list))
-	for _, x := range list {
-		out = append(out, text(x))
-	}
-	return out
-}
-
-// indexed groups flattened list attributes: prefix "llm.input_messages." turns
-// "llm.input_messages.3.message.role" into item 3, field "message.role". Items come back in
-// numeric order.
-func indexed(a pcommon.Map, prefix string) []map[string]pcommon.Value {
-	items := map[int]map[string]pcommon.Value{}
-	for k, v := range a.All() {
-		if !strings.HasPrefix(k, prefix) {
-			continue
-		}
-		rest := k[len(prefix):]
-		dot := strings.IndexByte(rest, '.')
-		if dot <= 0 {
-			continue
-		}
-		i, err := strconv.Atoi(rest[:dot])
-		if err != nil || i < 0 {
-			continue
-		}
-		if items[i] == nil {
-			items[i] = map[string]pcommon.Value{}
-		}
-		items[i][rest[dot+1:]] = v
-	}
-	idx := make([]int, 0, len(items))
-	for i := range items {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
-	out := make([]map[string]pcommon.Value, len(idx))
-	for n, i := range idx {
-		out[n] = items[i]
-	}
-	return out
 }
 
 func mapStr(m map[string]any, keys ...string) string {

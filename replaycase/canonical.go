@@ -105,6 +105,7 @@ func Encode(c *Case, td ptrace.Traces) error {
 	putJSON(a, AttrAssertions, c.Assertions)
 	putStr(a, AttrScrubPolicy, c.Scrub.PolicyHash)
 	putJSON(a, AttrScrubCounts, c.Scrub.Counts)
+	putCaseExtras(a, c)
 	if len(c.RawSpans) > 0 {
 		a.PutEmptyBytes(AttrRawSpans).FromRaw(c.RawSpans)
 	}
@@ -173,6 +174,7 @@ func encodeStep(c *Case, st *Step, tid pcommon.TraceID, caseSpan pcommon.SpanID,
 	putStrings(a, "gen_ai.response.finish_reasons", st.FinishReasons)
 	putUsage(a, st.Usage)
 	putStr(a, "gen_ai.agent.name", st.AgentName)
+	putStepExtras(a, st)
 	if tc := st.ToolCall; tc != nil {
 		a.PutStr("gen_ai.tool.name", tc.Name)
 		a.PutStr("gen_ai.tool.call.id", tc.ID)
@@ -280,6 +282,7 @@ func decodeCase(c *Case, res pcommon.Map, sp ptrace.Span) error {
 		getJSON(a, AttrMetadata, &c.Metadata),
 		getJSON(a, AttrAssertions, &c.Assertions),
 		getJSON(a, AttrScrubCounts, &c.Scrub.Counts),
+		getCaseExtras(a, c),
 	}
 	for _, err := range errs {
 		if err != nil {
@@ -332,6 +335,7 @@ func decodeStep(c *Case, sp ptrace.Span) error {
 		getJSON(a, "gen_ai.input.messages", &st.InputMessages),
 		getJSON(a, "gen_ai.output.messages", &st.OutputMessages),
 		getJSON(a, "gen_ai.tool.definitions", &st.ToolDefinitions),
+		getStepExtras(a, &st),
 	} {
 		if err != nil {
 			return err

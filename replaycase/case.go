@@ -84,6 +84,16 @@ type Case struct {
 	// RawEvents is the OTLP protobuf (plog.ProtoMarshaler) of the GenAI log events joined into
 	// the case, kept alongside RawSpans.
 	RawEvents []byte `json:"raw_events,omitempty" parquet:"raw_events,optional"`
+
+	// WorkflowName names the workflow the run is (gen_ai.workflow.name of an invoke_workflow
+	// root), empty when the run is not a workflow.
+	WorkflowName string `json:"workflow_name,omitempty" parquet:"workflow_name,optional,dict"`
+	// AgentInvocation says how the root agent was invoked: "client" over a remote service
+	// (OpenAI Assistants, Bedrock Agents: the agent's own steps are not in the trace) or
+	// "internal" in the same process; empty when not recorded.
+	AgentInvocation string `json:"agent_invocation,omitempty" parquet:"agent_invocation,optional,dict"`
+	// Evaluations are the run's own scores: the gen_ai.evaluation.result events recorded with it.
+	Evaluations []Evaluation `json:"evaluations,omitempty" parquet:"evaluations,list"`
 }
 
 // ScrubReport is the scrub policy that was applied and what it replaced, by kind.
@@ -236,6 +246,14 @@ type Step struct {
 	ToolCall  *ToolCall  `json:"tool_call,omitempty" parquet:"tool_call,optional"`
 	Retrieval *Retrieval `json:"retrieval,omitempty" parquet:"retrieval,optional"`
 	AgentName string     `json:"agent_name,omitempty" parquet:"agent_name,optional,dict"`
+
+	// WorkflowName is gen_ai.workflow.name of an invoke_workflow step.
+	WorkflowName string `json:"workflow_name,omitempty" parquet:"workflow_name,optional,dict"`
+	// AgentInvocation is "client" (a remote agent service) or "internal" (in process) for an
+	// invoke_agent step, from its span kind.
+	AgentInvocation string `json:"agent_invocation,omitempty" parquet:"agent_invocation,optional,dict"`
+	// Exceptions are the gen_ai.client.operation.exception events of the step, in order.
+	Exceptions []Exception `json:"exceptions,omitempty" parquet:"exceptions,list"`
 }
 
 // StepStatus is the span status of a step.
@@ -270,4 +288,24 @@ func (c *Case) HasReason(code string) bool {
 		}
 	}
 	return false
+}
+
+// Evaluation is one gen_ai.evaluation.result event: a score an evaluator gave the run or one
+// of its responses.
+type Evaluation struct {
+	Name        string   `json:"name" parquet:"name,dict"`
+	ScoreValue  *float64 `json:"score_value,omitempty" parquet:"score_value,optional"`
+	ScoreLabel  string   `json:"score_label,omitempty" parquet:"score_label,optional,dict"`
+	Explanation string   `json:"explanation,omitempty" parquet:"explanation,optional"`
+	ResponseID  string   `json:"response_id,omitempty" parquet:"response_id,optional"` // the response evaluated, when the event names it
+	ErrorType   string   `json:"error_type,omitempty" parquet:"error_type,optional"`   // the evaluation itself failed
+	SpanID      string   `json:"span_id,omitempty" parquet:"span_id,optional"`         // the span the event was recorded on (the operation evaluated)
+}
+
+// Exception is one gen_ai.client.operation.exception event: an error that stopped a GenAI
+// client operation (API error, rate limit, timeout).
+type Exception struct {
+	Type       string `json:"type,omitempty" parquet:"type,optional,dict"`
+	Message    string `json:"message,omitempty" parquet:"message,optional"`
+	Stacktrace string `json:"stacktrace,omitempty" parquet:"stacktrace,optional"`
 }

@@ -28,3 +28,12 @@ const (
 	ReasonInvalidTraceID = "invalid_trace_id" // the spans had an all-zero (empty) trace id; one case per request
 	ReasonEventLimit     = "event_limit"      // GenAI log events past max_events_per_trace were dropped
 )
+
+// Recorded values that cannot be right. The value is left out of the case (a token count stays
+// 0, a parameter stays unrecorded) and the reason says which attribute held what.
+const (
+	ReasonInvalidUsage     = "invalid_usage"     // a token count is not a non-negative integer ("abc", 1e300, 12.5, -3)
+	ReasonInvalidParameter = "invalid_parameter" // a request parameter is not a number or out of range (max_tokens -5, temperature NaN or 7, top_p 1.5, top_k -1)
+	ReasonInvalidTimestamp = "invalid_timestamp" // a span timestamp past what int64 nanoseconds hold (it would wrap to before 1970)
+	ReasonEndBeforeStart   = "end_before_start"  // a span, the case's root span included, ends before it starts
+)

@@ -39,11 +39,11 @@ func TestBuildOTelEvents(t *testing.T) {
 
 	assert.Equal(t, replaycase.ID("d4263ddf29d4d69a7c3c210379b94a58", "8b727ad3b0efe21a"), c.CaseID)
 	assert.Equal(t, replaycase.SchemaVersion, c.SchemaVersion)
-	assert.Equal(t, AdapterVersion, c.AdapterVersion)
+	assert.Equal(t, adapterVersion, c.AdapterVersion)
 	assert.Equal(t, replaycase.Provenance{
 		TraceID: "d4263ddf29d4d69a7c3c210379b94a58", RootSpanID: "8b727ad3b0efe21a",
 		ServiceName: "holdout-agent-otel", ServiceVersion: "1.0.0", Services: []string{"holdout-agent-otel"},
-		Conventions: []string{ConvOpenInference, ConvOTel, ConvOTelEvents}, SpanCount: 5, EventCount: 8,
+		Conventions: []string{convOpenInference, convOTel, convOTelEvents}, SpanCount: 5, EventCount: 8,
 	}, c.Provenance)
 	assert.Equal(t, "weather-bot", c.AgentName)
 	assert.Equal(t, "conv-holdout-1", c.ConversationID)
@@ -138,8 +138,8 @@ func TestThreeInstrumentationsGiveTheSameCase(t *testing.T) {
 	assert.Empty(t, findings)
 	openinference, findings := build(t, testfixtures.OpenInference)
 	assert.Empty(t, findings)
-	assert.Equal(t, []string{ConvOpenInference, ConvOTel}, traceloop.Provenance.Conventions)
-	assert.Equal(t, []string{ConvOpenInference, ConvOTel}, openinference.Provenance.Conventions)
+	assert.Equal(t, []string{convOpenInference, convOTel}, traceloop.Provenance.Conventions)
+	assert.Equal(t, []string{convOpenInference, convOTel}, openinference.Provenance.Conventions)
 
 	// What really differs in the telemetry:
 	// - semconv 1.36 events do not record the tools offered; OpenLLMetry and OpenInference do;

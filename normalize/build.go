@@ -1,0 +1,237 @@
+package normalize
+
+import (
+	"slices"
+	"sort"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/callsite"
+	"github.com/reprise-dev/reprise/internal/pdatawalk"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// Build assembles the case of one trace from its spans and the GenAI log events collected for
+// it. It fills everything but the verdict: the evidence findings (missing or unreadable
+// content) come back separately so the caller can apply its policy. genAI is false when no
+// span of the trace carries GenAI telemetry; such a trace is not a case.
+func Build(spans ptrace.Traces, logs plog.Logs) (c *replaycase.Case, findings []replaycase.Reason, genAI bool) {
+	c = &replaycase.Case{SchemaVersion: replaycase.SchemaVersion, AdapterVersion: adapterVersion, Status: replaycase.StatusAccepted}
+	eventsBySpan := joinEvents(logs, &c.Provenance)
+	read := readSpans(spans, eventsBySpan, &c.Provenance)
+	root := pickRoot(read.roots, read.steps)
+	rootStep, findings := placeSteps(c, read.steps, root)
+	evaluations, problems := evaluationsOf(read, eventsBySpan)
+	c.Evaluations = evaluations
+	findings = append(findings, problems...)
+	c.Provenance.Conventions = conventionsOf(read.steps)
+	findings = append(findings, anchorCase(c, root, read)...)
+	summarize(c, rootStep)
+	findings = append(findings, evidence(c, root != nil)...)
+	return c, findings, rootStep != nil || len(c.Steps) > 0
+}
+
+// joinEvents groups the GenAI log events by the span they belong to, each span's events in
+// time order, and counts them in the provenance.
+func joinEvents(logs plog.Logs, prov *replaycase.Provenance) map[string][]plog.LogRecord {
+	bySpan := map[string][]plog.LogRecord{}
+	for l := range pdatawalk.LogRecords(logs) {
+		lr := l.Record
+		prov.EventCount++
+		id := lr.SpanID().String()
+		bySpan[id] = append(bySpan[id], lr)
+		if prov.TraceID == "" {
+			prov.TraceID = lr.TraceID().String()
+		}
+	}
+	for _, evs := range bySpan {
+		sort.SliceStable(evs, func(i, j int) bool {
+			if evs[i].Timestamp() != evs[j].Timestamp() {
+				return evs[i].Timestamp() < evs[j].Timestamp()
+			}
+			return evs[i].ObservedTimestamp() < evs[j].ObservedTimestamp()
+		})
+	}
+	return bySpan
+}
+
+// spansRead is what one walk over the spans of a trace found.
+type spansRead struct {
+	steps        []normalized                // spans with GenAI telemetry, in start order
+	evaluations  []replaycase.Evaluation     // gen_ai.evaluation.result events on any span, in span order
+	evalProblems []replaycase.Reason         // evaluations that could not be read
+	spanIDs      map[string]bool             // every span received
+	roots        []ptrace.Span               // spans without a parent
+	rootRes      map[string]pcommon.Resource // the resource of each root, by span id
+	minSpanID    string                      // anchors the case id when no root arrived
+}
+
+// readSpans runs the adapters over every span and notes the trace's roots, services and span
+// count in the provenance.
+func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, prov *replaycase.Provenance) spansRead {
+	read := spansRead{rootRes: map[string]pcommon.Resource{}, spanIDs: map[string]bool{}}
+	services := map[string]bool{}
+	for s := range pdatawalk.Spans(spans) {
+		sp := s.Span
+		prov.SpanCount++
+		prov.TraceID = sp.TraceID().String()
+		id := sp.SpanID().String()
+		if read.minSpanID == "" || id < read.minSpanID {
+			read.minSpanID = id
+		}
+		services[getStr(s.Resource.Resource().Attributes(), "service.name")] = true
+		if sp.ParentSpanID().IsEmpty() {
+			read.roots = append(read.roots, sp)
+			read.rootRes[id] = s.Resource.Resource()
+		}
+		in := spanInput{Resource: s.Resource.Resource(), Scope: s.Scope.Scope(), Span: sp, Events: eventsBySpan[id]}
+		n, ok := normalizeSpan(&in)
+		if ok {
+			read.steps = append(read.steps, n)
+		}
+		read.evaluations = append(read.evaluations, n.Evaluations...)
+		read.evalProblems = append(read.evalProblems, n.evalFindings...)
+		read.spanIDs[id] = true
+	}
+	for s := range services {
+		prov.Services = append(prov.Services, s)
+	}
+	sort.Strings(prov.Services)
+	sort.SliceStable(read.steps, func(i, j int) bool { return stepBefore(&read.steps[i].Step, &read.steps[j].Step) })
+	return read
+}
+
+// evaluationsOf gathers the run's own scores: the evaluation events recorded on its spans,
+// then those joined to the trace without a span that arrived (an evaluator that knows only
+// the response id, or the trace).
+func evaluationsOf(read spansRead, eventsBySpan map[string][]plog.LogRecord) ([]replaycase.Evaluation, []replaycase.Reason) {
+	out, problems := read.evaluations, read.evalProblems
+	ids := make([]string, 0, len(eventsBySpan))
+	for id := range eventsBySpan {
+		if !read.spanIDs[id] {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		for _, lr := range eventsBySpan[id] {
+			if ev := logEvent(lr); ev.name == "gen_ai.evaluation.result" {
+				e, problem := evaluation(ev)
+				out = append(out, e)
+				if problem != nil {
+					problems = append(problems, *problem)
+				}
+			}
+		}
+	}
+	return out, problems
+}
+
+// placeSteps numbers the steps into the case, except the root agent span, which is the case
+// itself and is returned apart. It gives each model call its call-site id and collects the
+// adapters' findings.
+func placeSteps(c *replaycase.Case, steps []normalized, root *ptrace.Span) (rootStep *normalized, findings []replaycase.Reason) {
+	for i := range steps {
+		findings = append(findings, steps[i].Findings...)
+		if root != nil && steps[i].Step.SpanID == root.SpanID().String() && steps[i].Step.Kind == replaycase.StepAgent {
+			rootStep = &steps[i]
+			continue
+		}
+		st := steps[i].Step
+		st.Index = len(c.Steps)
+		if st.Kind == replaycase.StepLLM {
+			req := callsite.FromStep(&st)
+			st.CallSiteFields = req.RecordedFields()
+			st.CallSiteID = req.ID(st.CallSiteFields)
+		}
+		c.Steps = append(c.Steps, st)
+		setStr(&c.ConversationID, steps[i].ConversationID)
+	}
+	return rootStep, findings
+}
+
+// conventionsOf lists, sorted, every convention that contributed to a step.
+func conventionsOf(steps []normalized) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range steps {
+		for _, cv := range n.Step.Conventions {
+			if !seen[cv] {
+				seen[cv] = true
+				out = append(out, cv)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// anchorCase gives the case its id, service and time span: from the root span when one
+// arrived, else from the smallest span id and the steps. It reports wrong root times when the
+// root is not a step (a step's own times are checked with the step).
+func anchorCase(c *replaycase.Case, root *ptrace.Span, read spansRead) (findings []replaycase.Reason) {
+	anchor := read.minSpanID
+	if root != nil {
+		anchor = root.SpanID().String()
+		c.Provenance.RootSpanID = anchor
+		res := read.rootRes[anchor].Attributes()
+		c.Provenance.ServiceName = getStr(res, "service.name")
+		c.Provenance.ServiceVersion = getStr(res, "service.version")
+		report := func(code, detail string) {
+			if !slices.ContainsFunc(read.steps, func(n normalized) bool { return n.Step.SpanID == anchor }) {
+				findings = append(findings, replaycase.Reason{Code: code, Detail: "root span " + detail, SpanID: anchor})
+			}
+		}
+		c.StartTime, c.EndTime = spanTimes(*root, report)
+	} else if len(c.Provenance.Services) > 0 {
+		c.Provenance.ServiceName = c.Provenance.Services[0]
+	}
+	if anchor == "" {
+		anchor = "events-only"
+	}
+	c.CaseID = replaycase.ID(c.Provenance.TraceID, anchor)
+	for _, st := range c.Steps {
+		if c.StartTime.IsZero() || (!st.StartTime.IsZero() && st.StartTime.Before(c.StartTime)) {
+			c.StartTime = st.StartTime
+		}
+		if st.EndTime.After(c.EndTime) {
+			c.EndTime = st.EndTime
+		}
+	}
+	return findings
+}
+
+// stepBefore orders steps by start time, then end time, then span id.
+func stepBefore(a, b *replaycase.Step) bool {
+	if !a.StartTime.Equal(b.StartTime) {
+		return a.StartTime.Before(b.StartTime)
+	}
+	if !a.EndTime.Equal(b.EndTime) {
+		return a.EndTime.Before(b.EndTime)
+	}
+	return a.SpanID < b.SpanID
+}
+
+// pickRoot chooses the case root among the parentless spans: an agent span if there is one,
+// else the earliest.
+func pickRoot(roots []ptrace.Span, steps []normalized) *ptrace.Span {
+	if len(roots) == 0 {
+		return nil
+	}
+	agents := map[string]bool{}
+	for _, n := range steps {
+		if n.Step.Kind == replaycase.StepAgent {
+			agents[n.Step.SpanID] = true
+		}
+	}
+	best := 0
+	for i, r := range roots {
+		bi, ri := agents[roots[best].SpanID().String()], agents[r.SpanID().String()]
+		if (ri && !bi) || (ri == bi && r.StartTimestamp() < roots[best].StartTimestamp()) {
+			best = i
+		}
+	}
+	return &roots[best]
+}

@@ -1,0 +1,76 @@
+package normalize
+
+import (
+	"fmt"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// evidence lists what the case lacks to be replayed. The caller's policy decides which of
+// these quarantine it.
+func evidence(c *replaycase.Case, hasRoot bool) []replaycase.Reason {
+	var out []replaycase.Reason
+	add := func(code, detail, span string) {
+		out = append(out, replaycase.Reason{Code: code, Detail: detail, SpanID: span})
+	}
+	if !hasRoot {
+		add(replaycase.ReasonNoRootSpan, fmt.Sprintf("none of the %d spans received is the trace's root span", c.Provenance.SpanCount), "")
+	}
+	llm := 0
+	for _, st := range c.Steps {
+		if st.Kind != replaycase.StepLLM {
+			continue
+		}
+		llm++
+		call := fmt.Sprintf("model call %q", st.Name)
+		if !hasContent(st.InputMessages) && len(st.SystemInstructions) == 0 {
+			add(replaycase.ReasonNoInputMessages, call+" recorded no input messages (is content capture on in the instrumentation?)", st.SpanID)
+		}
+		if !hasContent(st.OutputMessages) {
+			detail := call + " recorded no output messages"
+			if hasToolCalls(st.OutputMessages) {
+				detail = call + " recorded its tool calls without arguments"
+			}
+			add(replaycase.ReasonNoModelOutput, detail, st.SpanID)
+		}
+		if st.ModelConfig.RequestModel == "" && st.ModelConfig.ResponseModel == "" {
+			add(replaycase.ReasonNoModelName, call+" names no model", st.SpanID)
+		}
+	}
+	if llm == 0 {
+		add(replaycase.ReasonNoLLMSteps, fmt.Sprintf("no model call among %d spans", c.Provenance.SpanCount), "")
+	}
+	for _, tc := range c.ToolCalls {
+		if tc.Result == "" && tc.Error == "" {
+			span := tc.SpanID
+			if span == "" {
+				span = tc.RequestedBy
+			}
+			add(replaycase.ReasonToolCallWithoutResult, fmt.Sprintf("tool call %q (id %q) has no recorded result or error", tc.Name, tc.ID), span)
+		}
+	}
+	return out
+}
+
+// hasContent reports whether any message has a part with recorded content.
+func hasContent(msgs []replaycase.Message) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Content != "" || p.Arguments != "" || p.Response != "" || p.URI != "" || p.FileID != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasToolCalls(msgs []replaycase.Message) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Type == "tool_call" {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,103 @@
+package normalize
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+)
+
+// genAIEvent is one GenAI event, from a log record or a span event.
+type genAIEvent struct {
+	name   string
+	body   map[string]any // log record body, or span event attributes
+	attrs  map[string]any // log record attributes (where semconv >= 1.37 events put their fields), or span event attributes
+	spanID string         // the span the event belongs to
+}
+
+// fields is what a semconv >= 1.37 event says: its attributes, with what its body says where
+// the attributes are silent (some SDKs put everything in the body).
+func (ev genAIEvent) fields() map[string]any {
+	out := make(map[string]any, len(ev.attrs)+len(ev.body))
+	for k, v := range ev.body {
+		out[k] = v
+	}
+	for k, v := range ev.attrs {
+		out[k] = v
+	}
+	return out
+}
+
+// EventName returns the event name of a log record: the EventName field, or the event.name
+// attribute older SDKs write.
+func eventName(lr plog.LogRecord) string {
+	if n := lr.EventName(); n != "" {
+		return n
+	}
+	if v, ok := lr.Attributes().Get("event.name"); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+// IsGenAIEvent reports whether a log record is a GenAI event the processor joins into cases.
+func IsGenAIEvent(lr plog.LogRecord) bool {
+	return strings.HasPrefix(eventName(lr), "gen_ai.")
+}
+
+// events lists the GenAI events of a span: span events first, then joined log records, each in
+// recorded order.
+func events(in *spanInput) []genAIEvent {
+	var out []genAIEvent
+	evs := in.Span.Events()
+	for i := 0; i < evs.Len(); i++ {
+		ev := evs.At(i)
+		if strings.HasPrefix(ev.Name(), "gen_ai.") {
+			body := attrsBody(ev.Attributes())
+			out = append(out, genAIEvent{name: ev.Name(), body: body, attrs: body, spanID: in.Span.SpanID().String()})
+		}
+	}
+	// Pydantic AI 0.x: the events as a JSON array in the span attribute "events".
+	if v, ok := in.Span.Attributes().Get("events"); ok {
+		if raw, err := decodeAny(v, true); err == nil {
+			list, _ := raw.([]any)
+			for _, item := range list {
+				if m, ok := item.(map[string]any); ok && strings.HasPrefix(mapStr(m, "event.name"), "gen_ai.") {
+					out = append(out, genAIEvent{name: mapStr(m, "event.name"), body: m, attrs: m, spanID: in.Span.SpanID().String()})
+				}
+			}
+		}
+	}
+	for _, lr := range in.Events {
+		out = append(out, logEvent(lr))
+	}
+	return out
+}
+
+// logEvent is a GenAI log record as an event. A body that is not a map is its content.
+func logEvent(lr plog.LogRecord) genAIEvent {
+	body, _ := lr.Body().AsRaw().(map[string]any)
+	if body == nil {
+		body = map[string]any{}
+		if s := lr.Body().AsString(); s != "" {
+			body["content"] = s
+		}
+	}
+	ev := genAIEvent{name: eventName(lr), body: body, attrs: lr.Attributes().AsRaw()}
+	if !lr.SpanID().IsEmpty() {
+		ev.spanID = lr.SpanID().String()
+	}
+	return ev
+}
+
+// attrsBody turns span event attributes into an event body. Semantic Kernel writes the choice
+// message as a JSON string in "message"; it is parsed when it is valid JSON.
+func attrsBody(a pcommon.Map) map[string]any {
+	body := a.AsRaw()
+	if s, ok := body["message"].(string); ok {
+		if parsed, err := parseJSON(s); err == nil {
+			body["message"] = parsed
+		}
+	}
+	return body
+}

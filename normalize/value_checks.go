@@ -1,0 +1,112 @@
+package normalize
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// Values no API accepts. Temperature tops out at 2 (OpenAI; other providers stop at 1), top_p
+// is a probability, max_tokens counts tokens to generate.
+const (
+	maxTemperature = 2
+	maxTopP        = 1
+)
+
+// invalid records a value that cannot be right, so that it is flagged instead of read as 0
+// or as "not recorded".
+func (b *stepBuilder) invalid(code, detail string) {
+	b.Findings = append(b.Findings, replaycase.Reason{Code: code, Detail: detail, SpanID: b.spanID})
+}
+
+// quoteValue shows an attribute value in a finding, shortened so that a huge value cannot
+// flood the reasons.
+func quoteValue(v pcommon.Value) string {
+	s := v.AsString()
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	if v.Type() == pcommon.ValueTypeStr {
+		return fmt.Sprintf("%q", s)
+	}
+	return s
+}
+
+// checkRequestNumbers reports the sampling parameters of a recorded request body that are
+// there but hold no number: the body parser reads such a field as absent, which must not pass
+// in silence.
+func (b *stepBuilder) checkRequestNumbers(body map[string]any, where string) {
+	checkNumbers(b, body, where, replaycase.ReasonInvalidParameter, toFloat, "temperature", "top_p")
+	checkNumbers(b, body, where, replaycase.ReasonInvalidParameter, toInt, "max_tokens", "max_completion_tokens", "max_output_tokens", "seed")
+}
+
+// checkNumbers reports, under code, each of keys that body holds but parse does not accept.
+func checkNumbers[T any](b *stepBuilder, body map[string]any, where, code string, parse func(any) (T, bool), keys ...string) {
+	for _, k := range keys {
+		if raw, ok := body[k]; ok && raw != nil {
+			if _, ok := parse(raw); !ok {
+				b.invalid(code, fmt.Sprintf("%s %s is %s, not a number", where, k, text(raw)))
+			}
+		}
+	}
+}
+
+// checkRanges takes out of the step the token counts and parameters that are out of range,
+// whichever convention or request body they came from, and reports each one.
+func checkRanges(b *stepBuilder) {
+	u := &b.Step.Usage
+	for _, f := range []struct {
+		name string
+		n    *int64
+	}{
+		{"input_tokens", &u.InputTokens}, {"output_tokens", &u.OutputTokens},
+		{"cache_read_input_tokens", &u.CacheReadInputTokens}, {"cache_write_input_tokens", &u.CacheWriteInputTokens},
+		{"reasoning_output_tokens", &u.ReasoningOutputTokens}, {"total_tokens", &u.TotalTokens},
+	} {
+		if *f.n < 0 {
+			b.invalid(replaycase.ReasonInvalidUsage, fmt.Sprintf("%s is %d, a negative token count", f.name, *f.n))
+			*f.n = 0
+		}
+	}
+
+	mc := &b.Step.ModelConfig
+	floatIn := func(name string, p **float64, max float64) {
+		if *p != nil && (math.IsNaN(**p) || **p < 0 || **p > max) {
+			b.invalid(replaycase.ReasonInvalidParameter, fmt.Sprintf("%s is %v, outside 0…%v", name, **p, max))
+			*p = nil
+		}
+	}
+	floatIn("temperature", &mc.Temperature, maxTemperature)
+	floatIn("top_p", &mc.TopP, maxTopP)
+	if mc.MaxTokens != nil && *mc.MaxTokens <= 0 {
+		b.invalid(replaycase.ReasonInvalidParameter, fmt.Sprintf("max_tokens is %d; a model call generates at least one token", *mc.MaxTokens))
+		mc.MaxTokens = nil
+	}
+	if r := b.Step.Retrieval; r != nil && r.TopK != nil && *r.TopK < 0 {
+		b.invalid(replaycase.ReasonInvalidParameter, fmt.Sprintf("top_k is %d, a negative document count", *r.TopK))
+		r.TopK = nil
+	}
+}
+
+// spanTimes reads a span's start and end. A timestamp past the int64 nanoseconds a time can
+// hold would wrap to before 1970: it is reported and left unset. An end before the start is
+// reported and kept as recorded.
+func spanTimes(sp ptrace.Span, report func(code, detail string)) (start, end time.Time) {
+	read := func(which string, ts pcommon.Timestamp) time.Time {
+		if uint64(ts) > math.MaxInt64 {
+			report(replaycase.ReasonInvalidTimestamp, fmt.Sprintf("%s time %d ns is past year 2262 and cannot be represented", which, uint64(ts)))
+			return time.Time{}
+		}
+		return replaycase.UnixNanoUTC(ts)
+	}
+	start, end = read("start", sp.StartTimestamp()), read("end", sp.EndTimestamp())
+	if !start.IsZero() && !end.IsZero() && end.Before(start) {
+		report(replaycase.ReasonEndBeforeStart, fmt.Sprintf("ends %s before it starts", start.Sub(end)))
+	}
+	return start, end
+}

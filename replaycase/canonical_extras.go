@@ -1,0 +1,47 @@
+package replaycase
+
+import "go.opentelemetry.io/collector/pdata/pcommon"
+
+// Canonical attributes of the fields added after the first canonical form: the workflow name
+// (semconv gen_ai.workflow.name), how an agent was invoked (semconv tells it by span kind, which
+// the canonical form sets by step kind, so it is spelled out), a step's exception events and
+// the run's evaluation events (kept as JSON lists on the span they belong to in the case). A
+// step whose span had no parent is written under the case span like the others, and marked so
+// that it reads back without one.
+const (
+	AttrWorkflowName    = "gen_ai.workflow.name"
+	AttrAgentInvocation = "replay.agent_invocation"
+	AttrExceptions      = "replay.exceptions"
+	AttrEvaluations     = "replay.evaluations"
+	AttrNoParent        = "replay.step.no_parent"
+)
+
+func putCaseExtras(a pcommon.Map, c *Case) {
+	putStr(a, AttrWorkflowName, c.WorkflowName)
+	putStr(a, AttrAgentInvocation, c.AgentInvocation)
+	putJSON(a, AttrEvaluations, c.Evaluations)
+}
+
+func getCaseExtras(a pcommon.Map, c *Case) error {
+	c.WorkflowName = str(a, AttrWorkflowName)
+	c.AgentInvocation = str(a, AttrAgentInvocation)
+	return getJSON(a, AttrEvaluations, &c.Evaluations)
+}
+
+func putStepExtras(a pcommon.Map, st *Step) {
+	putStr(a, AttrWorkflowName, st.WorkflowName)
+	putStr(a, AttrAgentInvocation, st.AgentInvocation)
+	putJSON(a, AttrExceptions, st.Exceptions)
+	if st.ParentSpanID == "" {
+		a.PutBool(AttrNoParent, true)
+	}
+}
+
+func getStepExtras(a pcommon.Map, st *Step) error {
+	st.WorkflowName = str(a, AttrWorkflowName)
+	st.AgentInvocation = str(a, AttrAgentInvocation)
+	if v, ok := a.Get(AttrNoParent); ok && v.Bool() {
+		st.ParentSpanID = ""
+	}
+	return getJSON(a, AttrExceptions, &st.Exceptions)
+}
