@@ -12,7 +12,7 @@ import (
 // full of digits).
 // Run: go test -run '^$' -bench Text -benchmem -count 6 ./scrub/
 func BenchmarkText(b *testing.B) {
-	s, err := New(DefaultConfig())
+	s, err := New(testConfig(b))
 	if err != nil {
 		b.Fatal(err)
 	}

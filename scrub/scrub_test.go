@@ -1,71 +1,136 @@
 package scrub
 
 import (
-	"strings"
+	"encoding/base64"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// Planted holds one value of every built-in kind, as it appears in real text. The values are
-// made up (the card and IBAN pass their checksums, the keys have the providers' shapes).
-var Planted = map[string]string{
-	"openai_api_key":    "sk-proj-Xq3vT8pL2mN9rB4wK7yZ1aC5dF0gH6jE",
-	"anthropic_api_key": "sk-ant-api03-Zp8Lm2Qw9Rt4Yx7Vb1Nc3Kd6Fg0Hj5",
-	"google_api_key":    "AIzaSyD3x9Kq7LmP2wR8tY4uB6nC1vF5gH0jQ2Z",
-	"aws_access_key_id": "AKIAIOSFODNN7EXAMPLQ",
-	"github_token":      "ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU",
-	"gitlab_token":      "glpat-Ab3De6Gh9Jk2Mn5Pq8St",
-	"slack_token":       "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp",
-	"stripe_secret_key": "sk_live_51HxYzAbCdEfGhIjKlMnOpQr",
-	"sendgrid_api_key":  "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG",
-	"npm_token":         "npm_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
-	"huggingface_token": "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",
-	"jwt":               "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTQyIn0.c2lnbmF0dXJlLXZhbHVlLTEyMzQ",
-	"bearer_token":      "Bearer Zm9vYmFyLXRva2VuLTEyMzQ1Njc4OTA",
-	"basic_auth":        "Basic YWxpY2U6czNjcjN0LXBhc3M=",
-	"pem_private_key":   "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----",
-	"url_password":      "postgres://app:Sup3rS3cretPw@db.internal:5432/prod",
-	"email":             "jane.doe@example-corp.com",
-	"phone_number":      "+1 415-555-0132",
-	"payment_card":      "4111 1111 1111 1111",
-	"iban":              "DE89 3704 0044 0532 0130 00",
+// Planted is one value of each kind the scrubber must catch, as it appears in real text, with
+// the byte string that must not survive (for some kinds a part of the text). The values are
+// made up: cards and IBANs pass their checksums, phone numbers libphonenumber's validation,
+// keys have the providers' shapes.
+var Planted = []struct{ Kind, Text, Secret string }{
+	{"openai_api_key", "sk-proj-Xq3vT8pL2mN9rB4wK7yZ1aC5dF0gH6jE", ""},
+	{"anthropic_api_key", "sk-ant-api03-Zp8Lm2Qw9Rt4Yx7Vb1Nc3Kd6Fg0Hj5", ""},
+	{"gcp_api_key", "AIzaSyD3x9Kq7LmP2wR8tY4uB6nC1vF5gH0jQ2Z", ""},
+	{"aws_access_token", "AKIAQYLPMN5HHHFPZAM2", ""},
+	{"aws_secret_access_key", "AWS key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
+	{"github_pat", "ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU", ""},
+	{"gitlab_pat", "glpat-Ab3De6Gh9Jk2Mn5Pq8St", ""},
+	{"slack_bot_token", "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp", ""},
+	{"slack_webhook_url", "https://hooks.slack.com/services/T02ABCDEF/B03GHIJKL/aBcDeFgHiJkLmNoPqRsTuVwX", "aBcDeFgHiJkLmNoPqRsTuVwX"},
+	{"stripe_access_token", "sk_live_51HxYzAbCdEfGhIjKlMnOpQr", ""},
+	{"stripe_webhook_secret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", ""},
+	{"azure_storage_account_key", "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=q8Vt3mZ1pL6kR9wX2yB5nC7dF0gH4jK1lM3oP6sT8uV0xY2zA4bD6eG8hJ1kM3nQ5rS7tW9vX1yZ3aB5cE7fH9i==;EndpointSuffix=core.windows.net", "q8Vt3mZ1pL6kR9wX2yB5nC7dF0gH4jK1lM3oP6sT8uV0xY2zA4bD6eG8hJ1kM3nQ5rS7tW9vX1yZ3aB5cE7fH9i"},
+	{"azure_sas_signature", "https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&sp=r&se=2026-12-01T00:00:00Z&sig=Q2xS9kPz8yLr%2Bq7W3vNmT1uXbYc4dEfGhIjKlMnOpQ%3D", "Q2xS9kPz8yLr%2Bq7W3vNmT1uXbYc4dEfGhIjKlMnOpQ%3D"},
+	{"url_query_secret", "https://maps.example.com/geocode?q=Paris&key=Gq7Lm2Xw9Rt4Yz1V", "Gq7Lm2Xw9Rt4Yz1V"},
+	{"npm_access_token", "npm_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", ""},
+	{"huggingface_access_token", "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", ""},
+	{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTQyIn0.c2lnbmF0dXJlLXZhbHVlLTEyMzQ", ""},
+	{"bearer_token", "Bearer Zm9vYmFyLXRva2VuLTEyMzQ1Njc4OTA", "Zm9vYmFyLXRva2VuLTEyMzQ1Njc4OTA"},
+	{"basic_auth", "Basic YWxpY2U6czNjcjN0LXBhc3M=", "YWxpY2U6czNjcjN0LXBhc3M="},
+	{"pem_private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----", "MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn"},
+	{"pem_private_key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtz", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"},
+	{"pem_private_key", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF2sVf0BCAC7x9p2q8mN4vR1tY6uI3oP5aS7dF9gH2jK4lZ6xC8vB0nM1qW3\n=Ab3d\n-----END PGP PRIVATE KEY BLOCK-----", "lQOYBF2sVf0BCAC7x9p2q8mN4vR1tY6uI3oP5aS7dF9gH2jK4lZ6xC8vB0nM1qW3"},
+	{"url_password", "postgres://app:Sup3rS3cretPw@db.internal:5432/prod", "Sup3rS3cretPw"},
+	{KindSecretField, "host=db.internal port=5432 user=app password=Tr0ub4dor&3 dbname=prod", "Tr0ub4dor&3"},
+	{KindSecretField, "https://api.example.com/v1/data?api_key=9f8e7d6c5b4a39281706&format=json", "9f8e7d6c5b4a39281706"},
+	{"email", "jane.doe@example-corp.com", ""},
+	{"phone_number", "+1 415-555-0132", "415-555-0132"},
+	{"phone_number", "2015550123", ""},
+	{"phone_number", "+44 20 7946 0958", "20 7946 0958"},
+	{"phone_number", "020 7946 0958", ""},
+	{"phone_number", "06 12 34 56 78", ""},
+	{"payment_card", "4111 1111 1111 1111", ""},
+	{"payment_card", "5500.0000.0000.0004", ""},
+	{"iban", "DE89 3704 0044 0532 0130 00", ""},
+	{"iban", "fr1420041010050500013m02606", ""},
+	{"us_ssn", "078-05-1120", ""},
+	{"ip_address", "203.0.113.42", ""},
+	{"ip_address", "2001:db8:85a3::8a2e:370:7334", ""},
 }
 
-// secretPart is the byte string that must not survive scrubbing (for some kinds a part of the
-// planted text).
-func secretPart(kind, v string) string {
-	switch kind {
-	case "bearer_token":
-		return strings.TrimPrefix(v, "Bearer ")
-	case "basic_auth":
-		return strings.TrimPrefix(v, "Basic ")
-	case "url_password":
-		return "Sup3rS3cretPw"
+func secretOf(i int) string {
+	if Planted[i].Secret != "" {
+		return Planted[i].Secret
 	}
-	return v
+	return Planted[i].Text
 }
 
-func TestEveryBuiltinKindIsFoundAndMaskedDeterministically(t *testing.T) {
-	s, err := New(Config{Enabled: true, Key: "test-key"})
+// testConfig keeps the key file in a test directory.
+func testConfig(t testing.TB) Config {
+	return Config{Enabled: true, KeyFile: filepath.Join(t.TempDir(), "scrub.key")}
+}
+
+func newScrubber(t testing.TB, cfg Config) *Scrubber {
+	s, err := New(cfg)
 	require.NoError(t, err)
-	for kind, v := range Planted {
+	return s
+}
+
+func TestEveryKindIsFoundAndMaskedDeterministically(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "test-key"})
+	for i, p := range Planted {
 		var r Report
-		text := "before " + v + " after"
+		text := "before " + p.Text + " after"
 		out := s.Text(text, &r)
-		assert.NotContains(t, out, secretPart(kind, v), kind)
-		assert.Contains(t, out, "<secret:"+kind+":", kind)
-		assert.Equal(t, map[string]int64{kind: 1}, r.Counts, kind)
+		assert.NotContains(t, out, secretOf(i), p.Text)
+		assert.Contains(t, out, "<secret:"+p.Kind+":", p.Text)
+		assert.Equal(t, map[string]int64{p.Kind: 1}, r.Counts, p.Text)
 		assert.Equal(t, out, s.Text(text, &Report{}), "deterministic")
 		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
 	}
-	other, _ := New(Config{Enabled: true, Key: "another-key"})
-	assert.NotEqual(t, s.Text(Planted["email"], &Report{}), other.Text(Planted["email"], &Report{}), "the key is part of the hash")
+	other := newScrubber(t, Config{Enabled: true, Key: "another-key"})
+	assert.NotEqual(t, s.Text(Planted[0].Text, &Report{}), other.Text(Planted[0].Text, &Report{}), "the key is part of the hash")
 }
 
-func TestJSONIsWalkedWithSecretKeys(t *testing.T) {
-	s, _ := New(DefaultConfig())
+func TestSecretKeyNamesAreCaseInsensitiveAndCommonSpellings(t *testing.T) {
+	s := newScrubber(t, testConfig(t))
+	for _, key := range []string{"password", "db_password", "DB_PASSWORD", "dbPassword", "passwd", "passphrase", "client_secret",
+		"aws_secret_access_key", "connection_string", "ConnectionString", "sentry.dsn", "OPENAI_API_KEY", "x-api-key", "apiKey",
+		"private_key", "credentials", "refresh_token", "Authorization", "Cookie"} {
+		var r Report
+		out := s.Text(`{"`+key+`":"v4lue-with-no-known-prefix"}`, &r)
+		assert.NotContains(t, out, "v4lue-with-no-known-prefix", key)
+		assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, key)
+	}
+	for _, key := range []string{"max_tokens", "gen_ai.usage.input_tokens", "llm.token_count.prompt", "tokenizer", "token_type", "city"} {
+		var r Report
+		in := `{"` + key + `":42}`
+		assert.Equal(t, in, s.Text(in, &r), key)
+	}
+	flag := `{"password_reset_enabled":true,"api_key":null}`
+	assert.Equal(t, flag, s.Text(flag, &Report{}), "booleans and nulls hold no secret")
+}
+
+func TestShapesTheWalkerMustSee(t *testing.T) {
+	s := newScrubber(t, testConfig(t))
+	b64 := base64.StdEncoding.EncodeToString([]byte(`{"user":"bob","password":"b64-hidden-pw"}`))
+	for name, tc := range map[string]struct{ in, secret string }{
+		"json in prose":       {`the tool said {"db_password": "pr0se-pw", "ok": true} and stopped`, "pr0se-pw"},
+		"ndjson":              {"{\"a\":1}\n{\"passphrase\":\"nd-json-pw\"}\n", "nd-json-pw"},
+		"python dict":         {`args={'user': 'bob', 'DB_PASSWORD': 'py-dict-pw', 'retries': 3}`, "py-dict-pw"},
+		".env line":           {"OPENAI_API_KEY=plainvalue123\nDEBUG=1", "plainvalue123"},
+		"yaml":                {"db:\n  password: yaml-pw-value\n", "yaml-pw-value"},
+		"base64 json":         {"payload " + b64, "b64-hidden-pw"},
+		"email as json key":   {`{"jane.doe@example-corp.com":{"role":"admin"}}`, "jane.doe@"},
+		"card as json number": {`{"card":4111111111111111,"qty":2}`, "4111111111111111"},
+		"split credential":    {`{"key_part_1":"sk-proj-Xq3vT8pL2mN","key_part_2":"9rB4wK7yZ1aC5dF0gH6jE"}`, "9rB4wK7yZ1aC5dF0gH6jE"},
+	} {
+		out := s.Text(tc.in, &Report{})
+		assert.NotContains(t, out, tc.secret, name)
+		if name == "base64 json" {
+			assert.NotContains(t, out, b64, name)
+		}
+	}
+}
+
+func TestJSONKeepsWhatIsNotSecret(t *testing.T) {
+	s := newScrubber(t, testConfig(t))
 	var r Report
 	out := s.Text(`{"user":"bob","password":"hunter2","nested":{"api_key":"abc123","note":"mail jane.doe@example-corp.com"},"n":12345678901234567890}`, &r)
 	assert.NotContains(t, out, "hunter2")
@@ -79,12 +144,14 @@ func TestJSONIsWalkedWithSecretKeys(t *testing.T) {
 }
 
 func TestActionsAndRules(t *testing.T) {
-	s, err := New(Config{Enabled: true, Detectors: map[string]string{"email": ActionOff, "payment_card": ActionQuarantine},
-		Rules: []RuleConfig{{Kind: "employee_id", Pattern: `\bEMP-\d{6}\b`}, {Kind: "internal_ticket", Keys: []string{"ticket"}, Action: ActionQuarantine}}})
-	require.NoError(t, err)
+	cfg := testConfig(t)
+	cfg.Detectors = map[string]string{"email": ActionOff, "payment_card": ActionQuarantine, "github_pat": ActionOff}
+	cfg.Rules = []RuleConfig{{Kind: "employee_id", Pattern: `\bEMP-\d{6}\b`}, {Kind: "internal_ticket", Keys: []string{"ticket"}, Action: ActionQuarantine}}
+	s := newScrubber(t, cfg)
 	var r Report
-	out := s.Text(`{"ticket":"T-1","text":"card 4111 1111 1111 1111 for EMP-123456, mail jane.doe@example-corp.com"}`, &r)
+	out := s.Text(`{"ticket":"T-1","text":"card 4111 1111 1111 1111 for EMP-123456, mail jane.doe@example-corp.com, ci ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU"}`, &r)
 	assert.Contains(t, out, "jane.doe@example-corp.com", "email is off")
+	assert.Contains(t, out, "ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU", "a gitleaks rule can be turned off")
 	assert.NotContains(t, out, "EMP-123456")
 	assert.NotContains(t, out, "T-1")
 	assert.ElementsMatch(t, []string{"payment_card", "internal_ticket"}, r.Quarantine)
@@ -92,6 +159,8 @@ func TestActionsAndRules(t *testing.T) {
 	for _, bad := range []Config{
 		{Enabled: true, Detectors: map[string]string{"emial": ActionMask}},
 		{Enabled: true, Detectors: map[string]string{"email": "drop"}},
+		{Enabled: true, PhoneRegions: []string{"XX"}},
+		{Enabled: true, SecretKeyNames: []string{"_"}},
 		{Enabled: true, Rules: []RuleConfig{{Kind: "x", Pattern: "("}}},
 		{Enabled: true, Rules: []RuleConfig{{Kind: "Bad Kind", Keys: []string{"k"}}}},
 		{Enabled: true, Rules: []RuleConfig{{Kind: "empty"}}},
@@ -105,14 +174,18 @@ func TestActionsAndRules(t *testing.T) {
 }
 
 func TestChecksumsAvoidFalsePositives(t *testing.T) {
-	s, _ := New(DefaultConfig())
+	s := newScrubber(t, testConfig(t))
 	for _, ordinary := range []string{
 		"order 4111 1111 1111 1112 shipped", // fails Luhn
 		"GB00 0000 0000 0000 0000 00",       // fails mod-97
 		"trace d4263ddf29d4d69a7c3c210379b94a58 span 8b727ad3b0efe21a",
 		"tokens: 1796006715631000000",
-		"call get_weather(city, unit) at 14:05",
+		"call get_weather(city, unit) at 14:05:00 on 2026-11-30",
+		"listen on 127.0.0.1:4317 or [::1]:4318",
+		"version 1.28.0, commit 5264374a9f1c2b3d4e5f60718293a4b5c6d7e8f9",
 		"sk-short",
+		"SSN-like 000-12-3456 and 666-12-3456",
+		"call 555-0100", // too short for any region
 	} {
 		var r Report
 		assert.Equal(t, ordinary, s.Text(ordinary, &r), ordinary)
