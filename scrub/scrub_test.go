@@ -7,59 +7,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reprise-dev/reprise/scrub/scrubtest"
 )
-
-// Planted is one value of each kind the scrubber must catch, as it appears in real text, with
-// the byte string that must not survive (for some kinds a part of the text). The values are
-// made up: cards and IBANs pass their checksums, phone numbers libphonenumber's validation,
-// keys have the providers' shapes.
-var Planted = []struct{ Kind, Text, Secret string }{
-	{"openai_api_key", "sk-proj-Xq3vT8pL2mN9rB4wK7yZ1aC5dF0gH6jE", ""},
-	{"anthropic_api_key", "sk-ant-api03-Zp8Lm2Qw9Rt4Yx7Vb1Nc3Kd6Fg0Hj5", ""},
-	{"gcp_api_key", "AIzaSyD3x9Kq7LmP2wR8tY4uB6nC1vF5gH0jQ2Z", ""},
-	{"aws_access_token", "AKIAQYLPMN5HHHFPZAM2", ""},
-	{"aws_secret_access_key", "AWS key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
-	{"github_pat", "ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU", ""},
-	{"gitlab_pat", "glpat-Ab3De6Gh9Jk2Mn5Pq8St", ""},
-	{"slack_bot_token", "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp", ""},
-	{"slack_webhook_url", "https://hooks.slack.com/services/T02ABCDEF/B03GHIJKL/aBcDeFgHiJkLmNoPqRsTuVwX", "aBcDeFgHiJkLmNoPqRsTuVwX"},
-	{"stripe_access_token", "sk_live_51HxYzAbCdEfGhIjKlMnOpQr", ""},
-	{"stripe_webhook_secret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", ""},
-	{"azure_storage_account_key", "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=q8Vt3mZ1pL6kR9wX2yB5nC7dF0gH4jK1lM3oP6sT8uV0xY2zA4bD6eG8hJ1kM3nQ5rS7tW9vX1yZ3aB5cE7fH9i==;EndpointSuffix=core.windows.net", "q8Vt3mZ1pL6kR9wX2yB5nC7dF0gH4jK1lM3oP6sT8uV0xY2zA4bD6eG8hJ1kM3nQ5rS7tW9vX1yZ3aB5cE7fH9i"},
-	{"azure_sas_signature", "https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&sp=r&se=2026-12-01T00:00:00Z&sig=Q2xS9kPz8yLr%2Bq7W3vNmT1uXbYc4dEfGhIjKlMnOpQ%3D", "Q2xS9kPz8yLr%2Bq7W3vNmT1uXbYc4dEfGhIjKlMnOpQ%3D"},
-	{"url_query_secret", "https://maps.example.com/geocode?q=Paris&key=Gq7Lm2Xw9Rt4Yz1V", "Gq7Lm2Xw9Rt4Yz1V"},
-	{"npm_access_token", "npm_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", ""},
-	{"huggingface_access_token", "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", ""},
-	{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTQyIn0.c2lnbmF0dXJlLXZhbHVlLTEyMzQ", ""},
-	{"bearer_token", "Bearer Zm9vYmFyLXRva2VuLTEyMzQ1Njc4OTA", "Zm9vYmFyLXRva2VuLTEyMzQ1Njc4OTA"},
-	{"basic_auth", "Basic YWxpY2U6czNjcjN0LXBhc3M=", "YWxpY2U6czNjcjN0LXBhc3M="},
-	{"pem_private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----", "MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn"},
-	{"pem_private_key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtz", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"},
-	{"pem_private_key", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF2sVf0BCAC7x9p2q8mN4vR1tY6uI3oP5aS7dF9gH2jK4lZ6xC8vB0nM1qW3\n=Ab3d\n-----END PGP PRIVATE KEY BLOCK-----", "lQOYBF2sVf0BCAC7x9p2q8mN4vR1tY6uI3oP5aS7dF9gH2jK4lZ6xC8vB0nM1qW3"},
-	{"url_password", "postgres://app:Sup3rS3cretPw@db.internal:5432/prod", "Sup3rS3cretPw"},
-	{KindSecretField, "host=db.internal port=5432 user=app password=Tr0ub4dor&3 dbname=prod", "Tr0ub4dor&3"},
-	{KindSecretField, "https://api.example.com/v1/data?api_key=9f8e7d6c5b4a39281706&format=json", "9f8e7d6c5b4a39281706"},
-	{"email", "jane.doe@example-corp.com", ""},
-	{"phone_number", "+1 415-555-0132", "415-555-0132"},
-	{"phone_number", "2015550123", ""},
-	{"phone_number", "+44 20 7946 0958", "20 7946 0958"},
-	{"phone_number", "020 7946 0958", ""},
-	{"phone_number", "06 12 34 56 78", ""},
-	{"payment_card", "4111 1111 1111 1111", ""},
-	{"payment_card", "5500.0000.0000.0004", ""},
-	{"iban", "DE89 3704 0044 0532 0130 00", ""},
-	{"iban", "fr1420041010050500013m02606", ""},
-	{"us_ssn", "078-05-1120", ""},
-	{"ip_address", "203.0.113.42", ""},
-	{"ip_address", "2001:db8:85a3::8a2e:370:7334", ""},
-}
-
-func secretOf(i int) string {
-	if Planted[i].Secret != "" {
-		return Planted[i].Secret
-	}
-	return Planted[i].Text
-}
 
 // testConfig keeps the key file in a test directory.
 func testConfig(t testing.TB) Config {
@@ -74,18 +24,18 @@ func newScrubber(t testing.TB, cfg Config) *Scrubber {
 
 func TestEveryKindIsFoundAndMaskedDeterministically(t *testing.T) {
 	s := newScrubber(t, Config{Enabled: true, Key: "test-key"})
-	for i, p := range Planted {
+	for _, p := range scrubtest.Planted {
 		var r Report
 		text := "before " + p.Text + " after"
 		out := s.Text(text, &r)
-		assert.NotContains(t, out, secretOf(i), p.Text)
+		assert.NotContains(t, out, p.Must(), p.Text)
 		assert.Contains(t, out, "<secret:"+p.Kind+":", p.Text)
 		assert.Equal(t, map[string]int64{p.Kind: 1}, r.Counts, p.Text)
 		assert.Equal(t, out, s.Text(text, &Report{}), "deterministic")
 		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
 	}
 	other := newScrubber(t, Config{Enabled: true, Key: "another-key"})
-	assert.NotEqual(t, s.Text(Planted[0].Text, &Report{}), other.Text(Planted[0].Text, &Report{}), "the key is part of the hash")
+	assert.NotEqual(t, s.Text(scrubtest.Planted[0].Text, &Report{}), other.Text(scrubtest.Planted[0].Text, &Report{}), "the key is part of the hash")
 }
 
 func TestSecretKeyNamesAreCaseInsensitiveAndCommonSpellings(t *testing.T) {

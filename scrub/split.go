@@ -7,58 +7,42 @@ import (
 )
 
 // A credential can be split over two sibling values (key_part_1, key_part_2) so that neither
-// part matches alone. Sibling string values of one map or JSON object are joined in order
-// (attribute order for attributes, key order for JSON objects) and the credential rules run
-// over the join; a finding that crosses from one value into the next masks every value it
-// touches. Personal-data detectors are not used here: digits joined from two numbers pass a
-// checksum by chance. Parts in different maps, spans or messages, or in another order, are
-// not seen.
+// part matches alone. Each pair of neighbouring string values of one map or JSON object
+// (attribute order for attributes, key order for JSON objects) is joined and the credential
+// rules run over the join; a finding that starts in the first value and ends in the second
+// masks both. Only token-like values are joined (no spaces, at most 256 bytes), and the
+// personal-data detectors are not used: digits joined from two numbers pass a checksum by
+// chance. Parts in different maps, spans or messages, not next to each other, or in another
+// order, are not seen.
 
-const (
-	maxSplitValues = 32   // more siblings than this are a record, not parts of one secret
-	maxSplitPart   = 1024 // a part is short; long values (prompts) are not joined
-)
+const maxSplitPart = 256
+
+func tokenLike(v string) bool {
+	return len(v) >= 4 && len(v) <= maxSplitPart && !strings.ContainsAny(v, " \t\n<")
+}
 
 // splitParts returns, for each index of values that holds part of a split credential, the
 // kind found.
 func (s *Scrubber) splitParts(values []string) map[int]string {
-	if len(values) < 2 || len(values) > maxSplitValues {
-		return nil
-	}
-	var joined strings.Builder
-	starts := make([]int, len(values)+1)
-	for i, v := range values {
-		starts[i] = joined.Len()
-		if len(v) <= maxSplitPart && !strings.Contains(v, "<secret:") {
-			joined.WriteString(v)
-		}
-	}
-	starts[len(values)] = joined.Len()
-	text := joined.String()
-	if len(text) < 8 {
-		return nil
-	}
-	var found []span
-	digits := countDigits(text)
-	for i := range s.detectors {
-		if d := &s.detectors[i]; d.credential {
-			found = append(found, s.detectorSpans(d, text, digits)...)
-		}
-	}
-	found = append(found, s.gitleaksSpans(text)...)
 	parts := map[int]string{}
-	for _, f := range found {
-		var touched []int
-		for i := range values {
-			if starts[i] < starts[i+1] && f.start < starts[i+1] && f.end > starts[i] {
-				touched = append(touched, i)
+	for i := 0; i+1 < len(values); i++ {
+		a, b := values[i], values[i+1]
+		if !tokenLike(a) || !tokenLike(b) {
+			continue
+		}
+		text := a + b
+		var found []span
+		digits := countDigits(text)
+		for k := range s.detectors {
+			if d := &s.detectors[k]; d.credential {
+				found = append(found, s.detectorSpans(d, text, digits)...)
 			}
 		}
-		if len(touched) < 2 {
-			continue // within one value: the value's own scan handles it
-		}
-		for _, i := range touched {
-			parts[i] = f.kind
+		found = append(found, s.gitleaksSpans(text)...)
+		for _, f := range found {
+			if f.start < len(a) && f.end > len(a) {
+				parts[i], parts[i+1] = f.kind, f.kind
+			}
 		}
 	}
 	return parts

@@ -21,9 +21,8 @@ var placeholderPattern = regexp.MustCompile(`<secret:[a-z0-9_]+:[0-9a-f]{12}>`)
 // maxDecodeDepth bounds base64 inside base64.
 const maxDecodeDepth = 2
 
-// spans runs every detector over v and returns the findings, overlaps resolved: a finding that
-// overlaps an earlier-starting (or, at the same start, longer) one is dropped, and nothing
-// inside an existing placeholder is reported.
+// spans runs every detector over v and returns the findings, sorted and with overlaps merged;
+// an existing placeholder is left as it is.
 func (s *Scrubber) spans(v string, depth int) []span {
 	var found []span
 	digits := countDigits(v)
@@ -54,18 +53,24 @@ func (s *Scrubber) spans(v string, depth int) []span {
 		}
 		return found[i].end-found[i].start > found[j].end-found[j].start
 	})
-	out := found[:0]
-	end := -1
-	for _, f := range found {
-		if f.start < end || f.end <= f.start {
+	// Overlapping findings are merged into one (never dropped: their union is masked).
+	out := found[:1]
+	for _, f := range found[1:] {
+		last := &out[len(out)-1]
+		if f.start >= last.end {
+			out = append(out, f)
 			continue
 		}
-		out = append(out, f)
-		end = f.end
+		if f.end > last.end {
+			last.end = f.end
+			if last.kind == "" {
+				last.kind = f.kind // a finding reaching past a placeholder: mask the whole
+			}
+		}
 	}
 	kept := out[:0]
 	for _, f := range out {
-		if f.kind != "" {
+		if f.kind != "" && f.end > f.start {
 			kept = append(kept, f)
 		}
 	}
