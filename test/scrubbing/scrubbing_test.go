@@ -4,8 +4,8 @@ package scrubbing
 
 import (
 	"bytes"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -74,7 +74,7 @@ func plantRecord(m pcommon.Map, prefix string) {
 	m.PutStr(prefix+"note", all)
 	m.PutEmptyBytes(prefix + "blob").FromRaw([]byte(all))
 	m.PutEmptySlice(prefix + "list").AppendEmpty().SetStr(all)
-	m.PutEmptyMap(prefix + "nested").PutStr("text", all)
+	m.PutEmptyMap(prefix+"nested").PutStr("text", all)
 	m.PutInt(prefix+"card_number", 4111111111111111)
 	m.PutDouble(prefix+"card_double", 5500000000000004)
 	m.PutStr(prefix+"key_part_1", splitParts[0])
