@@ -59,6 +59,15 @@ func marshal(v any) ([]byte, error) {
 	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
 }
 
+// integer scrubs a number written as decimal text: only whole numbers (a card or phone number
+// is written as an integer; the digits of 0.029032467 in an embedding are not a phone number).
+func (s *Scrubber) integer(n string, r *Report) string {
+	if len(n) < 7 || strings.ContainsAny(n, ".eE") {
+		return n
+	}
+	return s.plain(n, r)
+}
+
 // secretValue masks a whole value found under a secret key.
 func (s *Scrubber) secretValue(kind, value string, r *Report) string {
 	if value == "" || placeholderPattern.FindString(value) == value {
@@ -79,13 +88,13 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 	case string:
 		return s.Text(t, r)
 	case json.Number:
-		if out := s.plain(string(t), r); out != string(t) {
+		if out := s.integer(string(t), r); out != string(t) {
 			return out
 		}
 		return t
 	case float64:
 		n := strconv.FormatFloat(t, 'f', -1, 64)
-		if out := s.plain(n, r); out != n {
+		if out := s.integer(n, r); out != n {
 			return out
 		}
 		return t
@@ -144,12 +153,12 @@ func (s *Scrubber) Value(v pcommon.Value, r *Report) {
 		}
 	case pcommon.ValueTypeInt:
 		n := strconv.FormatInt(v.Int(), 10)
-		if out := s.plain(n, r); out != n {
+		if out := s.integer(n, r); out != n {
 			v.SetStr(out)
 		}
 	case pcommon.ValueTypeDouble:
 		n := strconv.FormatFloat(v.Double(), 'f', -1, 64)
-		if out := s.plain(n, r); out != n {
+		if out := s.integer(n, r); out != n {
 			v.SetStr(out)
 		}
 	case pcommon.ValueTypeBytes:
