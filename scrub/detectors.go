@@ -66,7 +66,7 @@ var credentialDetectors = []detector{
 	{kind: "stripe_webhook_secret", hints: []string{"whsec_"}, re: regexp.MustCompile(`\bwhsec_[A-Za-z0-9+/=]{20,}`)},
 	// AWS secret access keys: 40 characters of base64 alphabet, with AWS or a secret named
 	// shortly before (a bare 40-character string is too common: git object ids).
-	{kind: "aws_secret_access_key", re: regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])`), group: 1, valid: mixedBase64, near: mentionsAWSSecret},
+	{kind: "aws_secret_access_key", hints: []string{"aws", "AWS", "Aws", "secret", "Secret", "SECRET"}, re: regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])`), group: 1, valid: mixedBase64, near: mentionsAWSSecret},
 	{kind: "azure_storage_account_key", hints: []string{"ccountKey", "ccountkey", "CCOUNTKEY"}, re: regexp.MustCompile(`(?i)\bAccountKey=([A-Za-z0-9+/]{20,}={0,2})`), group: 1},
 	{kind: "azure_sas_signature", hints: []string{"sig="}, re: regexp.MustCompile(`[?&;]sig=([A-Za-z0-9%+/=]{16,})`), group: 1},
 	// Query parameters that carry credentials under a short name (the key-name rules take

@@ -2,6 +2,7 @@ package scrub
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -51,34 +52,86 @@ func (k keyNames) kindOf(key string) string {
 	return ""
 }
 
-// assignmentPattern finds `name<sep>value` pairs in text whose name contains one of the secret
+// assignment finds `name<sep>value` pairs in text whose name contains one of the secret
 // names; the whole key around the name is then checked by kindOf. The value is a quoted
-// string or a run up to whitespace, a quote, ';' or a placeholder.
-func assignmentPattern(secret []string) *regexp.Regexp {
+// string or a run up to whitespace, a quote, ';' or a placeholder. A case-insensitive
+// alternation over all of a text is slow, so the first word of each name is looked up with
+// strings.Index in a lower-cased copy and the pattern is tried, anchored, only there.
+type assignment struct {
+	anchors []string       // first word of each name, lower case
+	at      *regexp.Regexp // the pattern, anchored at a name
+}
+
+func newAssignment(secret []string) *assignment {
+	a := &assignment{}
 	var alts []string
 	for _, n := range secret {
-		var b strings.Builder
-		for _, r := range strings.ToLower(n) {
-			if r == '_' || r == '-' || r == '.' || r == ' ' {
-				b.WriteString(`[_.\- ]?`)
-				continue
-			}
-			b.WriteString(regexp.QuoteMeta(string(r)))
+		words := strings.FieldsFunc(strings.ToLower(n), func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
+		if len(words) == 0 {
+			continue
 		}
-		if b.Len() > 0 {
-			alts = append(alts, b.String())
+		var quoted []string
+		for _, w := range words {
+			quoted = append(quoted, regexp.QuoteMeta(w))
+		}
+		alts = append(alts, strings.Join(quoted, `[_.\- ]?`))
+		if !slices.Contains(a.anchors, words[0]) {
+			a.anchors = append(a.anchors, words[0])
 		}
 	}
-	return regexp.MustCompile(`(?i)(?:` + strings.Join(alts, "|") + `)[A-Za-z0-9_.\-]*["']?\s*(?:=>|:=|=|:)\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"'<>;]+)`)
+	a.at = regexp.MustCompile(`^(?i)(?:` + strings.Join(alts, "|") + `)[A-Za-z0-9_.\-]*["']?\s*(?:=>|:=|=|:)\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"'<>;]+)`)
+	return a
+}
+
+// matches returns, for each pair found in v, the start of its name and the value's bounds.
+func (a *assignment) matches(v string) [][3]int {
+	lower := asciiLower(v)
+	var starts []int
+	for _, w := range a.anchors {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], w)
+			if i < 0 {
+				break
+			}
+			starts = append(starts, from+i)
+			from += i + len(w)
+		}
+	}
+	slices.Sort(starts)
+	var out [][3]int
+	next := 0
+	for _, at := range starts {
+		if at < next {
+			continue
+		}
+		m := a.at.FindStringSubmatchIndex(v[at:])
+		if m == nil {
+			continue
+		}
+		out = append(out, [3]int{at, at + m[2], at + m[3]})
+		next = at + m[1]
+	}
+	return out
+}
+
+// asciiLower lower-cases ASCII letters only, so byte offsets stay those of v.
+func asciiLower(v string) string {
+	b := []byte(v)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // assignmentSpans returns the value spans of secret assignments in v.
 func (s *Scrubber) assignmentSpans(v string) []span {
-	if s.assignment == nil || s.actions[KindSecretField] == "" {
+	if s.assignment == nil {
 		return nil
 	}
 	var out []span
-	for _, m := range s.assignment.FindAllStringSubmatchIndex(v, -1) {
+	for _, m := range s.assignment.matches(v) {
 		keyStart := m[0]
 		for keyStart > 0 && isKeyByte(v[keyStart-1]) {
 			keyStart--
@@ -91,7 +144,7 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 		if kind == "" {
 			continue
 		}
-		start, end := m[2], m[3]
+		start, end := m[1], m[2]
 		if end-start >= 2 && (v[start] == '"' || v[start] == '\'') {
 			start, end = start+1, end-1
 		} else {

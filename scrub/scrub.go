@@ -25,7 +25,7 @@ type Scrubber struct {
 	key        []byte
 	detectors  []detector // own credential rules, personal data, user patterns
 	gitleaks   *detect.Detector
-	assignment *regexp.Regexp // name=value pairs with a secret name, in text
+	assignment *assignment // name=value pairs with a secret name, in text
 	keys       keyNames
 	actions    map[string]string // kind → action, for every kind that is on
 	policyHash string
@@ -76,7 +76,7 @@ func New(cfg Config) (*Scrubber, error) {
 		return true
 	}
 	if on(KindSecretField) {
-		s.assignment = assignmentPattern(secretNames)
+		s.assignment = newAssignment(secretNames)
 	}
 	for _, d := range append(slices.Clone(credentialDetectors), personalDetectors(orDefault(cfg.PhoneRegions, DefaultPhoneRegions))...) {
 		if on(d.kind) {

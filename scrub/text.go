@@ -25,14 +25,19 @@ const maxDecodeDepth = 2
 // an existing placeholder is left as it is.
 func (s *Scrubber) spans(v string, depth int) []span {
 	var found []span
-	digits := countDigits(v)
-	found = append(found, s.assignmentSpans(v)...)
-	for i := range s.detectors {
-		found = append(found, s.detectorSpans(&s.detectors[i], v, digits)...)
+	runs := base64Runs(v)
+	// Long base64 runs that do not decode to text are binary data (images, audio, embeddings):
+	// the text rules run on the text around them, not through them.
+	from := 0
+	for _, run := range runs {
+		if run.end-run.start >= opaqueRun && !run.text {
+			found = append(found, s.textSpans(v[from:run.start], from)...)
+			from = run.end
+		}
 	}
-	found = append(found, s.gitleaksSpans(v)...)
+	found = append(found, s.textSpans(v[from:], from)...)
 	if depth < maxDecodeDepth {
-		found = append(found, s.base64Spans(v, depth)...)
+		found = append(found, s.base64Spans(v, runs, depth)...)
 	}
 	if len(found) == 0 {
 		return nil
@@ -75,6 +80,24 @@ func (s *Scrubber) spans(v string, depth int) []span {
 		}
 	}
 	return kept
+}
+
+// textSpans runs the text rules over v, a part of a string starting at offset.
+func (s *Scrubber) textSpans(v string, offset int) []span {
+	if v == "" {
+		return nil
+	}
+	found := s.assignmentSpans(v)
+	digits := countDigits(v)
+	for i := range s.detectors {
+		found = append(found, s.detectorSpans(&s.detectors[i], v, digits)...)
+	}
+	found = append(found, s.gitleaksSpans(v)...)
+	for i := range found {
+		found[i].start += offset
+		found[i].end += offset
+	}
+	return found
 }
 
 func (s *Scrubber) detectorSpans(d *detector, v string, digits int) []span {
@@ -123,20 +146,60 @@ func (s *Scrubber) gitleaksSpans(v string) []span {
 	return out
 }
 
-// base64Token: a run long enough to hide a credential once encoded.
-var base64Token = regexp.MustCompile(`[A-Za-z0-9+/_-]{24,}={0,2}`)
+// opaqueRun is the length from which a base64 run that does not decode to text is treated as
+// binary data.
+const opaqueRun = 1024
 
-// base64Spans decodes base64 runs that turn into text and scans that text: when it holds a
-// finding, the whole encoded run is masked (with the kind of the first finding inside).
-func (s *Scrubber) base64Spans(v string, depth int) []span {
-	var out []span
-	for _, m := range base64Token.FindAllStringIndex(v, -1) {
-		decoded, ok := decodeBase64Text(v[m[0]:m[1]])
-		if !ok {
+// minBase64Run is the shortest run worth decoding: long enough to hide a credential.
+const minBase64Run = 24
+
+// b64Run is a run of base64 characters in a string; text is whether it decodes to text.
+type b64Run struct {
+	start, end int
+	decoded    string
+	text       bool
+}
+
+func isBase64Byte(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
+}
+
+// base64Runs finds the runs of at least minBase64Run base64 characters (with their padding)
+// and decodes them.
+func base64Runs(v string) []b64Run {
+	var runs []b64Run
+	for i := 0; i < len(v); {
+		if !isBase64Byte(v[i]) {
+			i++
 			continue
 		}
-		if inner := s.spans(decoded, depth+1); len(inner) > 0 {
-			out = append(out, span{start: m[0], end: m[1], kind: inner[0].kind})
+		start := i
+		for i < len(v) && isBase64Byte(v[i]) {
+			i++
+		}
+		for pad := 0; pad < 2 && i < len(v) && v[i] == '='; pad++ {
+			i++
+		}
+		if i-start < minBase64Run {
+			continue
+		}
+		run := b64Run{start: start, end: i}
+		run.decoded, run.text = decodeBase64Text(v[start:i])
+		runs = append(runs, run)
+	}
+	return runs
+}
+
+// base64Spans scans the runs that decode to text: when the text holds a finding, the whole
+// encoded run is masked (with the kind of the first finding inside).
+func (s *Scrubber) base64Spans(v string, runs []b64Run, depth int) []span {
+	var out []span
+	for _, run := range runs {
+		if !run.text {
+			continue
+		}
+		if inner := s.spans(run.decoded, depth+1); len(inner) > 0 {
+			out = append(out, span{start: run.start, end: run.end, kind: inner[0].kind})
 		}
 	}
 	return out
@@ -145,23 +208,40 @@ func (s *Scrubber) base64Spans(v string, depth int) []span {
 // decodeBase64Text decodes standard or URL-safe base64, padded or not, and accepts the result
 // only if it is printable UTF-8 text.
 func decodeBase64Text(t string) (string, bool) {
-	trimmed := strings.TrimRight(t, "=")
-	var b []byte
-	var err error
-	if strings.ContainsAny(trimmed, "-_") {
-		b, err = base64.RawURLEncoding.DecodeString(trimmed)
-	} else {
-		b, err = base64.RawStdEncoding.DecodeString(trimmed)
+	t = strings.TrimRight(t, "=")
+	enc := base64.RawStdEncoding
+	if strings.ContainsAny(t, "-_") {
+		enc = base64.RawURLEncoding
 	}
-	if err != nil || !utf8.Valid(b) {
-		return "", false
-	}
-	for _, r := range string(b) {
-		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' {
+	// Random bytes fail the text test within the first few characters: check a prefix before
+	// decoding a large run.
+	if len(t) > 256 {
+		head, err := enc.DecodeString(t[:256])
+		if err != nil || !printable(head, true) {
 			return "", false
 		}
 	}
+	b, err := enc.DecodeString(t)
+	if err != nil || !printable(b, false) {
+		return "", false
+	}
 	return string(b), true
+}
+
+// printable: UTF-8 without control characters other than whitespace. A cut prefix may end
+// inside a character.
+func printable(b []byte, prefix bool) bool {
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size <= 1 {
+			return prefix && len(b) < utf8.UTFMax && !utf8.FullRune(b)
+		}
+		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' {
+			return false
+		}
+		b = b[size:]
+	}
+	return true
 }
 
 // replace writes v with each span replaced by its placeholder, and counts them.
