@@ -16,18 +16,17 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/zricethezav/gitleaks/v8/detect"
 )
 
 // Scrubber applies one policy. It is safe for concurrent use.
 type Scrubber struct {
 	key        []byte
 	detectors  []detector // own credential rules, personal data, user patterns
-	gitleaks   *detect.Detector
+	gitleaks   *gitleaksRules
 	assignment *assignment // name=value pairs with a secret name, in text
 	keys       keyNames
 	actions    map[string]string // kind → action, for every kind that is on
+	clean      cleanCache
 	policyHash string
 }
 

@@ -128,7 +128,7 @@ func (s *Scrubber) gitleaksSpans(v string) []span {
 		return nil
 	}
 	var out []span
-	for _, f := range s.gitleaks.DetectString(v) {
+	for _, f := range s.gitleaks.detect(v) {
 		secret := strings.Trim(f.Secret, "\n")
 		if len(secret) < 4 {
 			continue

@@ -42,8 +42,12 @@ func (s *Scrubber) Text(v string, r *Report) string {
 
 // plain scrubs a string as text, without looking for JSON: also used for keys and names.
 func (s *Scrubber) plain(v string, r *Report) string {
+	if s.clean.has(v) {
+		return v
+	}
 	found := s.spans(v, 0)
 	if len(found) == 0 {
+		s.clean.add(v)
 		return v
 	}
 	return s.replace(v, found, r)
