@@ -3,6 +3,7 @@ package scrub
 import (
 	"encoding/base64"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -141,4 +142,22 @@ func TestChecksumsAvoidFalsePositives(t *testing.T) {
 		assert.Equal(t, ordinary, s.Text(ordinary, &r), ordinary)
 		assert.Empty(t, r.Counts, ordinary)
 	}
+}
+
+// One Scrubber serves every pipeline goroutine (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	s := newScrubber(t, testConfig(t))
+	want := s.Text(scrubtest.Planted[0].Text+" "+scrubtest.Planted[5].Text, &Report{})
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 20; j++ {
+				assert.Equal(t, want, s.Text(scrubtest.Planted[0].Text+" "+scrubtest.Planted[5].Text, &Report{}))
+				s.Text(`{"password":"x1","model":"gpt-4o-mini"}`, &Report{})
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -359,7 +359,8 @@ var expectedInReferences = map[string]map[string]int64{
 	"otel-genai-deprecated-events_pydantic-ai-0.2-events-attribute.langfuse-export.json": {"email": 1},
 }
 
-// A recording scrubbed with the policy replays to a live request that carries the real secret.
+// A recording scrubbed with the policy replays to a live request that carries the real secret,
+// with the key generated on the first start and shared through key_file.
 func TestScrubbedRecordingReplaysToTheRealSecret(t *testing.T) {
 	td, ld := testfixtures.Traces(t, testfixtures.OTelEvents), testfixtures.Logs(t, testfixtures.OTelEvents)
 	key := scrubtest.Planted[0].Text
@@ -373,6 +374,9 @@ func TestScrubbedRecordingReplaysToTheRealSecret(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "reprise-data")
 	exp, sink, tee := datasetWriter(t, root, "zstd")
 	pcfg := processorConfig()
+	// No key: the processor generates one in the key file, and the extension, configured with
+	// the same key_file, reads the same key.
+	pcfg.Scrub.Key, pcfg.Scrub.KeyFile = "", filepath.Join(t.TempDir(), "scrub.key")
 	run(t, pcfg, tee, td, ld)
 	require.NoError(t, exp.Shutdown(context.Background()))
 	cases, _ := replaycase.Decode(sink.AllTraces()[0])
