@@ -39,24 +39,6 @@ var collectorBinary = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
-// syncBuffer collects the collector's output.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) Bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.b.Bytes())
-}
-
 // The planted run goes through the collector as a process, as a user runs it: OTLP/HTTP in,
 // the replay_case processor, a persistent file_storage queue in front of the Parquet exporter,
 // and the debug exporter at verbosity detailed with the collector's own log at debug level.
@@ -99,9 +81,12 @@ service:
 `, dir, port)
 	configPath := filepath.Join(dir, "config.yaml")
 	require.NoError(t, os.WriteFile(configPath, []byte(config), 0o600))
-	output := new(syncBuffer)
+	logFile, err := os.Create(filepath.Join(t.TempDir(), "collector.log"))
+	require.NoError(t, err)
+	defer logFile.Close()
+	output := func() []byte { b, _ := os.ReadFile(logFile.Name()); return b }
 	cmd := exec.Command(bin, "--config", configPath)
-	cmd.Stdout, cmd.Stderr = output, output
+	cmd.Stdout, cmd.Stderr = logFile, logFile
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
@@ -111,7 +96,7 @@ service:
 			conn.Close()
 		}
 		return err == nil
-	}, 30*time.Second, 50*time.Millisecond, "collector did not start:\n%s", output.Bytes())
+	}, 30*time.Second, 50*time.Millisecond, "collector did not start:\n%s", output())
 
 	td, ld := plantedRun(t)
 	logs, err := (&plog.JSONMarshaler{}).MarshalLogs(ld)
@@ -130,16 +115,16 @@ service:
 	require.Eventually(t, func() bool {
 		files, _ := filepath.Glob(filepath.Join(dir, "data", "cases", "*", "*.parquet"))
 		return len(files) > 0
-	}, 30*time.Second, 100*time.Millisecond, "no case written:\n%s", output.Bytes())
+	}, 30*time.Second, 100*time.Millisecond, "no case written:\n%s", output())
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		require.NoError(t, err, "%s", output.Bytes())
+		require.NoError(t, err, "%s", output())
 	case <-time.After(30 * time.Second):
-		t.Fatalf("collector did not stop:\n%s", output.Bytes())
+		t.Fatalf("collector did not stop:\n%s", output())
 	}
 
 	read := func(sub string) []byte {
@@ -154,7 +139,7 @@ service:
 		}))
 		return all
 	}
-	queue, data, log := read("queue"), read("data"), output.Bytes()
+	queue, data, log := read("queue"), read("data"), output()
 	require.NotEmpty(t, queue, "the queue directory holds the file_storage database")
 	require.Contains(t, string(log), "<secret:openai_api_key:", "the debug exporter printed the scrubbed spans")
 	require.Contains(t, string(data), "<secret:openai_api_key:", "the dataset is uncompressed, so its bytes can be searched")
