@@ -100,12 +100,13 @@ func mixedBase64(s string) bool {
 	return upper && lower && digit
 }
 
-// mentionsAWSSecret: the 100 bytes before the match name AWS or a secret.
+// mentionsAWSSecret: the 100 bytes before the match name AWS or a secret (placeholders, which
+// say "secret", do not count).
 func mentionsAWSSecret(before string) bool {
 	if len(before) > 100 {
 		before = before[len(before)-100:]
 	}
-	b := strings.ToLower(before)
+	b := strings.ToLower(placeholderPattern.ReplaceAllString(before, ""))
 	return strings.Contains(b, "aws") || strings.Contains(b, "secret")
 }
 

@@ -25,7 +25,8 @@ func (s *Scrubber) Text(v string, r *Report) string {
 		var parsed any
 		dec := json.NewDecoder(strings.NewReader(t))
 		dec.UseNumber() // numbers are written back as they were
-		if dec.Decode(&parsed) == nil && !dec.More() {
+		// The whole string must be the one JSON value: `[]} sk-…` is text that starts with JSON.
+		if dec.Decode(&parsed) == nil && strings.TrimSpace(t[dec.InputOffset():]) == "" {
 			var sub Report
 			out := s.JSON(parsed, &sub)
 			if len(sub.Counts) == 0 {
