@@ -69,7 +69,7 @@ exporters:
   replay_parquet:
     directory: %[1]s/data
     staging_directory: %[1]s/staging
-    compression: none
+    compression: zstd
     sending_queue: {storage: file_storage, batch: {flush_timeout: 500ms}}
   debug: {verbosity: detailed}
 service:
@@ -140,13 +140,16 @@ service:
 		return all
 	}
 	queue, data, log := read("queue"), read("data"), output()
+	rows, n := decodedRows(t, filepath.Join(dir, "data"))
+	require.Positive(t, n)
 	require.NotEmpty(t, queue, "the queue directory holds the file_storage database")
 	require.Contains(t, string(log), "<secret:openai_api_key:", "the debug exporter printed the scrubbed spans")
-	require.Contains(t, string(data), "<secret:openai_api_key:", "the dataset is uncompressed, so its bytes can be searched")
+	require.Contains(t, string(rows), "<secret:openai_api_key:", "the decoded rows hold the placeholders")
 	for _, p := range append(planted, scrubtest.Value{Kind: "split", Text: splitParts[0]}, scrubtest.Value{Kind: "split", Text: splitParts[1]}) {
 		for _, form := range []string{p.Must(), jsonEscape(p.Must())} {
 			assert.False(t, bytes.Contains(queue, []byte(form)), "%s (%q) in the queue directory", p.Kind, form)
 			assert.False(t, bytes.Contains(data, []byte(form)), "%s (%q) under the dataset root", p.Kind, form)
+			assert.False(t, bytes.Contains(rows, []byte(form)), "%s (%q) in the decoded rows", p.Kind, form)
 			assert.False(t, bytes.Contains(log, []byte(form)), "%s (%q) in the collector's log", p.Kind, form)
 		}
 	}

@@ -249,10 +249,14 @@ func TestPlantedSecretsNeverReachTheDataset(t *testing.T) {
 	require.Contains(t, string(disk), "Answer #2: based on", "the files are searchable (uncompressed)")
 	require.Contains(t, string(disk), "<secret:openai_api_key:", "the placeholders are there")
 
+	rows, n := decodedRows(t, root)
+	require.GreaterOrEqual(t, n, 3, "a case, its steps and a quarantine row")
+	require.Contains(t, string(rows), "<secret:openai_api_key:", "the decoded rows hold the placeholders")
 	for _, p := range append(planted, scrubtest.Value{Kind: "split", Text: splitParts[0]}, scrubtest.Value{Kind: "split", Text: splitParts[1]}) {
 		s := p.Must()
 		assert.False(t, bytes.Contains(output, []byte(s)) || bytes.Contains(output, []byte(jsonEscape(s))), "%s in the processor output", p.Kind)
 		assert.False(t, bytes.Contains(disk, []byte(s)) || bytes.Contains(disk, []byte(jsonEscape(s))), "%s under the dataset root", p.Kind)
+		assert.False(t, bytes.Contains(rows, []byte(s)) || bytes.Contains(rows, []byte(jsonEscape(s))), "%s in the decoded rows", p.Kind)
 	}
 
 	for _, p := range planted {
