@@ -1,6 +1,7 @@
 package scrub
 
 import (
+	"bytes"
 	"encoding/base64"
 	"path/filepath"
 	"sync"
@@ -78,6 +79,14 @@ func TestShapesTheWalkerMustSee(t *testing.T) {
 			assert.NotContains(t, out, b64, name)
 		}
 	}
+}
+
+// A private key on one line is a long base64 run that is not text: it is still key material.
+func TestOneLinePrivateKeyIsNotTakenForBinaryData(t *testing.T) {
+	s := newScrubber(t, testConfig(t))
+	body := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0x30, 0x82, 0x04, 0xa4, 0x02, 0x01, 0x00, 0xff}, 200))
+	out := s.Text("key: -----BEGIN PRIVATE KEY-----"+body, &Report{})
+	assert.NotContains(t, out, body[:100])
 }
 
 func TestJSONKeepsWhatIsNotSecret(t *testing.T) {

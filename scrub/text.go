@@ -30,7 +30,7 @@ func (s *Scrubber) spans(v string, depth int) []span {
 	// the text rules run on the text around them, not through them.
 	from := 0
 	for _, run := range runs {
-		if run.end-run.start >= opaqueRun && !run.text {
+		if run.end-run.start >= opaqueRun && !run.text && !keyMaterial(v, run.start) {
 			found = append(found, s.textSpans(v[from:run.start], from)...)
 			from = run.end
 		}
@@ -80,6 +80,12 @@ func (s *Scrubber) spans(v string, depth int) []span {
 		}
 	}
 	return kept
+}
+
+// keyMaterial: the base64 run at start is the body of a private key written on one line
+// (the header's last word and dashes are base64 characters, so they can open the run).
+func keyMaterial(v string, start int) bool {
+	return strings.Contains(v[max(0, start-100):min(len(v), start+40)], "PRIVATE KEY")
 }
 
 // textSpans runs the text rules over v, a part of a string starting at offset.
