@@ -39,7 +39,10 @@ import (
 // miss: secrets under key names with no known value shape, an e-mail used as a JSON key,
 // base64 JSON, NDJSON, a Python dict, and a credential split over two fields.
 var planted = append(append([]scrubtest.Value{}, scrubtest.Planted...), []scrubtest.Value{
-	{Kind: scrub.KindSecretField, Text: `{"DB_PASSWORD":"hunter2-planted-password","passphrase":"planted-passphrase-1","connection_string":"Server=x;Pwd=planted-conn-pw"}`, Secret: "hunter2-planted-password"},
+	{Kind: scrub.KindSecretField, Text: `{"DB_PASSWORD":"hunter2-planted-password"}`, Secret: "hunter2-planted-password"},
+	{Kind: scrub.KindSecretField, Text: `{"passphrase":"planted-passphrase-1"}`, Secret: "planted-passphrase-1"},
+	{Kind: scrub.KindSecretField, Text: `{"connection_string":"Server=x;Pwd=planted-conn-pw"}`, Secret: "Server=x;Pwd=planted-conn-pw"},
+	{Kind: scrub.KindSecretField, Text: `{"aws_secret_access_key":"Pl4ntedAwsSecretNoPrefixValue0123456789ab"}`, Secret: "Pl4ntedAwsSecretNoPrefixValue0123456789ab"},
 	{Kind: scrub.KindSecretField, Text: "OPENAI_API_KEY=planted-env-value-9\n", Secret: "planted-env-value-9"},
 	{Kind: scrub.KindSecretField, Text: `{'user': 'bob', 'db_password': 'planted-pydict-pw'}`, Secret: "planted-pydict-pw"},
 	{Kind: scrub.KindSecretField, Text: "{\"a\":1}\n{\"secret\":\"planted-ndjson-secret\"}", Secret: "planted-ndjson-secret"},
