@@ -31,6 +31,9 @@ func newKeyNames(secret, public []string) keyNames {
 
 // kindOf returns the kind under which the value of key is masked, or "".
 func (k keyNames) kindOf(key string) string {
+	if strings.Contains(key, "<secret:") {
+		key = placeholderPattern.ReplaceAllString(key, "") // a scrubbed key says "secret"
+	}
 	last := key
 	if i := strings.LastIndexByte(last, '.'); i >= 0 {
 		last = last[i+1:]

@@ -3,12 +3,14 @@ package scrub
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/reprise-dev/reprise/scrub/scrubtest"
 )
@@ -55,6 +57,8 @@ func TestSecretKeyNamesAreCaseInsensitiveAndCommonSpellings(t *testing.T) {
 		in := `{"` + key + `":42}`
 		assert.Equal(t, in, s.Text(in, &r), key)
 	}
+	list := s.Text(`{"api_keys":["first-plain-value","second-plain-value"]}`, &Report{})
+	assert.NotContains(t, list, "plain-value", "arrays under a secret key are masked element by element")
 	flag := `{"password_reset_enabled":true,"api_key":null}`
 	assert.Equal(t, flag, s.Text(flag, &Report{}), "booleans and nulls hold no secret")
 }
@@ -169,4 +173,36 @@ func TestConcurrentUse(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+func TestAttributesOfEveryType(t *testing.T) {
+	s := newScrubber(t, testConfig(t))
+	m := pcommon.NewMap()
+	m.PutInt("order.card", 4111111111111111)
+	m.PutInt("retries", 3)
+	m.PutDouble("latency", 0.029032467)
+	m.PutEmptyBytes("blob").FromRaw([]byte("mail jane.doe@example-corp.com"))
+	m.PutStr("jane.doe@example-corp.com", "owner")
+	m.PutEmptySlice("cc").AppendEmpty().SetStr("john@example-corp.com")
+	m.PutStr("DB_PASSWORD", "no-known-shape")
+	m.PutBool("has_password", true)
+	var r Report
+	s.Map(m, &r)
+	all := fmt.Sprint(m.AsRaw())
+	for _, leaked := range []string{"4111111111111111", "jane.doe", "john@", "no-known-shape"} {
+		assert.NotContains(t, all, leaked)
+	}
+	card, _ := m.Get("order.card")
+	assert.Equal(t, pcommon.ValueTypeStr, card.Type(), "a card number in an int attribute becomes a placeholder string")
+	retries, _ := m.Get("retries")
+	assert.Equal(t, int64(3), retries.Int())
+	latency, _ := m.Get("latency")
+	assert.Equal(t, 0.029032467, latency.Double())
+	flag, _ := m.Get("has_password")
+	assert.True(t, flag.Bool())
+	assert.Equal(t, map[string]int64{"payment_card": 1, "email": 3, KindSecretField: 1}, r.Counts)
+
+	before := m.AsRaw()
+	s.Map(m, &Report{})
+	assert.Equal(t, before, m.AsRaw(), "idempotent")
 }

@@ -117,8 +117,8 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 		var siblings []string
 		for _, k := range keys {
 			val := t[k]
-			if kind := s.keys.kindOf(k); kind != "" && isSecretScalar(val) {
-				val = s.secretValue(kind, fmt.Sprint(val), r)
+			if kind := s.keys.kindOf(k); kind != "" {
+				val = s.secretJSON(kind, val, r)
 			} else {
 				val = s.JSON(val, r)
 			}
@@ -137,14 +137,21 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 	return v
 }
 
-// isSecretScalar: strings and numbers under a secret key are masked; booleans, nulls (no
-// secret in them) and nested values (walked instead) are not.
-func isSecretScalar(v any) bool {
-	switch v.(type) {
+// secretJSON masks a value under a secret key: strings and numbers whole, arrays element by
+// element, objects walked; booleans and nulls hold no secret and stay.
+func (s *Scrubber) secretJSON(kind string, v any, r *Report) any {
+	switch t := v.(type) {
 	case string, json.Number, float64:
-		return true
+		return s.secretValue(kind, fmt.Sprint(t), r)
+	case []any:
+		for i := range t {
+			t[i] = s.secretJSON(kind, t[i], r)
+		}
+		return t
+	case map[string]any:
+		return s.JSON(t, r)
 	}
-	return false
+	return v
 }
 
 // Value scrubs an attribute value in place, whatever its type: strings; integers and doubles
