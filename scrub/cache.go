@@ -10,8 +10,8 @@ import (
 // they are scanned once per process instead of once per span. The result depends only on the
 // policy, which does not change after New.
 const (
-	maxCachedLen   = 128    // longer strings (prompts, documents) rarely repeat
-	maxCachedCount = 100000 // at most ~13 MB; once full, nothing more is added
+	maxCachedLen   = 128   // longer strings (prompts, documents) rarely repeat
+	maxCachedCount = 50000 // at most ~12 MB with the map overhead; once full, nothing more is added
 )
 
 type cleanCache struct {
