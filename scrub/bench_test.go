@@ -8,11 +8,11 @@ import (
 )
 
 // BenchmarkText measures the scrubber on ordinary agent content (a prompt and a JSON tool
-// result, nothing to find) and on one large value that defeats the prefilters (random base64,
-// full of digits).
+// result, nothing to find) and on one large random base64 value (an image in a message: binary
+// once decoded, so the text rules skip it).
 // Run: go test -run '^$' -bench Text -benchmem -count 6 ./scrub/
 func BenchmarkText(b *testing.B) {
-	s, err := New(DefaultConfig())
+	s, err := New(testConfig(b))
 	if err != nil {
 		b.Fatal(err)
 	}

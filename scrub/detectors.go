@@ -2,7 +2,6 @@ package scrub
 
 import (
 	"encoding/base64"
-	"math/big"
 	"regexp"
 	"strings"
 )
@@ -13,17 +12,25 @@ type detector struct {
 	kind  string
 	re    *regexp.Regexp
 	group int
+	// valid, when set, must accept the secret (a checksum, a phone-number parse).
 	valid func(string) bool
+	// near, when set, must accept the text before the match (a context word).
+	near func(before string) bool
 	// hints: the regexp only runs on text that contains one of these (a cheap prefilter);
 	// minDigits: or that holds at least this many digits.
 	hints     []string
 	minDigits int
+	// credential marks kinds that are looked for across sibling values too (a secret split
+	// over two fields); personal data is not, since joined digits pass checksums by chance.
+	credential bool
+	// personal marks personal-data kinds.
+	personal bool
 }
 
 // mayMatch is the prefilter: false when the detector cannot match v.
 func (d *detector) mayMatch(v string, digits int) bool {
-	if d.minDigits > 0 {
-		return digits >= d.minDigits
+	if d.minDigits > 0 && digits < d.minDigits {
+		return false
 	}
 	if len(d.hints) == 0 {
 		return true
@@ -46,105 +53,61 @@ func countDigits(v string) int {
 	return n
 }
 
-// builtins run in this order: longer, more specific shapes first, so that a PEM block or a JWT
-// is not partly taken for something else.
-var builtins = []detector{
-	{kind: "pem_private_key", hints: []string{"PRIVATE KEY"}, re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----`)},
-	{kind: "jwt", hints: []string{"eyJ"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}`)},
+// credentialDetectors cover what the gitleaks rule set does not (or only in a narrower shape):
+// they run before it, so on an overlap their kind is reported.
+var credentialDetectors = []detector{
+	// A PEM or PGP private key, with or without its END line (a truncated value still leaks
+	// the key material).
+	{kind: "pem_private_key", hints: []string{"PRIVATE KEY"}, re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s:.,()\\-]*)`)},
+	// OpenAI and Anthropic keys of every current shape (gitleaks asks for the legacy
+	// T3BlbkFJ marker and a fixed length).
+	{kind: "anthropic_api_key", hints: []string{"sk-ant-"}, re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
+	{kind: "openai_api_key", hints: []string{"sk-"}, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
+	{kind: "stripe_webhook_secret", hints: []string{"whsec_"}, re: regexp.MustCompile(`\bwhsec_[A-Za-z0-9+/=]{20,}`)},
+	// AWS secret access keys: 40 characters of base64 alphabet, with AWS or a secret named
+	// shortly before (a bare 40-character string is too common: git object ids).
+	{kind: "aws_secret_access_key", hints: []string{"aws", "AWS", "Aws", "secret", "Secret", "SECRET"}, re: regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])`), group: 1, valid: mixedBase64, near: mentionsAWSSecret},
+	{kind: "azure_storage_account_key", hints: []string{"ccountKey", "ccountkey", "CCOUNTKEY"}, re: regexp.MustCompile(`(?i)\bAccountKey=([A-Za-z0-9+/]{20,}={0,2})`), group: 1},
+	{kind: "azure_sas_signature", hints: []string{"sig="}, re: regexp.MustCompile(`[?&;]sig=([A-Za-z0-9%+/=]{16,})`), group: 1},
+	// Query parameters that carry credentials under a short name (the key-name rules take
+	// api_key=, token=, password= …).
+	{kind: "url_query_secret", hints: []string{"key=", "signature=", "code="}, re: regexp.MustCompile(`[?&](?:key|signature|code)=([^&#\s"'<>]{8,})`), group: 1},
 	{kind: "url_password", hints: []string{"://"}, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), group: 1},
 	{kind: "bearer_token", hints: []string{"earer", "EARER"}, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})`), group: 1},
 	{kind: "basic_auth", hints: []string{"asic", "ASIC"}, re: regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), group: 1, valid: basicCredentials},
-	{kind: "anthropic_api_key", hints: []string{"sk-ant-"}, re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
-	{kind: "openai_api_key", hints: []string{"sk-"}, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
-	{kind: "google_api_key", hints: []string{"AIza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-	{kind: "aws_access_key_id", hints: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
-	{kind: "github_token", hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`)},
-	{kind: "gitlab_token", hints: []string{"glpat-"}, re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},
-	{kind: "slack_token", hints: []string{"xox"}, re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{kind: "stripe_secret_key", hints: []string{"_live_", "_test_"}, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}`)},
-	{kind: "sendgrid_api_key", hints: []string{"SG."}, re: regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`)},
-	{kind: "npm_token", hints: []string{"npm_"}, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
-	{kind: "huggingface_token", hints: []string{"hf_"}, re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{34,}\b`)},
-	{kind: "email", hints: []string{"@"}, re: regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`)},
-	{kind: "iban", minDigits: 10, re: regexp.MustCompile(`\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b`), valid: ibanChecksum},
-	{kind: "payment_card", minDigits: 13, re: regexp.MustCompile(`\b\d(?:[ -]?\d){12,18}\b`), valid: luhn},
-	{kind: "phone_number", minDigits: 10, re: regexp.MustCompile(`(?:\+\d{1,3}[ .-]?)?\(?\b\d{3}\)?[ .-]\d{3}[ .-]\d{4}\b|\+\d{10,14}\b`)},
 }
 
-// secretKeys are attribute and JSON keys whose values are secrets whatever they look like
-// (compared lower-cased, on the last dotted segment, with - and _ removed).
-var secretKeys = map[string]bool{
-	"password": true, "passwd": true, "pwd": true, "secret": true, "clientsecret": true,
-	"apikey": true, "xapikey": true, "accesstoken": true, "refreshtoken": true, "authtoken": true,
-	"idtoken": true, "token": true, "authorization": true, "proxyauthorization": true,
-	"cookie": true, "setcookie": true, "privatekey": true, "secretkey": true, "accesskey": true,
-	"sessiontoken": true, "credentials": true,
-}
-
-// KindSecretField is the kind of a value found under a secret key.
-const KindSecretField = "secret_field"
-
-// Kinds lists every built-in kind.
-func Kinds() []string {
-	kinds := []string{KindSecretField}
-	for _, d := range builtins {
-		kinds = append(kinds, d.kind)
+func init() {
+	for i := range credentialDetectors {
+		credentialDetectors[i].credential = true
 	}
-	return kinds
 }
 
-var keySeparators = strings.NewReplacer("-", "", "_", "")
-
-func normalizeKey(k string) string {
-	if i := strings.LastIndexByte(k, '.'); i >= 0 {
-		k = k[i+1:]
-	}
-	return keySeparators.Replace(strings.ToLower(k))
-}
-
-// luhn validates a payment card number.
-func luhn(s string) bool {
-	var digits []int
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			digits = append(digits, int(r-'0'))
+// mixedBase64 rejects hex (git ids, hashes) and single-case strings: an AWS secret access key
+// mixes upper case, lower case and digits.
+func mixedBase64(s string) bool {
+	var upper, lower, digit bool
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= '0' && c <= '9':
+			digit = true
 		}
 	}
-	if len(digits) < 13 || len(digits) > 19 || digits[0] < 2 || digits[0] > 6 {
-		return false
-	}
-	sum := 0
-	for i := range digits {
-		d := digits[len(digits)-1-i]
-		if i%2 == 1 {
-			if d *= 2; d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-	}
-	return sum%10 == 0
+	return upper && lower && digit
 }
 
-// ibanChecksum validates an IBAN with the ISO 13616 mod-97 check.
-func ibanChecksum(s string) bool {
-	s = strings.ReplaceAll(s, " ", "")
-	if len(s) < 15 || len(s) > 34 {
-		return false
+// mentionsAWSSecret: the 100 bytes before the match name AWS or a secret (placeholders, which
+// say "secret", do not count).
+func mentionsAWSSecret(before string) bool {
+	if len(before) > 100 {
+		before = before[len(before)-100:]
 	}
-	var b strings.Builder
-	for _, r := range s[4:] + s[:4] {
-		switch {
-		case r >= '0' && r <= '9':
-			b.WriteRune(r)
-		case r >= 'A' && r <= 'Z':
-			b.WriteString(big.NewInt(int64(r - 'A' + 10)).String())
-		default:
-			return false
-		}
-	}
-	n, ok := new(big.Int).SetString(b.String(), 10)
-	return ok && new(big.Int).Mod(n, big.NewInt(97)).Int64() == 1
+	b := strings.ToLower(placeholderPattern.ReplaceAllString(before, ""))
+	return strings.Contains(b, "aws") || strings.Contains(b, "secret")
 }
 
 // basicCredentials accepts base64 that decodes to user:password.

@@ -1,71 +1,100 @@
 package scrub
 
 import (
-	"strings"
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/reprise-dev/reprise/scrub/scrubtest"
 )
 
-// Planted holds one value of every built-in kind, as it appears in real text. The values are
-// made up (the card and IBAN pass their checksums, the keys have the providers' shapes).
-var Planted = map[string]string{
-	"openai_api_key":    "sk-proj-Xq3vT8pL2mN9rB4wK7yZ1aC5dF0gH6jE",
-	"anthropic_api_key": "sk-ant-api03-Zp8Lm2Qw9Rt4Yx7Vb1Nc3Kd6Fg0Hj5",
-	"google_api_key":    "AIzaSyD3x9Kq7LmP2wR8tY4uB6nC1vF5gH0jQ2Z",
-	"aws_access_key_id": "AKIAIOSFODNN7EXAMPLQ",
-	"github_token":      "ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU",
-	"gitlab_token":      "glpat-Ab3De6Gh9Jk2Mn5Pq8St",
-	"slack_token":       "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp",
-	"stripe_secret_key": "sk_live_51HxYzAbCdEfGhIjKlMnOpQr",
-	"sendgrid_api_key":  "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG",
-	"npm_token":         "npm_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
-	"huggingface_token": "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",
-	"jwt":               "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTQyIn0.c2lnbmF0dXJlLXZhbHVlLTEyMzQ",
-	"bearer_token":      "Bearer Zm9vYmFyLXRva2VuLTEyMzQ1Njc4OTA",
-	"basic_auth":        "Basic YWxpY2U6czNjcjN0LXBhc3M=",
-	"pem_private_key":   "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----",
-	"url_password":      "postgres://app:Sup3rS3cretPw@db.internal:5432/prod",
-	"email":             "jane.doe@example-corp.com",
-	"phone_number":      "+1 415-555-0132",
-	"payment_card":      "4111 1111 1111 1111",
-	"iban":              "DE89 3704 0044 0532 0130 00",
+// testConfig keeps the key file in a test directory.
+func testConfig(t testing.TB) Config {
+	return Config{Enabled: true, KeyFile: filepath.Join(t.TempDir(), "scrub.key")}
 }
 
-// secretPart is the byte string that must not survive scrubbing (for some kinds a part of the
-// planted text).
-func secretPart(kind, v string) string {
-	switch kind {
-	case "bearer_token":
-		return strings.TrimPrefix(v, "Bearer ")
-	case "basic_auth":
-		return strings.TrimPrefix(v, "Basic ")
-	case "url_password":
-		return "Sup3rS3cretPw"
-	}
-	return v
-}
-
-func TestEveryBuiltinKindIsFoundAndMaskedDeterministically(t *testing.T) {
-	s, err := New(Config{Enabled: true, Key: "test-key"})
+func newScrubber(t testing.TB, cfg Config) *Scrubber {
+	s, err := New(cfg)
 	require.NoError(t, err)
-	for kind, v := range Planted {
+	return s
+}
+
+func TestEveryKindIsFoundAndMaskedDeterministically(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "test-key"})
+	for _, p := range scrubtest.Planted {
 		var r Report
-		text := "before " + v + " after"
+		text := "before " + p.Text + " after"
 		out := s.Text(text, &r)
-		assert.NotContains(t, out, secretPart(kind, v), kind)
-		assert.Contains(t, out, "<secret:"+kind+":", kind)
-		assert.Equal(t, map[string]int64{kind: 1}, r.Counts, kind)
+		assert.NotContains(t, out, p.Must(), p.Text)
+		assert.Contains(t, out, "<secret:"+p.Kind+":", p.Text)
+		assert.Equal(t, map[string]int64{p.Kind: 1}, r.Counts, p.Text)
 		assert.Equal(t, out, s.Text(text, &Report{}), "deterministic")
 		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
 	}
-	other, _ := New(Config{Enabled: true, Key: "another-key"})
-	assert.NotEqual(t, s.Text(Planted["email"], &Report{}), other.Text(Planted["email"], &Report{}), "the key is part of the hash")
+	other := newScrubber(t, Config{Enabled: true, Key: "another-key"})
+	assert.NotEqual(t, s.Text(scrubtest.Planted[0].Text, &Report{}), other.Text(scrubtest.Planted[0].Text, &Report{}), "the key is part of the hash")
 }
 
-func TestJSONIsWalkedWithSecretKeys(t *testing.T) {
-	s, _ := New(DefaultConfig())
+func TestSecretKeyNamesAreCaseInsensitiveAndCommonSpellings(t *testing.T) {
+	s := newScrubber(t, testConfig(t))
+	for _, key := range []string{"password", "db_password", "DB_PASSWORD", "dbPassword", "passwd", "passphrase", "client_secret",
+		"aws_secret_access_key", "connection_string", "ConnectionString", "sentry.dsn", "OPENAI_API_KEY", "x-api-key", "apiKey",
+		"private_key", "credentials", "refresh_token", "Authorization", "Cookie"} {
+		var r Report
+		out := s.Text(`{"`+key+`":"v4lue-with-no-known-prefix"}`, &r)
+		assert.NotContains(t, out, "v4lue-with-no-known-prefix", key)
+		assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, key)
+	}
+	for _, key := range []string{"max_tokens", "gen_ai.usage.input_tokens", "llm.token_count.prompt", "tokenizer", "token_type", "city"} {
+		var r Report
+		in := `{"` + key + `":42}`
+		assert.Equal(t, in, s.Text(in, &r), key)
+	}
+	list := s.Text(`{"api_keys":["first-plain-value","second-plain-value"]}`, &Report{})
+	assert.NotContains(t, list, "plain-value", "arrays under a secret key are masked element by element")
+	flag := `{"password_reset_enabled":true,"api_key":null}`
+	assert.Equal(t, flag, s.Text(flag, &Report{}), "booleans and nulls hold no secret")
+}
+
+func TestShapesTheWalkerMustSee(t *testing.T) {
+	s := newScrubber(t, testConfig(t))
+	b64 := base64.StdEncoding.EncodeToString([]byte(`{"user":"bob","password":"b64-hidden-pw"}`))
+	for name, tc := range map[string]struct{ in, secret string }{
+		"json in prose":       {`the tool said {"db_password": "pr0se-pw", "ok": true} and stopped`, "pr0se-pw"},
+		"ndjson":              {"{\"a\":1}\n{\"passphrase\":\"nd-json-pw\"}\n", "nd-json-pw"},
+		"python dict":         {`args={'user': 'bob', 'DB_PASSWORD': 'py-dict-pw', 'retries': 3}`, "py-dict-pw"},
+		".env line":           {"OPENAI_API_KEY=plainvalue123\nDEBUG=1", "plainvalue123"},
+		"yaml":                {"db:\n  password: yaml-pw-value\n", "yaml-pw-value"},
+		"base64 json":         {"payload " + b64, "b64-hidden-pw"},
+		"email as json key":   {`{"jane.doe@example-corp.com":{"role":"admin"}}`, "jane.doe@"},
+		"card as json number": {`{"card":4111111111111111,"qty":2}`, "4111111111111111"},
+		"split credential":    {`{"key_part_1":"sk-proj-Xq3vT8pL2mN","key_part_2":"9rB4wK7yZ1aC5dF0gH6jE"}`, "9rB4wK7yZ1aC5dF0gH6jE"},
+	} {
+		out := s.Text(tc.in, &Report{})
+		assert.NotContains(t, out, tc.secret, name)
+		if name == "base64 json" {
+			assert.NotContains(t, out, b64, name)
+		}
+	}
+}
+
+// A private key on one line is a long base64 run that is not text: it is still key material.
+func TestOneLinePrivateKeyIsNotTakenForBinaryData(t *testing.T) {
+	s := newScrubber(t, testConfig(t))
+	body := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0x30, 0x82, 0x04, 0xa4, 0x02, 0x01, 0x00, 0xff}, 200))
+	out := s.Text("key: -----BEGIN PRIVATE KEY-----"+body, &Report{})
+	assert.NotContains(t, out, body[:100])
+}
+
+func TestJSONKeepsWhatIsNotSecret(t *testing.T) {
+	s := newScrubber(t, testConfig(t))
 	var r Report
 	out := s.Text(`{"user":"bob","password":"hunter2","nested":{"api_key":"abc123","note":"mail jane.doe@example-corp.com"},"n":12345678901234567890}`, &r)
 	assert.NotContains(t, out, "hunter2")
@@ -79,12 +108,14 @@ func TestJSONIsWalkedWithSecretKeys(t *testing.T) {
 }
 
 func TestActionsAndRules(t *testing.T) {
-	s, err := New(Config{Enabled: true, Detectors: map[string]string{"email": ActionOff, "payment_card": ActionQuarantine},
-		Rules: []RuleConfig{{Kind: "employee_id", Pattern: `\bEMP-\d{6}\b`}, {Kind: "internal_ticket", Keys: []string{"ticket"}, Action: ActionQuarantine}}})
-	require.NoError(t, err)
+	cfg := testConfig(t)
+	cfg.Detectors = map[string]string{"email": ActionOff, "payment_card": ActionQuarantine, "github_pat": ActionOff}
+	cfg.Rules = []RuleConfig{{Kind: "employee_id", Pattern: `\bEMP-\d{6}\b`}, {Kind: "internal_ticket", Keys: []string{"ticket"}, Action: ActionQuarantine}}
+	s := newScrubber(t, cfg)
 	var r Report
-	out := s.Text(`{"ticket":"T-1","text":"card 4111 1111 1111 1111 for EMP-123456, mail jane.doe@example-corp.com"}`, &r)
+	out := s.Text(`{"ticket":"T-1","text":"card 4111 1111 1111 1111 for EMP-123456, mail jane.doe@example-corp.com, ci ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU"}`, &r)
 	assert.Contains(t, out, "jane.doe@example-corp.com", "email is off")
+	assert.Contains(t, out, "ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU", "a gitleaks rule can be turned off")
 	assert.NotContains(t, out, "EMP-123456")
 	assert.NotContains(t, out, "T-1")
 	assert.ElementsMatch(t, []string{"payment_card", "internal_ticket"}, r.Quarantine)
@@ -92,6 +123,8 @@ func TestActionsAndRules(t *testing.T) {
 	for _, bad := range []Config{
 		{Enabled: true, Detectors: map[string]string{"emial": ActionMask}},
 		{Enabled: true, Detectors: map[string]string{"email": "drop"}},
+		{Enabled: true, PhoneRegions: []string{"XX"}},
+		{Enabled: true, SecretKeyNames: []string{"_"}},
 		{Enabled: true, Rules: []RuleConfig{{Kind: "x", Pattern: "("}}},
 		{Enabled: true, Rules: []RuleConfig{{Kind: "Bad Kind", Keys: []string{"k"}}}},
 		{Enabled: true, Rules: []RuleConfig{{Kind: "empty"}}},
@@ -105,17 +138,71 @@ func TestActionsAndRules(t *testing.T) {
 }
 
 func TestChecksumsAvoidFalsePositives(t *testing.T) {
-	s, _ := New(DefaultConfig())
+	s := newScrubber(t, testConfig(t))
 	for _, ordinary := range []string{
 		"order 4111 1111 1111 1112 shipped", // fails Luhn
 		"GB00 0000 0000 0000 0000 00",       // fails mod-97
 		"trace d4263ddf29d4d69a7c3c210379b94a58 span 8b727ad3b0efe21a",
 		"tokens: 1796006715631000000",
-		"call get_weather(city, unit) at 14:05",
+		"call get_weather(city, unit) at 14:05:00 on 2026-11-30",
+		"listen on 127.0.0.1:4317 or [::1]:4318",
+		"version 1.28.0, commit 5264374a9f1c2b3d4e5f60718293a4b5c6d7e8f9",
 		"sk-short",
+		"SSN-like 000-12-3456 and 666-12-3456",
+		"call 555-0100", // too short for any region
 	} {
 		var r Report
 		assert.Equal(t, ordinary, s.Text(ordinary, &r), ordinary)
 		assert.Empty(t, r.Counts, ordinary)
 	}
+}
+
+// One Scrubber serves every pipeline goroutine (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	s := newScrubber(t, testConfig(t))
+	want := s.Text(scrubtest.Planted[0].Text+" "+scrubtest.Planted[5].Text, &Report{})
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 20; j++ {
+				assert.Equal(t, want, s.Text(scrubtest.Planted[0].Text+" "+scrubtest.Planted[5].Text, &Report{}))
+				s.Text(`{"password":"x1","model":"gpt-4o-mini"}`, &Report{})
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestAttributesOfEveryType(t *testing.T) {
+	s := newScrubber(t, testConfig(t))
+	m := pcommon.NewMap()
+	m.PutInt("order.card", 4111111111111111)
+	m.PutInt("retries", 3)
+	m.PutDouble("latency", 0.029032467)
+	m.PutEmptyBytes("blob").FromRaw([]byte("mail jane.doe@example-corp.com"))
+	m.PutStr("jane.doe@example-corp.com", "owner")
+	m.PutEmptySlice("cc").AppendEmpty().SetStr("john@example-corp.com")
+	m.PutStr("DB_PASSWORD", "no-known-shape")
+	m.PutBool("has_password", true)
+	var r Report
+	s.Map(m, &r)
+	all := fmt.Sprint(m.AsRaw())
+	for _, leaked := range []string{"4111111111111111", "jane.doe", "john@", "no-known-shape"} {
+		assert.NotContains(t, all, leaked)
+	}
+	card, _ := m.Get("order.card")
+	assert.Equal(t, pcommon.ValueTypeStr, card.Type(), "a card number in an int attribute becomes a placeholder string")
+	retries, _ := m.Get("retries")
+	assert.Equal(t, int64(3), retries.Int())
+	latency, _ := m.Get("latency")
+	assert.Equal(t, 0.029032467, latency.Double())
+	flag, _ := m.Get("has_password")
+	assert.True(t, flag.Bool())
+	assert.Equal(t, map[string]int64{"payment_card": 1, "email": 3, KindSecretField: 1}, r.Counts)
+
+	before := m.AsRaw()
+	s.Map(m, &Report{})
+	assert.Equal(t, before, m.AsRaw(), "idempotent")
 }

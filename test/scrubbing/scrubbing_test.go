@@ -5,12 +5,12 @@ package scrubbing
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/extension/extensiontest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
@@ -31,109 +32,130 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/replayext"
 	"github.com/reprise-dev/reprise/scrub"
+	"github.com/reprise-dev/reprise/scrub/scrubtest"
 )
 
-// planted: 20 built-in kinds plus a secret JSON key, each planted once. secret is the byte
-// string that must not survive (for some kinds a part of the planted text).
-var planted = []struct{ kind, text, secret string }{
-	{"openai_api_key", "sk-proj-Xq3vT8pL2mN9rB4wK7yZ1aC5dF0gH6jE", ""},
-	{"anthropic_api_key", "sk-ant-api03-Zp8Lm2Qw9Rt4Yx7Vb1Nc3Kd6Fg0Hj5", ""},
-	{"google_api_key", "AIzaSyD3x9Kq7LmP2wR8tY4uB6nC1vF5gH0jQ2Z", ""},
-	{"aws_access_key_id", "AKIAIOSFODNN7EXAMPLQ", ""},
-	{"github_token", "ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU", ""},
-	{"gitlab_token", "glpat-Ab3De6Gh9Jk2Mn5Pq8St", ""},
-	{"slack_token", "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp", ""},
-	{"stripe_secret_key", "sk_live_51HxYzAbCdEfGhIjKlMnOpQr", ""},
-	{"sendgrid_api_key", "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG", ""},
-	{"npm_token", "npm_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", ""},
-	{"huggingface_token", "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", ""},
-	{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTQyIn0.c2lnbmF0dXJlLXZhbHVlLTEyMzQ", ""},
-	{"bearer_token", "Bearer Zm9vYmFyLXRva2VuLTEyMzQ1Njc4OTA", "Zm9vYmFyLXRva2VuLTEyMzQ1Njc4OTA"},
-	{"basic_auth", "Basic YWxpY2U6czNjcjN0LXBhc3M=", "YWxpY2U6czNjcjN0LXBhc3M="},
-	{"pem_private_key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n-----END RSA PRIVATE KEY-----", "MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn"},
-	{"url_password", "postgres://app:Sup3rS3cretPw@db.internal:5432/prod", "Sup3rS3cretPw"},
-	{"email", "jane.doe@example-corp.com", ""},
-	{"phone_number", "+1 415-555-0132", "415-555-0132"},
-	{"payment_card", "4111 1111 1111 1111", ""},
-	{"iban", "DE89 3704 0044 0532 0130 00", ""},
-	{scrub.KindSecretField, "hunter2-planted-password", ""},
-}
+// planted is every kind the scrubber must catch (scrub/scrubtest) plus the shapes a walker can
+// miss: secrets under key names with no known value shape, an e-mail used as a JSON key,
+// base64 JSON, NDJSON, a Python dict, and a credential split over two fields.
+var planted = append(append([]scrubtest.Value{}, scrubtest.Planted...), []scrubtest.Value{
+	{Kind: scrub.KindSecretField, Text: `{"DB_PASSWORD":"hunter2-planted-password"}`, Secret: "hunter2-planted-password"},
+	{Kind: scrub.KindSecretField, Text: `{"passphrase":"planted-passphrase-1"}`, Secret: "planted-passphrase-1"},
+	{Kind: scrub.KindSecretField, Text: `{"connection_string":"Server=x;Pwd=planted-conn-pw"}`, Secret: "Server=x;Pwd=planted-conn-pw"},
+	{Kind: scrub.KindSecretField, Text: `{"aws_secret_access_key":"Pl4ntedAwsSecretNoPrefixValue0123456789ab"}`, Secret: "Pl4ntedAwsSecretNoPrefixValue0123456789ab"},
+	{Kind: scrub.KindSecretField, Text: "OPENAI_API_KEY=planted-env-value-9\n", Secret: "planted-env-value-9"},
+	{Kind: scrub.KindSecretField, Text: `{'user': 'bob', 'db_password': 'planted-pydict-pw'}`, Secret: "planted-pydict-pw"},
+	{Kind: scrub.KindSecretField, Text: "{\"a\":1}\n{\"secret\":\"planted-ndjson-secret\"}", Secret: "planted-ndjson-secret"},
+	{Kind: scrub.KindSecretField, Text: "payload " + base64.StdEncoding.EncodeToString([]byte(`{"password":"planted-b64-pw"}`)), Secret: base64.StdEncoding.EncodeToString([]byte(`{"password":"planted-b64-pw"}`))},
+	{Kind: "email", Text: `{"planted.key@example-corp.com":{"role":"admin"}}`, Secret: "planted.key@example-corp.com"},
+}...)
 
-func secretOf(i int) string {
-	if planted[i].secret != "" {
-		return planted[i].secret
-	}
-	return planted[i].text
-}
+// splitParts is a credential split over two sibling values; neither part matches alone.
+var splitParts = [2]string{"sk-proj-Pl4ntedSpl1t", "PartTw0Xq3vT8pL2mN9rB"}
 
-func text(kind string) string {
+// allPlanted is every planted text, one per line, the value without an END line last.
+func allPlanted() string {
+	var texts []string
 	for _, p := range planted {
-		if p.kind == kind {
-			return p.text
+		if !strings.Contains(p.Text, "OPENSSH") {
+			texts = append(texts, p.Text)
 		}
 	}
-	panic(kind)
+	for _, p := range planted {
+		if strings.Contains(p.Text, "OPENSSH") {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
 }
 
-func jsonText(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
+// plantRecord puts every planted value into a map of attributes (or a log body) as string,
+// bytes, array and map values, a card number as an int and a double, and the split credential.
+func plantRecord(m pcommon.Map, prefix string) {
+	all := allPlanted()
+	m.PutStr(prefix+"note", all)
+	m.PutEmptyBytes(prefix + "blob").FromRaw([]byte(all))
+	m.PutEmptySlice(prefix + "list").AppendEmpty().SetStr(all)
+	m.PutEmptyMap(prefix+"nested").PutStr("text", all)
+	m.PutInt(prefix+"card_number", 4111111111111111)
+	m.PutDouble(prefix+"card_double", 5500000000000004)
+	m.PutStr(prefix+"key_part_1", splitParts[0])
+	m.PutStr(prefix+"key_part_2", splitParts[1])
 }
 
-// plantedRun is the otel-events run with every planted value in a prompt, a tool argument, a
-// tool result, a retrieval document, a span or event attribute, or a resource attribute.
+// plantedRun is the otel-events run with every planted value in every location: prompts, a
+// system message, tool arguments and results, retrieval documents, span, event, link,
+// resource and scope attributes, span, event and scope names, and log bodies of several types.
 func plantedRun(t *testing.T) (ptrace.Traces, plog.Logs) {
 	td, ld := testfixtures.Traces(t, testfixtures.OTelEvents), testfixtures.Logs(t, testfixtures.OTelEvents)
-	res := td.ResourceSpans().At(0).Resource().Attributes()
-	res.PutStr("deployment.note", "billing uses "+text("stripe_secret_key"))
-	res.PutStr("db.connection_string", text("url_password"))
-	for i := 0; i < td.ResourceSpans().At(0).ScopeSpans().Len(); i++ {
-		spans := td.ResourceSpans().At(0).ScopeSpans().At(i).Spans()
+	all := allPlanted()
+	rs := td.ResourceSpans().At(0)
+	plantRecord(rs.Resource().Attributes(), "deployment.")
+	for i := 0; i < rs.ScopeSpans().Len(); i++ {
+		plantRecord(rs.ScopeSpans().At(i).Scope().Attributes(), "scope.")
+		spans := rs.ScopeSpans().At(i).Spans()
 		for k := 0; k < spans.Len(); k++ {
 			sp := spans.At(k)
 			a := sp.Attributes()
 			switch sp.Name() {
 			case "invoke_agent weather-bot":
-				a.PutStr("app.note", "escalate via "+text("slack_token"))
+				plantRecord(a, "app.")
 				ev := sp.Events().AppendEmpty()
-				ev.SetName("auth.retry")
-				ev.Attributes().PutStr("detail", "header was "+text("basic_auth"))
+				ev.SetName("auth.retry " + all)
+				plantRecord(ev.Attributes(), "")
+				link := sp.Links().AppendEmpty()
+				link.SetTraceID(sp.TraceID())
+				link.SetSpanID(sp.SpanID())
+				plantRecord(link.Attributes(), "")
 			case "execute_tool get_weather":
-				a.PutStr("gen_ai.tool.call.arguments", jsonText(map[string]any{
-					"city": "Paris", "unit": "celsius", "hint": text("google_api_key"), "card": text("payment_card"), "password": text(scrub.KindSecretField)}))
-				a.PutStr("gen_ai.tool.call.result", jsonText(map[string]any{
-					"city": "Paris", "temperature": 14, "unit": "celsius", "sky": "overcast", "source_key": text("aws_access_key_id"), "billing_iban": text("iban")}))
-				a.PutStr("app.forwarded", text("bearer_token"))
+				a.PutStr("gen_ai.tool.call.arguments", jsonText(map[string]any{"city": "Paris", "unit": "celsius", "hint": all, "card": 4111111111111111, "password": "planted-arg-password"}))
+				a.PutStr("gen_ai.tool.call.result", jsonText(map[string]any{"city": "Paris", "temperature": 14, "unit": "celsius", "sky": "overcast", "details": all, "key_part_1": splitParts[0], "key_part_2": splitParts[1]}))
 			case "retrieval kb":
-				a.PutStr("retrieval.documents.0.document.content", "Paris has a temperate oceanic climate. CI token "+text("github_token"))
-				a.PutStr("retrieval.documents.1.document.content", "Use get_weather(city, unit). Deploy key "+text("gitlab_token"))
-				a.PutStr("input.value", "What is the weather in Paris today? session "+text("jwt"))
+				a.PutStr("retrieval.documents.0.document.content", "Paris has a temperate oceanic climate. "+all)
+				a.PutStr("input.value", "What is the weather in Paris today? "+all)
 			}
 		}
 	}
+	// A scope and a span whose names carry the secrets.
+	extra := rs.ScopeSpans().AppendEmpty()
+	extra.Scope().SetName("planted.scope " + all)
+	extra.Scope().SetVersion("1.0")
+	sp := extra.Spans().AppendEmpty()
+	rs.ScopeSpans().At(0).Spans().At(0).CopyTo(sp)
+	sp.SetName("planted.span " + all)
+	sp.SetSpanID(pcommon.SpanID{9, 9, 9, 9, 9, 9, 9, 9})
+	sp.Attributes().Clear()
+
 	first, second := "52f9b6ad1109142e", "5bd657a3817bfe47"
-	lrs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	sl := ld.ResourceLogs().At(0).ScopeLogs().At(0)
+	plantRecord(ld.ResourceLogs().At(0).Resource().Attributes(), "deployment.")
+	lrs := sl.LogRecords()
 	for i := 0; i < lrs.Len(); i++ {
 		lr := lrs.At(i)
 		body := lr.Body().Map()
 		content, _ := body.Get("content")
 		switch span, name := lr.SpanID().String(), testEventName(lr); {
 		case span == first && name == "gen_ai.system.message":
-			body.PutStr("content", content.Str()+" Escalations: "+text("anthropic_api_key")+" or call "+text("phone_number"))
+			body.PutStr("content", content.Str()+" Escalations: "+all)
 		case span == first && name == "gen_ai.user.message":
-			body.PutStr("content", content.Str()+" My key is "+text("openai_api_key")+", mail me at "+text("email"))
-		case span == second && name == "gen_ai.user.message":
-			body.PutStr("content", content.Str()+"\n"+text("pem_private_key"))
+			body.PutStr("content", content.Str()+" My details: "+all)
 		case span == second && name == "gen_ai.tool.message":
-			body.PutStr("content", content.Str()+" relay "+text("sendgrid_api_key"))
+			body.PutStr("content", content.Str()+" "+all)
 		case span == second && name == "gen_ai.assistant.message":
-			fn := body.PutEmptyMap("x_note")
-			fn.PutStr("text", "registry "+text("huggingface_token"))
-		case span == second && name == "gen_ai.choice":
-			msg, _ := body.Get("message")
-			c, _ := msg.Map().Get("content")
-			msg.Map().PutStr("content", c.Str()+" (publish with "+text("npm_token")+")")
+			plantRecord(body.PutEmptyMap("x_note"), "")
 		}
+	}
+	// Log records whose bodies are a string, bytes and an array.
+	for _, set := range []func(pcommon.Value){
+		func(v pcommon.Value) { v.SetStr(all) },
+		func(v pcommon.Value) { v.SetEmptyBytes().FromRaw([]byte(all)) },
+		func(v pcommon.Value) { v.SetEmptySlice().AppendEmpty().SetStr(all) },
+	} {
+		lr := lrs.AppendEmpty()
+		lrs.At(0).CopyTo(lr)
+		lr.Attributes().Clear()
+		lr.Attributes().PutStr("event.name", "app.debug")
+		set(lr.Body())
 	}
 	return td, ld
 }
@@ -167,13 +189,13 @@ func run(t *testing.T, cfg *replaycaseprocessor.Config, next consumer.Traces, td
 }
 
 func TestPlantedSecretsNeverReachTheDataset(t *testing.T) {
-	require.GreaterOrEqual(t, len(planted), 21)
 	td, ld := plantedRun(t)
 	// Sanity: the planted bytes are really in the input.
 	in, _ := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
 	inLogs, _ := (&plog.JSONMarshaler{}).MarshalLogs(ld)
-	for i := range planted {
-		assert.True(t, strings.Contains(string(in)+string(inLogs), jsonEscape(secretOf(i))), planted[i].kind)
+	for _, p := range planted {
+		input := string(in) + string(inLogs)
+		assert.True(t, strings.Contains(input, p.Must()) || strings.Contains(input, jsonEscape(p.Must())), p.Must())
 	}
 
 	root := filepath.Join(t.TempDir(), "reprise-data")
@@ -182,11 +204,11 @@ func TestPlantedSecretsNeverReachTheDataset(t *testing.T) {
 	// A second run, quarantined (no content recorded), with secrets in its resource and a tool
 	// argument: the quarantine dataset and its raw spans are checked too.
 	qtd, qld := testfixtures.Traces(t, testfixtures.OTelNoContent), testfixtures.Logs(t, testfixtures.OTelNoContent)
-	qtd.ResourceSpans().At(0).Resource().Attributes().PutStr("deployment.owner", text("email"))
+	qtd.ResourceSpans().At(0).Resource().Attributes().PutStr("deployment.owner", "jane.doe@example-corp.com")
 	qspans := qtd.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
 	for i := 0; i < qspans.Len(); i++ {
 		if qspans.At(i).Name() == "execute_tool get_weather" {
-			qspans.At(i).Attributes().PutStr("gen_ai.tool.call.arguments", jsonText(map[string]any{"city": "Paris", "token": text("npm_token")}))
+			qspans.At(i).Attributes().PutStr("gen_ai.tool.call.arguments", jsonText(map[string]any{"city": "Paris", "token": "npm_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"}))
 		}
 	}
 	run(t, processorConfig(), tee, qtd, qld)
@@ -230,17 +252,19 @@ func TestPlantedSecretsNeverReachTheDataset(t *testing.T) {
 	require.Contains(t, string(disk), "Answer #2: based on", "the files are searchable (uncompressed)")
 	require.Contains(t, string(disk), "<secret:openai_api_key:", "the placeholders are there")
 
-	for i, p := range planted {
-		s := secretOf(i)
-		assert.False(t, bytes.Contains(output, []byte(s)) || bytes.Contains(output, []byte(jsonEscape(s))), "%s in the processor output", p.kind)
-		assert.False(t, bytes.Contains(disk, []byte(s)) || bytes.Contains(disk, []byte(jsonEscape(s))), "%s under the dataset root", p.kind)
+	rows, n := decodedRows(t, root)
+	require.GreaterOrEqual(t, n, 3, "a case, its steps and a quarantine row")
+	require.Contains(t, string(rows), "<secret:openai_api_key:", "the decoded rows hold the placeholders")
+	for _, p := range append(planted, scrubtest.Value{Kind: "split", Text: splitParts[0]}, scrubtest.Value{Kind: "split", Text: splitParts[1]}) {
+		s := p.Must()
+		assert.False(t, bytes.Contains(output, []byte(s)) || bytes.Contains(output, []byte(jsonEscape(s))), "%s in the processor output", p.Kind)
+		assert.False(t, bytes.Contains(disk, []byte(s)) || bytes.Contains(disk, []byte(jsonEscape(s))), "%s under the dataset root", p.Kind)
+		assert.False(t, bytes.Contains(rows, []byte(s)) || bytes.Contains(rows, []byte(jsonEscape(s))), "%s in the decoded rows", p.Kind)
 	}
 
-	want := map[string]int64{}
 	for _, p := range planted {
-		want[p.kind] = 1
+		assert.Positive(t, c.Scrub.Counts[p.Kind], "%s is counted", p.Kind)
 	}
-	assert.Equal(t, want, c.Scrub.Counts, "one of each kind was planted")
 	assert.Len(t, c.Scrub.PolicyHash, 16)
 	assert.Equal(t, replaycase.StatusAccepted, c.Status, "every kind masks by default")
 }
@@ -266,10 +290,11 @@ func TestQuarantineActionQuarantinesAndStillMasks(t *testing.T) {
 	assert.NotContains(t, string(pb), "4111 1111 1111 1111")
 }
 
-// The reference runs and fixtures are ordinary agent telemetry: this lists what the default
-// policy scrubs there.
-func TestNoFalsePositivesOnOrdinaryTelemetry(t *testing.T) {
-	s, err := scrub.New(scrub.DefaultConfig())
+// The fixtures and reference runs are ordinary agent telemetry and the repository's own Go
+// code is ordinary text: what the default policy finds there is false positives (or, where
+// justified below, real personal data). The rate is logged: go test -v -run FalsePositives.
+func TestFalsePositivesOnOrdinaryTelemetryAndCode(t *testing.T) {
+	s, err := scrub.New(scrub.Config{Enabled: true, Key: "fp-corpus"})
 	require.NoError(t, err)
 	found := map[string]map[string]int64{}
 	for _, run := range []string{testfixtures.OTelEvents, testfixtures.OTelNoContent, testfixtures.Traceloop, testfixtures.OpenInference} {
@@ -280,26 +305,8 @@ func TestNoFalsePositivesOnOrdinaryTelemetry(t *testing.T) {
 			found[run] = r.Counts
 		}
 	}
-	// Ordinary code: this repository's own Go sources (not the tests, which plant secrets, nor
-	// the detectors themselves).
-	sources, err := filepath.Glob(filepath.Join(testfixtures.Dir(), "..", "..", "*", "*.go"))
-	require.NoError(t, err)
-	code := 0
-	for _, f := range sources {
-		if strings.HasSuffix(f, "_test.go") || strings.Contains(f, string(filepath.Separator)+"scrub"+string(filepath.Separator)) {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		require.NoError(t, err)
-		code++
-		var r scrub.Report
-		s.Text(string(b), &r)
-		if len(r.Counts) > 0 {
-			found[filepath.Base(f)] = r.Counts
-		}
-	}
-	require.Greater(t, code, 20)
-	refs, err := filepath.Glob(filepath.Join(testfixtures.Dir(), "..", "reference", "*.json"))
+	root := filepath.Clean(filepath.Join(testfixtures.Dir(), "..", ".."))
+	refs, err := filepath.Glob(filepath.Join(root, "testdata", "reference", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, refs)
 	for _, f := range refs {
@@ -313,28 +320,57 @@ func TestNoFalsePositivesOnOrdinaryTelemetry(t *testing.T) {
 			found[filepath.Base(f)] = r.Counts
 		}
 	}
-	var names []string
-	for n := range found {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		t.Logf("scrubbed in %s: %v", n, found[n])
-	}
 	assert.Equal(t, expectedInReferences, found)
+
+	// Ordinary code: this repository's own Go sources, not the tests (which plant secrets) nor
+	// the scrub package (whose patterns describe secrets).
+	var files, flagged, findings, size int
+	require.NoError(t, filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() && (rel == "scrub" || rel == "test" || strings.HasPrefix(d.Name(), ".") && rel != ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var r scrub.Report
+		s.Text(string(b), &r)
+		files++
+		size += len(b)
+		if len(r.Counts) > 0 {
+			flagged++
+			for kind, n := range r.Counts {
+				findings += int(n)
+				t.Logf("false positive in %s: %s ×%d", rel, kind, n)
+			}
+		}
+		return nil
+	}))
+	require.Greater(t, files, 50)
+	t.Logf("code corpus: %d files, %.1f KiB; %d files with a finding (%.1f%%), %d findings (%.2f per 100 KiB)",
+		files, float64(size)/1024, flagged, 100*float64(flagged)/float64(files), findings, 100*1024*float64(findings)/float64(size))
+	assert.LessOrEqual(t, float64(flagged)/float64(files), 0.05, "at most 5% of the code files")
 }
 
 // expectedInReferences is what the default policy scrubs in the fixtures and reference runs,
-// each justified. Nothing in the four OTLP fixture runs; in the reference runs one value:
+// each justified. Nothing in the four OTLP fixture runs; in the reference runs:
 var expectedInReferences = map[string]map[string]int64{
 	// The Langfuse trace's userId is "user@langfuse.com": a real e-mail address, rightly masked.
 	"otel-genai-deprecated-events_pydantic-ai-0.2-events-attribute.langfuse-export.json": {"email": 1},
 }
 
-// A recording scrubbed with the policy replays to a live request that carries the real secret.
+// A recording scrubbed with the policy replays to a live request that carries the real secret,
+// with the key generated on the first start and shared through key_file.
 func TestScrubbedRecordingReplaysToTheRealSecret(t *testing.T) {
 	td, ld := testfixtures.Traces(t, testfixtures.OTelEvents), testfixtures.Logs(t, testfixtures.OTelEvents)
-	key := text("openai_api_key")
+	key := scrubtest.Planted[0].Text
 	lrs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
 	for i := 0; i < lrs.Len(); i++ {
 		if testEventName(lrs.At(i)) == "gen_ai.user.message" {
@@ -345,6 +381,9 @@ func TestScrubbedRecordingReplaysToTheRealSecret(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "reprise-data")
 	exp, sink, tee := datasetWriter(t, root, "zstd")
 	pcfg := processorConfig()
+	// No key: the processor generates one in the key file, and the extension, configured with
+	// the same key_file, reads the same key.
+	pcfg.Scrub.Key, pcfg.Scrub.KeyFile = "", filepath.Join(t.TempDir(), "scrub.key")
 	run(t, pcfg, tee, td, ld)
 	require.NoError(t, exp.Shutdown(context.Background()))
 	cases, _ := replaycase.Decode(sink.AllTraces()[0])
@@ -388,4 +427,9 @@ func datasetWriter(t *testing.T, root, compression string) (exporter.Traces, *co
 	})
 	require.NoError(t, err)
 	return exp, sink, tee
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

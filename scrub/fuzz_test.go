@@ -1,0 +1,31 @@
+package scrub
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/reprise-dev/reprise/scrub/scrubtest"
+)
+
+// FuzzText: scrubbing never panics, is idempotent (scrubbed text scrubs to itself), and a
+// planted credential added to any text does not survive.
+// Run: go test -run '^$' -fuzz FuzzText -fuzztime 30s ./scrub/
+func FuzzText(f *testing.F) {
+	for _, p := range scrubtest.Planted {
+		f.Add(p.Text)
+	}
+	f.Add(`{"password":"x","n":4111111111111111,"a@b.co":[1,2]}`)
+	f.Add("host=db password=pw dbname=x ?api_key=abc&x=1")
+	s := newScrubber(f, Config{Enabled: true, Key: "fuzz"})
+	planted := scrubtest.Planted[0].Text // an OpenAI key
+	f.Fuzz(func(t *testing.T, in string) {
+		once := s.Text(in, &Report{})
+		if twice := s.Text(once, &Report{}); twice != once {
+			t.Fatalf("not idempotent:\n in: %q\n 1st: %q\n 2nd: %q", in, once, twice)
+		}
+		with := s.Text(in+" "+planted+" ", &Report{})
+		if strings.Contains(with, planted) {
+			t.Fatalf("planted key survived in %q", with)
+		}
+	})
+}

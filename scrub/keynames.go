@@ -1,0 +1,188 @@
+package scrub
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// KindSecretField is the kind of a value found under a secret key name: an attribute or JSON
+// key, or a `name=value`, `name: value`, `'name': 'value'` pair inside text (query strings,
+// keyword DSNs, .env lines, Python-literal dicts, JSON embedded in prose, NDJSON).
+const KindSecretField = "secret_field"
+
+// keyNames decides whether a key names a secret: it contains a secret name and no public one,
+// compared lower-cased with separators removed.
+type keyNames struct {
+	secret, public []string
+	exact          map[string]string // user rule keys (normalized last segment) → kind
+}
+
+func newKeyNames(secret, public []string) keyNames {
+	k := keyNames{exact: map[string]string{}}
+	for _, n := range secret {
+		k.secret = append(k.secret, normalizeKeyName(n))
+	}
+	for _, n := range public {
+		k.public = append(k.public, normalizeKeyName(n))
+	}
+	return k
+}
+
+// kindOf returns the kind under which the value of key is masked, or "".
+func (k keyNames) kindOf(key string) string {
+	if strings.Contains(key, "<secret:") {
+		key = placeholderPattern.ReplaceAllString(key, "") // a scrubbed key says "secret"
+	}
+	last := key
+	if i := strings.LastIndexByte(last, '.'); i >= 0 {
+		last = last[i+1:]
+	}
+	if kind, ok := k.exact[normalizeKeyName(last)]; ok {
+		return kind
+	}
+	n := normalizeKeyName(key)
+	for _, p := range k.public {
+		if strings.Contains(n, p) {
+			return ""
+		}
+	}
+	for _, s := range k.secret {
+		if strings.Contains(n, s) {
+			return KindSecretField
+		}
+	}
+	return ""
+}
+
+// assignment finds `name<sep>value` pairs in text whose name contains one of the secret
+// names; the whole key around the name is then checked by kindOf. The value is a quoted
+// string or a run up to whitespace, a quote, ';' or a placeholder. A case-insensitive
+// alternation over all of a text is slow, so the first word of each name is looked up with
+// strings.Index in a lower-cased copy and the pattern is tried, anchored, only there.
+type assignment struct {
+	anchors []string       // first word of each name, lower case
+	at      *regexp.Regexp // the pattern, anchored at a name
+}
+
+func newAssignment(secret []string) *assignment {
+	a := &assignment{}
+	var alts []string
+	for _, n := range secret {
+		words := strings.FieldsFunc(strings.ToLower(n), func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
+		if len(words) == 0 {
+			continue
+		}
+		var quoted []string
+		for _, w := range words {
+			quoted = append(quoted, regexp.QuoteMeta(w))
+		}
+		alts = append(alts, strings.Join(quoted, `[_.\- ]?`))
+		if !slices.Contains(a.anchors, words[0]) {
+			a.anchors = append(a.anchors, words[0])
+		}
+	}
+	a.at = regexp.MustCompile(`^(?i)(?:` + strings.Join(alts, "|") + `)[A-Za-z0-9_.\-]*["']?\s*(?:=>|:=|=|:)\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"'<>;]+)`)
+	return a
+}
+
+// matches returns, for each pair found in v, the start of its name and the value's bounds.
+func (a *assignment) matches(v string) [][3]int {
+	lower := asciiLower(v)
+	var starts []int
+	for _, w := range a.anchors {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], w)
+			if i < 0 {
+				break
+			}
+			starts = append(starts, from+i)
+			from += i + len(w)
+		}
+	}
+	slices.Sort(starts)
+	var out [][3]int
+	next := 0
+	for _, at := range starts {
+		if at < next {
+			continue
+		}
+		m := a.at.FindStringSubmatchIndex(v[at:])
+		if m == nil {
+			continue
+		}
+		out = append(out, [3]int{at, at + m[2], at + m[3]})
+		next = at + m[1]
+	}
+	return out
+}
+
+// asciiLower lower-cases ASCII letters only, so byte offsets stay those of v.
+func asciiLower(v string) string {
+	b := []byte(v)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// assignmentSpans returns the value spans of secret assignments in v.
+func (s *Scrubber) assignmentSpans(v string) []span {
+	if s.assignment == nil {
+		return nil
+	}
+	var out []span
+	for _, m := range s.assignment.matches(v) {
+		keyStart := m[0]
+		for keyStart > 0 && isKeyByte(v[keyStart-1]) {
+			keyStart--
+		}
+		keyEnd := keyStart
+		for keyEnd < len(v) && isKeyByte(v[keyEnd]) {
+			keyEnd++
+		}
+		kind := s.keys.kindOf(v[keyStart:keyEnd])
+		if kind == "" {
+			continue
+		}
+		start, end := m[1], m[2]
+		if end-start >= 2 && (v[start] == '"' || v[start] == '\'') {
+			start, end = start+1, end-1
+		} else {
+			// Unquoted: in a query string the value ends at the next parameter; a trailing
+			// comma or closing bracket belongs to the text around it.
+			if keyStart > 0 && (v[keyStart-1] == '?' || v[keyStart-1] == '&') {
+				if i := strings.IndexAny(v[start:end], "&#"); i >= 0 {
+					end = start + i
+				}
+			}
+			for end > start && strings.IndexByte(",)}]", v[end-1]) >= 0 {
+				end--
+			}
+		}
+		if value := v[start:end]; !maskableValue(value) {
+			continue
+		}
+		out = append(out, span{start: start, end: end, kind: kind})
+	}
+	return out
+}
+
+func isKeyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+// maskableValue: empty values, JSON/Python literals, auth scheme words and nested structures
+// carry no secret of their own.
+func maskableValue(v string) bool {
+	if v == "" || strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[") || strings.HasPrefix(v, "\\\"") {
+		return false
+	}
+	switch strings.ToLower(v) {
+	case "null", "none", "nil", "true", "false", "bearer", "basic", "undefined", "***", "redacted":
+		return false
+	}
+	return true
+}

@@ -1,0 +1,126 @@
+package scrub
+
+import (
+	"math/big"
+	"net/netip"
+	"regexp"
+	"strings"
+
+	"github.com/nyaruka/phonenumbers"
+)
+
+// personalDetectors find personal data. Each candidate shape is confirmed by a check (Luhn,
+// mod-97, libphonenumber's validation, an address parse) so ordinary numbers stay.
+func personalDetectors(phoneRegions []string) []detector {
+	ds := []detector{
+		{kind: "email", hints: []string{"@"}, re: regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`)},
+		{kind: "iban", minDigits: 10, re: regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b`), valid: ibanChecksum},
+		{kind: "payment_card", minDigits: 13, re: regexp.MustCompile(`\b\d(?:[ .-]?\d){12,18}\b`), valid: luhn},
+		{kind: "us_ssn", minDigits: 9, re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`), valid: ssn},
+		{kind: "ip_address", minDigits: 4, re: regexp.MustCompile(`\b(?:\d{1,3}\.){3}\d{1,3}\b`), valid: ipAddress},
+		{kind: "ip_address", hints: []string{":"}, re: regexp.MustCompile(`(?i)(?:^|[^0-9a-z:])([0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7})`), group: 1, valid: ipAddress},
+		{kind: "phone_number", minDigits: 7, re: regexp.MustCompile(`(?:\+|\b)\d(?:[ .-]?\(?\d{1,4}\)?){2,7}\d\b|\(\d{2,4}\)[ .-]?\d(?:[ .-]?\d{1,4}){1,5}\b`), valid: phoneNumber(phoneRegions)},
+	}
+	for i := range ds {
+		ds[i].personal = true
+	}
+	return ds
+}
+
+// luhn validates a payment card number.
+func luhn(s string) bool {
+	var digits []int
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			digits = append(digits, int(r-'0'))
+		}
+	}
+	if len(digits) < 13 || len(digits) > 19 || digits[0] < 2 || digits[0] > 6 {
+		return false
+	}
+	sum := 0
+	for i := range digits {
+		d := digits[len(digits)-1-i]
+		if i%2 == 1 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
+}
+
+// ibanChecksum validates an IBAN, in any letter case, with the ISO 13616 mod-97 check.
+func ibanChecksum(s string) bool {
+	s = strings.ToUpper(strings.ReplaceAll(s, " ", ""))
+	if len(s) < 15 || len(s) > 34 {
+		return false
+	}
+	var b strings.Builder
+	for _, r := range s[4:] + s[:4] {
+		switch {
+		case r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r >= 'A' && r <= 'Z':
+			b.WriteString(big.NewInt(int64(r - 'A' + 10)).String())
+		default:
+			return false
+		}
+	}
+	n, ok := new(big.Int).SetString(b.String(), 10)
+	return ok && new(big.Int).Mod(n, big.NewInt(97)).Int64() == 1
+}
+
+// ssn rejects numbers the SSA never issues: area 000, 666 or 900–999, group 00, serial 0000.
+func ssn(s string) bool {
+	area, group, serial := s[0:3], s[4:6], s[7:11]
+	return area != "000" && area != "666" && area[0] != '9' && group != "00" && serial != "0000"
+}
+
+// phoneNumber accepts a number that libphonenumber parses and validates: with a leading + in
+// any region, otherwise in one of the regions' national formats (US 10 digits with or without
+// separators, UK 0…, French 0…).
+func phoneNumber(regions []string) func(string) bool {
+	return func(s string) bool {
+		if n := countDigits(s); n < 7 || n > 15 || strings.Count(s, ".") == 3 {
+			return false // 3 dots: an IPv4 address or a version, not a phone number
+		}
+		if strings.HasPrefix(s, "+") {
+			num, err := phonenumbers.Parse(s, "ZZ")
+			return err == nil && phonenumbers.IsValidNumber(num)
+		}
+		digits := phonenumbers.NormalizeDigitsOnly(s)
+		for _, region := range regions {
+			region = strings.ToUpper(region)
+			// Where numbers are written with a trunk prefix (0 in the UK and France), require
+			// it: otherwise any 9 digits starting with 6 would be a French mobile. The US
+			// prefix 1 is usually left out.
+			if ndd := phonenumbers.GetNddPrefixForRegion(region, true); ndd != "" && ndd != "1" && !strings.HasPrefix(digits, ndd) {
+				continue
+			}
+			num, err := phonenumbers.Parse(s, region)
+			if err == nil && phonenumbers.IsValidNumberForRegion(num, region) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func supportedRegion(r string) bool {
+	return phonenumbers.GetCountryCodeForRegion(strings.ToUpper(r)) != 0
+}
+
+// ipAddress accepts IPv4 and IPv6 addresses that can point at a person or a host: loopback and
+// unspecified addresses (127.0.0.1, ::1, 0.0.0.0) stay, as they are in every config.
+func ipAddress(s string) bool {
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return false
+	}
+	if a.Is6() && strings.Count(s, ":") < 2 {
+		return false
+	}
+	return !a.IsLoopback() && !a.IsUnspecified()
+}

@@ -1,0 +1,74 @@
+package scrub
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// A credential can be split over two sibling values (key_part_1, key_part_2) so that neither
+// part matches alone. Each pair of neighbouring string values of one map or JSON object
+// (attribute order for attributes, key order for JSON objects) is joined and the credential
+// rules run over the join; a finding that starts in the first value and ends in the second
+// masks both. Only token-like values are joined (no spaces, at most 256 bytes), and the
+// personal-data detectors are not used: digits joined from two numbers pass a checksum by
+// chance. Parts in different maps, spans or messages, not next to each other, or in another
+// order, are not seen.
+
+const maxSplitPart = 256
+
+func tokenLike(v string) bool {
+	return len(v) >= 4 && len(v) <= maxSplitPart && !strings.ContainsAny(v, " \t\n<")
+}
+
+// splitParts returns, for each index of values that holds part of a split credential, the
+// kind found.
+func (s *Scrubber) splitParts(values []string) map[int]string {
+	parts := map[int]string{}
+	for i := 0; i+1 < len(values); i++ {
+		a, b := values[i], values[i+1]
+		if !tokenLike(a) || !tokenLike(b) {
+			continue
+		}
+		text := a + b
+		var found []span
+		digits := countDigits(text)
+		for k := range s.detectors {
+			if d := &s.detectors[k]; d.credential {
+				found = append(found, s.detectorSpans(d, text, digits)...)
+			}
+		}
+		found = append(found, s.gitleaksSpans(text)...)
+		for _, f := range found {
+			if f.start < len(a) && f.end > len(a) {
+				parts[i], parts[i+1] = f.kind, f.kind
+			}
+		}
+	}
+	return parts
+}
+
+// splitMap masks split credentials among the string attributes of m.
+func (s *Scrubber) splitMap(m pcommon.Map, r *Report) {
+	var keys, values []string
+	for k, v := range m.All() {
+		if v.Type() == pcommon.ValueTypeStr {
+			keys, values = append(keys, k), append(values, v.Str())
+		}
+	}
+	for i, kind := range s.splitParts(values) {
+		v, _ := m.Get(keys[i])
+		v.SetStr(s.secretValue(kind, values[i], r))
+	}
+}
+
+// splitJSON masks split credentials among the string values of t, in the order of keys.
+func (s *Scrubber) splitJSON(t map[string]any, keys []string, r *Report) {
+	values := make([]string, len(keys))
+	for i, k := range keys {
+		values[i], _ = t[k].(string)
+	}
+	for i, kind := range s.splitParts(values) {
+		t[keys[i]] = s.secretValue(kind, values[i], r)
+	}
+}

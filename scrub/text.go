@@ -1,0 +1,265 @@
+package scrub
+
+import (
+	"encoding/base64"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// span is one finding in a string: bytes [start, end) are of the given kind.
+type span struct {
+	start, end int
+	kind       string
+	personal   bool // at the same start a credential finding wins (a URL's password before an e-mail-like tail)
+}
+
+// placeholderPattern finds placeholders already in a text, so scrubbing is idempotent.
+var placeholderPattern = regexp.MustCompile(`<secret:[a-z0-9_]+:[0-9a-f]{12}>`)
+
+// maxDecodeDepth bounds base64 inside base64.
+const maxDecodeDepth = 2
+
+// spans runs every detector over v and returns the findings, sorted and with overlaps merged;
+// an existing placeholder is left as it is.
+func (s *Scrubber) spans(v string, depth int) []span {
+	var found []span
+	runs := base64Runs(v)
+	// Long base64 runs that do not decode to text are binary data (images, audio, embeddings):
+	// the text rules run on the text around them, not through them.
+	from := 0
+	for _, run := range runs {
+		if run.end-run.start >= opaqueRun && !run.text && !keyMaterial(v, run.start) {
+			found = append(found, s.textSpans(v[from:run.start], from)...)
+			from = run.end
+		}
+	}
+	found = append(found, s.textSpans(v[from:], from)...)
+	if depth < maxDecodeDepth {
+		found = append(found, s.base64Spans(v, runs, depth)...)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	for _, p := range placeholderPattern.FindAllStringIndex(v, -1) {
+		found = append(found, span{start: p[0], end: p[1]}) // kind "" keeps the placeholder
+	}
+	// Stable: at equal position and length the earlier detector (its kind) wins.
+	sort.SliceStable(found, func(i, j int) bool {
+		if found[i].start != found[j].start {
+			return found[i].start < found[j].start
+		}
+		if (found[i].kind == "") != (found[j].kind == "") {
+			return found[i].kind == "" // an existing placeholder stays as it is
+		}
+		if found[i].personal != found[j].personal {
+			return !found[i].personal
+		}
+		return found[i].end-found[i].start > found[j].end-found[j].start
+	})
+	// Overlapping findings are merged into one (never dropped: their union is masked).
+	out := found[:1]
+	for _, f := range found[1:] {
+		last := &out[len(out)-1]
+		if f.start >= last.end {
+			out = append(out, f)
+			continue
+		}
+		if f.end > last.end {
+			last.end = f.end
+			if last.kind == "" {
+				last.kind = f.kind // a finding reaching past a placeholder: mask the whole
+			}
+		}
+	}
+	kept := out[:0]
+	for _, f := range out {
+		if f.kind != "" && f.end > f.start {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// keyMaterial: the base64 run at start is the body of a private key written on one line
+// (the header's last word and dashes are base64 characters, so they can open the run).
+func keyMaterial(v string, start int) bool {
+	return strings.Contains(v[max(0, start-100):min(len(v), start+40)], "PRIVATE KEY")
+}
+
+// textSpans runs the text rules over v, a part of a string starting at offset.
+func (s *Scrubber) textSpans(v string, offset int) []span {
+	if v == "" {
+		return nil
+	}
+	found := s.assignmentSpans(v)
+	digits := countDigits(v)
+	for i := range s.detectors {
+		found = append(found, s.detectorSpans(&s.detectors[i], v, digits)...)
+	}
+	found = append(found, s.gitleaksSpans(v)...)
+	for i := range found {
+		found[i].start += offset
+		found[i].end += offset
+	}
+	return found
+}
+
+func (s *Scrubber) detectorSpans(d *detector, v string, digits int) []span {
+	if !d.mayMatch(v, digits) {
+		return nil
+	}
+	var out []span
+	for _, m := range d.re.FindAllStringSubmatchIndex(v, -1) {
+		start, end := m[0], m[1]
+		if d.group > 0 {
+			if len(m) <= 2*d.group+1 || m[2*d.group] < 0 {
+				continue
+			}
+			start, end = m[2*d.group], m[2*d.group+1]
+		}
+		if start == end || (d.valid != nil && !d.valid(v[start:end])) || (d.near != nil && !d.near(v[:start])) {
+			continue
+		}
+		out = append(out, span{start: start, end: end, kind: d.kind, personal: d.personal})
+	}
+	return out
+}
+
+// gitleaksSpans reports every occurrence of each secret gitleaks finds (it reports the secret,
+// not its offset).
+func (s *Scrubber) gitleaksSpans(v string) []span {
+	if s.gitleaks == nil || len(v) < 8 {
+		return nil
+	}
+	var out []span
+	for _, f := range s.gitleaks.detect(v) {
+		secret := strings.Trim(f.Secret, "\n")
+		if len(secret) < 4 {
+			continue
+		}
+		kind := gitleaksKind(f.RuleID)
+		for from := 0; ; {
+			i := strings.Index(v[from:], secret)
+			if i < 0 {
+				break
+			}
+			out = append(out, span{start: from + i, end: from + i + len(secret), kind: kind})
+			from += i + len(secret)
+		}
+	}
+	return out
+}
+
+// opaqueRun is the length from which a base64 run that does not decode to text is treated as
+// binary data.
+const opaqueRun = 1024
+
+// minBase64Run is the shortest run worth decoding: long enough to hide a credential.
+const minBase64Run = 24
+
+// b64Run is a run of base64 characters in a string; text is whether it decodes to text.
+type b64Run struct {
+	start, end int
+	decoded    string
+	text       bool
+}
+
+func isBase64Byte(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
+}
+
+// base64Runs finds the runs of at least minBase64Run base64 characters (with their padding)
+// and decodes them.
+func base64Runs(v string) []b64Run {
+	var runs []b64Run
+	for i := 0; i < len(v); {
+		if !isBase64Byte(v[i]) {
+			i++
+			continue
+		}
+		start := i
+		for i < len(v) && isBase64Byte(v[i]) {
+			i++
+		}
+		for pad := 0; pad < 2 && i < len(v) && v[i] == '='; pad++ {
+			i++
+		}
+		if i-start < minBase64Run {
+			continue
+		}
+		run := b64Run{start: start, end: i}
+		run.decoded, run.text = decodeBase64Text(v[start:i])
+		runs = append(runs, run)
+	}
+	return runs
+}
+
+// base64Spans scans the runs that decode to text: when the text holds a finding, the whole
+// encoded run is masked (with the kind of the first finding inside).
+func (s *Scrubber) base64Spans(v string, runs []b64Run, depth int) []span {
+	var out []span
+	for _, run := range runs {
+		if !run.text {
+			continue
+		}
+		if inner := s.spans(run.decoded, depth+1); len(inner) > 0 {
+			out = append(out, span{start: run.start, end: run.end, kind: inner[0].kind})
+		}
+	}
+	return out
+}
+
+// decodeBase64Text decodes standard or URL-safe base64, padded or not, and accepts the result
+// only if it is printable UTF-8 text.
+func decodeBase64Text(t string) (string, bool) {
+	t = strings.TrimRight(t, "=")
+	enc := base64.RawStdEncoding
+	if strings.ContainsAny(t, "-_") {
+		enc = base64.RawURLEncoding
+	}
+	// Random bytes fail the text test within the first few characters: check a prefix before
+	// decoding a large run.
+	if len(t) > 256 {
+		head, err := enc.DecodeString(t[:256])
+		if err != nil || !printable(head, true) {
+			return "", false
+		}
+	}
+	b, err := enc.DecodeString(t)
+	if err != nil || !printable(b, false) {
+		return "", false
+	}
+	return string(b), true
+}
+
+// printable: UTF-8 without control characters other than whitespace. A cut prefix may end
+// inside a character.
+func printable(b []byte, prefix bool) bool {
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size <= 1 {
+			return prefix && len(b) < utf8.UTFMax && !utf8.FullRune(b)
+		}
+		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' {
+			return false
+		}
+		b = b[size:]
+	}
+	return true
+}
+
+// replace writes v with each span replaced by its placeholder, and counts them.
+func (s *Scrubber) replace(v string, found []span, r *Report) string {
+	var b strings.Builder
+	last := 0
+	for _, f := range found {
+		b.WriteString(v[last:f.start])
+		b.WriteString(s.placeholder(f.kind, v[f.start:f.end]))
+		r.found(f.kind, s.actions[f.kind])
+		last = f.end
+	}
+	b.WriteString(v[last:])
+	return b.String()
+}

@@ -1,0 +1,296 @@
+package scrub
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// Text scrubs one string. When the whole string is a JSON object or array, the JSON is walked
+// (keys and values, including JSON nested in its strings) and written back only if something
+// changed; otherwise the detectors run over the text, which also finds `name: value` pairs of
+// JSON, NDJSON or Python dicts embedded in prose, query strings, DSNs and base64 that decodes
+// to text.
+func (s *Scrubber) Text(v string, r *Report) string {
+	if s == nil || v == "" {
+		return v
+	}
+	if t := strings.TrimSpace(v); len(t) > 1 && (t[0] == '{' || t[0] == '[') {
+		var parsed any
+		dec := json.NewDecoder(strings.NewReader(t))
+		dec.UseNumber() // numbers are written back as they were
+		// The whole string must be the one JSON value: `[]} sk-…` is text that starts with JSON.
+		if dec.Decode(&parsed) == nil && strings.TrimSpace(t[dec.InputOffset():]) == "" {
+			var sub Report
+			out := s.JSON(parsed, &sub)
+			if len(sub.Counts) == 0 {
+				return v
+			}
+			merge(r, &sub)
+			if b, err := marshal(out); err == nil {
+				return string(b)
+			}
+		}
+	}
+	return s.plain(v, r)
+}
+
+// plain scrubs a string as text, without looking for JSON: also used for keys and names.
+func (s *Scrubber) plain(v string, r *Report) string {
+	if s.clean.has(v) {
+		return v
+	}
+	found := s.spans(v, 0)
+	if len(found) == 0 {
+		s.clean.add(v)
+		return v
+	}
+	return s.replace(v, found, r)
+}
+
+func marshal(v any) ([]byte, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
+}
+
+// integer scrubs a number written as decimal text: only whole numbers (a card or phone number
+// is written as an integer; the digits of 0.029032467 in an embedding are not a phone number).
+func (s *Scrubber) integer(n string, r *Report) string {
+	if len(n) < 7 || strings.ContainsAny(n, ".eE") {
+		return n
+	}
+	return s.plain(n, r)
+}
+
+// secretValue masks a whole value found under a secret key.
+func (s *Scrubber) secretValue(kind, value string, r *Report) string {
+	if value == "" || placeholderPattern.FindString(value) == value {
+		return value
+	}
+	r.found(kind, s.actions[kind])
+	return s.placeholder(kind, value)
+}
+
+// JSON scrubs a decoded JSON value (maps, slices, strings, json.Number, numbers) and returns
+// it: keys are scrubbed like values (an e-mail address used as a key), values under secret
+// keys are masked whole, numbers are checked as text (a card number written as a number).
+func (s *Scrubber) JSON(v any, r *Report) any {
+	if s == nil {
+		return v
+	}
+	switch t := v.(type) {
+	case string:
+		return s.Text(t, r)
+	case json.Number:
+		if out := s.integer(string(t), r); out != string(t) {
+			return out
+		}
+		return t
+	case float64:
+		n := strconv.FormatFloat(t, 'f', -1, 64)
+		if out := s.integer(n, r); out != n {
+			return out
+		}
+		return t
+	case []any:
+		for i := range t {
+			t[i] = s.JSON(t[i], r)
+		}
+		return t
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // a fixed order, for the split-secret check below
+		var siblings []string
+		for _, k := range keys {
+			val := t[k]
+			if kind := s.keys.kindOf(k); kind != "" {
+				val = s.secretJSON(kind, val, r)
+			} else {
+				val = s.JSON(val, r)
+			}
+			if nk := s.plain(k, r); nk != k {
+				delete(t, k)
+				k = nk
+			}
+			t[k] = val
+			if _, ok := val.(string); ok {
+				siblings = append(siblings, k)
+			}
+		}
+		s.splitJSON(t, siblings, r)
+		return t
+	}
+	return v
+}
+
+// secretJSON masks a value under a secret key: strings and numbers whole, arrays element by
+// element, objects walked; booleans and nulls hold no secret and stay.
+func (s *Scrubber) secretJSON(kind string, v any, r *Report) any {
+	switch t := v.(type) {
+	case string, json.Number, float64:
+		return s.secretValue(kind, fmt.Sprint(t), r)
+	case []any:
+		for i := range t {
+			t[i] = s.secretJSON(kind, t[i], r)
+		}
+		return t
+	case map[string]any:
+		return s.JSON(t, r)
+	}
+	return v
+}
+
+// Value scrubs an attribute value in place, whatever its type: strings; integers and doubles
+// as their decimal text (a card number in an int attribute becomes a string placeholder);
+// bytes as text; maps and slices recursively.
+func (s *Scrubber) Value(v pcommon.Value, r *Report) {
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		if out := s.Text(v.Str(), r); out != v.Str() {
+			v.SetStr(out)
+		}
+	case pcommon.ValueTypeInt:
+		n := strconv.FormatInt(v.Int(), 10)
+		if out := s.integer(n, r); out != n {
+			v.SetStr(out)
+		}
+	case pcommon.ValueTypeDouble:
+		n := strconv.FormatFloat(v.Double(), 'f', -1, 64)
+		if out := s.integer(n, r); out != n {
+			v.SetStr(out)
+		}
+	case pcommon.ValueTypeBytes:
+		raw := string(v.Bytes().AsRaw())
+		if out := s.Text(raw, r); out != raw {
+			v.SetEmptyBytes().FromRaw([]byte(out))
+		}
+	case pcommon.ValueTypeMap:
+		s.Map(v.Map(), r)
+	case pcommon.ValueTypeSlice:
+		for i := 0; i < v.Slice().Len(); i++ {
+			s.Value(v.Slice().At(i), r)
+		}
+	}
+}
+
+// secretAttribute masks a value under a secret key: scalars whole, slices element by element,
+// maps walked.
+func (s *Scrubber) secretAttribute(kind string, v pcommon.Value, r *Report) {
+	switch v.Type() {
+	case pcommon.ValueTypeStr, pcommon.ValueTypeInt, pcommon.ValueTypeDouble, pcommon.ValueTypeBytes:
+		if out := s.secretValue(kind, v.AsString(), r); out != v.AsString() {
+			v.SetStr(out)
+		}
+	case pcommon.ValueTypeSlice:
+		for i := 0; i < v.Slice().Len(); i++ {
+			s.secretAttribute(kind, v.Slice().At(i), r)
+		}
+	case pcommon.ValueTypeMap:
+		s.Map(v.Map(), r)
+	}
+}
+
+// Map scrubs attributes in place: keys, values under secret keys entirely, others by
+// detection, then secrets split over sibling values.
+func (s *Scrubber) Map(m pcommon.Map, r *Report) {
+	if s == nil || m.Len() == 0 {
+		return
+	}
+	renamed := false
+	for k, v := range m.All() {
+		if kind := s.keys.kindOf(k); kind != "" {
+			s.secretAttribute(kind, v, r)
+		} else {
+			s.Value(v, r)
+		}
+		if s.plain(k, &Report{}) != k {
+			renamed = true
+		}
+	}
+	if renamed {
+		s.renameKeys(m, r)
+	}
+	s.splitMap(m, r)
+}
+
+// renameKeys rebuilds m with its keys scrubbed (pcommon.Map has no rename), keeping the order.
+func (s *Scrubber) renameKeys(m pcommon.Map, r *Report) {
+	out := pcommon.NewMap()
+	out.EnsureCapacity(m.Len())
+	for k, v := range m.All() {
+		v.CopyTo(out.PutEmpty(s.plain(k, r)))
+	}
+	out.MoveTo(m)
+}
+
+// Traces scrubs spans in place: resource and scope attributes, scope names and versions, span
+// names, status messages, span attributes, events (names and attributes) and links.
+func (s *Scrubber) Traces(td ptrace.Traces, r *Report) {
+	if s == nil {
+		return
+	}
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		rs := td.ResourceSpans().At(i)
+		s.Map(rs.Resource().Attributes(), r)
+		for j := 0; j < rs.ScopeSpans().Len(); j++ {
+			ss := rs.ScopeSpans().At(j)
+			s.scope(ss.Scope(), r)
+			for k := 0; k < ss.Spans().Len(); k++ {
+				sp := ss.Spans().At(k)
+				s.Map(sp.Attributes(), r)
+				sp.SetName(s.Text(sp.Name(), r))
+				sp.Status().SetMessage(s.Text(sp.Status().Message(), r))
+				for e := 0; e < sp.Events().Len(); e++ {
+					ev := sp.Events().At(e)
+					ev.SetName(s.Text(ev.Name(), r))
+					s.Map(ev.Attributes(), r)
+				}
+				for l := 0; l < sp.Links().Len(); l++ {
+					s.Map(sp.Links().At(l).Attributes(), r)
+				}
+			}
+		}
+	}
+}
+
+func (s *Scrubber) scope(sc pcommon.InstrumentationScope, r *Report) {
+	sc.SetName(s.Text(sc.Name(), r))
+	sc.SetVersion(s.Text(sc.Version(), r))
+	s.Map(sc.Attributes(), r)
+}
+
+// Logs scrubs log records in place: resource and scope (name, version, attributes), record
+// attributes, event names and bodies of any type.
+func (s *Scrubber) Logs(ld plog.Logs, r *Report) {
+	if s == nil {
+		return
+	}
+	for i := 0; i < ld.ResourceLogs().Len(); i++ {
+		rl := ld.ResourceLogs().At(i)
+		s.Map(rl.Resource().Attributes(), r)
+		for j := 0; j < rl.ScopeLogs().Len(); j++ {
+			sl := rl.ScopeLogs().At(j)
+			s.scope(sl.Scope(), r)
+			for k := 0; k < sl.LogRecords().Len(); k++ {
+				lr := sl.LogRecords().At(k)
+				s.Map(lr.Attributes(), r)
+				lr.SetEventName(s.Text(lr.EventName(), r))
+				s.Value(lr.Body(), r)
+			}
+		}
+	}
+}
