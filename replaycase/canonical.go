@@ -189,7 +189,7 @@ func encodeStep(c *Case, st *Step, tid pcommon.TraceID, caseSpan pcommon.SpanID,
 			a.PutInt("gen_ai.retrieval.top_k", *r.TopK)
 		}
 		putJSON(a, AttrRetrievalDocs, r.Documents)
-		if r.Documents == nil {
+		if len(r.Documents) == 0 { // putJSON leaves an empty list out; the retrieval must still be there
 			a.PutEmptySlice(AttrRetrievalDocs)
 		}
 	}

@@ -108,6 +108,7 @@ var evidenceChecks = map[string][]string{
 	"tool_results":      {replaycase.ReasonToolCallWithoutResult},
 	"parseable_content": {replaycase.ReasonUnparseableContent, replaycase.ReasonTruncatedContent},
 	"inline_content":    {replaycase.ReasonContentRef},
+	"valid_values":      {replaycase.ReasonInvalidUsage, replaycase.ReasonInvalidParameter, replaycase.ReasonInvalidTimestamp, replaycase.ReasonEndBeforeStart},
 }
 
 func allChecks() []string {
