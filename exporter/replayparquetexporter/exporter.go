@@ -3,26 +3,31 @@ package replayparquetexporter
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadata"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
+// parquetExporter is a thin component over package dataset, which owns the layout, the
+// schema and publishing: it decodes the case spans it receives and hands them to a
+// dataset.Writer, and turns what happened into telemetry.
 type parquetExporter struct {
 	cfg       *Config
 	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
-	datasets  *datasets
+	writer    *dataset.Writer
+	// writerOptions are passed to the dataset writer (tests inject write failures with them).
+	writerOptions []dataset.Option
 }
 
 func newParquetExporter(set exporter.Settings, cfg *Config) (*parquetExporter, error) {
@@ -33,27 +38,35 @@ func newParquetExporter(set exporter.Settings, cfg *Config) (*parquetExporter, e
 	return &parquetExporter{cfg: cfg, logger: set.Logger, telemetry: tb}, nil
 }
 
-// staleAfter is how old a staged file must be before start removes it: it was left by a
-// process that died while writing (its cases are still in that process's queue, if persistent).
+// staleAfter is how old an uncommitted batch in staging must be before start deletes it: it was
+// left by a process that died while writing (its cases are still in that process's queue, if
+// persistent). A younger one may belong to another collector writing into the same root.
 const staleAfter = 15 * time.Minute
 
 func (e *parquetExporter) start(context.Context, component.Host) error {
-	root, staging := filepath.Clean(e.cfg.Directory), e.cfg.staging()
-	for _, dir := range []string{root, staging} {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("replay_parquet: %w", err)
-		}
+	w, err := dataset.NewWriter(dataset.WriterConfig{
+		Root: e.cfg.Directory, Staging: e.cfg.staging(), Compression: e.cfg.Compression,
+		MaxRowsPerFile: e.cfg.MaxRowsPerFile, RowGroupRows: e.cfg.RowGroupRows,
+	}, e.writerOptions...)
+	if err != nil {
+		return fmt.Errorf("replay_parquet: %w", err)
 	}
-	if err := checkSameFilesystem(root, staging); err != nil {
-		return fmt.Errorf("replay_parquet: staging_directory %s and directory %s: %w", staging, root, err)
+	rec, err := w.Recover(time.Now().Add(-staleAfter))
+	for _, f := range rec.RolledForward {
+		e.logger.Warn("published a file of a batch committed before a crash", zap.String("file", f.Path), zap.Int("rows", f.Rows))
 	}
-	removeStale(staging, time.Now().Add(-staleAfter), e.logger)
-	e.datasets = newDatasets(root, staging, e.cfg, e.telemetry)
+	if rec.RolledBack > 0 {
+		e.logger.Info("deleted batches left uncommitted by an interrupted write", zap.Int("batches", rec.RolledBack))
+	}
+	if err != nil {
+		return fmt.Errorf("replay_parquet: recovering staging directory %s: %w", e.cfg.staging(), err)
+	}
+	e.writer = w
 	return nil
 }
 
-// push writes one batch of cases: every file is complete and published (renamed into the
-// dataset) before push returns, so the queue only drops cases that are on disk.
+// push writes one batch of cases: every file is complete and published before push returns,
+// so the queue only drops cases that are on disk.
 func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
 	cases, err := replaycase.Decode(td)
 	if err != nil {
@@ -62,36 +75,19 @@ func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
 	if len(cases) == 0 {
 		return nil
 	}
-	return e.datasets.write(ctx, cases)
-}
-
-// checkSameFilesystem proves that a file can be renamed from staging into root.
-func checkSameFilesystem(root, staging string) error {
-	f, err := os.CreateTemp(staging, "probe-*.tmp")
+	res, err := e.writer.Write(cases)
 	if err != nil {
 		return err
 	}
-	f.Close()
-	target := filepath.Join(root, "."+filepath.Base(f.Name()))
-	if err := os.Rename(f.Name(), target); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("cannot rename between them (they must be on the same filesystem): %w", err)
-	}
-	return os.Remove(target)
+	e.record(ctx, res)
+	return nil
 }
 
-func removeStale(staging string, before time.Time, logger *zap.Logger) {
-	entries, err := os.ReadDir(staging)
-	if err != nil {
-		return
-	}
-	for _, entry := range entries {
-		info, err := entry.Info()
-		if err != nil || !strings.HasSuffix(entry.Name(), ".tmp") || info.ModTime().After(before) {
-			continue
-		}
-		if os.Remove(filepath.Join(staging, entry.Name())) == nil {
-			logger.Info("removed a file left by an interrupted write", zap.String("file", entry.Name()))
-		}
+func (e *parquetExporter) record(ctx context.Context, res dataset.Result) {
+	for _, f := range res.Files {
+		attrs := metric.WithAttributes(attribute.String("dataset", f.Dataset))
+		e.telemetry.ExporterReplayParquetFilesWritten.Add(ctx, 1, attrs)
+		e.telemetry.ExporterReplayParquetRowsWritten.Add(ctx, int64(f.Rows), attrs)
+		e.telemetry.ExporterReplayParquetBytesWritten.Add(ctx, f.Bytes, attrs)
 	}
 }
