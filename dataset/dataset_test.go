@@ -1,4 +1,4 @@
-package dataset
+package dataset_test
 
 import (
 	"crypto/rand"
@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	. "github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testdataset/faults"
 	"github.com/reprise-dev/reprise/internal/testdataset/roundtrip"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/internal/testpipeline"
@@ -73,7 +75,7 @@ func TestWriteListIndexRead(t *testing.T) {
 	for i, dataset := range []string{Cases, Quarantine, Steps} {
 		assert.Regexp(t, `^`+dataset+`/dt=2026-11-30/part-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}\.zstd\.parquet$`, layout[i])
 	}
-	assert.Empty(t, tree(t, w.cfg.Staging), "nothing is left in staging")
+	assert.Empty(t, tree(t, StagingOf(w)), "nothing is left in staging")
 
 	l := NewLister(w.Root(), Cases, Quarantine)
 	files, err := l.Next()
@@ -184,7 +186,7 @@ func TestIndexDoesNotReadContent(t *testing.T) {
 	info, err := f.Stat()
 	require.NoError(t, err)
 	counter := &countingReaderAt{r: f}
-	index, err := readIndex(counter, info.Size())
+	index, err := ReadIndexFrom(counter, info.Size())
 	require.NoError(t, err)
 	require.Len(t, index, 1)
 	t.Logf("the index read %d of %d bytes", counter.n, info.Size())
@@ -212,12 +214,12 @@ func readDataset(t *testing.T, root, dataset string) (cases []CaseRow, steps []S
 func TestCrashBetweenRenamesRollsForwardOnRestart(t *testing.T) {
 	crash := errors.New("killed")
 	w := newWriter(t)
-	w.afterRename = func(renamed int) error {
+	SetAfterRename(w, func(renamed int) error {
 		if renamed == 1 {
 			return crash // steps/ is published, quarantine/ and cases/ are not
 		}
 		return nil
-	}
+	})
 	_, err := w.Write(fixtureCases(t))
 	require.ErrorIs(t, err, ErrCommitted, "the batch was committed: the caller must not write it again")
 	require.ErrorIs(t, err, crash)
@@ -227,7 +229,7 @@ func TestCrashBetweenRenamesRollsForwardOnRestart(t *testing.T) {
 	assert.Len(t, steps, 8)
 
 	// A restart: a new writer over the same directories.
-	restarted, err := NewWriter(w.cfg)
+	restarted, err := NewWriter(ConfigOf(w))
 	require.NoError(t, err)
 	rec, err := restarted.Recover(time.Now().Add(-time.Hour))
 	require.NoError(t, err)
@@ -239,66 +241,41 @@ func TestCrashBetweenRenamesRollsForwardOnRestart(t *testing.T) {
 	assert.Len(t, cases, 2)
 	assert.Len(t, quarantined, 1)
 	assert.Len(t, steps, 8, "steps are published once")
-	assert.Empty(t, tree(t, w.cfg.Staging))
+	assert.Empty(t, tree(t, StagingOf(w)))
 }
 
 func TestCommittedBatchIsFinishedByTheNextWrite(t *testing.T) {
 	w := newWriter(t)
 	fail := true
-	w.afterRename = func(int) error {
+	SetAfterRename(w, func(int) error {
 		if fail {
 			fail = false
 			return errors.New("rename interrupted")
 		}
 		return nil
-	}
+	})
 	_, err := w.Write(fixtureCases(t))
 	require.ErrorIs(t, err, ErrCommitted)
 	_, err = w.Write(nil)
 	require.NoError(t, err)
 	cases, _ := readDataset(t, w.Root(), Cases)
 	assert.Len(t, cases, 2)
-	assert.Empty(t, tree(t, w.cfg.Staging))
-}
-
-// fullDisk fails every write of a file whose name contains match with ENOSPC, after the first
-// kilobyte.
-type fullDisk struct {
-	*os.File
-	written int
-}
-
-func (f *fullDisk) Write(p []byte) (int, error) {
-	if f.written+len(p) > 1024 {
-		return 0, &os.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
-	}
-	f.written += len(p)
-	return f.File.Write(p)
-}
-
-func diskFullFor(dataset string) Option {
-	return WithCreateFile(func(path string) (StagedFile, error) {
-		f, err := createFile(path)
-		if err != nil || !strings.HasPrefix(filepath.Base(path), dataset+"-") {
-			return f, err
-		}
-		return &fullDisk{File: f.(*os.File)}, nil
-	})
+	assert.Empty(t, tree(t, StagingOf(w)))
 }
 
 func TestWriteFailureRollsBackTheWholeBatch(t *testing.T) {
-	w := newWriter(t, diskFullFor(Cases))
+	w := newWriter(t, faults.DiskFull(1024, Cases))
 	_, err := w.Write(fixtureCases(t))
 	require.ErrorIs(t, err, syscall.ENOSPC)
 	assert.NotErrorIs(t, err, ErrCommitted)
 	assert.Empty(t, tree(t, w.Root()), "no steps/ or quarantine/ rows without the batch's cases/ rows")
-	assert.Empty(t, tree(t, w.cfg.Staging), "the staged files are deleted")
+	assert.Empty(t, tree(t, StagingOf(w)), "the staged files are deleted")
 }
 
 func TestRecoverDeletesStaleUncommittedBatches(t *testing.T) {
 	w := newWriter(t)
-	stale := filepath.Join(w.cfg.Staging, batchPrefix+"0192-stale")
-	fresh := filepath.Join(w.cfg.Staging, batchPrefix+"0192-fresh")
+	stale := filepath.Join(StagingOf(w), BatchPrefix+"0192-stale")
+	fresh := filepath.Join(StagingOf(w), BatchPrefix+"0192-fresh")
 	for _, dir := range []string{stale, fresh} {
 		require.NoError(t, os.Mkdir(dir, 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "cases-part-x.zstd.parquet"), []byte("partial"), 0o644))
@@ -326,7 +303,7 @@ func TestInvalidUTF8IsRepairedBeforeTheDisk(t *testing.T) {
 	assert.Equal(t, 5, res.RepairedStrings)
 
 	var got *CaseRow
-	rows, _ := readDataset(t, w.Root(), datasetOf(c))
+	rows, _ := readDataset(t, w.Root(), DatasetOf(c))
 	for i := range rows {
 		if rows[i].CaseID == c.CaseID {
 			got = &rows[i]

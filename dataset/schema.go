@@ -84,8 +84,8 @@ func stepRows(c *replaycase.Case) []StepRow {
 	return rows
 }
 
-// datasetOf is the dataset a case's row goes to.
-func datasetOf(c *replaycase.Case) string {
+// DatasetOf is the dataset a case's row goes to: Cases when it is accepted, Quarantine otherwise.
+func DatasetOf(c *replaycase.Case) string {
 	if c.Status == replaycase.StatusAccepted {
 		return Cases
 	}

@@ -135,7 +135,7 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	accepted, quarantined, steps := map[string][]CaseRow{}, map[string][]QuarantineRow{}, map[string][]StepRow{}
 	for _, c := range cases {
 		dt := Partition(c, now)
-		if c.Status != replaycase.StatusAccepted {
+		if DatasetOf(c) == Quarantine {
 			quarantined[dt] = append(quarantined[dt], *c)
 			continue
 		}

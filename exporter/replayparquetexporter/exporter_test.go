@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -17,9 +18,14 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.uber.org/zap"
 
 	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadata"
+	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadatatest"
+	"github.com/reprise-dev/reprise/internal/testdataset/faults"
 	"github.com/reprise-dev/reprise/internal/testdataset/roundtrip"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/internal/testpipeline"
@@ -166,13 +172,45 @@ func TestLargeValuesDoNotBloatTheFile(t *testing.T) {
 	assert.Equal(t, c.ToolCalls[0].Result, got[0].ToolCalls[0].Result)
 }
 
-func TestPushRejectsDataThatIsNotCases(t *testing.T) {
-	exp := newExporter(t, testConfig(t))
-	td := ptrace.NewTraces()
-	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	sp.Attributes().PutStr(replaycase.AttrCaseID, "abc")
-	sp.Attributes().PutInt(replaycase.AttrStepIndex, 0)
-	err := exp.ConsumeTraces(context.Background(), td)
-	assert.ErrorContains(t, err, "not replay cases in the canonical form")
-	require.NoError(t, exp.Shutdown(context.Background()))
+// Disk full until the retries ran out used to leave cases/ rows without their steps/ rows and
+// lose the batch's other cases with the error visible only at INFO.
+func TestWriteFailureDeadLettersTheBatch(t *testing.T) {
+	td, cases := caseSpans(t, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent)
+	cfg := testConfig(t)
+	cfg.RetryConfig.Enabled = false // one attempt: the queue's retries are not under test
+	full := newObserved(t, cfg, faults.DiskFull(4096, dataset.Steps))
+	err := full.ConsumeTraces(context.Background(), td)
+	require.ErrorIs(t, err, syscall.ENOSPC)
+	require.NoError(t, full.Shutdown(context.Background()))
+
+	for _, d := range []string{dataset.Cases, dataset.Steps, dataset.Quarantine} {
+		assert.NoDirExists(t, filepath.Join(cfg.Directory, d), "no file of the failed batch is visible")
+	}
+	dead := files(t, filepath.Join(cfg.Directory, dataset.Failed))
+	require.Len(t, dead, 1)
+	assert.Regexp(t, `^batch-[0-9a-f]{32}\.otlp\.binpb$`, dead[0])
+	payload, err := os.ReadFile(filepath.Join(cfg.Directory, dataset.Failed, dead[0]))
+	require.NoError(t, err)
+	redrive, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(payload)
+	require.NoError(t, err)
+	again, err := replaycase.Decode(redrive)
+	require.NoError(t, err, "the dead letter holds the batch's case spans in the canonical form")
+	require.Len(t, again, len(cases))
+
+	logged := full.logs.FilterLevelExact(zap.ErrorLevel).FilterMessageSnippet("dead-lettered").All()
+	require.Len(t, logged, 1)
+	ids, _ := logged[0].ContextMap()["case_ids"].([]any)
+	assert.Len(t, ids, 3, "every case id of the batch is logged")
+	metadatatest.AssertEqualExporterReplayParquetWriteFailures(t, full.tel, []metricdata.DataPoint[int64]{{Value: 1}}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
+	metadatatest.AssertEqualExporterReplayParquetCasesDeadLettered(t, full.tel, []metricdata.DataPoint[int64]{{Value: 3}}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
+
+	// The disk has space again and the queue retries the batch (here: the same spans again,
+	// into a restarted exporter): it is written, and its dead letter removed.
+	fine := newObserved(t, cfg)
+	require.NoError(t, fine.ConsumeTraces(context.Background(), redrive))
+	require.NoError(t, fine.Shutdown(context.Background()))
+	assert.Len(t, readAll[replaycase.Case](t, cfg.Directory, dataset.Cases), 2)
+	assert.Len(t, readAll[dataset.StepRow](t, cfg.Directory, dataset.Steps), 8)
+	assert.Len(t, readAll[replaycase.Case](t, cfg.Directory, dataset.Quarantine), 1)
+	assert.Empty(t, files(t, filepath.Join(cfg.Directory, dataset.Failed)), "the retry that succeeded removed the dead letter")
 }
