@@ -22,7 +22,15 @@ func NewFactory() exporter.Factory {
 }
 
 func createDefaultConfig() component.Config {
+	// The queue is counted in bytes so that what it holds in memory has a bound: a queue of
+	// requests holds requests of any size. When it is full, new batches are refused with a
+	// retryable error (the processor keeps them and refuses new data upstream) instead of
+	// being accepted into an unbounded backlog. Two consumers keep both cores busy writing
+	// while bounding the batches being encoded at once.
 	queue := exporterhelper.NewDefaultQueueConfig()
+	queue.Sizer = exporterhelper.RequestSizerTypeBytes
+	queue.QueueSize = 64 << 20
+	queue.NumConsumers = 2
 	batch := exporterhelper.NewDefaultBatchConfig()
 	batch.FlushTimeout = 10 * time.Second // a case is visible within 10 s of reaching the exporter
 	batch.Sizer = exporterhelper.RequestSizerTypeBytes
