@@ -9,7 +9,7 @@ import (
 )
 
 var codecs = map[string]compress.Codec{
-	"zstd":   &parquet.Zstd,
+	"zstd":   &zstdSmallWindow{},
 	"snappy": &parquet.Snappy,
 	"gzip":   &parquet.Gzip,
 	"none":   &parquet.Uncompressed,

@@ -34,7 +34,10 @@ func createDefaultConfig() component.Config {
 	batch := exporterhelper.NewDefaultBatchConfig()
 	batch.FlushTimeout = 10 * time.Second // a case is visible within 10 s of reaching the exporter
 	batch.Sizer = exporterhelper.RequestSizerTypeBytes
-	batch.MinSize = 16 << 20 // or as soon as 16 MiB of cases are waiting
+	// or as soon as 4 MiB of cases (OTLP protobuf bytes) are waiting: writing a batch holds
+	// about 7 times its size in memory (BenchmarkBatchMemory), so the batch size bounds the
+	// memory of each consumer.
+	batch.MinSize = 4 << 20
 	queue.Batch = configoptional.Some(batch)
 	return &Config{
 		Directory:      "./reprise-data",
