@@ -19,7 +19,7 @@ type zstdSmallWindow struct {
 
 const zstdWindow = 1 << 20
 
-func (c *zstdSmallWindow) String() string                           { return "ZSTD" }
+func (c *zstdSmallWindow) String() string                            { return "ZSTD" }
 func (c *zstdSmallWindow) CompressionCodec() format.CompressionCodec { return format.Zstd }
 
 func (c *zstdSmallWindow) Encode(dst, src []byte) ([]byte, error) {

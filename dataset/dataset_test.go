@@ -102,6 +102,17 @@ func TestWriteListIndexRead(t *testing.T) {
 				codes = append(codes, r.Code)
 			}
 			assert.Equal(t, codes, e.Reasons)
+			assert.Equal(t, c.EndTime.Truncate(time.Microsecond).UTC(), e.EndTime)
+			assert.Equal(t, c.ClosedBy, e.ClosedBy)
+			assert.Equal(t, c.ConversationID, e.ConversationID)
+			assert.Equal(t, c.SchemaVersion, e.SchemaVersion)
+			assert.Equal(t, c.Usage, e.Usage)
+			assert.Equal(t, c.Provenance.TraceID, e.Provenance.TraceID)
+			assert.Equal(t, c.Provenance.SpanCount, e.Provenance.SpanCount)
+			assert.Equal(t, len(c.Reasons), len(e.ReasonDetails))
+			for i, r := range c.Reasons {
+				assert.Equal(t, r.Detail, e.ReasonDetails[i].Detail)
+			}
 			var llm []LLMStepRef
 			for _, st := range c.Steps {
 				if st.Kind == replaycase.StepLLM {

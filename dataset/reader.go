@@ -106,7 +106,8 @@ func (l *Lister) Retry(f File) {
 }
 
 // IndexEntry is the light view of one case row: what a replay index needs to find a case and
-// its recorded model calls, without its content.
+// its recorded model calls, and to list it, without its content (messages, tool calls,
+// retrievals, steps' inputs and outputs, raw spans).
 type IndexEntry struct {
 	Row         int64 // the row number in the file, for ReadCase
 	CaseID      string
@@ -116,6 +117,15 @@ type IndexEntry struct {
 	ServiceName string
 	Reasons     []string // reason codes
 	LLMSteps    []LLMStepRef
+
+	// For listings.
+	SchemaVersion  string
+	EndTime        time.Time
+	ClosedBy       replaycase.CloseCause
+	ConversationID string
+	Provenance     replaycase.Provenance
+	Usage          replaycase.Usage
+	ReasonDetails  []replaycase.Reason // the reasons with their detail and span id
 }
 
 // LLMStepRef is one LLM step of a case: its index in the case's steps and its call-site id.
@@ -130,17 +140,18 @@ type LLMStepRef struct {
 // indexRow is the projection ReadIndex reads: parquet-go decodes only the columns named here,
 // so free text, messages and raw spans are never read from disk.
 type indexRow struct {
-	CaseID  string `parquet:"case_id"`
-	Status  string `parquet:"status"`
-	Reasons []struct {
-		Code string `parquet:"code"`
-	} `parquet:"reasons,list"`
-	Provenance struct {
-		ServiceName string `parquet:"service_name,optional"`
-	} `parquet:"provenance"`
-	StartTime time.Time `parquet:"start_time,timestamp(microsecond)"`
-	AgentName string    `parquet:"agent_name,optional"`
-	Steps     []struct {
+	CaseID         string                `parquet:"case_id"`
+	SchemaVersion  string                `parquet:"schema_version"`
+	Status         string                `parquet:"status"`
+	Reasons        []replaycase.Reason   `parquet:"reasons,list"`
+	ClosedBy       string                `parquet:"closed_by"`
+	Provenance     replaycase.Provenance `parquet:"provenance"`
+	StartTime      time.Time             `parquet:"start_time,timestamp(microsecond)"`
+	EndTime        time.Time             `parquet:"end_time,timestamp(microsecond)"`
+	AgentName      string                `parquet:"agent_name,optional"`
+	ConversationID string                `parquet:"conversation_id,optional"`
+	Usage          replaycase.Usage      `parquet:"usage"`
+	Steps          []struct {
 		Index          int64    `parquet:"index"`
 		Kind           string   `parquet:"kind"`
 		CallSiteID     string   `parquet:"call_site_id,optional"`
@@ -185,6 +196,8 @@ func readIndex(in io.ReaderAt, size int64) ([]IndexEntry, error) {
 			e := IndexEntry{
 				Row: int64(len(out)), CaseID: row.CaseID, Status: replaycase.Status(row.Status),
 				StartTime: row.StartTime.UTC(), AgentName: row.AgentName, ServiceName: row.Provenance.ServiceName,
+				SchemaVersion: row.SchemaVersion, EndTime: row.EndTime.UTC(), ClosedBy: replaycase.CloseCause(row.ClosedBy),
+				ConversationID: row.ConversationID, Provenance: row.Provenance, Usage: row.Usage, ReasonDetails: row.Reasons,
 			}
 			for _, r := range row.Reasons {
 				e.Reasons = append(e.Reasons, r.Code)
