@@ -255,7 +255,7 @@ func TestCrashBetweenRenamesRollsForwardOnRestart(t *testing.T) {
 	assert.Empty(t, tree(t, StagingOf(w)))
 }
 
-func TestCommittedBatchIsFinishedByTheNextWrite(t *testing.T) {
+func TestCommittedBatchIsFinishedByClose(t *testing.T) {
 	w := newWriter(t)
 	fail := true
 	SetAfterRename(w, func(int) error {
@@ -267,10 +267,17 @@ func TestCommittedBatchIsFinishedByTheNextWrite(t *testing.T) {
 	})
 	_, err := w.Write(fixtureCases(t))
 	require.ErrorIs(t, err, ErrCommitted)
-	_, err = w.Write(nil)
-	require.NoError(t, err)
+	require.NoError(t, w.Close(), "Close publishes what is committed")
 	cases, _ := readDataset(t, w.Root(), Cases)
 	assert.Len(t, cases, 2)
+
+	fail = true
+	_, err = w.Write(fixtureCases(t))
+	require.ErrorIs(t, err, ErrCommitted)
+	_, err = w.Write(nil)
+	require.NoError(t, err, "so does the next Write")
+	cases, _ = readDataset(t, w.Root(), Cases)
+	assert.Len(t, cases, 4)
 	assert.Empty(t, tree(t, StagingOf(w)))
 }
 

@@ -125,7 +125,7 @@ var ErrCommitted = errors.New("batch committed, publishing incomplete")
 // any string is repaired first (the cases are modified in place). When Write returns nil,
 // every row is visible; when it returns an error not wrapping ErrCommitted, no row is.
 func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
-	w.retryPending()
+	_ = w.retryPending() // what still fails stays pending; this batch is written regardless
 	var res Result
 	for _, c := range cases {
 		res.RepairedStrings += repairUTF8(c)
@@ -174,18 +174,30 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 }
 
 // retryPending publishes the committed batches an earlier Write could not finish.
-func (w *Writer) retryPending() {
+func (w *Writer) retryPending() error {
 	w.mu.Lock()
 	pending := w.pending
 	w.pending = nil
 	w.mu.Unlock()
+	var errs []error
 	for _, b := range pending {
-		if b.publish(nil) != nil {
+		if err := b.publish(nil); err != nil {
+			errs = append(errs, err)
 			w.mu.Lock()
 			w.pending = append(w.pending, b)
 			w.mu.Unlock()
 		}
 	}
+	return errors.Join(errs...)
+}
+
+// Close publishes the committed batches an earlier Write could not finish. Those it still
+// cannot publish stay committed in staging, and Recover publishes them at the next start.
+func (w *Writer) Close() error {
+	if err := w.retryPending(); err != nil {
+		return fmt.Errorf("%w: %w", ErrCommitted, err)
+	}
+	return nil
 }
 
 // stageAll writes the rows of one dataset, by partition in order, as files of at most

@@ -64,6 +64,13 @@ func (e *parquetExporter) start(context.Context, component.Host) error {
 	return nil
 }
 
+func (e *parquetExporter) shutdown(context.Context) error {
+	if e.writer == nil {
+		return nil
+	}
+	return e.writer.Close()
+}
+
 // push writes one batch of cases: every file is complete and published before push returns,
 // so the queue only drops cases that are on disk. A case whose spans cannot be decoded becomes
 // a quarantine row instead of failing the batch. A batch that cannot be written is

@@ -63,6 +63,7 @@ func newTraces(ctx context.Context, set exporter.Settings, c *Config, opts ...da
 	e.writerOptions = opts
 	return exporterhelper.NewTraces(ctx, set, c, e.push,
 		exporterhelper.WithStart(e.start),
+		exporterhelper.WithShutdown(e.shutdown),
 		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
 		exporterhelper.WithTimeout(c.TimeoutConfig),
 		exporterhelper.WithRetry(c.RetryConfig),
