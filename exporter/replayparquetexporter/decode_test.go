@@ -25,7 +25,7 @@ import (
 
 // caseSpans returns the canonical spans the replay_case processor emits for the fixture runs,
 // as one batch, and the cases they encode.
-func caseSpans(t *testing.T, runs ...string) (ptrace.Traces, []*replaycase.Case) {
+func caseSpans(t testing.TB, runs ...string) (ptrace.Traces, []*replaycase.Case) {
 	sink := new(consumertest.TracesSink)
 	cases := testpipeline.Run(t, sink, runs...)
 	td := ptrace.NewTraces()
