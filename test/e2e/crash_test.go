@@ -99,7 +99,7 @@ exporters:
     sending_queue:
       storage: file_storage
       num_consumers: 1
-      queue_size: 100000
+      queue_size: 268435456   # bytes: the exporter's queue is sized in bytes
       batch:
         flush_timeout: 50ms
         sizer: items
