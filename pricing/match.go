@@ -1,0 +1,163 @@
+package pricing
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// clause is genai-prices' match logic: exactly one of the tests, or an and/or of clauses.
+// Text tests ignore case; a regex is applied as written.
+type clause struct {
+	StartsWith *string   `json:"starts_with"`
+	EndsWith   *string   `json:"ends_with"`
+	Contains   *string   `json:"contains"`
+	Equals     *string   `json:"equals"`
+	Regex      *string   `json:"regex"`
+	Or         []*clause `json:"or"`
+	And        []*clause `json:"and"`
+
+	re *regexp.Regexp
+}
+
+func (c *clause) compile() error {
+	set := 0
+	for _, s := range []*string{c.StartsWith, c.EndsWith, c.Contains, c.Equals, c.Regex} {
+		if s != nil {
+			set++
+		}
+	}
+	if c.Or != nil {
+		set++
+	}
+	if c.And != nil {
+		set++
+	}
+	if set != 1 {
+		return fmt.Errorf("match clause must have exactly one of starts_with, ends_with, contains, equals, regex, or, and (has %d)", set)
+	}
+	if c.Regex != nil {
+		re, err := regexp.Compile(*c.Regex)
+		if err != nil {
+			return fmt.Errorf("match regex %q: %w", *c.Regex, err)
+		}
+		c.re = re
+	}
+	var errs []error
+	for _, sub := range append(append([]*clause{}, c.Or...), c.And...) {
+		if sub == nil {
+			errs = append(errs, errors.New("match clause is null"))
+			continue
+		}
+		errs = append(errs, sub.compile())
+	}
+	return errors.Join(errs...)
+}
+
+func (c *clause) match(text string) bool {
+	lower := strings.ToLower(text)
+	switch {
+	case c.StartsWith != nil:
+		return strings.HasPrefix(lower, strings.ToLower(*c.StartsWith))
+	case c.EndsWith != nil:
+		return strings.HasSuffix(lower, strings.ToLower(*c.EndsWith))
+	case c.Contains != nil:
+		return strings.Contains(lower, strings.ToLower(*c.Contains))
+	case c.Equals != nil:
+		return lower == strings.ToLower(*c.Equals)
+	case c.Regex != nil:
+		return c.re.MatchString(text)
+	case c.Or != nil:
+		for _, sub := range c.Or {
+			if sub.match(text) {
+				return true
+			}
+		}
+		return false
+	default:
+		for _, sub := range c.And {
+			if !sub.match(text) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// providerAliases maps the semantic conventions' gen_ai.provider.name values that no
+// genai-prices provider id or provider_match recognises to the provider that prices them.
+var providerAliases = map[string]string{
+	"x_ai":               "x-ai",
+	"azure.ai.openai":    "azure",
+	"azure.ai.inference": "azure",
+	"gcp.gen_ai":         "google",
+	"mistral_ai":         "mistral",
+}
+
+// findProvider picks the provider by the recorded provider name, as genai-prices does: an
+// exact id first, then the providers' provider_match clauses in order. With no provider
+// recorded, the first provider whose model_match accepts the model is taken.
+func (t *Table) findProvider(name, modelRef string) *provider {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if alias, ok := providerAliases[name]; ok {
+		name = alias
+	}
+	if name != "" {
+		for _, p := range t.providers {
+			if p.ID == name {
+				return p
+			}
+		}
+		for _, p := range t.providers {
+			if p.ProviderMatch != nil && p.ProviderMatch.match(name) {
+				return p
+			}
+		}
+		return nil
+	}
+	for _, p := range t.providers {
+		if p.ModelMatch != nil && p.ModelMatch.match(modelRef) {
+			return p
+		}
+	}
+	return nil
+}
+
+// compactDate is a model reference with a compact date suffix (gpt-5.2-20251211), which
+// LiteLLM and OpenRouter emit; genai-prices retries such a reference in the dashed form.
+var compactDate = regexp.MustCompile(`(-)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(-|:|$)`)
+
+// findModel finds the model in the provider, then in its fallback providers (one step, as
+// genai-prices does).
+func (t *Table) findModel(p *provider, modelRef string) *model {
+	ref := strings.ToLower(modelRef)
+	if m := t.matchModel(p, ref, true); m != nil {
+		return m
+	}
+	if dashed := compactDate.ReplaceAllString(ref, "$1$2-$3-$4$5"); dashed != ref {
+		return t.matchModel(p, dashed, true)
+	}
+	return nil
+}
+
+func (t *Table) matchModel(p *provider, ref string, fallback bool) *model {
+	for _, m := range p.Models {
+		if m.Match.match(ref) {
+			return m
+		}
+	}
+	if !fallback {
+		return nil
+	}
+	for _, id := range p.Fallback {
+		for _, fp := range t.providers {
+			if fp.ID == id {
+				if m := t.matchModel(fp, ref, false); m != nil {
+					return m
+				}
+			}
+		}
+	}
+	return nil
+}
