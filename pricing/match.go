@@ -5,10 +5,15 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
+
+	"github.com/dlclark/regexp2"
 )
 
 // clause is genai-prices' match logic: exactly one of the tests, or an and/or of clauses.
-// Text tests ignore case; a regex is applied as written.
+// Text tests ignore case; a regex is applied as written, anywhere in the text (Python's
+// re.search). The data's regexes use lookahead, which Go's regexp lacks, hence regexp2; its
+// timeout bounds a pathological pattern in a replacement file.
 type clause struct {
 	StartsWith *string   `json:"starts_with"`
 	EndsWith   *string   `json:"ends_with"`
@@ -18,7 +23,7 @@ type clause struct {
 	Or         []*clause `json:"or"`
 	And        []*clause `json:"and"`
 
-	re *regexp.Regexp
+	re *regexp2.Regexp
 }
 
 func (c *clause) compile() error {
@@ -38,10 +43,11 @@ func (c *clause) compile() error {
 		return fmt.Errorf("match clause must have exactly one of starts_with, ends_with, contains, equals, regex, or, and (has %d)", set)
 	}
 	if c.Regex != nil {
-		re, err := regexp.Compile(*c.Regex)
+		re, err := regexp2.Compile(*c.Regex, regexp2.None)
 		if err != nil {
 			return fmt.Errorf("match regex %q: %w", *c.Regex, err)
 		}
+		re.MatchTimeout = 100 * time.Millisecond
 		c.re = re
 	}
 	var errs []error
@@ -67,7 +73,8 @@ func (c *clause) match(text string) bool {
 	case c.Equals != nil:
 		return lower == strings.ToLower(*c.Equals)
 	case c.Regex != nil:
-		return c.re.MatchString(text)
+		ok, err := c.re.MatchString(text)
+		return ok && err == nil
 	case c.Or != nil:
 		for _, sub := range c.Or {
 			if sub.match(text) {
