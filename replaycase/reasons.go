@@ -30,3 +30,10 @@ const (
 	ReasonInvalidTimestamp = "invalid_timestamp" // a span timestamp past what int64 nanoseconds hold (it would wrap to before 1970)
 	ReasonEndBeforeStart   = "end_before_start"  // a span, the case's root span included, ends before it starts
 )
+
+// Input reasons (always applied): the processor repaired or could not use what it received.
+const (
+	ReasonInvalidUTF8    = "invalid_utf8"     // strings that were not valid UTF-8 were repaired with U+FFFD
+	ReasonInvalidTraceID = "invalid_trace_id" // the spans had an all-zero (empty) trace id; one case per request
+	ReasonEventLimit     = "event_limit"      // GenAI log events past max_events_per_trace were dropped
+)
