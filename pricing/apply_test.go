@@ -78,7 +78,9 @@ func TestReportedCosts(t *testing.T) {
 	}
 	add(1, func(a pcommon.Map) { a.PutDouble("gen_ai.usage.cost", 0.25) })
 	add(2, func(a pcommon.Map) { a.PutStr("llm.cost.total", "0.5") })
-	add(3, func(a pcommon.Map) { a.PutStr("output.value", `{"id":"gen-1","usage":{"prompt_tokens":10,"cost":0.0012}}`) })
+	add(3, func(a pcommon.Map) {
+		a.PutStr("output.value", `{"id":"gen-1","usage":{"prompt_tokens":10,"cost":0.0012}}`)
+	})
 	add(4, func(a pcommon.Map) { a.PutDouble("gen_ai.usage.cost", -1) })
 	add(5, func(a pcommon.Map) { a.PutStr("output.value", `not json`) })
 	got := ReportedCosts(td)

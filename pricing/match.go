@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/dlclark/regexp2"
 )
 
 // clause is genai-prices' match logic: exactly one of the tests, or an and/or of clauses.
 // Text tests ignore case; a regex is applied as written, anywhere in the text (Python's
-// re.search). The data's regexes use lookahead, which Go's regexp lacks, hence regexp2; its
-// timeout bounds a pathological pattern in a replacement file.
+// re.search). The data's regexes use lookahead, which Go's regexp lacks, hence regexp2. Its
+// match timeout is not used (it runs a clock goroutine for the life of the process); the
+// price file is operator configuration, and Lookup bounds the text a pattern sees instead.
 type clause struct {
 	StartsWith *string   `json:"starts_with"`
 	EndsWith   *string   `json:"ends_with"`
@@ -47,7 +47,6 @@ func (c *clause) compile() error {
 		if err != nil {
 			return fmt.Errorf("match regex %q: %w", *c.Regex, err)
 		}
-		re.MatchTimeout = 100 * time.Millisecond
 		c.re = re
 	}
 	var errs []error

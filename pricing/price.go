@@ -20,6 +20,9 @@ const (
 
 var million = big.NewRat(1_000_000, 1)
 
+// maxModelRef is the longest model reference that is looked up.
+const maxModelRef = 256
+
 // Quote is the price of one call: the matched model and the price set in force.
 type Quote struct {
 	ProviderID    string
@@ -37,6 +40,12 @@ func (t *Table) Lookup(providerName string, modelRefs []string, at time.Time) (*
 	var tried []string
 	for _, ref := range modelRefs {
 		if ref == "" {
+			continue
+		}
+		if len(ref) > maxModelRef {
+			// No model id is this long; a longer value is not a model reference, and matching
+			// it would only give a backtracking pattern more text to run over.
+			tried = append(tried, ref[:maxModelRef]+"…")
 			continue
 		}
 		tried = append(tried, ref)

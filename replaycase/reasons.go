@@ -37,3 +37,7 @@ const (
 	ReasonInvalidTraceID = "invalid_trace_id" // the spans had an all-zero (empty) trace id; one case per request
 	ReasonEventLimit     = "event_limit"      // GenAI log events past max_events_per_trace were dropped
 )
+
+// ReasonOverBudget quarantines a case whose cost exceeds the processor's
+// pricing.budget.max_usd when pricing.budget.action is "quarantine".
+const ReasonOverBudget = "over_budget"
