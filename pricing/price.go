@@ -3,6 +3,7 @@ package pricing
 import (
 	"fmt"
 	"math/big"
+	"sort"
 	"strings"
 	"time"
 
@@ -29,7 +30,8 @@ type Quote struct {
 	ModelID       string
 	ModelName     string
 	PriceChecked  string
-	EffectiveDate string // start date of the price set in force, empty when unconstrained
+	EffectiveDate string   // start date of the price set in force, empty when unconstrained
+	PriceDates    []string // every date the model's price changed on, in the data's order
 	prices        prices
 }
 
@@ -65,6 +67,11 @@ func (t *Table) Lookup(providerName string, modelRefs []string, at time.Time) (*
 		q.prices = set.Prices
 		if set.Constraint != nil {
 			q.EffectiveDate = set.Constraint.StartDate
+		}
+		for _, s := range m.Prices {
+			if s.Constraint != nil && s.Constraint.StartDate != "" {
+				q.PriceDates = append(q.PriceDates, s.Constraint.StartDate)
+			}
 		}
 		return q, nil
 	}
@@ -198,4 +205,40 @@ func appendOnce(ss []string, s string) []string {
 func f64(r *big.Rat) *float64 {
 	f, _ := r.Float64()
 	return &f
+}
+
+// PriceLine is one price of a quote, for display: USD per unit of the key (per million tokens
+// for *_mtok keys), and the long-context tiers above it.
+type PriceLine struct {
+	Key   string
+	Base  float64
+	Tiers []TierLine
+}
+
+// TierLine is a tier: from more than Start input tokens, every token costs Price.
+type TierLine struct {
+	Start int64
+	Price float64
+}
+
+// Lines lists the quote's prices, sorted by key.
+func (q *Quote) Lines() []PriceLine {
+	keys := make([]string, 0, len(q.prices))
+	for k := range q.prices {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []PriceLine
+	for _, k := range keys {
+		p := q.prices[k]
+		if p == nil || p.Base == nil {
+			continue
+		}
+		line := PriceLine{Key: k, Base: *f64(p.Base)}
+		for _, t := range p.Tiers {
+			line.Tiers = append(line.Tiers, TierLine{Start: t.Start, Price: *f64(t.Price)})
+		}
+		out = append(out, line)
+	}
+	return out
 }
