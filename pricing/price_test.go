@@ -265,3 +265,53 @@ func deref(f *float64) any {
 	}
 	return *f
 }
+
+// Any token counts priced with a real model entry give non-negative parts that add up to the
+// figure, or no figure at all when the counts contradict each other.
+func FuzzCostParts(f *testing.F) {
+	f.Add(int64(1000), int64(500), int64(0), int64(0), int64(0), int64(0))
+	f.Add(int64(250000), int64(1000), int64(1500), int64(300), int64(200), int64(1))
+	f.Add(int64(10), int64(5), int64(500), int64(0), int64(0), int64(2))
+	tbl, err := Embedded()
+	if err != nil {
+		f.Fatal(err)
+	}
+	models := []string{"gpt-4o", "claude-sonnet-4-5", "claude-opus-4-6", "o3"}
+	f.Fuzz(func(t *testing.T, in, out, cr, cw, reasoning, pick int64) {
+		const bound = 1 << 40 // far above any real call; keeps products exact in float64 checks
+		for _, v := range []int64{in, out, cr, cw, reasoning} {
+			if v < 0 || v > bound {
+				t.Skip()
+			}
+		}
+		model := models[int(uint64(pick)%uint64(len(models)))]
+		provider := "openai"
+		if model[0] == 'c' {
+			provider = "anthropic"
+		}
+		q, err := tbl.Lookup(provider, []string{model}, at("2026-06-01T00:00:00Z"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := q.Cost(replaycase.Usage{InputTokens: in, OutputTokens: out, CacheReadInputTokens: cr, CacheWriteInputTokens: cw, ReasoningOutputTokens: reasoning})
+		if in < cr+cw || out < reasoning {
+			if c.Status != replaycase.CostUnpriced || c.TotalUSD != nil {
+				t.Fatalf("inconsistent usage got a figure: %+v", c)
+			}
+			return
+		}
+		if c.Status != replaycase.CostComputed {
+			t.Fatalf("status %s: %s", c.Status, c.Detail)
+		}
+		sum := 0.0
+		for _, part := range []*float64{c.InputUSD, c.OutputUSD, c.CacheReadUSD, c.CacheWriteUSD, c.ReasoningUSD} {
+			if part == nil || *part < 0 {
+				t.Fatalf("part missing or negative: %+v", c)
+			}
+			sum += *part
+		}
+		if d := sum - *c.TotalUSD; d > 1e-9**c.TotalUSD+1e-12 || d < -1e-9**c.TotalUSD-1e-12 {
+			t.Fatalf("parts %v do not add up to %v", sum, *c.TotalUSD)
+		}
+	})
+}
