@@ -22,11 +22,7 @@ func priced(t *testing.T, c *replaycase.Case) *replaycase.Case {
 
 // costlier is the otel-events run answering with 2000 more output tokens on its last model call.
 func costlier(t *testing.T) *replaycase.Case {
-	a := fixtureCase(t, testfixtures.OTelEvents)
-	var b replaycase.Case
-	raw, err := json.Marshal(a)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(raw, &b))
+	b := clone(t, fixtureCase(t, testfixtures.OTelEvents))
 	b.CaseID = "costlier"
 	for i := len(b.Steps) - 1; i >= 0; i-- {
 		if b.Steps[i].Kind == replaycase.StepLLM {
@@ -37,7 +33,7 @@ func costlier(t *testing.T) *replaycase.Case {
 			break
 		}
 	}
-	return priced(t, &b)
+	return priced(t, b)
 }
 
 func TestCostDeltaIsASecondaryFinding(t *testing.T) {
@@ -69,4 +65,14 @@ func TestCostStatusChange(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"cost.total_usd a cost on one side only", "cost.status cost status changed"}, got)
+}
+
+// clone is a deep copy of c through its JSON form.
+func clone(t *testing.T, c *replaycase.Case) *replaycase.Case {
+	t.Helper()
+	raw, err := json.Marshal(c)
+	require.NoError(t, err)
+	var out replaycase.Case
+	require.NoError(t, json.Unmarshal(raw, &out))
+	return &out
 }
