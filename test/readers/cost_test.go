@@ -28,9 +28,9 @@ func TestCostColumnsReadBackWithDuckDB(t *testing.T) {
 			traceID := r.Traces().ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID().String()
 			var (
 				status, source, version, provider, model, tier, effective string
-				total, computed, reported, input, output, cacheRead        sql.NullFloat64
-				cacheWrite, reasoning, unitInput, unitOutput, caseTotal    sql.NullFloat64
-				caseStatus                                                 string
+				total, computed, reported, input, output, cacheRead       sql.NullFloat64
+				cacheWrite, reasoning, unitInput, unitOutput, caseTotal   sql.NullFloat64
+				caseStatus                                                string
 			)
 			require.NoError(t, db.QueryRow(`
 				SELECT s.cost.status, s.cost.pricing_source, s.cost.pricing_version,
