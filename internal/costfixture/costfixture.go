@@ -62,6 +62,11 @@ var Runs = []Run{
 		Input: 1000, Output: 500, WantStatus: "unpriced"},
 }
 
+// TraceID is the hex trace id of the run's spans.
+func (r Run) TraceID() string {
+	return r.Traces().ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID().String()
+}
+
 // Traces is the run as an OTel GenAI trace: an invoke_agent root and one chat span with
 // messages and usage, all ids derived from the run's name.
 func (r Run) Traces() ptrace.Traces {

@@ -39,8 +39,7 @@ func TestEveryHandCheckedRunIsPriced(t *testing.T) {
 	require.Len(t, cases, len(costfixture.Runs))
 	for _, r := range costfixture.Runs {
 		t.Run(r.Name, func(t *testing.T) {
-			td := r.Traces()
-			c := caseNamed(t, cases, td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID().String())
+			c := caseNamed(t, cases, r.TraceID())
 			assert.Equal(t, replaycase.StatusAccepted, c.Status, "reasons %v", reasonCodes(c))
 			var step *replaycase.Step
 			for i := range c.Steps {

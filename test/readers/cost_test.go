@@ -25,7 +25,7 @@ func TestCostColumnsReadBackWithDuckDB(t *testing.T) {
 
 	for _, r := range costfixture.Runs {
 		t.Run(r.Name, func(t *testing.T) {
-			traceID := r.Traces().ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID().String()
+			traceID := r.TraceID()
 			var (
 				status, source, version, provider, model, tier, effective string
 				total, computed, reported, input, output, cacheRead       sql.NullFloat64
