@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/reprise-dev/reprise/pricing"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // prices registers itself so that the command table in cli.go stays as it is.
@@ -173,4 +174,23 @@ func parseWhen(s string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("--at %q is neither YYYY-MM-DD nor RFC 3339", s)
 	}
 	return t.UTC(), nil
+}
+
+// costText is a cost for a person: the figure of record, how it was obtained and from which
+// prices ("0.001380 USD (computed, genai-prices 0.2.3)"), or why there is none.
+func costText(c *replaycase.Cost) string {
+	src := strings.TrimSpace(c.PricingSource + " " + c.PricingVersion)
+	if c.TotalUSD == nil {
+		return fmt.Sprintf("no cost (%s: %s)", c.Status, c.Detail)
+	}
+	s := fmt.Sprintf("%.6f USD (%s", *c.TotalUSD, c.Status)
+	if c.Status == replaycase.CostProviderReported && c.ComputedUSD != nil {
+		s += fmt.Sprintf("; %.6f USD by %s", *c.ComputedUSD, src)
+	} else if src != "" {
+		s += ", " + src
+	}
+	if c.OverBudget && c.BudgetUSD != nil {
+		s += fmt.Sprintf("; over the budget of %.6f USD", *c.BudgetUSD)
+	}
+	return s + ")"
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/pricing"
 )
 
@@ -67,4 +68,13 @@ func TestPricesShow(t *testing.T) {
 	assert.Equal(t, ExitChanged, runPrices([]string{"show", "no-such-model"}, &out, &errOut))
 	assert.True(t, strings.Contains(errOut.String(), "unpriced"), errOut.String())
 	assert.Equal(t, ExitError, runPrices([]string{"show", "gpt-4o", "--at", "yesterday"}, &out, &errOut))
+}
+
+// 180 input and 34 output tokens of gpt-4o-mini (0.15 and 0.6 USD per million) over two calls.
+func TestShowPrintsTheCost(t *testing.T) {
+	root, cases := fixtureDataset(t, testfixtures.OTelEvents)
+	code, out, errOut := run(t, "show", cases[0].CaseID, "--dataset", root)
+	require.Equal(t, ExitOK, code, errOut)
+	assert.Contains(t, out, "cost: 0.000047 USD (computed, genai-prices 0.2.3)")
+	assert.Contains(t, out, "79→17 tokens, 0.000022 USD (computed, genai-prices 0.2.3)")
 }
