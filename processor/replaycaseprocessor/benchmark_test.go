@@ -11,24 +11,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
 
-	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/internal/testpipeline/corpus"
 )
 
 const benchTraces = 1000
-
-// benchCorpus is benchTraces agent runs built from the four fixture recordings, each with its
-// own trace id, one batch per run (traces and, where recorded, logs).
-func benchCorpus(b *testing.B) (traces []ptrace.Traces, logs []plog.Logs, spans int) {
-	runs := []string{testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OpenInference, testfixtures.OTelNoContent}
-	for i := 0; i < benchTraces; i++ {
-		run := runs[i%len(runs)]
-		td, ld := testfixtures.Traces(b, run), testfixtures.Logs(b, run)
-		testfixtures.WithTraceID(td, ld, i)
-		traces, logs = append(traces, td), append(logs, ld)
-		spans += td.SpanCount()
-	}
-	return traces, logs, spans
-}
 
 func cloneTraces(in []ptrace.Traces) []ptrace.Traces {
 	out := make([]ptrace.Traces, len(in))
@@ -54,7 +40,7 @@ func cloneLogs(in []plog.Logs) []plog.Logs {
 // groupbytrace is in test/bench.
 // Run: go test -run '^$' -bench SpansThroughProcessor -benchmem -count 6 ./processor/replaycaseprocessor/
 func BenchmarkSpansThroughProcessor(b *testing.B) {
-	traces, logs, spans := benchCorpus(b)
+	traces, logs, spans := corpus.Runs(b, benchTraces)
 	for _, scrubbing := range []bool{true, false} {
 		name := "replay_case"
 		if !scrubbing {

@@ -78,8 +78,12 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		c.td.ResourceSpans().MoveAndAppendTo(b.spans.ResourceSpans())
 		return append(due, closing{buf: b, cause: replaycase.ClosedInvalidTraceID, detail: "spans without a trace id"})
 	}
+	rootSeen := false // the case just closed at the span limit had its root
 	for {
 		b := p.buffer(c.id, now)
+		// A fragment cut off at the span limit of a trace whose root has arrived closes after
+		// the root grace period, like the case it continues, not after idle_timeout.
+		b.rootSeen = b.rootSeen || rootSeen
 		b.repaired += c.repaired
 		c.repaired = 0
 		b.walKeys = append(b.walKeys, c.walKeys...) // each fragment holds the chunk's record
@@ -99,6 +103,7 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		if n <= room {
 			return due
 		}
+		rootSeen = b.rootSeen
 		p.telemetry.ProcessorReplayCaseEvictions.Add(context.Background(), 1, metric.WithAttributes(attribute.String("limit", "max_spans_per_trace")))
 		due = append(due, p.take(b, replaycase.ClosedSpanLimit, fmt.Sprintf("trace reached limits.max_spans_per_trace (%d); its later spans form further cases", p.cfg.Limits.MaxSpansPerTrace)))
 	}

@@ -408,3 +408,15 @@ func TestMemoryHeldStaysUnderTheByteLimitUnderOverload(t *testing.T) {
 	assert.Zero(t, h.p.bytes, "everything sent, nothing left accounted")
 	h.p.mu.Unlock()
 }
+
+// The last fragment of a trace cut at the span limit closes after the root grace period, not
+// after idle_timeout: its trace's root has arrived.
+func TestFragmentAfterTheSpanLimitClosesAfterTheGracePeriod(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Limits.MaxSpansPerTrace = 100 })
+	h.sendTraces(manySpans(t, 250))
+	h.advance(3 * time.Second)
+	cases := h.cases()
+	require.Len(t, cases, 3)
+	assert.Equal(t, replaycase.ClosedRootEnded, cases[2].ClosedBy)
+	h.shutdown()
+}

@@ -66,41 +66,34 @@ func (w *wal) key(id pcommon.TraceID) string {
 // writeTraces stores each chunk and gives it its key. An error means nothing may be
 // acknowledged: the caller refuses the request with a retryable error.
 func (w *wal) writeTraces(ctx context.Context, chunks []*traceChunk) error {
-	if w == nil {
-		return nil
-	}
-	ops := make([]*storage.Operation, 0, len(chunks))
-	for _, c := range chunks {
+	return writeChunks(ctx, w, chunks, 't', func(c *traceChunk) (pcommon.TraceID, *[]string, []byte, error) {
 		body, err := tracesSizer.MarshalTraces(c.td)
-		if err != nil {
-			return err
-		}
-		c.walKeys = []string{w.key(c.id)}
-		ops = append(ops, storage.SetOperation(c.walKeys[0], append([]byte{'t'}, body...)))
-	}
-	return w.write(ctx, ops)
+		return c.id, &c.walKeys, body, err
+	})
 }
 
 // writeLogs is writeTraces for GenAI log events.
 func (w *wal) writeLogs(ctx context.Context, chunks []*logChunk) error {
-	if w == nil {
+	return writeChunks(ctx, w, chunks, 'l', func(c *logChunk) (pcommon.TraceID, *[]string, []byte, error) {
+		body, err := logsSizer.MarshalLogs(c.ld)
+		return c.id, &c.walKeys, body, err
+	})
+}
+
+// writeChunks stores the encoding of each chunk under a new key of its trace, in one batch,
+// and records the key in the chunk.
+func writeChunks[C any](ctx context.Context, w *wal, chunks []C, kind byte, encode func(C) (pcommon.TraceID, *[]string, []byte, error)) error {
+	if w == nil || len(chunks) == 0 {
 		return nil
 	}
 	ops := make([]*storage.Operation, 0, len(chunks))
 	for _, c := range chunks {
-		body, err := logsSizer.MarshalLogs(c.ld)
+		id, keys, body, err := encode(c)
 		if err != nil {
 			return err
 		}
-		c.walKeys = []string{w.key(c.id)}
-		ops = append(ops, storage.SetOperation(c.walKeys[0], append([]byte{'l'}, body...)))
-	}
-	return w.write(ctx, ops)
-}
-
-func (w *wal) write(ctx context.Context, ops []*storage.Operation) error {
-	if len(ops) == 0 {
-		return nil
+		*keys = []string{w.key(id)}
+		ops = append(ops, storage.SetOperation((*keys)[0], append([]byte{kind}, body...)))
 	}
 	if err := w.client.Batch(ctx, ops...); err != nil {
 		return fmt.Errorf("replay_case: writing accepted telemetry to storage failed, refusing it so that the client retries: %w", err)

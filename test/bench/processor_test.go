@@ -17,25 +17,11 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
 
-	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/internal/testpipeline/corpus"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor"
 )
 
 const benchTraces = 1000
-
-// corpus is benchTraces agent runs built from the four fixture recordings, each with its own
-// trace id, one batch per run (traces and, where recorded, logs).
-func corpus(b *testing.B) (traces []ptrace.Traces, logs []plog.Logs, spans int) {
-	runs := []string{testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OpenInference, testfixtures.OTelNoContent}
-	for i := 0; i < benchTraces; i++ {
-		run := runs[i%len(runs)]
-		td, ld := testfixtures.Traces(b, run), testfixtures.Logs(b, run)
-		testfixtures.WithTraceID(td, ld, i)
-		traces, logs = append(traces, td), append(logs, ld)
-		spans += td.SpanCount()
-	}
-	return traces, logs, spans
-}
 
 func clones(traces []ptrace.Traces, logs []plog.Logs) ([]ptrace.Traces, []plog.Logs) {
 	td, ld := make([]ptrace.Traces, len(traces)), make([]plog.Logs, len(logs))
@@ -64,7 +50,7 @@ func resourceSpans(sink *consumertest.TracesSink) int {
 // wait_duration 1ms).
 // Run: cd test/bench && go test -run '^$' -bench SpansThroughProcessor -benchmem -count 6 .
 func BenchmarkSpansThroughProcessor(b *testing.B) {
-	traces, logs, spans := corpus(b)
+	traces, logs, spans := corpus.Runs(b, benchTraces)
 
 	b.Run("replay_case", func(b *testing.B) {
 		f := replaycaseprocessor.NewFactory()

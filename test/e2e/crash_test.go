@@ -107,15 +107,7 @@ exporters:
   nop:
 service:
   extensions: [file_storage]
-  telemetry:
-    metrics:
-      level: normal
-      readers:
-        - pull:
-            exporter:
-              prometheus:
-                host: 127.0.0.1
-                port: %[3]d
+  telemetry: {metrics: {level: normal, readers: [{pull: {exporter: {prometheus: {host: 127.0.0.1, port: %[3]d}}}}]}}
   pipelines:
     traces:
       receivers: [otlp]
