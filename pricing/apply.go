@@ -2,7 +2,6 @@ package pricing
 
 import (
 	"fmt"
-	"math/big"
 
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -67,15 +66,14 @@ func caseCost(steps []replaycase.Step, t *Table) *replaycase.Cost {
 	if t != nil {
 		out = withSource(out, t)
 	}
-	sums := map[**float64]*big.Rat{}
 	add := func(dst **float64, v *float64) {
 		if v == nil {
 			return
 		}
-		if sums[dst] == nil {
-			sums[dst] = new(big.Rat)
+		if *dst == nil {
+			*dst = new(float64)
 		}
-		sums[dst].Add(sums[dst], new(big.Rat).SetFloat64(*v))
+		**dst += *v
 	}
 	unpriced, partial, reported := 0, 0, 0
 	for _, sc := range costs {
@@ -95,9 +93,6 @@ func caseCost(steps []replaycase.Step, t *Table) *replaycase.Cost {
 		add(&out.CacheReadUSD, sc.CacheReadUSD)
 		add(&out.CacheWriteUSD, sc.CacheWriteUSD)
 		add(&out.ReasoningUSD, sc.ReasoningUSD)
-	}
-	for dst, sum := range sums {
-		*dst = f64(sum)
 	}
 	switch {
 	case unpriced == len(costs):

@@ -101,6 +101,36 @@ var providerAliases = map[string]string{
 	"mistral_ai":         "mistral",
 }
 
+// matched is the outcome of matching a provider name and a model reference; nil fields mean
+// not found.
+type matched struct {
+	provider *provider
+	model    *model
+}
+
+// maxCachedMatches bounds the match cache: a run of ever new model names (a bug upstream, or
+// hostile input) must not grow memory; past the bound, lookups are simply not cached.
+const maxCachedMatches = 4096
+
+// match finds the provider and the model, from the cache when the pair was seen before (a
+// collector sees the same few models over and over; matching runs through every clause of a
+// provider's models).
+func (t *Table) match(providerName, ref string) (*provider, *model) {
+	key := providerName + "\x00" + ref
+	if v, ok := t.cache.Load(key); ok {
+		m := v.(matched)
+		return m.provider, m.model
+	}
+	var m matched
+	if m.provider = t.findProvider(providerName, ref); m.provider != nil {
+		m.model = t.findModel(m.provider, ref)
+	}
+	if t.cached.Add(1) <= maxCachedMatches {
+		t.cache.Store(key, m)
+	}
+	return m.provider, m.model
+}
+
 // findProvider picks the provider by the recorded provider name, as genai-prices does: an
 // exact id first, then the providers' provider_match clauses in order. With no provider
 // recorded, the first provider whose model_match accepts the model is taken.

@@ -2,7 +2,6 @@ package pricing
 
 import (
 	"fmt"
-	"math/big"
 	"sort"
 	"strings"
 	"time"
@@ -18,8 +17,6 @@ const (
 	keyCacheWrite = "cache_write_mtok"
 	keyReasoning  = "output_reasoning_mtok"
 )
-
-var million = big.NewRat(1_000_000, 1)
 
 // maxModelRef is the longest model reference that is looked up.
 const maxModelRef = 256
@@ -51,14 +48,10 @@ func (t *Table) Lookup(providerName string, modelRefs []string, at time.Time) (*
 			continue
 		}
 		tried = append(tried, ref)
-		p := t.findProvider(providerName, ref)
-		if p == nil {
-			if providerName != "" {
-				return nil, fmt.Errorf("provider %q is not in the price table", providerName)
-			}
-			continue
+		p, m := t.match(providerName, ref)
+		if p == nil && providerName != "" {
+			return nil, fmt.Errorf("provider %q is not in the price table", providerName)
 		}
-		m := t.findModel(p, ref)
 		if m == nil {
 			continue
 		}
@@ -132,7 +125,7 @@ func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
 		{u.CacheWriteInputTokens, []string{keyCacheWrite, keyInput}, &c.CacheWriteUSD, &c.UnitPrices.CacheWrite},
 		{u.ReasoningOutputTokens, []string{keyReasoning, keyOutput}, &c.ReasoningUSD, &c.UnitPrices.Reasoning},
 	}
-	total := new(big.Rat)
+	total := 0.0
 	var missing, tiers []string
 	priced := false
 	for _, part := range parts {
@@ -147,11 +140,10 @@ func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
 		if tier >= 0 {
 			tiers = appendOnce(tiers, fmt.Sprintf("input_tokens>%d", tier))
 		}
-		usd := new(big.Rat).Mul(unit, big.NewRat(part.tokens, 1))
-		usd.Quo(usd, million)
-		total.Add(total, usd)
-		*part.usd = f64(usd)
-		*part.unit = f64(unit)
+		usd := float64(part.tokens) * unit / 1e6
+		total += usd
+		*part.usd = &usd
+		*part.unit = &unit
 		priced = true
 	}
 	c.Tier = strings.Join(tiers, ",")
@@ -166,15 +158,15 @@ func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
 	default:
 		c.Status = replaycase.CostComputed
 	}
-	c.ComputedUSD = f64(total)
-	c.TotalUSD = f64(total)
+	computed, recorded := total, total
+	c.ComputedUSD, c.TotalUSD = &computed, &recorded
 	return c
 }
 
 // price is the first of keys the quote has a price for.
 func (q *Quote) price(keys []string) *tiered {
 	for _, k := range keys {
-		if p := q.prices[k]; p != nil && p.Base != nil {
+		if p := q.prices[k]; p != nil {
 			return p
 		}
 	}
@@ -184,7 +176,7 @@ func (q *Quote) price(keys []string) *tiered {
 // at is the unit price for a call with inputTokens input tokens (cache included) and the start
 // of the tier applied, -1 for the base price. Crossing a tier's start prices every token at the
 // tier (genai-prices' rule).
-func (p *tiered) at(inputTokens int64) (*big.Rat, int64) {
+func (p *tiered) at(inputTokens int64) (float64, int64) {
 	for i := len(p.Tiers) - 1; i >= 0; i-- {
 		if inputTokens > p.Tiers[i].Start {
 			return p.Tiers[i].Price, p.Tiers[i].Start
@@ -200,11 +192,6 @@ func appendOnce(ss []string, s string) []string {
 		}
 	}
 	return append(ss, s)
-}
-
-func f64(r *big.Rat) *float64 {
-	f, _ := r.Float64()
-	return &f
 }
 
 // PriceLine is one price of a quote, for display: USD per unit of the key (per million tokens
@@ -231,12 +218,12 @@ func (q *Quote) Lines() []PriceLine {
 	var out []PriceLine
 	for _, k := range keys {
 		p := q.prices[k]
-		if p == nil || p.Base == nil {
+		if p == nil {
 			continue
 		}
-		line := PriceLine{Key: k, Base: *f64(p.Base)}
+		line := PriceLine{Key: k, Base: p.Base}
 		for _, t := range p.Tiers {
-			line.Tiers = append(line.Tiers, TierLine{Start: t.Start, Price: *f64(t.Price)})
+			line.Tiers = append(line.Tiers, TierLine{Start: t.Start, Price: t.Price})
 		}
 		out = append(out, line)
 	}

@@ -3,6 +3,7 @@ package pricing
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -41,7 +42,8 @@ func reportedCost(a pcommon.Map) (float64, bool) {
 		}
 	}
 	body, ok := a.Get("output.value")
-	if !ok || body.Type() != pcommon.ValueTypeStr {
+	// Most response bodies report no cost: look before parsing the whole body.
+	if !ok || body.Type() != pcommon.ValueTypeStr || !strings.Contains(body.Str(), `"cost"`) {
 		return 0, false
 	}
 	var resp struct {

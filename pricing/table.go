@@ -8,12 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -34,6 +36,9 @@ type Table struct {
 	// traced back to the exact file.
 	Version   string
 	providers []*provider
+
+	cache  sync.Map     // provider name + NUL + model reference → matched
+	cached atomic.Int64 // entries stored in cache
 }
 
 var (
@@ -271,22 +276,24 @@ func (c *constraint) active(t time.Time) bool {
 type prices map[string]*tiered
 
 // tiered is a price, flat when Tiers is empty. Crossing a tier's start in input tokens prices
-// every token at that tier (genai-prices' "cliff" rule).
+// every token at that tier (genai-prices' "cliff" rule). Prices are held as float64: a figure
+// is then within a few units in the last place of the exact decimal one (the dataset stores
+// doubles anyway), and pricing a call allocates nothing.
 type tiered struct {
-	Base  *big.Rat
+	Base  float64
 	Tiers []tier
 }
 
 type tier struct {
 	Start int64 // input tokens above which the tier applies
-	Price *big.Rat
+	Price float64
 }
 
 func (p *tiered) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] != '{' {
-		r, err := rat(b)
-		p.Base = r
+		f, err := price(b)
+		p.Base = f
 		return err
 	}
 	var raw struct {
@@ -300,7 +307,7 @@ func (p *tiered) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	var err error
-	if p.Base, err = rat([]byte(raw.Base)); err != nil {
+	if p.Base, err = price([]byte(raw.Base)); err != nil {
 		return err
 	}
 	prev := int64(-1)
@@ -309,27 +316,27 @@ func (p *tiered) UnmarshalJSON(b []byte) error {
 		if err != nil || start < 0 || start < prev {
 			return fmt.Errorf("tier start %q must be a whole number of tokens, ascending", t.Start)
 		}
-		price, err := rat([]byte(t.Price))
+		f, err := price([]byte(t.Price))
 		if err != nil {
 			return err
 		}
 		prev = start
-		p.Tiers = append(p.Tiers, tier{Start: start, Price: price})
+		p.Tiers = append(p.Tiers, tier{Start: start, Price: f})
 	}
 	return nil
 }
 
-// rat parses a non-negative decimal price exactly.
-func rat(b []byte) (*big.Rat, error) {
+// price parses a finite, non-negative price.
+func price(b []byte) (float64, error) {
 	s := strings.TrimSpace(string(b))
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return nil, fmt.Errorf("price %q is not a number", s)
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, fmt.Errorf("price %q is not a finite number", s)
 	}
-	if r.Sign() < 0 {
-		return nil, fmt.Errorf("price %s is negative", s)
+	if f < 0 {
+		return 0, fmt.Errorf("price %s is negative", s)
 	}
-	return r, nil
+	return f, nil
 }
 
 func unmarshalNumbers(b []byte, v any) error {
