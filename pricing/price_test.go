@@ -278,7 +278,7 @@ func FuzzCostParts(f *testing.F) {
 	}
 	models := []string{"gpt-4o", "claude-sonnet-4-5", "claude-opus-4-6", "o3"}
 	f.Fuzz(func(t *testing.T, in, out, cr, cw, reasoning, pick int64) {
-		const bound = 1 << 40 // far above any real call; keeps products exact in float64 checks
+		const bound = 1 << 40 // far above any real call
 		for _, v := range []int64{in, out, cr, cw, reasoning} {
 			if v < 0 || v > bound {
 				t.Skip()
