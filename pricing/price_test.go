@@ -315,3 +315,25 @@ func FuzzCostParts(f *testing.F) {
 		}
 	})
 }
+
+// The semantic conventions' provider names reach the provider that prices them.
+func TestSemconvProviderNames(t *testing.T) {
+	tbl := embedded(t)
+	for _, tc := range []struct{ provider, model, wantProvider string }{
+		{"azure.ai.openai", "gpt-4o", "azure"},
+		{"x_ai", "grok-3", "x-ai"},
+		{"gcp.vertex_ai", "gemini-2.5-pro", "google"},
+		{"gcp.gemini", "gemini-2.5-pro", "google"},
+		{"aws.bedrock", "amazon.nova-pro-v1:0", "aws"},
+		{"mistral_ai", "mistral-large-latest", "mistral"},
+	} {
+		q, err := tbl.Lookup(tc.provider, []string{tc.model}, at("2025-09-01T00:00:00Z"))
+		if err != nil {
+			t.Errorf("%s/%s: %v", tc.provider, tc.model, err)
+			continue
+		}
+		if q.ProviderID != tc.wantProvider {
+			t.Errorf("%s/%s matched provider %s, want %s", tc.provider, tc.model, q.ProviderID, tc.wantProvider)
+		}
+	}
+}
