@@ -22,6 +22,7 @@ func Compare(a, b *replaycase.Case) Report {
 	r.Findings = append(r.Findings, route(a, b)...)
 	r.Findings = append(r.Findings, answer(a, b)...)
 	r.Findings = append(r.Findings, usage(a.Usage, b.Usage)...)
+	r.Findings = append(r.Findings, cost(a.Cost, b.Cost)...)
 	r.Findings = append(r.Findings, latency(a, b)...)
 	if r.Findings == nil {
 		r.Findings = []Finding{}

@@ -2,7 +2,6 @@ package casediff
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -61,11 +60,7 @@ func TestTwoInstrumentationsOfOneRun(t *testing.T) {
 // another temperature, other tool arguments, an extra tool call inserted before the recorded
 // one, the retrieval returning other documents in another order, a different answer.
 func edited(t *testing.T) *replaycase.Case {
-	c := fixtureCase(t, testfixtures.OTelEvents)
-	var b replaycase.Case
-	raw, err := json.Marshal(c)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(raw, &b))
+	b := *clone(t, fixtureCase(t, testfixtures.OTelEvents))
 	b.CaseID = "edited"
 	for i := range b.Steps {
 		st := &b.Steps[i]

@@ -25,6 +25,7 @@ const (
 	RouteChanged       FindingType = "route_changed"        // the sequence of agents the run went through
 	AnswerChanged      FindingType = "answer_changed"       // the final output
 	UsageChanged       FindingType = "usage_changed"        // token counts (secondary)
+	CostChanged        FindingType = "cost_changed"         // the run's cost of record or its cost_status (secondary)
 	LatencyChanged     FindingType = "latency_changed"      // run duration (secondary)
 )
 
@@ -38,12 +39,15 @@ const (
 	PointRoute     DecisionPoint = "route"
 	PointAnswer    DecisionPoint = "answer"
 	PointUsage     DecisionPoint = "usage"
+	PointCost      DecisionPoint = "cost"
 	PointLatency   DecisionPoint = "latency"
 )
 
-// Secondary reports whether a finding type is a secondary measure (usage, latency) rather than
-// a decision: by default such findings do not fail a case.
-func (t FindingType) Secondary() bool { return t == UsageChanged || t == LatencyChanged }
+// Secondary reports whether a finding type is a secondary measure (usage, cost, latency) rather
+// than a decision: by default such findings do not fail a case.
+func (t FindingType) Secondary() bool {
+	return t == UsageChanged || t == CostChanged || t == LatencyChanged
+}
 
 // Finding is one difference between case A and case B. PathA and PathB locate the value in each
 // case's JSON (the dataset column names); one of them is empty when the value exists on one side

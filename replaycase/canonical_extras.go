@@ -1,6 +1,10 @@
 package replaycase
 
-import "go.opentelemetry.io/collector/pdata/pcommon"
+import (
+	"errors"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
 
 // Canonical attributes of the fields added after the first canonical form: the workflow name
 // (semconv gen_ai.workflow.name), how an agent was invoked (semconv tells it by span kind, which
@@ -14,24 +18,29 @@ const (
 	AttrExceptions      = "replay.exceptions"
 	AttrEvaluations     = "replay.evaluations"
 	AttrNoParent        = "replay.step.no_parent"
+	// AttrCost is the cost of a step or a case with its price provenance, as a structured value
+	// in the shape of Cost (docs/cost.md).
+	AttrCost = "replay.cost"
 )
 
 func putCaseExtras(a pcommon.Map, c *Case) {
 	putStr(a, AttrWorkflowName, c.WorkflowName)
 	putStr(a, AttrAgentInvocation, c.AgentInvocation)
 	putJSON(a, AttrEvaluations, c.Evaluations)
+	putJSON(a, AttrCost, c.Cost)
 }
 
 func getCaseExtras(a pcommon.Map, c *Case) error {
 	c.WorkflowName = str(a, AttrWorkflowName)
 	c.AgentInvocation = str(a, AttrAgentInvocation)
-	return getJSON(a, AttrEvaluations, &c.Evaluations)
+	return errors.Join(getJSON(a, AttrEvaluations, &c.Evaluations), getJSON(a, AttrCost, &c.Cost))
 }
 
 func putStepExtras(a pcommon.Map, st *Step) {
 	putStr(a, AttrWorkflowName, st.WorkflowName)
 	putStr(a, AttrAgentInvocation, st.AgentInvocation)
 	putJSON(a, AttrExceptions, st.Exceptions)
+	putJSON(a, AttrCost, st.Cost)
 	if st.ParentSpanID == "" {
 		a.PutBool(AttrNoParent, true)
 	}
@@ -43,5 +52,5 @@ func getStepExtras(a pcommon.Map, st *Step) error {
 	if v, ok := a.Get(AttrNoParent); ok && v.Bool() {
 		st.ParentSpanID = ""
 	}
-	return getJSON(a, AttrExceptions, &st.Exceptions)
+	return errors.Join(getJSON(a, AttrExceptions, &st.Exceptions), getJSON(a, AttrCost, &st.Cost))
 }

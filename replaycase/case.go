@@ -94,6 +94,8 @@ type Case struct {
 	AgentInvocation string `json:"agent_invocation,omitempty" parquet:"agent_invocation,optional,dict"`
 	// Evaluations are the run's own scores: the gen_ai.evaluation.result events recorded with it.
 	Evaluations []Evaluation `json:"evaluations,omitempty" parquet:"evaluations,list"`
+	// Cost is the run's cost: the sum over its LLM and embedding steps (package pricing).
+	Cost *Cost `json:"cost,omitempty" parquet:"cost,optional"`
 }
 
 // ScrubReport is the scrub policy that was applied and what it replaced, by kind.
@@ -254,6 +256,8 @@ type Step struct {
 	AgentInvocation string `json:"agent_invocation,omitempty" parquet:"agent_invocation,optional,dict"`
 	// Exceptions are the gen_ai.client.operation.exception events of the step, in order.
 	Exceptions []Exception `json:"exceptions,omitempty" parquet:"exceptions,list"`
+	// Cost is what this LLM or embedding call cost (package pricing); nil for other kinds.
+	Cost *Cost `json:"cost,omitempty" parquet:"cost,optional"`
 }
 
 // StepStatus is the span status of a step.

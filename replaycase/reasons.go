@@ -22,13 +22,6 @@ const (
 	ReasonLateSpans = "late_spans" // spans of a trace whose case was already closed
 )
 
-// Input reasons (always applied): the processor repaired or could not use what it received.
-const (
-	ReasonInvalidUTF8    = "invalid_utf8"     // strings that were not valid UTF-8 were repaired with U+FFFD
-	ReasonInvalidTraceID = "invalid_trace_id" // the spans had an all-zero (empty) trace id; one case per request
-	ReasonEventLimit     = "event_limit"      // GenAI log events past max_events_per_trace were dropped
-)
-
 // Recorded values that cannot be right. The value is left out of the case (a token count stays
 // 0, a parameter stays unrecorded) and the reason says which attribute held what.
 const (
@@ -37,3 +30,14 @@ const (
 	ReasonInvalidTimestamp = "invalid_timestamp" // a span timestamp past what int64 nanoseconds hold (it would wrap to before 1970)
 	ReasonEndBeforeStart   = "end_before_start"  // a span, the case's root span included, ends before it starts
 )
+
+// Input reasons (always applied): the processor repaired or could not use what it received.
+const (
+	ReasonInvalidUTF8    = "invalid_utf8"     // strings that were not valid UTF-8 were repaired with U+FFFD
+	ReasonInvalidTraceID = "invalid_trace_id" // the spans had an all-zero (empty) trace id; one case per request
+	ReasonEventLimit     = "event_limit"      // GenAI log events past max_events_per_trace were dropped
+)
+
+// ReasonOverBudget quarantines a case whose cost exceeds the processor's
+// pricing.budget.max_usd when pricing.budget.action is "quarantine".
+const ReasonOverBudget = "over_budget"

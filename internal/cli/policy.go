@@ -35,7 +35,7 @@ var knownTypes = map[casediff.FindingType]bool{
 	casediff.ToolArgsChanged: true, casediff.ToolResultChanged: true, casediff.ModelCallAdded: true,
 	casediff.ModelCallRemoved: true, casediff.PromptChanged: true, casediff.ModelConfigChanged: true,
 	casediff.RouteChanged: true, casediff.AnswerChanged: true, casediff.UsageChanged: true,
-	casediff.LatencyChanged: true,
+	casediff.LatencyChanged: true, casediff.CostChanged: true,
 }
 
 func loadPolicy(file string) (Policy, error) {

@@ -44,6 +44,9 @@ func writeTimeline(w io.Writer, c *replaycase.Case, width int) {
 	fmt.Fprintf(w, "  started %s, took %s, %d steps, %d tokens (in %d, out %d), service %s, trace %s\n",
 		c.StartTime.UTC().Format(time.RFC3339), duration(c.StartTime, c.EndTime), len(c.Steps),
 		c.Usage.TotalTokens, c.Usage.InputTokens, c.Usage.OutputTokens, c.Provenance.ServiceName, c.Provenance.TraceID)
+	if c.Cost != nil {
+		fmt.Fprintf(w, "  cost: %s\n", costText(c.Cost))
+	}
 	if len(c.InputMessages) > 0 {
 		last := c.InputMessages[len(c.InputMessages)-1]
 		fmt.Fprintf(w, "  asked: %s\n", clip(messageText(last)))
@@ -53,6 +56,9 @@ func writeTimeline(w io.Writer, c *replaycase.Case, width int) {
 		switch st.Kind {
 		case replaycase.StepLLM:
 			fmt.Fprintf(w, "  model %s, %d→%d tokens", firstNonEmpty(st.ModelConfig.ResponseModel, st.ModelConfig.RequestModel), st.Usage.InputTokens, st.Usage.OutputTokens)
+			if st.Cost != nil {
+				fmt.Fprintf(w, ", %s", costText(st.Cost))
+			}
 			for _, m := range st.OutputMessages {
 				for _, p := range m.Parts {
 					switch p.Type {

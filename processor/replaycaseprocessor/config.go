@@ -70,6 +70,9 @@ type Config struct {
 	// Scrub is the secrets and personal-data policy applied to everything the processor emits
 	// (cases, raw spans, passed-through spans and logs). On by default; see package scrub.
 	Scrub scrub.Config `mapstructure:"scrub"`
+
+	// Pricing is the price table and the per-case budget (cost.go, docs/cost.md).
+	Pricing PricingConfig `mapstructure:"pricing"`
 }
 
 // LimitsConfig bounds memory. When a limit is hit the oldest open case is closed early and
@@ -169,6 +172,7 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
+	errs = append(errs, c.Pricing.validate()...)
 	return errors.Join(errs...)
 }
 

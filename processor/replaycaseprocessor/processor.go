@@ -51,6 +51,7 @@ type caseProcessor struct {
 	metadata   *extractor
 	assertions *extractor
 	scrubber   *scrub.Scrubber
+	pricer     *pricer
 	now        func() time.Time
 
 	mu      sync.Mutex
@@ -89,6 +90,10 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 	if err != nil {
 		return nil, err
 	}
+	pr, err := newPricer(cfg.Pricing, tb)
+	if err != nil {
+		return nil, err
+	}
 	return &caseProcessor{
 		cfg:        cfg,
 		id:         set.ID,
@@ -98,6 +103,7 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 		metadata:   md,
 		assertions: as,
 		scrubber:   scrubber,
+		pricer:     pr,
 		now:        time.Now,
 		open:       map[pcommon.TraceID]*traceBuffer{},
 		order:      list.New(),

@@ -61,6 +61,7 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.
 	if b.droppedEvents > 0 {
 		c.Quarantine(replaycase.ReasonEventLimit, fmt.Sprintf("%d GenAI log events past limits.max_events_per_trace (%d) were dropped", b.droppedEvents, p.cfg.Limits.MaxEventsPerTrace), "")
 	}
+	p.pricer.apply(ctx, c, b.spans)
 	c.Metadata = p.metadata.eval(ctx, b.spans, c.Provenance.RootSpanID)
 	c.Assertions = p.assertions.eval(ctx, b.spans, c.Provenance.RootSpanID)
 	if p.cfg.RawSpans == rawAll || (p.cfg.RawSpans == rawQuarantined && c.Status == replaycase.StatusQuarantined) {

@@ -29,6 +29,7 @@ type TelemetryBuilder struct {
 	ProcessorReplayCaseBufferedBytes      metric.Int64UpDownCounter
 	ProcessorReplayCaseBufferedSpans      metric.Int64UpDownCounter
 	ProcessorReplayCaseCasesClosed        metric.Int64Counter
+	ProcessorReplayCaseCost               metric.Float64Counter
 	ProcessorReplayCaseDroppedCases       metric.Int64Counter
 	ProcessorReplayCaseDroppedEvents      metric.Int64Counter
 	ProcessorReplayCaseDuplicates         metric.Int64Counter
@@ -42,6 +43,7 @@ type TelemetryBuilder struct {
 	ProcessorReplayCaseReceived           metric.Int64Counter
 	ProcessorReplayCaseRefused            metric.Int64Counter
 	ProcessorReplayCaseReservedAttributes metric.Int64Counter
+	ProcessorReplayCaseTokens             metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -89,6 +91,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_replay_case_cases_closed",
 		metric.WithDescription("Cases closed and emitted, by status (accepted, quarantined) and closed_by (root_ended, idle_timeout, max_age, evicted, span_limit, shutdown) [Development]"),
 		metric.WithUnit("{cases}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseCost, err = builder.meter.Float64Counter(
+		"otelcol_processor_replay_case_cost",
+		metric.WithDescription("Cost of record in US dollars of the LLM and embedding calls of every case built (accepted or quarantined), by provider, model and cost_status (docs/cost.md); an unpriced call adds 0 [Development]"),
+		metric.WithUnit("{USD}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseDroppedCases, err = builder.meter.Int64Counter(
@@ -167,6 +175,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_replay_case_reserved_attributes",
 		metric.WithDescription("replay.* attributes removed from incoming telemetry (the namespace is reserved for case spans), by signal [Development]"),
 		metric.WithUnit("{attributes}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseTokens, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_tokens",
+		metric.WithDescription("Tokens of the LLM and embedding calls of every case built, by provider, model and token_type (input, output, cache_read, cache_write, reasoning); input counts include cached input, output includes reasoning [Development]"),
+		metric.WithUnit("{tokens}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

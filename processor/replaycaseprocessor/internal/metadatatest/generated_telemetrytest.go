@@ -69,6 +69,22 @@ func AssertEqualProcessorReplayCaseCasesClosed(t *testing.T, tt *componenttest.T
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorReplayCaseCost(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[float64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_replay_case_cost",
+		Description: "Cost of record in US dollars of the LLM and embedding calls of every case built (accepted or quarantined), by provider, model and cost_status (docs/cost.md); an unpriced call adds 0 [Development]",
+		Unit:        "{USD}",
+		Data: metricdata.Sum[float64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_replay_case_cost")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorReplayCaseDroppedCases(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_dropped_cases",
@@ -273,6 +289,22 @@ func AssertEqualProcessorReplayCaseReservedAttributes(t *testing.T, tt *componen
 		},
 	}
 	got, err := tt.GetMetric("otelcol_processor_replay_case_reserved_attributes")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorReplayCaseTokens(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_replay_case_tokens",
+		Description: "Tokens of the LLM and embedding calls of every case built, by provider, model and token_type (input, output, cache_read, cache_write, reasoning); input counts include cached input, output includes reasoning [Development]",
+		Unit:        "{tokens}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_replay_case_tokens")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

@@ -22,6 +22,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorReplayCaseBufferedBytes.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseBufferedSpans.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseCasesClosed.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseCost.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseDroppedCases.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseDroppedEvents.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseDuplicates.Add(context.Background(), 1)
@@ -35,6 +36,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorReplayCaseReceived.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseRefused.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseReservedAttributes.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseTokens.Add(context.Background(), 1)
 	AssertEqualProcessorReplayCaseBufferedBytes(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -43,6 +45,9 @@ func TestSetupTelemetry(t *testing.T) {
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseCasesClosed(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseCost(t, testTel,
+		[]metricdata.DataPoint[float64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseDroppedCases(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
@@ -81,6 +86,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseReservedAttributes(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseTokens(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 

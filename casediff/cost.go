@@ -1,0 +1,59 @@
+package casediff
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// cost reports a change of the run's cost of record (cost.total_usd) or of how it was obtained
+// (cost.cost_status: a run that became unpriced or partial is worth a look even when the
+// figure did not move). Differences below a millionth of a cent are float noise, not a change.
+func cost(a, b *replaycase.Cost) []Finding {
+	if a == nil && b == nil {
+		return nil
+	}
+	var out []Finding
+	ta, tb := total(a), total(b)
+	switch {
+	case ta == nil && tb == nil:
+	case ta == nil || tb == nil:
+		out = append(out, Finding{Type: CostChanged, DecisionPoint: PointCost, PathA: "cost.total_usd", PathB: "cost.total_usd",
+			Before: value(ta), After: value(tb), Detail: "a cost on one side only"})
+	case math.Abs(*tb-*ta) > 1e-8:
+		detail := fmt.Sprintf("%+.6f USD", *tb-*ta)
+		if *ta > 0 {
+			detail += fmt.Sprintf(" (%+.1f%%)", (*tb-*ta) / *ta * 100)
+		}
+		out = append(out, Finding{Type: CostChanged, DecisionPoint: PointCost, PathA: "cost.total_usd", PathB: "cost.total_usd",
+			Before: *ta, After: *tb, Detail: detail})
+	}
+	if sa, sb := status(a), status(b); sa != sb {
+		out = append(out, Finding{Type: CostChanged, DecisionPoint: PointCost, PathA: "cost.status", PathB: "cost.status",
+			Before: sa, After: sb, Detail: "cost status changed"})
+	}
+	return out
+}
+
+func total(c *replaycase.Cost) *float64 {
+	if c == nil {
+		return nil
+	}
+	return c.TotalUSD
+}
+
+func status(c *replaycase.Cost) string {
+	if c == nil {
+		return ""
+	}
+	return string(c.Status)
+}
+
+// value keeps a missing figure out of the JSON (before/after are omitted when nil).
+func value(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
+}

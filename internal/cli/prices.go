@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/reprise-dev/reprise/pricing"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// prices registers itself so that the command table in cli.go stays as it is.
+func init() {
+	commands["prices"] = command{"show the price of a model, or install a newer price table", runPrices}
+}
+
+func runPrices(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "update":
+			return runPricesUpdate(args[1:], stdout, stderr)
+		case "show":
+			return runPricesShow(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintln(stderr, "usage: reprise prices update --from FILE [--to DIR] | reprise prices show MODEL [--provider P] [--at DATE] [--price-file FILE]")
+	return ExitError
+}
+
+// runPricesUpdate validates a genai-prices data file and installs it as
+// DIR/genai-prices-<version>.json, the name the processor reads the version from.
+func runPricesUpdate(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("prices update", flag.ContinueOnError)
+	from := fs.String("from", "", "genai-prices JSON file to install (prices/data.json of the genai-prices repository, or written by pricing/data/snapshot.py)")
+	to := fs.String("to", "prices", "directory to install it in")
+	version := fs.String("version", "", "data version to record with every cost (default: the version in the file name, else a hash of its content)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: reprise prices update --from FILE [--to DIR] [--version V]")
+		fs.PrintDefaults()
+	}
+	fs.SetOutput(io.Discard)
+	pos, _, err := parseInterleaved(fs, args)
+	if err != nil {
+		return usageError(stderr, fs, err)
+	}
+	if *from == "" || len(pos) > 0 {
+		return usageError(stderr, fs, errors.New("want --from FILE and no other argument"))
+	}
+	data, err := os.ReadFile(*from)
+	if err != nil {
+		fmt.Fprintln(stderr, "reprise prices update:", err)
+		return ExitError
+	}
+	v := *version
+	if v == "" {
+		v = pricing.VersionOf(*from, data)
+	}
+	v = strings.TrimPrefix(v, "sha256:")
+	table, err := pricing.Parse(data, v)
+	if err != nil {
+		fmt.Fprintf(stderr, "reprise prices update: %s is not a valid price table, nothing installed:\n%v\n", *from, err)
+		return ExitError
+	}
+	dest := filepath.Join(*to, "genai-prices-"+v+".json")
+	if err := writeAtomic(dest, data); err != nil {
+		fmt.Fprintln(stderr, "reprise prices update:", err)
+		return ExitError
+	}
+	providers, models := table.Len()
+	fmt.Fprintf(stdout, "installed %s: %d providers, %d models, version %s\n", dest, providers, models, v)
+	fmt.Fprintf(stdout, "use it with the processor option:\n  replay_case:\n    pricing:\n      price_file: %s\n", dest)
+	return ExitOK
+}
+
+// writeAtomic writes data to path through a temporary file in the same directory, so a
+// collector starting meanwhile never reads half a file.
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".genai-prices-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func runPricesShow(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("prices show", flag.ContinueOnError)
+	provider := fs.String("provider", "", "provider name as recorded (gen_ai.provider.name); default: the provider whose models match")
+	atDate := fs.String("at", "", "the price in force at this UTC date or time (YYYY-MM-DD or RFC 3339); default: now")
+	priceFile := fs.String("price-file", "", "price file to read (default: the table built into this binary)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: reprise prices show MODEL [--provider P] [--at DATE] [--price-file FILE]")
+		fs.PrintDefaults()
+	}
+	fs.SetOutput(io.Discard)
+	pos, _, err := parseInterleaved(fs, args)
+	if err != nil {
+		return usageError(stderr, fs, err)
+	}
+	if len(pos) != 1 {
+		return usageError(stderr, fs, fmt.Errorf("want one model, got %d", len(pos)))
+	}
+	when := time.Now().UTC()
+	if *atDate != "" {
+		if when, err = parseWhen(*atDate); err != nil {
+			return usageError(stderr, fs, err)
+		}
+	}
+	var table *pricing.Table
+	if *priceFile != "" {
+		table, err = pricing.LoadFile(*priceFile)
+	} else {
+		table, err = pricing.Embedded()
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "reprise prices show:", err)
+		return ExitError
+	}
+	q, err := table.Lookup(*provider, pos, when)
+	if err != nil {
+		fmt.Fprintf(stderr, "reprise prices show: %v (%s %s): a run with this model is recorded as unpriced\n", err, pricing.Source, table.Version)
+		return ExitChanged
+	}
+	fmt.Fprintf(stdout, "%s / %s", q.ProviderID, q.ModelID)
+	if q.ModelName != "" {
+		fmt.Fprintf(stdout, " (%s)", q.ModelName)
+	}
+	fmt.Fprintf(stdout, "\n  source %s %s, price in force at %s", pricing.Source, table.Version, when.Format(time.RFC3339))
+	if q.EffectiveDate != "" {
+		fmt.Fprintf(stdout, " (since %s)", q.EffectiveDate)
+	}
+	fmt.Fprintln(stdout)
+	if len(q.PriceDates) > 0 {
+		fmt.Fprintf(stdout, "  price changes on: %s\n", strings.Join(q.PriceDates, ", "))
+	}
+	if q.PriceChecked != "" {
+		fmt.Fprintf(stdout, "  prices checked: %s\n", q.PriceChecked)
+	}
+	for _, l := range q.Lines() {
+		fmt.Fprintf(stdout, "  %-22s %v USD", l.Key, l.Base)
+		for _, t := range l.Tiers {
+			fmt.Fprintf(stdout, ", above %d input tokens %v USD", t.Start, t.Price)
+		}
+		fmt.Fprintln(stdout)
+	}
+	return ExitOK
+}
+
+func parseWhen(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--at %q is neither YYYY-MM-DD nor RFC 3339", s)
+	}
+	return t.UTC(), nil
+}
+
+// costText is a cost for a person: the figure of record, how it was obtained and from which
+// prices ("0.001380 USD (computed, genai-prices 0.2.3)"), or why there is none.
+func costText(c *replaycase.Cost) string {
+	src := strings.TrimSpace(c.PricingSource + " " + c.PricingVersion)
+	if c.TotalUSD == nil {
+		return fmt.Sprintf("no cost (%s: %s)", c.Status, c.Detail)
+	}
+	s := fmt.Sprintf("%.6f USD (%s", *c.TotalUSD, c.Status)
+	if c.Status == replaycase.CostProviderReported && c.ComputedUSD != nil {
+		s += fmt.Sprintf("; %.6f USD by %s", *c.ComputedUSD, src)
+	} else if src != "" {
+		s += ", " + src
+	}
+	if c.OverBudget && c.BudgetUSD != nil {
+		s += fmt.Sprintf("; over the budget of %.6f USD", *c.BudgetUSD)
+	}
+	return s + ")"
+}

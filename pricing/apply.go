@@ -1,0 +1,110 @@
+package pricing
+
+import (
+	"fmt"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// Apply writes the cost of every LLM and embedding step of c and the case's total. reported
+// holds the costs that a provider or the instrumentation reported, by step span id
+// (ReportedCosts); such a step keeps the reported figure as its cost of record and gets the
+// table's figure beside it. A table of nil prices nothing: every step is unpriced.
+func Apply(c *replaycase.Case, t *Table, reported map[string]float64) {
+	for i := range c.Steps {
+		st := &c.Steps[i]
+		if st.Kind != replaycase.StepLLM && st.Kind != replaycase.StepEmbedding {
+			continue
+		}
+		cost := stepCost(st, t)
+		if usd, ok := reported[st.SpanID]; ok {
+			cost.ReportedUSD = &usd
+			cost.TotalUSD = &usd
+			cost.Status = replaycase.CostProviderReported
+		}
+		st.Cost = &cost
+	}
+	c.Cost = caseCost(c.Steps, t)
+}
+
+func stepCost(st *replaycase.Step, t *Table) replaycase.Cost {
+	if t == nil {
+		return replaycase.Cost{Status: replaycase.CostUnpriced, Detail: "no price table"}
+	}
+	u := st.Usage
+	if u.InputTokens == 0 && u.OutputTokens == 0 && u.CacheReadInputTokens == 0 && u.CacheWriteInputTokens == 0 {
+		return withSource(replaycase.Cost{Status: replaycase.CostUnpriced, Detail: "no token usage recorded"}, t)
+	}
+	mc := st.ModelConfig
+	q, err := t.Lookup(mc.Provider, []string{mc.ResponseModel, mc.RequestModel}, st.StartTime)
+	if err != nil {
+		return withSource(replaycase.Cost{Status: replaycase.CostUnpriced, Detail: err.Error()}, t)
+	}
+	return withSource(q.Cost(u), t)
+}
+
+func withSource(c replaycase.Cost, t *Table) replaycase.Cost {
+	c.PricingSource = Source
+	c.PricingVersion = t.Version
+	return c
+}
+
+// caseCost sums the steps' costs. The case is computed when every priced step is, unpriced when
+// no step has a figure, partial when some step has none or only part of one, and
+// provider_reported when at least one step's figure was reported and none is missing.
+func caseCost(steps []replaycase.Step, t *Table) *replaycase.Cost {
+	var costs []*replaycase.Cost
+	for i := range steps {
+		if steps[i].Cost != nil {
+			costs = append(costs, steps[i].Cost)
+		}
+	}
+	if len(costs) == 0 {
+		return nil
+	}
+	out := replaycase.Cost{}
+	if t != nil {
+		out = withSource(out, t)
+	}
+	add := func(dst **float64, v *float64) {
+		if v == nil {
+			return
+		}
+		if *dst == nil {
+			*dst = new(float64)
+		}
+		**dst += *v
+	}
+	unpriced, partial, reported := 0, 0, 0
+	for _, sc := range costs {
+		switch sc.Status {
+		case replaycase.CostUnpriced:
+			unpriced++
+		case replaycase.CostPartial:
+			partial++
+		case replaycase.CostProviderReported:
+			reported++
+		}
+		add(&out.TotalUSD, sc.TotalUSD)
+		add(&out.ComputedUSD, sc.ComputedUSD)
+		add(&out.ReportedUSD, sc.ReportedUSD)
+		add(&out.InputUSD, sc.InputUSD)
+		add(&out.OutputUSD, sc.OutputUSD)
+		add(&out.CacheReadUSD, sc.CacheReadUSD)
+		add(&out.CacheWriteUSD, sc.CacheWriteUSD)
+		add(&out.ReasoningUSD, sc.ReasoningUSD)
+	}
+	switch {
+	case unpriced == len(costs):
+		out.Status = replaycase.CostUnpriced
+		out.Detail = fmt.Sprintf("none of the %d model calls is priced", len(costs))
+	case unpriced > 0 || partial > 0:
+		out.Status = replaycase.CostPartial
+		out.Detail = fmt.Sprintf("%d of %d model calls unpriced, %d partly priced", unpriced, len(costs), partial)
+	case reported > 0:
+		out.Status = replaycase.CostProviderReported
+	default:
+		out.Status = replaycase.CostComputed
+	}
+	return &out
+}

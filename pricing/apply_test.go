@@ -1,0 +1,96 @@
+package pricing
+
+import (
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+func llmStep(spanID, provider, model string, u replaycase.Usage) replaycase.Step {
+	return replaycase.Step{Kind: replaycase.StepLLM, SpanID: spanID, StartTime: at("2025-06-01T12:00:00Z"),
+		ModelConfig: replaycase.ModelConfig{Provider: provider, RequestModel: model}, Usage: u}
+}
+
+func TestApplyStepsAndCase(t *testing.T) {
+	tbl := embedded(t)
+	c := &replaycase.Case{Steps: []replaycase.Step{
+		llmStep("01", "openai", "gpt-4o", replaycase.Usage{InputTokens: 1000, OutputTokens: 500}),
+		{Kind: replaycase.StepTool, SpanID: "02"},
+		llmStep("03", "openai", "gpt-4o", replaycase.Usage{InputTokens: 1000, OutputTokens: 500}),
+	}}
+	Apply(c, tbl, map[string]float64{"03": 0.01})
+	if c.Steps[1].Cost != nil {
+		t.Errorf("a tool step got a cost: %+v", c.Steps[1].Cost)
+	}
+	s0, s2 := c.Steps[0].Cost, c.Steps[2].Cost
+	if s0.Status != replaycase.CostComputed || !near(*s0.TotalUSD, 0.0075) || s0.PricingSource != "genai-prices" || s0.PricingVersion != EmbeddedVersion {
+		t.Errorf("step 0: %+v", s0)
+	}
+	// A reported cost is the cost of record; the table's figure stays beside it.
+	if s2.Status != replaycase.CostProviderReported || *s2.TotalUSD != 0.01 || *s2.ReportedUSD != 0.01 || !near(*s2.ComputedUSD, 0.0075) {
+		t.Errorf("step 2: %+v", s2)
+	}
+	if c.Cost.Status != replaycase.CostProviderReported || !near(*c.Cost.TotalUSD, 0.0175) || !near(*c.Cost.ComputedUSD, 0.015) || !near(*c.Cost.ReportedUSD, 0.01) {
+		t.Errorf("case: %+v", c.Cost)
+	}
+}
+
+func TestApplyUnpricedAndPartialCase(t *testing.T) {
+	tbl := embedded(t)
+	c := &replaycase.Case{Steps: []replaycase.Step{
+		llmStep("01", "openai", "gpt-4o", replaycase.Usage{InputTokens: 1000, OutputTokens: 500}),
+		llmStep("02", "openai", "in-house-model", replaycase.Usage{InputTokens: 1000, OutputTokens: 500}),
+		llmStep("03", "openai", "gpt-4o", replaycase.Usage{}),
+	}}
+	Apply(c, tbl, nil)
+	if s := c.Steps[1].Cost; s.Status != replaycase.CostUnpriced || s.TotalUSD != nil || !strings.Contains(s.Detail, "in-house-model") {
+		t.Errorf("unknown model: %+v", s)
+	}
+	if s := c.Steps[2].Cost; s.Status != replaycase.CostUnpriced || s.Detail != "no token usage recorded" {
+		t.Errorf("no usage: %+v", s)
+	}
+	if c.Cost.Status != replaycase.CostPartial || !near(*c.Cost.TotalUSD, 0.0075) {
+		t.Errorf("case: %+v", c.Cost)
+	}
+	only := &replaycase.Case{Steps: []replaycase.Step{c.Steps[1]}}
+	Apply(only, tbl, nil)
+	if only.Cost.Status != replaycase.CostUnpriced || only.Cost.TotalUSD != nil {
+		t.Errorf("all unpriced: %+v", only.Cost)
+	}
+	none := &replaycase.Case{Steps: []replaycase.Step{{Kind: replaycase.StepTool}}}
+	Apply(none, tbl, nil)
+	if none.Cost != nil {
+		t.Errorf("a case without model calls got a cost: %+v", none.Cost)
+	}
+}
+
+func TestReportedCosts(t *testing.T) {
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	add := func(id byte, set func(pcommon.Map)) {
+		sp := spans.AppendEmpty()
+		sp.SetSpanID(pcommon.SpanID{id})
+		set(sp.Attributes())
+	}
+	add(1, func(a pcommon.Map) { a.PutDouble("gen_ai.usage.cost", 0.25) })
+	add(2, func(a pcommon.Map) { a.PutStr("llm.cost.total", "0.5") })
+	add(3, func(a pcommon.Map) {
+		a.PutStr("output.value", `{"id":"gen-1","usage":{"prompt_tokens":10,"cost":0.0012}}`)
+	})
+	add(4, func(a pcommon.Map) { a.PutDouble("gen_ai.usage.cost", -1) })
+	add(5, func(a pcommon.Map) { a.PutStr("output.value", `not json`) })
+	got := ReportedCosts(td)
+	want := map[string]float64{"0100000000000000": 0.25, "0200000000000000": 0.5, "0300000000000000": 0.0012}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: got %v, want %v", k, got[k], v)
+		}
+	}
+}

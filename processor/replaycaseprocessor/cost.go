@@ -1,0 +1,140 @@
+package replaycaseprocessor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/reprise-dev/reprise/pricing"
+	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// PricingConfig says how the cost of each case is computed and judged (docs/cost.md).
+type PricingConfig struct {
+	// PriceFile is a price file in the genai-prices JSON shape that replaces the table built into
+	// the binary (genai-prices 0.2.3); `reprise prices update --from FILE` validates and installs
+	// one. Default "": the built-in table. The file is read once, at start; no network is used.
+	PriceFile string `mapstructure:"price_file"`
+	// Budget flags or quarantines a case whose cost of record exceeds a limit.
+	Budget BudgetConfig `mapstructure:"budget"`
+}
+
+// BudgetConfig is a per-case cost limit.
+type BudgetConfig struct {
+	// MaxUSD is the most a case may cost, in US dollars. Default 0: no budget.
+	MaxUSD float64 `mapstructure:"max_usd"`
+	// Action is what happens to a case over budget: "flag" marks it (cost.over_budget = true)
+	// and keeps the verdict; "quarantine" also quarantines it with reason over_budget. Default
+	// (empty): flag.
+	Action string `mapstructure:"action"`
+}
+
+const (
+	budgetFlag       = "flag"
+	budgetQuarantine = "quarantine"
+)
+
+func (c PricingConfig) validate() []error {
+	var errs []error
+	if c.PriceFile != "" {
+		if _, err := os.Stat(c.PriceFile); err != nil {
+			errs = append(errs, fmt.Errorf("pricing.price_file: %w", err))
+		}
+	}
+	if c.Budget.MaxUSD < 0 || math.IsNaN(c.Budget.MaxUSD) || math.IsInf(c.Budget.MaxUSD, 0) {
+		errs = append(errs, fmt.Errorf("pricing.budget.max_usd must be a non-negative number of US dollars (0: no budget), got %v", c.Budget.MaxUSD))
+	}
+	switch c.Budget.Action {
+	case "", budgetFlag, budgetQuarantine:
+	default:
+		errs = append(errs, fmt.Errorf("pricing.budget.action must be %q or %q, got %q", budgetFlag, budgetQuarantine, c.Budget.Action))
+	}
+	return errs
+}
+
+// pricer prices every case the processor builds, applies the budget and counts cost and tokens.
+type pricer struct {
+	table     *pricing.Table
+	budget    BudgetConfig
+	telemetry *metadata.TelemetryBuilder
+}
+
+func newPricer(cfg PricingConfig, tb *metadata.TelemetryBuilder) (*pricer, error) {
+	var (
+		t   *pricing.Table
+		err error
+	)
+	if cfg.PriceFile != "" {
+		t, err = pricing.LoadFile(cfg.PriceFile)
+	} else {
+		t, err = pricing.Embedded()
+	}
+	if err != nil {
+		return nil, errors.Join(errors.New("pricing.price_file"), err)
+	}
+	return &pricer{table: t, budget: cfg.Budget, telemetry: tb}, nil
+}
+
+// apply writes the case's cost (reported costs read from its spans), judges the budget and
+// records the metrics.
+func (p *pricer) apply(ctx context.Context, c *replaycase.Case, spans ptrace.Traces) {
+	pricing.Apply(c, p.table, pricing.ReportedCosts(spans))
+	if c.Cost != nil && p.budget.MaxUSD > 0 {
+		limit := p.budget.MaxUSD
+		c.Cost.BudgetUSD = &limit
+		if c.Cost.TotalUSD != nil && *c.Cost.TotalUSD > limit {
+			c.Cost.OverBudget = true
+			if p.budget.Action == budgetQuarantine {
+				c.Quarantine(replaycase.ReasonOverBudget, fmt.Sprintf("the run cost %.6f USD (%s), over the budget of %.6f USD", *c.Cost.TotalUSD, c.Cost.Status, limit), "")
+			}
+		}
+	}
+	p.record(ctx, c)
+}
+
+func (p *pricer) record(ctx context.Context, c *replaycase.Case) {
+	for i := range c.Steps {
+		st := &c.Steps[i]
+		if st.Cost == nil {
+			continue
+		}
+		provider, model := st.Cost.ProviderID, st.Cost.ModelID
+		if provider == "" {
+			provider = st.ModelConfig.Provider
+		}
+		if model == "" {
+			model = firstNonEmpty(st.ModelConfig.ResponseModel, st.ModelConfig.RequestModel)
+		}
+		pm := []attribute.KeyValue{attribute.String("provider", provider), attribute.String("model", model)}
+		usd := 0.0
+		if st.Cost.TotalUSD != nil {
+			usd = *st.Cost.TotalUSD
+		}
+		p.telemetry.ProcessorReplayCaseCost.Add(ctx, usd, metric.WithAttributes(append(pm, attribute.String("cost_status", string(st.Cost.Status)))...))
+		u := st.Usage
+		for _, tok := range []struct {
+			kind  string
+			count int64
+		}{{"input", u.InputTokens}, {"output", u.OutputTokens}, {"cache_read", u.CacheReadInputTokens}, {"cache_write", u.CacheWriteInputTokens}, {"reasoning", u.ReasoningOutputTokens}} {
+			if tok.count > 0 {
+				p.telemetry.ProcessorReplayCaseTokens.Add(ctx, tok.count, metric.WithAttributes(append(pm, attribute.String("token_type", tok.kind))...))
+			}
+		}
+	}
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
