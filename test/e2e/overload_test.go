@@ -193,7 +193,7 @@ exporters:
     sending_queue:
       storage: file_storage
       num_consumers: 1
-      queue_size: 20
+      queue_size: 4194304   # bytes (the smallest the 4 MiB batches allow): a small queue fills, so the processor must hold back
       batch:
         flush_timeout: 200ms
 service:
