@@ -154,3 +154,81 @@ def run_agent(env: dict) -> dict:
     done = subprocess.run([sys.executable, str(HERE / "agent.py")], env=full_env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"agent failed ({done.returncode}):\n{done.stderr}"
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+class Dataset:
+    """A dataset root this session just recorded, and the cases in it."""
+
+    def __init__(self, root: Path, accepted: dict, quarantined: dict, quickstart: dict, quickstart_quarantined: dict):
+        self.root = root
+        self.accepted = accepted  # summary of the Python agent's run (pydantic-ai)
+        self.quarantined = quarantined  # summary of the Python agent's run without content capture
+        self.quickstart = quickstart  # the README quick start's weather-bot run
+        self.quickstart_quarantined = quickstart_quarantined  # the quick start's run without content
+
+
+@pytest.fixture(scope="session")
+def dataset(collector) -> Dataset:
+    """Records, through the session's collector, what the notebook and the README snippets
+    read: the weather agent with pydantic-ai's instrumentation (accepted), the same agent with
+    opentelemetry-instrumentation-openai-v2 and content capture off (quarantined), and the
+    README quick start's telemetry (testdata/otlp/otel-events and otel-nocontent). Returns once
+    the replay extension, which reads the datasets from disk, serves all four."""
+    model = FakeOpenAI()
+    try:
+        run_agent({"INSTRUMENTATION": "pydantic-ai", "OTLP_ENDPOINT": collector.otlp, "SERVICE_NAME": "dataset-pydantic-ai", "OPENAI_BASE_URL": model.url})
+        run_agent({"INSTRUMENTATION": "otel", "OTLP_ENDPOINT": collector.otlp, "SERVICE_NAME": "dataset-no-content", "OPENAI_BASE_URL": model.url, "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"})
+    finally:
+        model.shutdown()
+    otlp = REPO / "testdata" / "otlp"
+    collector.post_otlp("logs", otlp / "otel-events" / "logs.json")
+    collector.post_otlp("traces", otlp / "otel-events" / "traces.json")
+    collector.post_otlp("traces", otlp / "otel-nocontent" / "traces.json")
+    recorded = Dataset(
+        collector.data,
+        accepted=collector.case_of("dataset-pydantic-ai", "accepted"),
+        quarantined=collector.case_of("dataset-no-content", "quarantined"),
+        quickstart=collector.case_of("holdout-agent-otel", "accepted"),
+        quickstart_quarantined=collector.case_of("holdout-agent-otel", "quarantined"),
+    )
+    # The replay extension may serve a case before the exporter's file holding it is
+    # published; the readers need the files.
+    want = {recorded.accepted["case_id"], recorded.quickstart["case_id"], recorded.quarantined["case_id"], recorded.quickstart_quarantined["case_id"]}
+    collector.wait_for("the cases in the Parquet files", lambda: want <= case_ids_on_disk(collector.data))
+    return recorded
+
+
+def case_ids_on_disk(root: Path) -> set:
+    import pyarrow.parquet as pq
+
+    return {case_id for path in root.glob("*/dt=*/*.parquet") if path.parts[-3] in ("cases", "quarantine") for case_id in pq.read_table(path, columns=["case_id"]).column("case_id").to_pylist()}
+
+
+@pytest.fixture(scope="session")
+def reader_dir(dataset, tmp_path_factory) -> Path:
+    """A directory where `reprise-data` is the recorded dataset root, as the READMEs assume."""
+    path = tmp_path_factory.mktemp("reader")
+    (path / "reprise-data").symlink_to(dataset.root)
+    return path
+
+
+@pytest.fixture(scope="session")
+def spark(reader_dir):
+    """A local PySpark session (Java 17), small enough for a 2-core machine. Its JVM starts in
+    reader_dir, so relative paths resolve there as they do for Python."""
+    from pyspark.sql import SparkSession
+
+    cwd = os.getcwd()
+    os.chdir(reader_dir)
+    try:
+        session = (
+            SparkSession.builder.master("local[2]")
+            .appName("reprise-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .getOrCreate()
+        )
+    finally:
+        os.chdir(cwd)
+    yield session
+    session.stop()
