@@ -86,9 +86,17 @@ def test_recorded_run_replays_offline(instrumentation, collector, model, reprise
         assert replayed == recorded, f"stream={stream == '1'}"
     assert model.requests_after_close == 0, "the replay called the model server"
 
-    changed = run_agent({**replay_env, "PROMPT": "What is the weather in Lyon today?", "REPLAY_SESSION": f"{reprise.session}-strict"})
+    lyon = "What is the weather in Lyon today?"
+    changed = run_agent({**replay_env, "PROMPT": lyon, "REPLAY_SESSION": f"{reprise.session}-strict"})
     assert changed["error"]["status"] == 404
-    assert "recorded \"What is the weather in Paris today?\", requested \"What is the weather in Lyon today?\"" in changed["error"]["message"]
+    assert f'messages[1].content[0].text: recorded "{PROMPT}", requested "{lyon}"' in changed["error"]["message"]
+
+    reprise.session += "-lenient"
+    lenient = run_agent({**replay_env, "PROMPT": lyon, "REPLAY_SESSION": reprise.session, "REPLAY_MODE": "lenient"})
+    assert lenient == recorded, "lenient serves the recorded calls in order"
+    divergences = reprise.divergences()
+    assert len(divergences) == 2, "both calls carry the changed prompt"
+    assert all(d["differences"][0]["path"] == "messages[1].content[0].text" for d in divergences)
     assert model.requests_after_close == 0
 
 
