@@ -152,7 +152,9 @@ def run_openai() -> dict:
         "gen_ai.provider.name": "openai",
         "gen_ai.conversation.id": "conv-" + os.environ.get("SERVICE_NAME", ""),
     }
-    with tracer.start_as_current_span("invoke_agent weather-bot", attributes=root_attributes, record_exception=False, set_status_on_exception=False) as root:
+    with tracer.start_as_current_span(
+        "invoke_agent weather-bot", attributes=root_attributes, record_exception=False, set_status_on_exception=False
+    ) as root:
         try:
             messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": PROMPT}]
             for _ in range(4):
@@ -195,7 +197,9 @@ def run_pydantic_ai() -> dict:
         # pydantic-ai's own OpenTelemetry output (its default data format), on the global
         # tracer provider set up above, with prompts, completions and tool arguments.
         Agent.instrument_all(InstrumentationSettings(include_content=True))
-    model = OpenAIChatModel("gpt-4o-mini", provider=OpenAIProvider(openai_client=openai.AsyncOpenAI(**client_options())))
+    model = OpenAIChatModel(
+        "gpt-4o-mini", provider=OpenAIProvider(openai_client=openai.AsyncOpenAI(**client_options()))
+    )
     agent = Agent(
         model,
         name="weather-bot",
@@ -226,7 +230,14 @@ def run_pydantic_ai() -> dict:
     for message in messages:
         for part in message.parts:
             if isinstance(part, ToolCallPart):
-                out["toolCalls"].append({"id": part.tool_call_id, "name": part.tool_name, "arguments": part.args_as_json_str(), "result": results.get(part.tool_call_id)})
+                out["toolCalls"].append(
+                    {
+                        "id": part.tool_call_id,
+                        "name": part.tool_name,
+                        "arguments": part.args_as_json_str(),
+                        "result": results.get(part.tool_call_id),
+                    }
+                )
     out["answer"] = answer
     return out
 

@@ -79,7 +79,11 @@ class Collector:
         self.otlp = f"http://127.0.0.1:{free_port()}"
         self.replay_url = f"http://127.0.0.1:{free_port()}"
         config = workdir / "config.yaml"
-        config.write_text(CONFIG.format(replay_port=self.replay_url.rsplit(":", 1)[1], otlp_port=self.otlp.rsplit(":", 1)[1], data=self.data))
+        config.write_text(
+            CONFIG.format(
+                replay_port=self.replay_url.rsplit(":", 1)[1], otlp_port=self.otlp.rsplit(":", 1)[1], data=self.data
+            )
+        )
         self.log_path = workdir / "collector.log"
         self._log = open(self.log_path, "wb")
         bin_path = os.environ.get("REPRISE_BIN")
@@ -111,7 +115,9 @@ class Collector:
         return self.wait_for(f"the case of {service}", probe)
 
     def post_otlp(self, signal: str, path: Path):
-        request = urllib.request.Request(f"{self.otlp}/v1/{signal}", data=path.read_bytes(), headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            f"{self.otlp}/v1/{signal}", data=path.read_bytes(), headers={"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(request, timeout=10) as res:
             assert res.status == 200, res.read()
 
@@ -151,7 +157,9 @@ def run_agent(env: dict) -> dict:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENAI_", "TRACELOOP_"))}
     full_env.update({"TRACELOOP_TELEMETRY": "false", "TRACELOOP_METRICS_ENABLED": "false"})
     full_env.update(env)
-    done = subprocess.run([sys.executable, str(HERE / "agent.py")], env=full_env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(HERE / "agent.py")], env=full_env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, f"agent failed ({done.returncode}):\n{done.stderr}"
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -176,8 +184,23 @@ def dataset(collector) -> Dataset:
     the replay extension, which reads the datasets from disk, serves all four."""
     model = FakeOpenAI()
     try:
-        run_agent({"INSTRUMENTATION": "pydantic-ai", "OTLP_ENDPOINT": collector.otlp, "SERVICE_NAME": "dataset-pydantic-ai", "OPENAI_BASE_URL": model.url})
-        run_agent({"INSTRUMENTATION": "otel", "OTLP_ENDPOINT": collector.otlp, "SERVICE_NAME": "dataset-no-content", "OPENAI_BASE_URL": model.url, "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"})
+        run_agent(
+            {
+                "INSTRUMENTATION": "pydantic-ai",
+                "OTLP_ENDPOINT": collector.otlp,
+                "SERVICE_NAME": "dataset-pydantic-ai",
+                "OPENAI_BASE_URL": model.url,
+            }
+        )
+        run_agent(
+            {
+                "INSTRUMENTATION": "otel",
+                "OTLP_ENDPOINT": collector.otlp,
+                "SERVICE_NAME": "dataset-no-content",
+                "OPENAI_BASE_URL": model.url,
+                "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
+            }
+        )
     finally:
         model.shutdown()
     otlp = REPO / "testdata" / "otlp"
@@ -193,7 +216,12 @@ def dataset(collector) -> Dataset:
     )
     # The replay extension may serve a case before the exporter's file holding it is
     # published; the readers need the files.
-    want = {recorded.accepted["case_id"], recorded.quickstart["case_id"], recorded.quarantined["case_id"], recorded.quickstart_quarantined["case_id"]}
+    want = {
+        recorded.accepted["case_id"],
+        recorded.quickstart["case_id"],
+        recorded.quarantined["case_id"],
+        recorded.quickstart_quarantined["case_id"],
+    }
     collector.wait_for("the cases in the Parquet files", lambda: want <= case_ids_on_disk(collector.data))
     return recorded
 
@@ -201,7 +229,12 @@ def dataset(collector) -> Dataset:
 def case_ids_on_disk(root: Path) -> set:
     import pyarrow.parquet as pq
 
-    return {case_id for path in root.glob("*/dt=*/*.parquet") if path.parts[-3] in ("cases", "quarantine") for case_id in pq.read_table(path, columns=["case_id"]).column("case_id").to_pylist()}
+    return {
+        case_id
+        for path in root.glob("*/dt=*/*.parquet")
+        if path.parts[-3] in ("cases", "quarantine")
+        for case_id in pq.read_table(path, columns=["case_id"]).column("case_id").to_pylist()
+    }
 
 
 @pytest.fixture(scope="session")

@@ -38,14 +38,25 @@ class FakeOpenAI:
         if last["role"] == "tool":
             message = {"role": "assistant", "content": f"Answer: based on {last['content']} it is mild in Paris."}
         else:
-            call = {"id": f"call_{n}_0", "type": "function", "function": {"name": "get_weather", "arguments": '{"city":"Paris","unit":"celsius"}'}}
+            call = {
+                "id": f"call_{n}_0",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city":"Paris","unit":"celsius"}'},
+            }
             message = {"role": "assistant", "content": None, "tool_calls": [call]}
         return {
             "id": f"chatcmpl-{n}",
             "object": "chat.completion",
             "created": 1764460800 + n,
             "model": "gpt-4o-mini-2024-07-18",
-            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if "tool_calls" in message else "stop", "logprobs": None}],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if "tool_calls" in message else "stop",
+                    "logprobs": None,
+                }
+            ],
             "usage": {"prompt_tokens": 70 + n, "completion_tokens": 17, "total_tokens": 87 + n},
         }
 
@@ -61,7 +72,9 @@ class FakeOpenAI:
                 if not fake.accepting:
                     with fake._lock:
                         fake.requests_after_close += 1
-                    self._send(500, {"error": {"message": "the model server was called during replay", "type": "server_error"}})
+                    self._send(
+                        500, {"error": {"message": "the model server was called during replay", "type": "server_error"}}
+                    )
                     return
                 if self.path != "/v1/chat/completions":
                     self._send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}})
@@ -89,7 +102,12 @@ class FakeOpenAI:
                 base = {k: completion[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
                 chunks = [
                     base | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
-                    base | {"choices": [{"index": 0, "delta": {}, "finish_reason": completion["choices"][0]["finish_reason"]}]},
+                    base
+                    | {
+                        "choices": [
+                            {"index": 0, "delta": {}, "finish_reason": completion["choices"][0]["finish_reason"]}
+                        ]
+                    },
                     base | {"choices": [], "usage": completion["usage"]},
                 ]
                 self.send_response(200)

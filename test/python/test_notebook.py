@@ -25,7 +25,9 @@ def cell_text(cell) -> str:
 def test_notebook_runs_against_a_fresh_dataset(dataset, monkeypatch):
     monkeypatch.setenv("REPRISE_DATA", str(dataset.root))  # the kernel inherits it
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    nbclient.NotebookClient(nb, timeout=240, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    nbclient.NotebookClient(
+        nb, timeout=240, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOK.parent)}}
+    ).execute()
 
     code = [c for c in nb.cells if c.cell_type == "code"]
     for cell in code:

@@ -41,7 +41,7 @@ def run_sql(block: str) -> list[list[dict]]:
     for statement in sql_statements(block):
         relation = duckdb.sql(statement)
         rows = relation.fetchall()
-        results.append([dict(zip(relation.columns, row)) for row in rows])
+        results.append([dict(zip(relation.columns, row, strict=True)) for row in rows])
     return results
 
 
@@ -52,18 +52,27 @@ def test_top_readme_duckdb_quickstart(in_reader_dir):
     (block,) = code_blocks(TOP_README, "sql")
     cases_sql, quarantine_sql = sql_statements(block)
     (cases,) = run_sql(cases_sql)
-    assert {"question": PROMPT, "tool_args": ARGUMENTS, "total_tokens": 214} in [{k: r[k] for k in ("question", "tool_args", "total_tokens")} for r in cases], cases
+    assert {"question": PROMPT, "tool_args": ARGUMENTS, "total_tokens": 214} in [
+        {k: r[k] for k in ("question", "tool_args", "total_tokens")} for r in cases
+    ], cases
     quickstart = next(r for r in cases if r["total_tokens"] == 214)
-    assert quickstart["answer"].startswith("Answer #2: based on ") and quickstart["answer"].endswith("it is mild in Paris.")
+    assert quickstart["answer"].startswith("Answer #2: based on ") and quickstart["answer"].endswith(
+        "it is mild in Paris."
+    )
     # The Python agent's run is there too, read by the same query.
-    assert {"question": PROMPT, "answer": ANSWER, "tool_args": ARGUMENTS, "total_tokens": 177} in [{k: r[k] for k in ("question", "answer", "tool_args", "total_tokens")} for r in cases]
+    assert {"question": PROMPT, "answer": ANSWER, "tool_args": ARGUMENTS, "total_tokens": 177} in [
+        {k: r[k] for k in ("question", "answer", "tool_args", "total_tokens")} for r in cases
+    ]
 
     try:
         (quarantine,) = run_sql(quarantine_sql)
     except duckdb.BinderException as err:
         if "Deprecated lambda arrow" not in str(err):
             raise
-        pytest.xfail("README.md quick start: DuckDB 2 rejects `list_transform(reasons, r -> r.code)`; it needs `list_transform(reasons, lambda r: r.code)`")
+        pytest.xfail(
+            "README.md quick start: DuckDB 2 rejects `list_transform(reasons, r -> r.code)`; "
+            "it needs `list_transform(reasons, lambda r: r.code)`"
+        )
     services = {r["service_name"]: r["reasons"] for r in quarantine}
     for service in ("holdout-agent-otel", "dataset-no-content"):
         assert set(services[service]) == {"no_input_messages", "no_model_output"}, quarantine

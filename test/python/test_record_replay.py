@@ -9,7 +9,6 @@ import openai
 import pytest
 
 import agent
-
 from conftest import get_json, run_agent
 
 PROMPT = "What is the weather in Paris today?"
@@ -32,7 +31,12 @@ EXPECTED_CASE = {
 # opentelemetry-instrumentation-openai-v2 records no gen_ai.tool.definitions (its util-genai
 # invocation has the field; the openai wrapper never fills it), so its case has no tool
 # definitions; the others record them.
-TOOL_DEFINITIONS = {"otel": [], "openinference": ["get_weather"], "traceloop": ["get_weather"], "pydantic-ai": ["get_weather"]}
+TOOL_DEFINITIONS = {
+    "otel": [],
+    "openinference": ["get_weather"],
+    "traceloop": ["get_weather"],
+    "pydantic-ai": ["get_weather"],
+}
 
 # The conventions the processor read each run with: the agent's own invoke_agent and
 # execute_tool spans are OTel GenAI; openai-v2 adds its inference-details log events;
@@ -47,7 +51,10 @@ CONVENTIONS = {
 INSTRUMENTATIONS = {
     # opentelemetry-instrumentation-openai-v2 on the latest experimental GenAI conventions, with
     # content both on the spans and in the inference-details events.
-    "otel": {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental", "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_and_event"},
+    "otel": {
+        "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_and_event",
+    },
     "openinference": {},
     "traceloop": {"TRACELOOP_TRACE_CONTENT": "true"},
     "pydantic-ai": {},
@@ -77,9 +84,17 @@ def case_shape(case: dict) -> dict:
 @pytest.mark.parametrize("instrumentation", list(INSTRUMENTATIONS))
 def test_recorded_run_replays_offline(instrumentation, collector, model, reprise):
     service = f"weather-agent-py-{instrumentation}"
-    env = {"INSTRUMENTATION": instrumentation, "OTLP_ENDPOINT": collector.otlp, "SERVICE_NAME": service, **INSTRUMENTATIONS[instrumentation]}
+    env = {
+        "INSTRUMENTATION": instrumentation,
+        "OTLP_ENDPOINT": collector.otlp,
+        "SERVICE_NAME": service,
+        **INSTRUMENTATIONS[instrumentation],
+    }
     recorded = run_agent({**env, "OPENAI_BASE_URL": model.url})
-    assert recorded == {"toolCalls": [{"id": "call_1_0", "name": "get_weather", "arguments": ARGUMENTS, "result": RESULT}], "answer": ANSWER}
+    assert recorded == {
+        "toolCalls": [{"id": "call_1_0", "name": "get_weather", "arguments": ARGUMENTS, "result": RESULT}],
+        "answer": ANSWER,
+    }
     assert model.requests == 2
     model.close_for_replay()
 
@@ -92,7 +107,9 @@ def test_recorded_run_replays_offline(instrumentation, collector, model, reprise
     # Replay through the plugin's base URL, with the agent's own SDK, JSON then streaming.
     replay_env = {**env, "SERVICE_NAME": f"{service}-replay", "OPENAI_BASE_URL": reprise.base_url(summary["case_id"])}
     for stream in ("", "1"):
-        replayed = run_agent({**replay_env, "STREAM": stream, "REPLAY_SESSION": f"{reprise.session}-{stream or 'json'}"})
+        replayed = run_agent(
+            {**replay_env, "STREAM": stream, "REPLAY_SESSION": f"{reprise.session}-{stream or 'json'}"}
+        )
         assert replayed == recorded, f"stream={stream == '1'}"
     assert model.requests_after_close == 0, "the replay called the model server"
 
@@ -114,25 +131,49 @@ def test_replay_in_process_with_the_plugin(collector, model, reprise):
     """The plugin's own path: an openai client built from reprise.openai_kwargs in the test
     process, strict then lenient, JSON and streaming."""
     service = "weather-agent-py-plugin"
-    run_agent({"INSTRUMENTATION": "otel", "OTLP_ENDPOINT": collector.otlp, "SERVICE_NAME": service, "OPENAI_BASE_URL": model.url, **INSTRUMENTATIONS["otel"]})
+    run_agent(
+        {
+            "INSTRUMENTATION": "otel",
+            "OTLP_ENDPOINT": collector.otlp,
+            "SERVICE_NAME": service,
+            "OPENAI_BASE_URL": model.url,
+            **INSTRUMENTATIONS["otel"],
+        }
+    )
     model.close_for_replay()
     collector.case_of(service)
     case_id = reprise.case_id(agent="weather-bot", service=service)
 
     client = openai.OpenAI(**reprise.openai_kwargs(case_id))
-    first = client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "system", "content": agent.SYSTEM}, {"role": "user", "content": PROMPT}], tools=agent.TOOLS, temperature=0.2, max_tokens=256)
+    first = client.chat.completions.create(
+        model="gpt-4o-mini",
+        messages=[{"role": "system", "content": agent.SYSTEM}, {"role": "user", "content": PROMPT}],
+        tools=agent.TOOLS,
+        temperature=0.2,
+        max_tokens=256,
+    )
     call = first.choices[0].message.tool_calls[0]
     assert (call.id, call.function.name, call.function.arguments) == ("call_1_0", "get_weather", ARGUMENTS)
     assert first.usage.total_tokens == 88
 
-    with pytest.raises(openai.NotFoundError, match="requested \"Lyon\\?\""):
+    with pytest.raises(openai.NotFoundError, match='requested "Lyon\\?"'):
         client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "Lyon?"}])
 
     reprise.mode = "lenient"
     reprise.session += "-lenient"
     lenient = openai.OpenAI(**reprise.openai_kwargs(case_id))
-    chunks = list(lenient.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "Lyon?"}], stream=True))
-    streamed = [tc.function.arguments for c in chunks for ch in c.choices for tc in (ch.delta.tool_calls or []) if tc.function and tc.function.arguments]
+    chunks = list(
+        lenient.chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": "Lyon?"}], stream=True
+        )
+    )
+    streamed = [
+        tc.function.arguments
+        for c in chunks
+        for ch in c.choices
+        for tc in (ch.delta.tool_calls or [])
+        if tc.function and tc.function.arguments
+    ]
     assert "".join(streamed) == ARGUMENTS
     assert reprise.divergences(), "the lenient session records what differed"
     assert model.requests_after_close == 0

@@ -37,14 +37,26 @@ def test_spark_reads_cases_steps_and_quarantine(dataset, spark):
     assert [k for k in row.kinds if k != "agent"] == ["llm", "tool", "llm"]
 
     steps = spark.read.option("mergeSchema", "true").parquet(f"{root}/steps")
-    llm = steps.where((F.col("case_id") == dataset.accepted["case_id"]) & (F.col("kind") == "llm")).select("dt", "usage.input_tokens", "usage.output_tokens").orderBy("input_tokens").collect()
+    llm = (
+        steps.where((F.col("case_id") == dataset.accepted["case_id"]) & (F.col("kind") == "llm"))
+        .select("dt", "usage.input_tokens", "usage.output_tokens")
+        .orderBy("input_tokens")
+        .collect()
+    )
     assert [(r.input_tokens, r.output_tokens) for r in llm] == [(71, 17), (72, 17)]
 
     quarantine = spark.read.option("mergeSchema", "true").parquet(f"{root}/quarantine")
     codes = {
         r.code
-        for r in quarantine.where(F.col("case_id") == dataset.quarantined["case_id"]).select(F.explode("reasons").alias("r")).select("r.code").collect()
+        for r in quarantine.where(F.col("case_id") == dataset.quarantined["case_id"])
+        .select(F.explode("reasons").alias("r"))
+        .select("r.code")
+        .collect()
     }
     assert codes == {"no_input_messages", "no_model_output"}
-    raw = quarantine.where(F.col("case_id") == dataset.quarantined["case_id"]).select(F.length("raw_spans").alias("n")).first()
+    raw = (
+        quarantine.where(F.col("case_id") == dataset.quarantined["case_id"])
+        .select(F.length("raw_spans").alias("n"))
+        .first()
+    )
     assert raw.n > 0, "quarantined cases keep their raw OTLP spans"

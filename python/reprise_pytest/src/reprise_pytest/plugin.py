@@ -39,7 +39,12 @@ class Replay:
 
     def openai_kwargs(self, case_id: str) -> dict:
         """Keyword arguments for `openai.OpenAI(...)` / `AsyncOpenAI(...)` replaying `case_id`."""
-        return {"base_url": self.base_url(case_id), "api_key": "not-needed", "default_headers": self.headers, "max_retries": 0}
+        return {
+            "base_url": self.base_url(case_id),
+            "api_key": "not-needed",
+            "default_headers": self.headers,
+            "max_retries": 0,
+        }
 
     def cases(self, **filters) -> list:
         """Case summaries from `GET /v1/cases` (filters: status, agent, since, until, limit)."""
@@ -48,7 +53,11 @@ class Replay:
 
     def case_id(self, *, agent: str | None = None, service: str | None = None, status: str = "accepted") -> str:
         """The id of the one case of `agent` (and `service`, matched on provenance.service_name)."""
-        found = [c for c in self.cases(agent=agent, status=status, limit=1000) if service is None or c["provenance"]["service_name"] == service]
+        found = [
+            c
+            for c in self.cases(agent=agent, status=status, limit=1000)
+            if service is None or c["provenance"]["service_name"] == service
+        ]
         if len(found) != 1:
             raise ReplayError(f"{len(found)} {status} cases for agent={agent!r} service={service!r}, want exactly one")
         return found[0]["case_id"]
@@ -68,11 +77,15 @@ class Replay:
         except urllib.error.HTTPError as err:
             raise ReplayError(f"GET {path}: {err.code} {err.read().decode(errors='replace')}") from None
         except OSError as err:
-            raise ReplayError(f"GET {self.url}{path}: {err} (is the reprise collector running with the replay extension?)") from None
+            raise ReplayError(
+                f"GET {self.url}{path}: {err} (is the reprise collector running with the replay extension?)"
+            ) from None
 
 
 def pytest_addoption(parser):
-    parser.addoption("--reprise-url", default=None, help=f"replay extension URL (env REPRISE_URL, default {DEFAULT_URL})")
+    parser.addoption(
+        "--reprise-url", default=None, help=f"replay extension URL (env REPRISE_URL, default {DEFAULT_URL})"
+    )
     parser.addini("reprise_url", default=None, help="replay extension URL")
 
 
@@ -80,7 +93,12 @@ def pytest_addoption(parser):
 def reprise_url(pytestconfig) -> str:
     """The replay extension's URL: --reprise-url, else REPRISE_URL, else the ini value, else the
     local default. Override this fixture to point at a collector your own fixture starts."""
-    return pytestconfig.getoption("reprise_url") or os.environ.get("REPRISE_URL") or pytestconfig.getini("reprise_url") or DEFAULT_URL
+    return (
+        pytestconfig.getoption("reprise_url")
+        or os.environ.get("REPRISE_URL")
+        or pytestconfig.getini("reprise_url")
+        or DEFAULT_URL
+    )
 
 
 @pytest.fixture
