@@ -1,7 +1,7 @@
 """Fixtures shared by the Python end-to-end tests: one reprise collector for the session (OTLP
 in, Parquet datasets out, replay extension on), the fake model, and the agent runner.
 
-Needs REPRISE_BIN, the collector built from this repository (scripts/test.sh builds it)."""
+Needs REPRISE_BIN, the collector built from this repository (scripts/test-python.sh builds it)."""
 
 import json
 import os
@@ -20,42 +20,10 @@ from fake_openai import FakeOpenAI
 HERE = Path(__file__).parent
 REPO = HERE.parent.parent
 
-CONFIG = """
-extensions:
-  replay:
-    endpoint: 127.0.0.1:{replay_port}
-    directory: {data}
-    refresh_interval: 200ms
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: 127.0.0.1:{otlp_port}
-processors:
-  replay_case:
-    root_grace_period: 300ms
-exporters:
-  replay_parquet:
-    directory: {data}
-    sending_queue:
-      batch:
-        flush_timeout: 300ms
-  nop:
-service:
-  extensions: [replay]
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [replay_case]
-      exporters: [replay_parquet]
-    logs:
-      receivers: [otlp]
-      processors: [replay_case]
-      exporters: [nop]
-"""
+# The shipped local default (persistent queue, scrubbing, replay extension), moved to free
+# loopback ports and a temporary directory, with short timers so a case is on disk and served
+# within about a second of its root span ending.
+LOCAL_CONFIG = REPO / "config" / "local.yaml"
 
 
 def free_port() -> int:
@@ -78,17 +46,28 @@ class Collector:
         self.data = workdir / "data"
         self.otlp = f"http://127.0.0.1:{free_port()}"
         self.replay_url = f"http://127.0.0.1:{free_port()}"
-        config = workdir / "config.yaml"
-        config.write_text(
-            CONFIG.format(
-                replay_port=self.replay_url.rsplit(":", 1)[1], otlp_port=self.otlp.rsplit(":", 1)[1], data=self.data
-            )
-        )
+        overrides = {
+            "extensions::file_storage::directory": workdir / "queue",
+            "extensions::replay::endpoint": self.replay_url.removeprefix("http://"),
+            "extensions::replay::directory": self.data,
+            "extensions::replay::refresh_interval": "200ms",
+            "receivers::otlp::protocols::grpc::endpoint": f"127.0.0.1:{free_port()}",
+            "receivers::otlp::protocols::http::endpoint": self.otlp.removeprefix("http://"),
+            "processors::replay_case::root_grace_period": "300ms",
+            "exporters::replay_parquet::directory": self.data,
+            "exporters::replay_parquet::sending_queue::batch::flush_timeout": "300ms",
+            "service::telemetry::metrics::level": "none",
+        }
         self.log_path = workdir / "collector.log"
         self._log = open(self.log_path, "wb")
         bin_path = os.environ.get("REPRISE_BIN")
         assert bin_path and Path(bin_path).exists(), "set REPRISE_BIN to the collector built from this repository"
-        self.process = subprocess.Popen([bin_path, "--config", str(config)], stdout=self._log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            [bin_path, "--config", str(LOCAL_CONFIG), *(f"--set={key}={value}" for key, value in overrides.items())],
+            env={**os.environ, "REPRISE_SCRUB_KEY": "reprise-python-tests"},
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
         self.wait_for("the collector", lambda: get_json(f"{self.replay_url}/v1/cases"))
 
     def log_tail(self) -> str:
