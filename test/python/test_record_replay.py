@@ -116,14 +116,15 @@ def test_recorded_run_replays_offline(instrumentation, collector, model, reprise
     lyon = "What is the weather in Lyon today?"
     changed = run_agent({**replay_env, "PROMPT": lyon, "REPLAY_SESSION": f"{reprise.session}-strict"})
     assert changed["error"]["status"] == 404
-    assert f'messages[1].content[0].text: recorded "{PROMPT}", requested "{lyon}"' in changed["error"]["message"]
+    assert "strict replay: no recorded" in changed["error"]["message"], changed
+    assert "messages[1].content[0].text" in changed["error"]["message"], "the 404 names the field that differs"
 
     reprise.session += "-lenient"
     lenient = run_agent({**replay_env, "PROMPT": lyon, "REPLAY_SESSION": reprise.session, "REPLAY_MODE": "lenient"})
     assert lenient == recorded, "lenient serves the recorded calls in order"
     divergences = reprise.divergences()
     assert len(divergences) == 2, "both calls carry the changed prompt"
-    assert all(d["differences"][0]["path"] == "messages[1].content[0].text" for d in divergences)
+    assert all("messages[1].content[0].text" in json.dumps(d) for d in divergences), divergences
     assert model.requests_after_close == 0
 
 
@@ -156,7 +157,7 @@ def test_replay_in_process_with_the_plugin(collector, model, reprise):
     assert (call.id, call.function.name, call.function.arguments) == ("call_1_0", "get_weather", ARGUMENTS)
     assert first.usage.total_tokens == 88
 
-    with pytest.raises(openai.NotFoundError, match='requested "Lyon\\?"'):
+    with pytest.raises(openai.NotFoundError, match="strict replay: no recorded"):
         client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "Lyon?"}])
 
     reprise.mode = "lenient"
