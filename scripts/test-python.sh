@@ -35,8 +35,10 @@ if [ -z "${REPRISE_BIN:-}" ]; then
   export REPRISE_BIN="$bin_dir/reprise"
 fi
 
-"$venv/bin/ruff" format --check test/python python || { echo "run: $venv/bin/ruff format test/python python"; exit 1; }
-"$venv/bin/ruff" check test/python python
+ruff_config=test/python/ruff.toml
+"$venv/bin/ruff" format --config "$ruff_config" --check test/python python \
+  || { echo "run: $venv/bin/ruff format --config $ruff_config test/python python"; exit 1; }
+"$venv/bin/ruff" check --config "$ruff_config" test/python python
 
 status=0
 (cd test/python && .venv/bin/python -m pytest "$@") || status=$?
