@@ -3,15 +3,23 @@
 #   1. every Go package, with the race detector (includes the end-to-end collector tests);
 #   2. test/readers: the datasets read by DuckDB and Apache Arrow (a module of its own, cgo);
 #   3. test/node: record an agent run through the collector with the real openai SDK and three
-#      GenAI instrumentations, then replay it offline through the replay extension.
+#      GenAI instrumentations, then replay it offline through the replay extension;
+#   4. test/python (scripts/test-python.sh): the same with the Python openai SDK and four Python
+#      GenAI instrumentations, the notebook under nbclient, the README reader snippets, PySpark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
+step_start=$SECONDS
+took() { echo "--- $1 took $((SECONDS - step_start))s"; step_start=$SECONDS; }
 
 go test -race ./...
+took "go test -race ./..."
 (cd test/readers && go test ./...)
+took "test/readers"
 
 bin_dir=$(mktemp -d)
 trap 'rm -rf "$bin_dir"' EXIT
 go build -o "$bin_dir/reprise" ./cmd/reprise
 (cd test/node && npm ci --no-audit --no-fund --loglevel=error && REPRISE_BIN="$bin_dir/reprise" npm test)
+took "test/node (with the collector build)"
+REPRISE_BIN="$bin_dir/reprise" scripts/test-python.sh
