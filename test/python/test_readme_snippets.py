@@ -64,15 +64,7 @@ def test_top_readme_duckdb_quickstart(in_reader_dir):
         {k: r[k] for k in ("question", "answer", "tool_args", "total_tokens")} for r in cases
     ]
 
-    try:
-        (quarantine,) = run_sql(quarantine_sql)
-    except duckdb.BinderException as err:
-        if "Deprecated lambda arrow" not in str(err):
-            raise
-        pytest.xfail(
-            "README.md quick start: DuckDB 2 rejects `list_transform(reasons, r -> r.code)`; "
-            "it needs `list_transform(reasons, lambda r: r.code)`"
-        )
+    (quarantine,) = run_sql(quarantine_sql)
     services = {r["service_name"]: r["reasons"] for r in quarantine}
     for service in ("holdout-agent-otel", "dataset-no-content"):
         assert set(services[service]) == {"no_input_messages", "no_model_output"}, quarantine
