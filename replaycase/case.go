@@ -36,6 +36,10 @@ const (
 	ClosedShutdown  CloseCause = "shutdown"     // the collector shut down
 )
 
+// ClosedInvalidTraceID: spans without a trace id cannot be grouped, so the spans of one request
+// that have none are closed into one case at once.
+const ClosedInvalidTraceID CloseCause = "invalid_trace_id"
+
 // StepKind classifies a step.
 type StepKind string
 

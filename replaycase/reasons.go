@@ -21,3 +21,10 @@ const (
 	ReasonMaxAge    = "max_age"    // still open after max_age
 	ReasonLateSpans = "late_spans" // spans of a trace whose case was already closed
 )
+
+// Input reasons (always applied): the processor repaired or could not use what it received.
+const (
+	ReasonInvalidUTF8    = "invalid_utf8"     // strings that were not valid UTF-8 were repaired with U+FFFD
+	ReasonInvalidTraceID = "invalid_trace_id" // the spans had an all-zero (empty) trace id; one case per request
+	ReasonEventLimit     = "event_limit"      // GenAI log events past max_events_per_trace were dropped
+)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/reprise-dev/reprise/replaycase"
@@ -48,6 +49,24 @@ type Config struct {
 	// a case. Default false: their content is in the case. Other log records always pass.
 	ForwardJoinedLogs bool `mapstructure:"forward_joined_logs"`
 
+	// TrustedUpstream lets spans that already carry replay.case_id (case spans written by a
+	// replay_case processor in an upstream Reprise tier, or re-driven by the replay_parquet
+	// receiver) pass through unchanged. Default false: the replay.* namespace is reserved for
+	// case spans, so every replay.* attribute on incoming telemetry is removed (and counted)
+	// before anything else reads it; otherwise any client could plant or overwrite a case.
+	// Turn it on only on a receiver that authenticates its senders.
+	TrustedUpstream bool `mapstructure:"trusted_upstream"`
+
+	// EmitBatchSize is how many closed cases are built and sent downstream in one request when
+	// limits close cases while data arrives. Cases closed by the timers are sent at every sweep,
+	// whatever their number. Default 256.
+	EmitBatchSize int `mapstructure:"emit_batch_size"`
+
+	// Storage is the ID of a storage extension (file_storage) to which every accepted span and
+	// log event is written before it is acknowledged, and from which open cases are restored on
+	// start. Default none: buffered telemetry is lost when the process dies.
+	Storage *component.ID `mapstructure:"storage"`
+
 	// Scrub is the secrets and personal-data policy applied to everything the processor emits
 	// (cases, raw spans, passed-through spans and logs). On by default; see package scrub.
 	Scrub scrub.Config `mapstructure:"scrub"`
@@ -58,9 +77,18 @@ type Config struct {
 type LimitsConfig struct {
 	// MaxOpenTraces is the most traces buffered at once. Default 10000.
 	MaxOpenTraces int `mapstructure:"max_open_traces"`
-	// MaxSpansPerTrace is the most spans and events one trace may buffer. Default 5000.
+	// MaxSpansPerTrace is the most spans one case holds. The spans past it form further
+	// cases of the same trace (fragments, reason late_spans), each again at most this size.
+	// Default 5000.
 	MaxSpansPerTrace int `mapstructure:"max_spans_per_trace"`
-	// MaxBufferedBytes is the most bytes (OTLP protobuf size) buffered at once. Default 256 MiB.
+	// MaxEventsPerTrace is the most GenAI log events one case holds; later events of the trace
+	// are dropped, counted and logged, and the case is quarantined with reason event_limit.
+	// Kept apart from MaxSpansPerTrace so that events cannot push real spans out. Default 5000.
+	MaxEventsPerTrace int `mapstructure:"max_events_per_trace"`
+	// MaxBufferedBytes bounds the estimated memory (pdata held in memory, not protobuf size)
+	// of open cases, closed cases not yet sent and cases the next consumer refused. Open cases
+	// are closed oldest first to stay under it; while closed cases cannot be sent, new data is
+	// refused with a retryable error. Default 256 MiB.
 	MaxBufferedBytes int64 `mapstructure:"max_buffered_bytes"`
 }
 
@@ -113,6 +141,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Limits.MaxSpansPerTrace <= 0 {
 		errs = append(errs, fmt.Errorf("limits.max_spans_per_trace must be positive, got %d", c.Limits.MaxSpansPerTrace))
+	}
+	if c.Limits.MaxEventsPerTrace <= 0 {
+		errs = append(errs, fmt.Errorf("limits.max_events_per_trace must be positive, got %d", c.Limits.MaxEventsPerTrace))
+	}
+	if c.EmitBatchSize <= 0 {
+		errs = append(errs, fmt.Errorf("emit_batch_size must be positive, got %d", c.EmitBatchSize))
 	}
 	if c.Limits.MaxBufferedBytes <= 0 {
 		errs = append(errs, fmt.Errorf("limits.max_buffered_bytes must be positive, got %d", c.Limits.MaxBufferedBytes))

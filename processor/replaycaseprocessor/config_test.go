@@ -34,18 +34,22 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, createDefaultConfig(), def)
 	require.NoError(t, confmap.Validate(def))
 
+	storageID := component.MustNewID("file_storage")
 	custom := loadConfig(t, "custom")
 	require.NoError(t, confmap.Validate(custom))
 	assert.Equal(t, &Config{
 		RootGracePeriod:   5 * time.Second,
 		IdleTimeout:       time.Minute,
 		MaxAge:            10 * time.Minute,
-		Limits:            LimitsConfig{MaxOpenTraces: 50000, MaxSpansPerTrace: 2000, MaxBufferedBytes: 1 << 30},
+		Limits:            LimitsConfig{MaxOpenTraces: 50000, MaxSpansPerTrace: 2000, MaxEventsPerTrace: 1000, MaxBufferedBytes: 1 << 30},
 		Evidence:          EvidenceConfig{Require: []string{"root_span", "llm_steps", "input_messages", "model_output", "tool_results"}},
 		Metadata:          map[string]string{"route": `span.attributes["app.route"]`, "tenant_class": `resource.attributes["tenant.class"]`},
 		Assertions:        map[string]string{"expected": `span.attributes["app.expected"]`},
 		RawSpans:          "all",
 		ForwardJoinedLogs: true,
+		TrustedUpstream:   true,
+		EmitBatchSize:     64,
+		Storage:           &storageID,
 		Scrub: scrub.Config{Enabled: true, Key: "a-test-key", Detectors: map[string]string{"email": "quarantine", "phone_number": "off"},
 			Rules: []scrub.RuleConfig{{Kind: "employee_id", Pattern: `\bEMP-\d{6}\b`}, {Kind: "internal_ticket", Keys: []string{"ticket_id"}, Action: "quarantine"}}},
 	}, custom)
@@ -54,7 +58,7 @@ func TestLoadConfig(t *testing.T) {
 func TestValidateNamesTheField(t *testing.T) {
 	for name, want := range map[string][]string{
 		"bad_durations": {"root_grace_period must be positive, got 0s", "idle_timeout must be positive, got -1s"},
-		"bad_limits":    {"limits.max_open_traces must be positive, got 0", "limits.max_spans_per_trace must be positive, got -5", "limits.max_buffered_bytes must be positive, got 0"},
+		"bad_limits":    {"limits.max_open_traces must be positive, got 0", "limits.max_spans_per_trace must be positive, got -5", "limits.max_events_per_trace must be positive, got 0", "limits.max_buffered_bytes must be positive, got 0", "emit_batch_size must be positive, got -1"},
 		"bad_policy":    {`evidence.require: unknown check "model_anwser" (known: inline_content, input_messages, llm_steps, model_name, model_output, parseable_content, root_span, tool_results)`, `raw_spans must be one of "quarantined", "all", "none"; got "sometimes"`},
 		"short_max_age": {"max_age (30s) must not be shorter than idle_timeout (1m0s)"},
 		"bad_scrub":     {`scrub.detectors: unknown kind "emial"`, "scrub.rules[0].pattern: error parsing regexp"},

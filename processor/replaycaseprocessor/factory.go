@@ -2,14 +2,16 @@ package replaycaseprocessor
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
 
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
+	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/sharedcomponent"
 	"github.com/reprise-dev/reprise/scrub"
 )
 
@@ -26,74 +28,68 @@ func createDefaultConfig() component.Config {
 		IdleTimeout:     30 * time.Second,
 		MaxAge:          5 * time.Minute,
 		Limits: LimitsConfig{
-			MaxOpenTraces:    10_000,
-			MaxSpansPerTrace: 5_000,
-			MaxBufferedBytes: 256 << 20,
+			MaxOpenTraces:     10_000,
+			MaxSpansPerTrace:  5_000,
+			MaxEventsPerTrace: 5_000,
+			MaxBufferedBytes:  256 << 20,
 		},
-		Evidence: EvidenceConfig{Require: allChecks()},
-		RawSpans: rawQuarantined,
-		Scrub:    scrub.DefaultConfig(),
+		Evidence:      EvidenceConfig{Require: allChecks()},
+		RawSpans:      rawQuarantined,
+		EmitBatchSize: 256,
+		Scrub:         scrub.DefaultConfig(),
 	}
 }
 
-// One processor instance serves the traces and the logs pipelines of the same component ID
-// (decision D1): log events and spans of a trace must meet in one buffer. Instances are keyed
-// by their config, as the collector hands the same *Config to both create calls.
-var (
-	sharedMu sync.Mutex
-	shared   = map[*Config]*caseProcessor{}
-)
+// instances holds one processor per component ID, shared by its traces and logs pipelines:
+// log events and spans of a trace must meet in one buffer. The collector hands the same
+// *Config to both create calls, so the config pointer is the key.
+var instances = sharedcomponent.NewMap[*Config, *caseProcessor]()
 
-func acquire(set processor.Settings, cfg *Config) (*caseProcessor, error) {
-	sharedMu.Lock()
-	defer sharedMu.Unlock()
-	p, ok := shared[cfg]
-	if !ok {
-		var err error
-		if p, err = newCaseProcessor(set, cfg); err != nil {
-			return nil, err
-		}
-		p.release = func() {
-			sharedMu.Lock()
-			defer sharedMu.Unlock()
-			delete(shared, cfg)
-		}
-		shared[cfg] = p
-	}
-	p.users++
-	return p, nil
+func acquire(set processor.Settings, cfg *Config) (*sharedcomponent.Component[*caseProcessor], error) {
+	return instances.LoadOrStore(cfg, func() (*caseProcessor, error) { return newCaseProcessor(set, cfg) })
 }
 
 func createTraces(_ context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {
-	p, err := acquire(set, cfg.(*Config))
+	sc, err := acquire(set, cfg.(*Config))
 	if err != nil {
 		return nil, err
 	}
-	p.nextTraces = next
-	return &tracesProcessor{p}, nil
+	sc.Unwrap().nextTraces = next
+	return &tracesProcessor{sc}, nil
 }
 
 func createLogs(_ context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
-	p, err := acquire(set, cfg.(*Config))
+	sc, err := acquire(set, cfg.(*Config))
 	if err != nil {
 		return nil, err
 	}
-	p.nextLogs = next
-	return &logsProcessor{p}, nil
+	sc.Unwrap().nextLogs = next
+	return &logsProcessor{sc}, nil
 }
 
-// tracesProcessor and logsProcessor are the per-pipeline faces of one caseProcessor.
-type tracesProcessor struct{ *caseProcessor }
+// tracesProcessor and logsProcessor are the per-pipeline faces of one shared caseProcessor:
+// Start and Shutdown go through the shared wrapper (once each), data goes to the instance.
+type tracesProcessor struct {
+	*sharedcomponent.Component[*caseProcessor]
+}
 
-type logsProcessor struct{ *caseProcessor }
+func (t *tracesProcessor) ConsumeTraces(ctx context.Context, td ptrace.Traces) error {
+	return t.Unwrap().ConsumeTraces(ctx, td)
+}
+
+func (t *tracesProcessor) Capabilities() consumer.Capabilities { return t.Unwrap().Capabilities() }
+
+type logsProcessor struct {
+	*sharedcomponent.Component[*caseProcessor]
+}
+
+func (l *logsProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
+	return l.Unwrap().ConsumeLogs(ctx, ld)
+}
+
+func (l *logsProcessor) Capabilities() consumer.Capabilities { return l.Unwrap().Capabilities() }
 
 var (
 	_ processor.Traces = (*tracesProcessor)(nil)
 	_ processor.Logs   = (*logsProcessor)(nil)
 )
-
-// MutatesData is true: the processor moves spans and log records into its buffers instead of
-// copying them, so the pipeline hands it data no other consumer shares.
-func (p *caseProcessor) Capabilities() consumer.Capabilities {
-	return consumer.Capabilities{MutatesData: true}
-}

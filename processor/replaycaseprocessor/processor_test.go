@@ -2,7 +2,6 @@ package replaycaseprocessor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.uber.org/zap"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
@@ -51,9 +51,10 @@ func newHarness(t *testing.T, mutate func(*Config)) *harness {
 	require.NoError(t, err)
 	h.logs, err = createLogs(context.Background(), set, cfg, h.logOut)
 	require.NoError(t, err)
-	h.p = h.traces.(*tracesProcessor).caseProcessor
-	require.Same(t, h.p, h.logs.(*logsProcessor).caseProcessor, "traces and logs share one instance")
+	h.p = h.traces.(*tracesProcessor).Unwrap()
+	require.Same(t, h.p, h.logs.(*logsProcessor).Unwrap(), "traces and logs share one instance")
 	h.p.now = func() time.Time { return h.clock }
+	h.p.dropLog = zap.NewNop() // tests that check drops install an observer
 	t.Cleanup(func() { _ = h.tel.Shutdown(context.Background()) })
 	return h
 }
@@ -380,19 +381,24 @@ func TestSpanLimitClosesTheTraceAndKeepsTheRest(t *testing.T) {
 	for i := 0; i < td.ResourceSpans().At(0).ScopeSpans().Len(); i++ {
 		one := ptrace.NewTraces()
 		td.ResourceSpans().At(0).ScopeSpans().At(i).CopyTo(one.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty())
-		h.sendTraces(one) // 3 spans (over the limit: closed at once), then 2 (a late fragment)
+		h.sendTraces(one) // 3 spans: 2 fill the case, 1 starts a fragment; then 2: 1 fills it, 1 starts another
 	}
 	h.shutdown()
 	cases := h.cases()
-	require.Len(t, cases, 2)
+	require.Len(t, cases, 3)
 	var spans int64
+	ids := map[string]bool{}
 	for _, c := range cases {
 		spans += c.Provenance.SpanCount
+		ids[c.CaseID] = true
+		assert.LessOrEqual(t, c.Provenance.SpanCount, int64(2))
 	}
 	assert.Equal(t, int64(5), spans, "every span is in a case")
+	assert.Len(t, ids, 3, "each fragment has its own case id")
 	assert.Equal(t, replaycase.ClosedSpanLimit, cases[0].ClosedBy)
 	assert.Contains(t, reasonCodes(cases[0]), replaycase.ReasonSpanLimit)
 	assert.Contains(t, reasonCodes(cases[1]), replaycase.ReasonLateSpans)
+	assert.Contains(t, reasonCodes(cases[2]), replaycase.ReasonLateSpans)
 }
 
 func TestTracesWithoutGenAIPassThroughUnchanged(t *testing.T) {
@@ -429,19 +435,6 @@ func TestMetadataAndAssertionsComeFromOTTL(t *testing.T) {
 	assert.Equal(t, map[string]string{"service": "holdout-agent-otel", "system": "openai"}, c.Metadata)
 	assert.Equal(t, map[string]string{"expected": "mentions Paris weather"}, c.Assertions)
 	h.shutdown()
-}
-
-func TestDownstreamErrorsAreReportedNotSwallowed(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Limits.MaxOpenTraces = 1 })
-	h.p.nextTraces = consumertest.NewErr(errors.New("exporter queue full"))
-	a, b := testfixtures.Traces(t, testfixtures.Traceloop), testfixtures.Traces(t, testfixtures.Traceloop)
-	testfixtures.WithTraceID(b, plog.NewLogs(), 1)
-	require.NoError(t, h.traces.ConsumeTraces(context.Background(), a))
-	err := h.traces.ConsumeTraces(context.Background(), b) // evicts a
-	assert.ErrorContains(t, err, "exporter queue full")
-	metadatatest.AssertEqualProcessorReplayCaseEmitFailures(t, h.tel, []metricdata.DataPoint[int64]{{Value: 1}}, metricdatatest.IgnoreTimestamp())
-	assert.ErrorContains(t, h.traces.Shutdown(context.Background()), "exporter queue full", "the flush at shutdown reports it too")
-	require.NoError(t, h.logs.Shutdown(context.Background()))
 }
 
 // Many senders on both signals with the real sweeper running: run with -race.

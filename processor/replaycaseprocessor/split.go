@@ -1,6 +1,9 @@
 package replaycaseprocessor
 
 import (
+	"encoding/binary"
+	"hash/fnv"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -13,7 +16,9 @@ type traceChunk struct {
 	id    pcommon.TraceID
 	td    ptrace.Traces
 	items int
-	root  bool // the chunk holds a span without a parent
+
+	repaired int      // strings repaired to valid UTF-8 (sanitize.go)
+	walKeys  []string // write-ahead records of this chunk (wal.go)
 
 	rsIdx, ssIdx int // source resource/scope the current destination copies
 	rs           ptrace.ResourceSpans
@@ -49,7 +54,6 @@ func splitTraces(td ptrace.Traces) []*traceChunk {
 					c.ss.SetSchemaUrl(ss.SchemaUrl())
 					c.ssIdx = j
 				}
-				c.root = c.root || sp.ParentSpanID().IsEmpty()
 				c.items++
 				sp.MoveTo(c.ss.Spans().AppendEmpty())
 			}
@@ -63,6 +67,9 @@ type logChunk struct {
 	id    pcommon.TraceID
 	ld    plog.Logs
 	items int
+
+	repaired int
+	walKeys  []string
 
 	rlIdx, slIdx int
 	rl           plog.ResourceLogs
@@ -109,30 +116,78 @@ func splitLogs(ld plog.Logs, keep bool) []*logChunk {
 	return out
 }
 
-// recentTraces remembers the last n closed trace ids, so that a span arriving after its case
-// closed is recognised as late. Memory is bounded by n.
-type recentTraces struct {
-	ring []pcommon.TraceID
-	next int
-	set  map[pcommon.TraceID]int // id -> times present in ring
-}
-
-func newRecentTraces(n int) *recentTraces {
-	return &recentTraces{ring: make([]pcommon.TraceID, 0, n), set: make(map[pcommon.TraceID]int, n)}
-}
-
-func (r *recentTraces) add(id pcommon.TraceID) {
-	if len(r.ring) < cap(r.ring) {
-		r.ring = append(r.ring, id)
-	} else {
-		old := r.ring[r.next]
-		if r.set[old]--; r.set[old] <= 0 {
-			delete(r.set, old)
+// takeSpans moves the first n spans of td into a new Traces, keeping their resource and scope.
+func takeSpans(td ptrace.Traces, n int) ptrace.Traces {
+	out := ptrace.NewTraces()
+	for i := 0; i < td.ResourceSpans().Len() && n > 0; i++ {
+		rs := td.ResourceSpans().At(i)
+		drs := out.ResourceSpans().AppendEmpty()
+		rs.Resource().CopyTo(drs.Resource())
+		drs.SetSchemaUrl(rs.SchemaUrl())
+		for j := 0; j < rs.ScopeSpans().Len() && n > 0; j++ {
+			ss := rs.ScopeSpans().At(j)
+			dss := drs.ScopeSpans().AppendEmpty()
+			ss.Scope().CopyTo(dss.Scope())
+			dss.SetSchemaUrl(ss.SchemaUrl())
+			ss.Spans().RemoveIf(func(sp ptrace.Span) bool {
+				if n == 0 {
+					return false
+				}
+				n--
+				sp.MoveTo(dss.Spans().AppendEmpty())
+				return true
+			})
 		}
-		r.ring[r.next] = id
-		r.next = (r.next + 1) % len(r.ring)
 	}
-	r.set[id]++
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		td.ResourceSpans().At(i).ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool { return ss.Spans().Len() == 0 })
+	}
+	td.ResourceSpans().RemoveIf(func(rs ptrace.ResourceSpans) bool { return rs.ScopeSpans().Len() == 0 })
+	return out
 }
 
-func (r *recentTraces) has(id pcommon.TraceID) bool { return r.set[id] > 0 }
+func forEachScopeSpans(td ptrace.Traces, fn func(ptrace.ScopeSpans)) {
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		for j := 0; j < td.ResourceSpans().At(i).ScopeSpans().Len(); j++ {
+			fn(td.ResourceSpans().At(i).ScopeSpans().At(j))
+		}
+	}
+}
+
+func forEachScopeLogs(ld plog.Logs, fn func(plog.ScopeLogs)) {
+	for i := 0; i < ld.ResourceLogs().Len(); i++ {
+		for j := 0; j < ld.ResourceLogs().At(i).ScopeLogs().Len(); j++ {
+			fn(ld.ResourceLogs().At(i).ScopeLogs().At(j))
+		}
+	}
+}
+
+// eventKey identifies a log event within its trace.
+type eventKey [16]byte
+
+// eventIdentity is a hash of what makes a log event the same event when a client sends it
+// again: its span id, timestamp, event name, severity, body and attributes (in order). Two
+// events equal in all of these carry the same information, so keeping one loses nothing.
+func eventIdentity(lr plog.LogRecord) eventKey {
+	h := fnv.New128a()
+	sid := lr.SpanID()
+	h.Write(sid[:])
+	var ts [8]byte
+	binary.LittleEndian.PutUint64(ts[:], uint64(lr.Timestamp()))
+	h.Write(ts[:])
+	binary.LittleEndian.PutUint64(ts[:], uint64(lr.SeverityNumber()))
+	h.Write(ts[:])
+	for _, s := range []string{lr.EventName(), lr.SeverityText(), lr.Body().AsString()} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	for k, v := range lr.Attributes().All() {
+		h.Write([]byte(k))
+		h.Write([]byte{0})
+		h.Write([]byte(v.AsString()))
+		h.Write([]byte{0})
+	}
+	var k eventKey
+	h.Sum(k[:0])
+	return k
+}

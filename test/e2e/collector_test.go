@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -64,13 +65,18 @@ func freePort(t *testing.T) int {
 // downstream is an OTLP/HTTP traces endpoint that decodes the cases it receives.
 type downstream struct {
 	*httptest.Server
-	mu    sync.Mutex
-	cases []*replaycase.Case
+	refusing atomic.Bool // answer 503, like a backend that is overloaded
+	mu       sync.Mutex
+	cases    []*replaycase.Case
 }
 
 func newDownstream(t *testing.T) *downstream {
 	d := &downstream{}
 	d.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d.refusing.Load() {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
 		body, _ := io.ReadAll(r.Body)
 		req := ptraceotlp.NewExportRequest()
 		if err := req.UnmarshalProto(body); err != nil {

@@ -23,18 +23,25 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                metric.Meter
-	mu                                   sync.Mutex
-	registrations                        []metric.Registration
-	ProcessorReplayCaseBufferedBytes     metric.Int64UpDownCounter
-	ProcessorReplayCaseBufferedSpans     metric.Int64UpDownCounter
-	ProcessorReplayCaseCasesClosed       metric.Int64Counter
-	ProcessorReplayCaseEmitFailures      metric.Int64Counter
-	ProcessorReplayCaseEvictions         metric.Int64Counter
-	ProcessorReplayCaseLateSpans         metric.Int64Counter
-	ProcessorReplayCaseOpenCases         metric.Int64UpDownCounter
-	ProcessorReplayCasePassthroughTraces metric.Int64Counter
-	ProcessorReplayCaseQuarantineReasons metric.Int64Counter
+	meter                                 metric.Meter
+	mu                                    sync.Mutex
+	registrations                         []metric.Registration
+	ProcessorReplayCaseBufferedBytes      metric.Int64UpDownCounter
+	ProcessorReplayCaseBufferedSpans      metric.Int64UpDownCounter
+	ProcessorReplayCaseCasesClosed        metric.Int64Counter
+	ProcessorReplayCaseDroppedCases       metric.Int64Counter
+	ProcessorReplayCaseDroppedEvents      metric.Int64Counter
+	ProcessorReplayCaseDuplicates         metric.Int64Counter
+	ProcessorReplayCaseEmitFailures       metric.Int64Counter
+	ProcessorReplayCaseEvictions          metric.Int64Counter
+	ProcessorReplayCaseInvalidUtf8        metric.Int64Counter
+	ProcessorReplayCaseLateSpans          metric.Int64Counter
+	ProcessorReplayCaseOpenCases          metric.Int64UpDownCounter
+	ProcessorReplayCasePassthroughTraces  metric.Int64Counter
+	ProcessorReplayCaseQuarantineReasons  metric.Int64Counter
+	ProcessorReplayCaseReceived           metric.Int64Counter
+	ProcessorReplayCaseRefused            metric.Int64Counter
+	ProcessorReplayCaseReservedAttributes metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -68,7 +75,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	var err, errs error
 	builder.ProcessorReplayCaseBufferedBytes, err = builder.meter.Int64UpDownCounter(
 		"otelcol_processor_replay_case_buffered_bytes",
-		metric.WithDescription("Estimated bytes currently buffered (OTLP protobuf size) [Development]"),
+		metric.WithDescription("Estimated memory held by buffered, closed-but-unsent and refused-for-retry telemetry (pdata in memory, not protobuf size) [Development]"),
 		metric.WithUnit("By"),
 	)
 	errs = errors.Join(errs, err)
@@ -84,9 +91,27 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{cases}"),
 	)
 	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseDroppedCases, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_dropped_cases",
+		metric.WithDescription("Cases dropped, by reason (permanent_downstream_error, undeliverable_at_shutdown, encode_error); each is logged with its case id, unsampled [Development]"),
+		metric.WithUnit("{cases}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseDroppedEvents, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_dropped_events",
+		metric.WithDescription("GenAI log events dropped because their trace reached limits.max_events_per_trace (the case gets reason event_limit) [Development]"),
+		metric.WithUnit("{events}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseDuplicates, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_duplicates",
+		metric.WithDescription("Spans and log events dropped because the same item was already buffered for the trace (client retries), by signal [Development]"),
+		metric.WithUnit("{items}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseEmitFailures, err = builder.meter.Int64Counter(
 		"otelcol_processor_replay_case_emit_failures",
-		metric.WithDescription("Cases the next consumer refused (the error is logged with the case id) [Development]"),
+		metric.WithDescription("Cases the next consumer refused with a retryable error; they are kept and sent again (the error is logged with the case ids) [Development]"),
 		metric.WithUnit("{cases}"),
 	)
 	errs = errors.Join(errs, err)
@@ -94,6 +119,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_replay_case_evictions",
 		metric.WithDescription("Cases closed early because a limit was hit, by limit (max_open_traces, max_buffered_bytes, max_spans_per_trace) [Development]"),
 		metric.WithUnit("{cases}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseInvalidUtf8, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_invalid_utf8",
+		metric.WithDescription("Strings in incoming telemetry that were not valid UTF-8 and were repaired with U+FFFD, by signal [Development]"),
+		metric.WithUnit("{strings}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseLateSpans, err = builder.meter.Int64Counter(
@@ -118,6 +149,24 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_replay_case_quarantine_reasons",
 		metric.WithDescription("Reasons attached to quarantined cases, by reason code [Development]"),
 		metric.WithUnit("{reasons}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseReceived, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_received",
+		metric.WithDescription("Spans and log records accepted into the processor (after the admission check), by signal [Development]"),
+		metric.WithUnit("{items}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseRefused, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_refused",
+		metric.WithDescription("Spans and log records refused with a retryable error before being accepted (downstream backlog or storage failure), by signal [Development]"),
+		metric.WithUnit("{items}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseReservedAttributes, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_reserved_attributes",
+		metric.WithDescription("replay.* attributes removed from incoming telemetry (the namespace is reserved for case spans), by signal [Development]"),
+		metric.WithUnit("{attributes}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

@@ -22,12 +22,19 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorReplayCaseBufferedBytes.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseBufferedSpans.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseCasesClosed.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseDroppedCases.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseDroppedEvents.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseDuplicates.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseEmitFailures.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseEvictions.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseInvalidUtf8.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseLateSpans.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseOpenCases.Add(context.Background(), 1)
 	tb.ProcessorReplayCasePassthroughTraces.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseQuarantineReasons.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseReceived.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseRefused.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseReservedAttributes.Add(context.Background(), 1)
 	AssertEqualProcessorReplayCaseBufferedBytes(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -37,10 +44,22 @@ func TestSetupTelemetry(t *testing.T) {
 	AssertEqualProcessorReplayCaseCasesClosed(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseDroppedCases(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseDroppedEvents(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseDuplicates(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseEmitFailures(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseEvictions(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseInvalidUtf8(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseLateSpans(t, testTel,
@@ -53,6 +72,15 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseQuarantineReasons(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseReceived(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseRefused(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseReservedAttributes(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 

@@ -1,0 +1,224 @@
+package replaycaseprocessor
+
+import (
+	"container/list"
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// traceBuffer is one open case.
+type traceBuffer struct {
+	id            pcommon.TraceID
+	spans         ptrace.Traces
+	events        plog.Logs
+	spanCount     int
+	eventCount    int
+	bytes         int64 // estimated heap held (memsize.go)
+	firstSeen     time.Time
+	lastSeen      time.Time
+	rootSeen      bool
+	fragment      int // 0 for the first case of a trace, n for its n-th later fragment
+	seenSpans     map[pcommon.SpanID]struct{}
+	seenEvents    map[eventKey]struct{}
+	repaired      int      // strings repaired to valid UTF-8
+	droppedEvents int      // events past limits.max_events_per_trace
+	walKeys       []string // write-ahead records holding this buffer's telemetry
+	elem          *list.Element
+}
+
+func newTraceBuffer(id pcommon.TraceID, now time.Time, fragment int) *traceBuffer {
+	return &traceBuffer{
+		id: id, spans: ptrace.NewTraces(), events: plog.NewLogs(), firstSeen: now, lastSeen: now, fragment: fragment,
+		seenSpans: map[pcommon.SpanID]struct{}{}, seenEvents: map[eventKey]struct{}{},
+	}
+}
+
+var (
+	tracesSizer ptrace.ProtoMarshaler
+	logsSizer   plog.ProtoMarshaler
+)
+
+// buffer returns the open buffer of a trace, opening one if needed. Caller holds mu.
+func (p *caseProcessor) buffer(id pcommon.TraceID, now time.Time) *traceBuffer {
+	b, ok := p.open[id]
+	if !ok {
+		b = newTraceBuffer(id, now, p.closed.count(id))
+		b.elem = p.order.PushBack(b)
+		p.open[id] = b
+		p.telemetry.ProcessorReplayCaseOpenCases.Add(context.Background(), 1)
+	}
+	b.lastSeen = now
+	return b
+}
+
+// addSpans puts one trace's chunk into its buffer, without the spans the buffer already holds.
+// A buffer full at limits.max_spans_per_trace is closed and the rest of the chunk starts the
+// next fragment, so no span is left out. Caller holds mu.
+func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []closing {
+	if c.id.IsEmpty() {
+		// Without a trace id nothing can be grouped: the chunk is a case of its own.
+		b := newTraceBuffer(c.id, now, 0)
+		b.repaired, b.walKeys = c.repaired, c.walKeys
+		p.wal.hold(c.walKeys)
+		b.rootSeen = p.dedupeSpans(b, c.td) > 0
+		b.spanCount = c.td.SpanCount()
+		b.bytes = memTraces(c.td)
+		p.bytes += b.bytes
+		p.telemetry.ProcessorReplayCaseBufferedBytes.Add(context.Background(), b.bytes)
+		c.td.ResourceSpans().MoveAndAppendTo(b.spans.ResourceSpans())
+		return append(due, closing{buf: b, cause: replaycase.ClosedInvalidTraceID, detail: "spans without a trace id"})
+	}
+	rootSeen := false // the case just closed at the span limit had its root
+	for {
+		b := p.buffer(c.id, now)
+		// A fragment cut off at the span limit of a trace whose root has arrived closes after
+		// the root grace period, like the case it continues, not after idle_timeout.
+		b.rootSeen = b.rootSeen || rootSeen
+		b.repaired += c.repaired
+		c.repaired = 0
+		b.walKeys = append(b.walKeys, c.walKeys...) // each fragment holds the chunk's record
+		p.wal.hold(c.walKeys)
+		if p.dedupeSpans(b, c.td) > 0 {
+			b.rootSeen = true
+		}
+		n := c.td.SpanCount()
+		room := p.cfg.Limits.MaxSpansPerTrace - b.spanCount
+		part := c.td
+		if n > room {
+			part = takeSpans(c.td, room)
+		}
+		p.grow(b, part.SpanCount(), memTraces(part))
+		b.spanCount += part.SpanCount()
+		part.ResourceSpans().MoveAndAppendTo(b.spans.ResourceSpans())
+		if n <= room {
+			return due
+		}
+		rootSeen = b.rootSeen
+		p.telemetry.ProcessorReplayCaseEvictions.Add(context.Background(), 1, metric.WithAttributes(attribute.String("limit", "max_spans_per_trace")))
+		due = append(due, p.take(b, replaycase.ClosedSpanLimit, fmt.Sprintf("trace reached limits.max_spans_per_trace (%d); its later spans form further cases", p.cfg.Limits.MaxSpansPerTrace)))
+	}
+}
+
+// dedupeSpans removes from td the spans b already holds (a client retry delivers the same span
+// twice) and remembers the rest. It returns how many of the kept spans are roots. Spans without
+// a span id cannot be recognised and are kept. Caller holds mu.
+func (p *caseProcessor) dedupeSpans(b *traceBuffer, td ptrace.Traces) (roots int) {
+	dups := 0
+	forEachScopeSpans(td, func(ss ptrace.ScopeSpans) {
+		ss.Spans().RemoveIf(func(sp ptrace.Span) bool {
+			if id := sp.SpanID(); !id.IsEmpty() {
+				if _, seen := b.seenSpans[id]; seen {
+					dups++
+					return true
+				}
+				b.seenSpans[id] = struct{}{}
+			}
+			if sp.ParentSpanID().IsEmpty() {
+				roots++
+			}
+			return false
+		})
+	})
+	if dups > 0 {
+		p.telemetry.ProcessorReplayCaseDuplicates.Add(context.Background(), int64(dups), metric.WithAttributes(attribute.String("signal", "traces")))
+	}
+	return roots
+}
+
+// addEvents puts one trace's GenAI log events into its buffer, without those it already holds
+// and without those past limits.max_events_per_trace (dropped, counted and logged: events
+// must not close a case and push its spans into a fragment). Caller holds mu.
+func (p *caseProcessor) addEvents(c *logChunk, now time.Time) {
+	b := p.buffer(c.id, now)
+	b.repaired += c.repaired
+	b.walKeys = append(b.walKeys, c.walKeys...)
+	p.wal.hold(c.walKeys)
+	dups, over := 0, 0
+	forEachScopeLogs(c.ld, func(sl plog.ScopeLogs) {
+		sl.LogRecords().RemoveIf(func(lr plog.LogRecord) bool {
+			k := eventIdentity(lr)
+			if _, seen := b.seenEvents[k]; seen {
+				dups++
+				return true
+			}
+			if b.eventCount >= p.cfg.Limits.MaxEventsPerTrace {
+				over++
+				return true
+			}
+			b.seenEvents[k] = struct{}{}
+			b.eventCount++
+			return false
+		})
+	})
+	ctx := context.Background()
+	if dups > 0 {
+		p.telemetry.ProcessorReplayCaseDuplicates.Add(ctx, int64(dups), metric.WithAttributes(attribute.String("signal", "logs")))
+	}
+	if over > 0 {
+		b.droppedEvents += over
+		p.telemetry.ProcessorReplayCaseDroppedEvents.Add(ctx, int64(over), metric.WithAttributes(attribute.String("reason", "max_events_per_trace")))
+		p.dropLog.Warn("GenAI log events dropped: the trace reached limits.max_events_per_trace",
+			zap.String("trace_id", c.id.String()), zap.Int("dropped", over), zap.Int("limit", p.cfg.Limits.MaxEventsPerTrace))
+	}
+	p.grow(b, c.ld.LogRecordCount(), memLogs(c.ld))
+	c.ld.ResourceLogs().MoveAndAppendTo(b.events.ResourceLogs())
+}
+
+// grow accounts for items (spans or events) of the given estimated heap size added to b.
+// Caller holds mu.
+func (p *caseProcessor) grow(b *traceBuffer, items int, size int64) {
+	b.bytes += size
+	p.bytes += size
+	ctx := context.Background()
+	if b.fragment > 0 {
+		p.telemetry.ProcessorReplayCaseLateSpans.Add(ctx, int64(items))
+	}
+	p.telemetry.ProcessorReplayCaseBufferedSpans.Add(ctx, int64(items))
+	p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, size)
+}
+
+// enforceLimits closes the oldest open cases until the open-trace and byte limits hold. Closed
+// cases stay counted in p.bytes until they are sent (drainIfDue sends them when p.bytes is over
+// the limit), so memory held stays within the limit plus one request: data is admitted only
+// while nothing waits for the next consumer. Caller holds mu.
+func (p *caseProcessor) enforceLimits(due []closing) []closing {
+	for p.order.Len() > 0 {
+		var limit string
+		var value int64
+		switch {
+		case len(p.open) > p.cfg.Limits.MaxOpenTraces:
+			limit, value = "max_open_traces", int64(p.cfg.Limits.MaxOpenTraces)
+		case p.bytes > p.cfg.Limits.MaxBufferedBytes:
+			limit, value = "max_buffered_bytes", p.cfg.Limits.MaxBufferedBytes
+		default:
+			return due
+		}
+		oldest := p.order.Front().Value.(*traceBuffer)
+		p.telemetry.ProcessorReplayCaseEvictions.Add(context.Background(), 1, metric.WithAttributes(attribute.String("limit", limit)))
+		due = append(due, p.take(oldest, replaycase.ClosedEvicted, fmt.Sprintf("closed early: limits.%s (%d) reached", limit, value)))
+	}
+	return due
+}
+
+// take removes b from the open set; its memory stays counted until the case is sent. Caller
+// holds mu.
+func (p *caseProcessor) take(b *traceBuffer, cause replaycase.CloseCause, detail string) closing {
+	p.order.Remove(b.elem)
+	b.elem = nil
+	delete(p.open, b.id)
+	p.closed.add(b.id)
+	ctx := context.Background()
+	p.telemetry.ProcessorReplayCaseOpenCases.Add(ctx, -1)
+	p.telemetry.ProcessorReplayCaseBufferedSpans.Add(ctx, -int64(b.spanCount+b.eventCount))
+	return closing{buf: b, cause: cause, detail: detail}
+}

@@ -1,0 +1,225 @@
+package replaycaseprocessor
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// batch is closed cases built for the next consumer, kept until it takes them: the canonical
+// case spans and the unchanged traces without GenAI telemetry for the traces pipeline, and the
+// events of those traces for the logs pipeline.
+type batch struct {
+	traces  ptrace.Traces
+	logs    plog.Logs
+	caseIDs []string
+	bytes   int64    // estimated heap of the closed buffers, released once sent
+	walKeys []string // write-ahead records to release once sent
+}
+
+// admit refuses new data while closed cases wait for the next consumer, or while the memory
+// held is over limits.max_buffered_bytes although no open case is left to close. It first tries
+// to send what waits, unless another caller is already doing so.
+func (p *caseProcessor) admit(ctx context.Context) error {
+	if !p.backlogged() {
+		return nil
+	}
+	if p.emitMu.TryLock() {
+		_ = p.drainLocked(ctx)
+		p.emitMu.Unlock()
+	}
+	if p.backlogged() {
+		return errBackpressure
+	}
+	return nil
+}
+
+func (p *caseProcessor) backlogged() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.pending) > 0 || p.bytes > p.cfg.Limits.MaxBufferedBytes
+}
+
+// drainIfDue sends the closed cases when a batch is full or memory is over the limit. A refusal
+// keeps them (pending) and is not the caller's error: the caller's data was accepted.
+func (p *caseProcessor) drainIfDue(ctx context.Context) {
+	p.mu.Lock()
+	due := len(p.outbox) >= p.cfg.EmitBatchSize || p.bytes > p.cfg.Limits.MaxBufferedBytes
+	p.mu.Unlock()
+	if due {
+		_ = p.drain(ctx)
+	}
+}
+
+func (p *caseProcessor) drain(ctx context.Context) error {
+	p.emitMu.Lock()
+	defer p.emitMu.Unlock()
+	return p.drainLocked(ctx)
+}
+
+// drainLocked resends refused batches, oldest first, then builds and sends the outbox in
+// batches of emit_batch_size cases. It stops at the first retryable refusal, keeping the
+// refused batch and everything after it. Caller holds emitMu.
+func (p *caseProcessor) drainLocked(ctx context.Context) error {
+	for {
+		p.mu.Lock()
+		if len(p.pending) == 0 {
+			p.mu.Unlock()
+			break
+		}
+		b := p.pending[0]
+		p.mu.Unlock()
+		if err := p.send(ctx, b); err != nil && !consumererror.IsPermanent(err) {
+			return err
+		}
+		p.mu.Lock()
+		p.pending = p.pending[1:]
+		p.mu.Unlock()
+	}
+	for {
+		p.mu.Lock()
+		n := min(len(p.outbox), p.cfg.EmitBatchSize)
+		if n == 0 {
+			p.mu.Unlock()
+			return nil
+		}
+		due := append([]closing(nil), p.outbox[:n]...)
+		p.outbox = append(p.outbox[:0:0], p.outbox[n:]...)
+		p.mu.Unlock()
+		b := p.build(ctx, due)
+		if err := p.send(ctx, b); err != nil && !consumererror.IsPermanent(err) {
+			p.mu.Lock()
+			p.pending = append(p.pending, b)
+			p.mu.Unlock()
+			p.telemetry.ProcessorReplayCaseEmitFailures.Add(ctx, int64(len(b.caseIDs)))
+			p.logger.Error("the next consumer refused closed cases; they are kept and sent again, and new data is refused until then",
+				zap.Strings("case_ids", b.caseIDs), zap.Error(err))
+			return err
+		}
+	}
+}
+
+// send hands a batch to the next consumers. Once sent, or refused for good (a permanent error:
+// sending again cannot help; the cases are dropped, counted and logged), its memory and
+// write-ahead records are released.
+func (p *caseProcessor) send(ctx context.Context, b *batch) error {
+	if b.traces.SpanCount() > 0 {
+		if err := p.nextTraces.ConsumeTraces(ctx, b.traces); err != nil {
+			if consumererror.IsPermanent(err) {
+				p.dropCases(ctx, b, "permanent_downstream_error", err)
+				p.release(ctx, b)
+			}
+			return err
+		}
+		b.traces = ptrace.NewTraces()
+	}
+	if b.logs.LogRecordCount() > 0 && p.nextLogs != nil {
+		if err := p.nextLogs.ConsumeLogs(ctx, b.logs); err != nil && !consumererror.IsPermanent(err) {
+			return err
+		}
+		b.logs = plog.NewLogs()
+	}
+	p.release(ctx, b)
+	return nil
+}
+
+// release forgets a batch that left the processor.
+func (p *caseProcessor) release(ctx context.Context, b *batch) {
+	p.mu.Lock()
+	p.bytes -= b.bytes
+	p.mu.Unlock()
+	p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, -b.bytes)
+	p.wal.release(ctx, b.walKeys)
+	b.bytes, b.walKeys = 0, nil
+}
+
+// dropCases counts and logs, one line per case id and without sampling, cases that will not
+// reach the next consumer.
+func (p *caseProcessor) dropCases(ctx context.Context, b *batch, reason string, err error) {
+	if len(b.caseIDs) == 0 {
+		return
+	}
+	p.telemetry.ProcessorReplayCaseDroppedCases.Add(ctx, int64(len(b.caseIDs)), metric.WithAttributes(attribute.String("reason", reason)))
+	for _, id := range b.caseIDs {
+		p.dropLog.Error("replay case dropped", zap.String("case_id", id), zap.String("reason", reason), zap.Error(err))
+	}
+}
+
+// build turns closed buffers into a batch: each case in the canonical form, each trace without
+// GenAI telemetry unchanged, and that trace's events for the logs pipeline.
+func (p *caseProcessor) build(ctx context.Context, due []closing) *batch {
+	b := &batch{traces: ptrace.NewTraces(), logs: plog.NewLogs()}
+	for _, cl := range due {
+		b.bytes += cl.buf.bytes
+		b.walKeys = append(b.walKeys, cl.buf.walKeys...)
+		c, ok := p.buildCase(ctx, cl)
+		if !ok {
+			p.telemetry.ProcessorReplayCasePassthroughTraces.Add(ctx, 1)
+			cl.buf.spans.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
+			cl.buf.events.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
+			continue
+		}
+		if err := replaycase.Encode(c, b.traces); err != nil {
+			p.telemetry.ProcessorReplayCaseDroppedCases.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", "encode_error")))
+			p.dropLog.Error("replay case dropped", zap.String("case_id", c.CaseID), zap.String("reason", "encode_error"), zap.Error(err))
+			continue
+		}
+		b.caseIDs = append(b.caseIDs, c.CaseID)
+		p.record(ctx, c)
+	}
+	return b
+}
+
+// record counts a closed case by status, closing cause and reasons.
+func (p *caseProcessor) record(ctx context.Context, c *replaycase.Case) {
+	p.telemetry.ProcessorReplayCaseCasesClosed.Add(ctx, 1, metric.WithAttributes(
+		attribute.String("status", string(c.Status)), attribute.String("closed_by", string(c.ClosedBy))))
+	for _, r := range c.Reasons {
+		p.telemetry.ProcessorReplayCaseQuarantineReasons.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", r.Code)))
+	}
+}
+
+// flushRetry is how long Shutdown keeps offering closed cases to a next consumer that refuses
+// them (an exporter whose queue is full drains it meanwhile).
+const flushRetry = 5 * time.Second
+
+// drainAtShutdown sends everything, retrying refusals for up to p.flushRetry. What is still
+// refused then is kept in the write-ahead storage when there is one (restored and sent on the
+// next start) and otherwise dropped, counted and logged with its case ids.
+func (p *caseProcessor) drainAtShutdown(ctx context.Context) error {
+	deadline := time.Now().Add(p.flushRetry)
+	for {
+		err := p.drain(ctx)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			if p.wal != nil {
+				p.logger.Warn("closed cases the next consumer refused stay in storage; they are sent on the next start", zap.Error(err))
+				return err
+			}
+			p.mu.Lock()
+			left, rest := p.pending, p.outbox
+			p.pending, p.outbox = nil, nil
+			p.mu.Unlock()
+			if len(rest) > 0 {
+				left = append(left, p.build(ctx, rest))
+			}
+			for _, b := range left {
+				p.dropCases(ctx, b, "undeliverable_at_shutdown", err)
+				p.release(ctx, b)
+			}
+			return fmt.Errorf("replay_case: closed cases undeliverable at shutdown: %w", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,79 @@
+package replaycaseprocessor
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/reprise-dev/reprise/normalize"
+	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/scrub"
+)
+
+// zeroTraceID is the trace id written for spans that came without one (encoded as 32 zeros).
+const zeroTraceID = "00000000000000000000000000000000"
+
+// buildCase assembles and judges one case. ok is false for a trace without GenAI telemetry.
+func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.Case, bool) {
+	b := cl.buf
+	// Scrub before anything is read from the telemetry: the case, its raw spans and a trace
+	// passed on unchanged all come from the scrubbed copy.
+	var scrubbed scrub.Report
+	p.scrubber.Traces(b.spans, &scrubbed)
+	p.scrubber.Logs(b.events, &scrubbed)
+	c, findings, genAI := normalize.Build(b.spans, b.events)
+	if !genAI {
+		return nil, false
+	}
+	c.ClosedBy = cl.cause
+	c.Scrub = replaycase.ScrubReport{PolicyHash: p.scrubber.PolicyHash(), Counts: scrubbed.Counts}
+	for _, kind := range scrubbed.Quarantine {
+		c.Quarantine(replaycase.ReasonSecretDetected, fmt.Sprintf("found %s (scrub action: quarantine); it is masked in everything written", kind), "")
+	}
+	for _, f := range findings {
+		if p.required[f.Code] {
+			c.Quarantine(f.Code, f.Detail, f.SpanID)
+		}
+	}
+	hasRoot := c.Provenance.RootSpanID != ""
+	switch {
+	case cl.cause == replaycase.ClosedEvicted:
+		c.Quarantine(replaycase.ReasonEvicted, cl.detail, "")
+	case cl.cause == replaycase.ClosedSpanLimit:
+		c.Quarantine(replaycase.ReasonSpanLimit, cl.detail, "")
+	case cl.cause == replaycase.ClosedShutdown && !hasRoot:
+		c.Quarantine(replaycase.ReasonShutdown, "flushed at shutdown before the root span arrived", "")
+	case cl.cause == replaycase.ClosedMaxAge && !hasRoot:
+		c.Quarantine(replaycase.ReasonMaxAge, cl.detail, "")
+	}
+	if b.fragment > 0 {
+		// A fragment must never take the id of the case closed before it (the same spans sent
+		// again after the case closed would otherwise give a second row under that id).
+		c.CaseID = replaycase.ID(c.Provenance.TraceID, fmt.Sprintf("fragment/%d/%s", b.fragment, c.CaseID))
+		c.Quarantine(replaycase.ReasonLateSpans, fmt.Sprintf("spans or events arrived after this trace's case was closed; this is fragment %d", b.fragment), "")
+	}
+	if cl.cause == replaycase.ClosedInvalidTraceID {
+		c.Provenance.TraceID = zeroTraceID
+		c.Quarantine(replaycase.ReasonInvalidTraceID, "the spans have an all-zero trace id, so they cannot be grouped into runs; this case holds the ones of one request", "")
+	}
+	if b.repaired > 0 {
+		c.Quarantine(replaycase.ReasonInvalidUTF8, fmt.Sprintf("%d strings were not valid UTF-8; invalid bytes were replaced with U+FFFD", b.repaired), "")
+	}
+	if b.droppedEvents > 0 {
+		c.Quarantine(replaycase.ReasonEventLimit, fmt.Sprintf("%d GenAI log events past limits.max_events_per_trace (%d) were dropped", b.droppedEvents, p.cfg.Limits.MaxEventsPerTrace), "")
+	}
+	c.Metadata = p.metadata.eval(ctx, b.spans, c.Provenance.RootSpanID)
+	c.Assertions = p.assertions.eval(ctx, b.spans, c.Provenance.RootSpanID)
+	if p.cfg.RawSpans == rawAll || (p.cfg.RawSpans == rawQuarantined && c.Status == replaycase.StatusQuarantined) {
+		c.RawSpans, c.RawEvents = rawTelemetry(b)
+	}
+	return c, true
+}
+
+// rawTelemetry is the OTLP protobuf of the buffer's spans and of its joined log events.
+func rawTelemetry(b *traceBuffer) (spans, events []byte) {
+	spans, _ = tracesSizer.MarshalTraces(b.spans)
+	if b.events.LogRecordCount() > 0 {
+		events, _ = logsSizer.MarshalLogs(b.events)
+	}
+	return spans, events
+}

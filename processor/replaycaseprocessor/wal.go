@@ -1,0 +1,228 @@
+package replaycaseprocessor
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/extension/xextension/storage"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap"
+)
+
+// wal is the write-ahead copy of accepted telemetry in a storage extension. Every chunk (one
+// trace's part of one request) is stored under its own key before the request is acknowledged,
+// and deleted once every case built from it has been taken by the next consumer. On start the
+// records left are replayed into the buffers. A nil *wal does nothing.
+//
+// Keys: "wal/<trace id hex>/<sequence, 16 hex digits>"; value: one kind byte ('t' spans,
+// 'l' log events) and the OTLP protobuf of the chunk.
+type wal struct {
+	client storage.Client
+	walker storage.Walker
+	logger *zap.Logger
+
+	mu   sync.Mutex
+	seq  uint64
+	refs map[string]int // buffers (cases) still holding a record
+}
+
+const walPrefix = "wal/"
+
+func openWAL(ctx context.Context, host component.Host, storageID, owner component.ID, logger *zap.Logger) (*wal, error) {
+	ext, ok := host.GetExtensions()[storageID]
+	if !ok {
+		return nil, fmt.Errorf("storage: extension %q not found; add it under extensions and service.extensions", storageID)
+	}
+	se, ok := ext.(storage.Extension)
+	if !ok {
+		return nil, fmt.Errorf("storage: extension %q is not a storage extension", storageID)
+	}
+	client, err := se.GetClient(ctx, component.KindProcessor, owner, "")
+	if err != nil {
+		return nil, fmt.Errorf("storage: %w", err)
+	}
+	walker, ok := client.(storage.Walker)
+	if !ok {
+		_ = client.Close(ctx)
+		return nil, fmt.Errorf("storage: extension %q cannot list its keys, so open cases could not be restored; use file_storage", storageID)
+	}
+	return &wal{client: client, walker: walker, logger: logger, seq: uint64(time.Now().UnixNano()), refs: map[string]int{}}, nil
+}
+
+func (w *wal) key(id pcommon.TraceID) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seq++
+	return fmt.Sprintf("%s%x/%016x", walPrefix, id[:], w.seq)
+}
+
+// writeTraces stores each chunk and gives it its key. An error means nothing may be
+// acknowledged: the caller refuses the request with a retryable error.
+func (w *wal) writeTraces(ctx context.Context, chunks []*traceChunk) error {
+	if w == nil {
+		return nil
+	}
+	ops := make([]*storage.Operation, 0, len(chunks))
+	for _, c := range chunks {
+		body, err := tracesSizer.MarshalTraces(c.td)
+		if err != nil {
+			return err
+		}
+		c.walKeys = []string{w.key(c.id)}
+		ops = append(ops, storage.SetOperation(c.walKeys[0], append([]byte{'t'}, body...)))
+	}
+	return w.write(ctx, ops)
+}
+
+// writeLogs is writeTraces for GenAI log events.
+func (w *wal) writeLogs(ctx context.Context, chunks []*logChunk) error {
+	if w == nil {
+		return nil
+	}
+	ops := make([]*storage.Operation, 0, len(chunks))
+	for _, c := range chunks {
+		body, err := logsSizer.MarshalLogs(c.ld)
+		if err != nil {
+			return err
+		}
+		c.walKeys = []string{w.key(c.id)}
+		ops = append(ops, storage.SetOperation(c.walKeys[0], append([]byte{'l'}, body...)))
+	}
+	return w.write(ctx, ops)
+}
+
+func (w *wal) write(ctx context.Context, ops []*storage.Operation) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	if err := w.client.Batch(ctx, ops...); err != nil {
+		return fmt.Errorf("replay_case: writing accepted telemetry to storage failed, refusing it so that the client retries: %w", err)
+	}
+	return nil
+}
+
+// hold records that one more buffer holds each key. A chunk split over several fragments is
+// held by each of them, and its record is deleted only when the last one has been sent.
+func (w *wal) hold(keys []string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, k := range keys {
+		w.refs[k]++
+	}
+}
+
+// release drops one hold on each key and deletes the records no buffer holds any more. A failed
+// delete is logged: the record is replayed on the next start, which can only repeat a case
+// (same case_id), never lose one.
+func (w *wal) release(ctx context.Context, keys []string) {
+	if w == nil || len(keys) == 0 {
+		return
+	}
+	var ops []*storage.Operation
+	w.mu.Lock()
+	for _, k := range keys {
+		if w.refs[k]--; w.refs[k] <= 0 {
+			delete(w.refs, k)
+			ops = append(ops, storage.DeleteOperation(k))
+		}
+	}
+	w.mu.Unlock()
+	if len(ops) == 0 {
+		return
+	}
+	if err := w.client.Batch(ctx, ops...); err != nil {
+		w.logger.Warn("deleting sent telemetry from storage failed; it will be sent again after a restart", zap.Error(err))
+	}
+}
+
+// walRecord is one stored chunk read back on start.
+type walRecord struct {
+	key   string
+	kind  byte
+	value []byte
+}
+
+// records returns every stored chunk in the order it was written (trace by trace, then by
+// sequence; the order between traces does not matter).
+func (w *wal) records(ctx context.Context) ([]walRecord, error) {
+	var out []walRecord
+	err := w.walker.Walk(ctx, func(key string, value []byte) ([]*storage.Operation, error) {
+		if strings.HasPrefix(key, walPrefix) && len(value) > 0 {
+			out = append(out, walRecord{key: key, kind: value[0], value: append([]byte(nil), value[1:]...)})
+		}
+		return nil, nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out, err
+}
+
+func (w *wal) close(ctx context.Context) error {
+	if w == nil {
+		return nil
+	}
+	return w.client.Close(ctx)
+}
+
+// restore replays the stored chunks into the buffers, as if they had just arrived, so that the
+// cases open (or closed but not yet sent) when the process last stopped are built and sent.
+func (p *caseProcessor) restore(ctx context.Context) error {
+	recs, err := p.wal.records(ctx)
+	if err != nil {
+		return fmt.Errorf("storage: reading stored telemetry: %w", err)
+	}
+	var spans, events int
+	for _, r := range recs {
+		switch r.kind {
+		case 't':
+			td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(r.value)
+			if err != nil {
+				p.logger.Error("unreadable stored spans skipped", zap.String("key", r.key), zap.Error(err))
+				continue
+			}
+			spans += td.SpanCount()
+			chunks := splitTraces(td)
+			for _, c := range chunks {
+				c.walKeys = []string{r.key}
+				c.repaired = sanitizeTraces(c.td).repaired
+			}
+			p.mu.Lock()
+			var due []closing
+			for _, c := range chunks {
+				due = p.addSpans(c, p.now(), due)
+			}
+			p.outbox = append(p.outbox, p.enforceLimits(due)...)
+			p.mu.Unlock()
+		case 'l':
+			ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(r.value)
+			if err != nil {
+				p.logger.Error("unreadable stored log events skipped", zap.String("key", r.key), zap.Error(err))
+				continue
+			}
+			events += ld.LogRecordCount()
+			chunks := splitLogs(ld, false)
+			p.mu.Lock()
+			for _, c := range chunks {
+				c.walKeys = []string{r.key}
+				c.repaired = sanitizeLogs(c.ld).repaired
+				p.addEvents(c, p.now())
+			}
+			p.outbox = append(p.outbox, p.enforceLimits(nil)...)
+			p.mu.Unlock()
+		}
+		p.drainIfDue(ctx)
+	}
+	if len(recs) > 0 {
+		p.logger.Info("restored buffered telemetry from storage", zap.Int("records", len(recs)), zap.Int("spans", spans), zap.Int("events", events))
+	}
+	return nil
+}

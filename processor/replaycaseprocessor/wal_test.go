@@ -1,0 +1,154 @@
+package replaycaseprocessor
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/extension"
+	"go.opentelemetry.io/collector/extension/extensiontest"
+	"go.opentelemetry.io/collector/extension/xextension/storage"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// storageHost is a host with one real file_storage extension.
+type storageHost struct {
+	component.Host
+	exts map[component.ID]component.Component
+}
+
+func (h storageHost) GetExtensions() map[component.ID]component.Component { return h.exts }
+
+var storageID = component.MustNewID("file_storage")
+
+func startFileStorage(t *testing.T, dir string) (storageHost, extension.Extension) {
+	t.Helper()
+	f := filestorage.NewFactory()
+	cfg := f.CreateDefaultConfig().(*filestorage.Config)
+	cfg.Directory = dir
+	cfg.Compaction.Directory = dir
+	require.NoError(t, cfg.Validate())
+	ext, err := f.Create(context.Background(), extensiontest.NewNopSettings(f.Type()), cfg)
+	require.NoError(t, err)
+	require.NoError(t, ext.Start(context.Background(), componenttest.NewNopHost()))
+	return storageHost{Host: componenttest.NewNopHost(), exts: map[component.ID]component.Component{storageID: ext}}, ext
+}
+
+// crash stops a processor the way kill -9 does: nothing is flushed; only the storage file is
+// closed (the kernel would release it) so that the next instance can open it.
+func crash(t *testing.T, h *harness, ext extension.Extension) {
+	t.Helper()
+	close(h.p.stop) // the goroutine would die with the process
+	<-h.p.done
+	require.NoError(t, h.p.wal.close(context.Background()))
+	require.NoError(t, ext.Shutdown(context.Background()))
+}
+
+// Problem 4: a run acknowledged before a crash is built and sent after the restart.
+func TestAcknowledgedRunsSurviveACrash(t *testing.T) {
+	dir := t.TempDir()
+	withStorage := func(c *Config) { c.Storage = &storageID }
+
+	host, ext := startFileStorage(t, dir)
+	first := newHarness(t, withStorage)
+	require.NoError(t, first.traces.Start(context.Background(), host))
+	for i := 0; i < 3; i++ {
+		td, ld := testfixtures.Traces(t, testfixtures.OTelEvents), testfixtures.Logs(t, testfixtures.OTelEvents)
+		testfixtures.WithTraceID(td, ld, i)
+		first.sendLogs(ld)
+		first.sendTraces(td)
+	}
+	retry := testfixtures.Traces(t, testfixtures.OTelEvents)
+	testfixtures.WithTraceID(retry, plog.NewLogs(), 0)
+	first.sendTraces(retry)    // a client retry of run 0: deduplicated after the restart too
+	first.advance(time.Second) // inside the grace period: nothing sent yet
+	require.Empty(t, first.cases())
+	crash(t, first, ext)
+
+	host, ext = startFileStorage(t, dir)
+	second := newHarness(t, withStorage)
+	require.NoError(t, second.traces.Start(context.Background(), host))
+	second.advance(3 * time.Second)
+	cases := second.cases()
+	require.Len(t, cases, 3, "every acknowledged run, once")
+	for _, c := range cases {
+		assert.Equal(t, replaycase.StatusAccepted, c.Status, "%v", c.Reasons)
+		assert.Equal(t, int64(5), c.Provenance.SpanCount)
+		assert.Equal(t, int64(8), c.Provenance.EventCount, "the joined log events were stored too")
+	}
+	second.shutdown()
+	require.NoError(t, ext.Shutdown(context.Background()))
+
+	// Everything sent was deleted: a third start restores nothing.
+	host, ext = startFileStorage(t, dir)
+	third := newHarness(t, withStorage)
+	require.NoError(t, third.traces.Start(context.Background(), host))
+	third.shutdown()
+	assert.Empty(t, third.cases())
+	require.NoError(t, ext.Shutdown(context.Background()))
+}
+
+// A trace split over several fragments keeps its stored record until the last fragment is sent.
+func TestStoredChunkSplitOverFragmentsIsKeptUntilAllAreSent(t *testing.T) {
+	dir := t.TempDir()
+	host, ext := startFileStorage(t, dir)
+	h := newHarness(t, func(c *Config) { c.Storage, c.Limits.MaxSpansPerTrace = &storageID, 3 })
+	require.NoError(t, h.traces.Start(context.Background(), host))
+	h.sendTraces(testfixtures.Traces(t, testfixtures.Traceloop)) // 5 spans: a full case of 3, a fragment of 2
+	h.advance(time.Millisecond)                                  // sends the full case only
+	require.Len(t, h.cases(), 1)
+	recs, err := h.p.wal.records(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, recs, 1, "the fragment still needs the record")
+	h.shutdown()
+	require.NoError(t, ext.Shutdown(context.Background()))
+	assert.Len(t, h.cases(), 2)
+}
+
+func TestStorageMustBeAStorageExtension(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Storage = &storageID })
+	err := h.traces.Start(context.Background(), componenttest.NewNopHost())
+	assert.ErrorContains(t, err, `storage: extension "file_storage" not found`)
+}
+
+// failingStorage is a storage extension whose writes fail, like a full disk.
+type failingStorage struct {
+	component.StartFunc
+	component.ShutdownFunc
+}
+
+func (failingStorage) GetClient(context.Context, component.Kind, component.ID, string) (storage.Client, error) {
+	return failingClient{}, nil
+}
+
+type failingClient struct{ storage.Client }
+
+func (failingClient) Batch(context.Context, ...*storage.Operation) error {
+	return errors.New("no space left on device")
+}
+func (failingClient) Walk(context.Context, storage.WalkFunc) error { return nil }
+func (failingClient) Close(context.Context) error                  { return nil }
+
+// Problem 9's processor side: what cannot be stored is not acknowledged. The client gets a
+// retryable error and nothing was taken.
+func TestStorageFailureRefusesTheRequest(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Storage = &storageID })
+	host := storageHost{Host: componenttest.NewNopHost(), exts: map[component.ID]component.Component{storageID: failingStorage{}}}
+	require.NoError(t, h.traces.Start(context.Background(), host))
+	err := h.traces.ConsumeTraces(context.Background(), testfixtures.Traces(t, testfixtures.Traceloop))
+	require.ErrorContains(t, err, "no space left on device")
+	assert.False(t, consumererror.IsPermanent(err))
+	assert.Empty(t, h.p.open)
+	h.shutdown()
+	assert.Empty(t, h.cases())
+}
