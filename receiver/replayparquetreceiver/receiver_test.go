@@ -306,3 +306,66 @@ func TestRestartInTheMiddleEmitsEachCaseOnce(t *testing.T) {
 	assert.Len(t, distinct, 5, "no case emitted twice across the restart")
 	assert.Empty(t, third.accepted, "a third start finds every file done")
 }
+
+// emit: cases copies a dataset into another root through the exporter alone, and watch mode
+// picks up files published after the start.
+func TestEmitCasesCopiesADatasetAndWatchFollowsNewFiles(t *testing.T) {
+	src, dst := filepath.Join(t.TempDir(), "src"), filepath.Join(t.TempDir(), "dst")
+	capture(t, src, testfixtures.OTelEvents, 1, 2, strict)
+
+	host, ext := startFileStorage(t, t.TempDir())
+	exp := testdataset.Writer(t, dst, "zstd")
+	rcv, r := newTestReceiver(t, receivertest.NewNopSettings(NewFactory().Type()), src, func(c *Config) {
+		c.Emit, c.Mode, c.PollInterval = EmitCases, ModeWatch, 20*time.Millisecond
+		c.Select.Datasets = []string{dataset.Cases}
+	}, exp, nil)
+	require.NoError(t, rcv.Start(context.Background(), host))
+	waitBacklog(t, r)
+	capture(t, src, testfixtures.OTelEvents, 3, 1, strict)
+	require.Eventually(t, func() bool { return len(rowsOf(t, dst, dataset.Cases)) == 3 }, 30*time.Second, 20*time.Millisecond)
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	require.NoError(t, exp.Shutdown(context.Background()))
+	require.NoError(t, ext.Shutdown(context.Background()))
+
+	want := map[string]replaycase.Case{}
+	for _, r := range rowsOf(t, src, dataset.Cases) {
+		want[r.c.CaseID] = r.c
+	}
+	for _, r := range rowsOf(t, dst, dataset.Cases) {
+		w, ok := want[r.c.CaseID]
+		require.True(t, ok, r.c.CaseID)
+		assert.NotEmpty(t, r.c.Metadata[MetaRedrivenFrom])
+		assert.NotEmpty(t, r.c.Metadata[MetaOriginalIngestedAt])
+		delete(r.c.Metadata, MetaRedrivenFrom)
+		delete(r.c.Metadata, MetaOriginalIngestedAt)
+		if len(r.c.Metadata) == 0 {
+			r.c.Metadata = w.Metadata
+		}
+		assert.Equal(t, w, r.c, "the copy is the same case but for its provenance")
+	}
+	assert.Len(t, rowsOf(t, dst, dataset.Steps), len(rowsOf(t, src, dataset.Steps)))
+}
+
+// A selected case that cannot be emitted (raw mode, no raw spans kept) is a counted drop.
+func TestCaseWithoutRawSpansIsACountedDrop(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 3, func(c *replaycaseprocessor.Config) { c.RawSpans = "none" })
+	require.Len(t, rowsOf(t, root, dataset.Quarantine), 3)
+
+	tt := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
+	host, ext := startFileStorage(t, t.TempDir())
+	rec := &traceRecorder{accept: -1}
+	next, err := consumer.NewTraces(rec.consume)
+	require.NoError(t, err)
+	rcv, r := newTestReceiver(t, metadatatest.NewSettings(tt), root, func(*Config) {}, next, nil)
+	require.NoError(t, rcv.Start(context.Background(), host))
+	waitBacklog(t, r)
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	require.NoError(t, ext.Shutdown(context.Background()))
+
+	assert.Empty(t, rec.accepted)
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualReceiverReplayParquetCasesSelected(t, tt, []metricdata.DataPoint[int64]{{Value: 3}}, opts...)
+	metadatatest.AssertEqualReceiverReplayParquetCasesDropped(t, tt, []metricdata.DataPoint[int64]{{Value: 3, Attributes: attribute.NewSet(attribute.String("reason", "no_raw_spans"))}}, opts...)
+}
