@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // What the receiver emits for each selected case.
@@ -71,6 +72,17 @@ type SelectConfig struct {
 	CaseIDs []string `mapstructure:"case_ids"`
 }
 
+// knownReasonCodes are the codes rows can carry: a misspelt code would select nothing.
+var knownReasonCodes = map[string]bool{
+	replaycase.ReasonNoRootSpan: true, replaycase.ReasonNoLLMSteps: true, replaycase.ReasonNoInputMessages: true,
+	replaycase.ReasonNoModelOutput: true, replaycase.ReasonNoModelName: true, replaycase.ReasonToolCallWithoutResult: true,
+	replaycase.ReasonUnparseableContent: true, replaycase.ReasonTruncatedContent: true, replaycase.ReasonContentRef: true,
+	replaycase.ReasonSecretDetected: true, replaycase.ReasonEvicted: true, replaycase.ReasonSpanLimit: true,
+	replaycase.ReasonShutdown: true, replaycase.ReasonMaxAge: true, replaycase.ReasonLateSpans: true,
+	replaycase.ReasonInvalidUTF8: true, replaycase.ReasonInvalidTraceID: true, replaycase.ReasonEventLimit: true,
+	"undecodable_case": true, // the exporter's, for case spans it could not decode
+}
+
 // Validate names the field at fault.
 func (c *Config) Validate() error {
 	var errs []error
@@ -111,6 +123,11 @@ func (c *Config) Validate() error {
 	for _, s := range c.Select.Status {
 		if s != "accepted" && s != "quarantined" {
 			errs = append(errs, fmt.Errorf("select.status: %q is not accepted or quarantined", s))
+		}
+	}
+	for _, code := range c.Select.ReasonCodes {
+		if !knownReasonCodes[code] {
+			errs = append(errs, fmt.Errorf("select.reason_codes: %q is not a reason code the processor or exporter writes", code))
 		}
 	}
 	if c.Select.AdapterVersionBelow < 0 {

@@ -45,7 +45,7 @@ func TestConfigEverything(t *testing.T) {
 	assert.Equal(t, "file_storage/redrive", cfg.Storage.String())
 	assert.Equal(t, SelectConfig{
 		Datasets: []string{"quarantine", "cases"}, From: "2026-11-01", To: "2026-11-30",
-		Status: []string{"quarantined"}, ReasonCodes: []string{"model_output", "input_messages"},
+		Status: []string{"quarantined"}, ReasonCodes: []string{"no_model_output", "no_input_messages"},
 		AdapterVersionBelow: 2, CaseIDs: []string{"0123456789abcdef0123456789abcdef"},
 	}, cfg.Select)
 }
@@ -55,7 +55,7 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 	require.ErrorContains(t, err, "storage: required")
 
 	err = confmap.Validate(loadConfig(t, "bad"))
-	for _, field := range []string{"directory:", "emit:", "mode:", "poll_interval:", "batch_size:", `select.datasets: "steps"`, "select.from:", "select.status:", "select.adapter_version_below:"} {
+	for _, field := range []string{"directory:", "emit:", "mode:", "poll_interval:", "batch_size:", `select.datasets: "steps"`, "select.from:", "select.status:", `select.reason_codes: "model_output"`, "select.adapter_version_below:"} {
 		assert.ErrorContains(t, err, field)
 	}
 }
