@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -107,6 +108,12 @@ func (r *replayReceiver) run(ctx context.Context) {
 			if err := r.processFile(ctx, f); err != nil {
 				if ctx.Err() != nil {
 					return
+				}
+				if errors.Is(err, fs.ErrNotExist) {
+					// Removed from the dataset (published files are never removed by Reprise):
+					// its rows are no longer there to select.
+					r.logger.Warn("a data file was removed before it was read; its rows are not emitted", zap.String("file", f.Path))
+					continue
 				}
 				failed = append(failed, f)
 				r.logger.Error("reading a data file; it is read again at the next poll", zap.String("file", f.Path), zap.Error(err))
