@@ -136,21 +136,15 @@ func (r *replayReceiver) run(ctx context.Context) {
 	}
 }
 
-// processFile emits the selected rows of one file that its checkpoint does not cover.
+// processFile emits the selected rows of one file that its checkpoint does not cover,
+// decoding batch_size rows at a time.
 func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error {
 	src := sourceOf(r.cfg.Directory, f)
 	done, err := r.checkpoints.rowsDone(ctx, src.rel)
 	if err != nil {
 		return err
 	}
-	rows, err := dataset.ReadCases(f.Path)
-	if err != nil {
-		return err
-	}
-	if done >= int64(len(rows)) {
-		return nil
-	}
-	b, selected := newBatch(), 0
+	b, selected, next := newBatch(), 0, done
 	flush := func(through int64) error {
 		if err := r.push(ctx, b); err != nil {
 			return err
@@ -162,20 +156,25 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 		b, selected = newBatch(), 0
 		return nil
 	}
-	for i := done; i < int64(len(rows)); i++ {
-		c := &rows[i]
+	err = dataset.ScanCases(f.Path, done, r.cfg.BatchSize, func(row int64, c *dataset.CaseRow) error {
+		next = row + 1
 		if !r.cfg.Select.selectsCase(c) {
-			continue
+			return nil
 		}
 		selected++
-		b.add(c, r.cfg.Emit, src, i)
+		b.add(c, r.cfg.Emit, src, row)
 		if b.size() >= r.cfg.BatchSize {
-			if err := flush(i + 1); err != nil {
-				return err
-			}
+			return flush(next)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	if err := flush(int64(len(rows))); err != nil {
+	if next == done {
+		return nil // read to the end before
+	}
+	if err := flush(next); err != nil {
 		return err
 	}
 	r.telemetry.ReceiverReplayParquetFilesProcessed.Add(ctx, 1, metric.WithAttributes(attribute.String("dataset", f.Dataset)))

@@ -186,6 +186,7 @@ func TestRedriveQuarantinedCasesWithARelaxedPolicy(t *testing.T) {
 	require.Len(t, rowsOf(t, root, dataset.Cases), 2)
 	for _, r := range quarantined {
 		require.NotEmpty(t, r.c.RawSpans, "quarantined rows keep their raw spans for a re-drive")
+		require.NotZero(t, r.c.Provenance.EventCount, "the fixture's content is in log events")
 	}
 
 	tt := componenttest.NewTelemetry()
@@ -211,6 +212,8 @@ func TestRedriveQuarantinedCasesWithARelaxedPolicy(t *testing.T) {
 		assert.True(t, strings.HasPrefix(c.Metadata[MetaRedrivenFrom], filepath.ToSlash(rel)+"#"), c.Metadata)
 		assert.Equal(t, fileTime(filepath.Base(q.file)), c.Metadata[MetaOriginalIngestedAt])
 		assert.Equal(t, q.c.StartTime, c.StartTime, "same dt partition as the original row")
+		assert.Equal(t, q.c.Provenance.SpanCount, c.Provenance.SpanCount, "every raw span came back")
+		assert.Equal(t, q.c.Provenance.EventCount, c.Provenance.EventCount, "every raw log event came back, through the logs pipeline")
 	}
 	assert.Len(t, rowsOf(t, root, dataset.Cases), 7)
 	assert.Len(t, rowsOf(t, root, dataset.Quarantine), 5, "the superseded rows stay; the current-row query hides them")
