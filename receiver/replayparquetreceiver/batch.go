@@ -63,20 +63,25 @@ func (b *batch) add(c *replaycase.Case, emit string, src source, row int64) {
 			return
 		}
 	}
+	// Raw spans re-driven before already carry the first ingestion time on their resources
+	// (even when the processor did not copy it into the metadata): it wins over this file's.
+	keep := c.Metadata[MetaOriginalIngestedAt] == ""
 	for i := 0; i < td.ResourceSpans().Len(); i++ {
-		putProvenance(td.ResourceSpans().At(i).Resource().Attributes(), from, ingested)
+		putProvenance(td.ResourceSpans().At(i).Resource().Attributes(), from, ingested, keep)
 	}
 	for i := 0; i < ld.ResourceLogs().Len(); i++ {
-		putProvenance(ld.ResourceLogs().At(i).Resource().Attributes(), from, ingested)
+		putProvenance(ld.ResourceLogs().At(i).Resource().Attributes(), from, ingested, keep)
 	}
 	td.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
 	ld.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
 	b.caseIDs = append(b.caseIDs, c.CaseID)
 }
 
-func putProvenance(a pcommon.Map, from, ingested string) {
+// putProvenance sets the re-drive attributes of one resource; keepIngested leaves an
+// original ingestion time the resource already has.
+func putProvenance(a pcommon.Map, from, ingested string, keepIngested bool) {
 	a.PutStr(AttrRedrivenFrom, from)
-	if ingested != "" {
+	if _, has := a.Get(AttrOriginalIngestedAt); ingested != "" && !(has && keepIngested) {
 		a.PutStr(AttrOriginalIngestedAt, ingested)
 	}
 }
