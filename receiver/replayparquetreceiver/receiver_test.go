@@ -2,6 +2,7 @@ package replayparquetreceiver
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -407,4 +409,29 @@ func TestUnreadableFileIsRetriedNotSkipped(t *testing.T) {
 	require.NoError(t, rcv.Shutdown(context.Background()))
 	require.NoError(t, ext.Shutdown(context.Background()))
 	assert.Len(t, rec.accepted, 2)
+}
+
+// A permanent refusal cannot be helped by retrying: the cases are counted drops, logged, and
+// the checkpoint moves on.
+func TestPermanentRefusalIsACountedDrop(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 3, strict)
+
+	tt := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
+	host, ext := startFileStorage(t, t.TempDir())
+	next, err := consumer.NewTraces(func(context.Context, ptrace.Traces) error {
+		return consumererror.NewPermanent(errors.New("schema refused (test)"))
+	})
+	require.NoError(t, err)
+	rcv, r := newTestReceiver(t, metadatatest.NewSettings(tt), root, func(*Config) {}, next, nil)
+	require.NoError(t, rcv.Start(context.Background(), host))
+	waitBacklog(t, r)
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	require.NoError(t, ext.Shutdown(context.Background()))
+
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualReceiverReplayParquetCasesSelected(t, tt, []metricdata.DataPoint[int64]{{Value: 3}}, opts...)
+	metadatatest.AssertEqualReceiverReplayParquetCasesEmitted(t, tt, []metricdata.DataPoint[int64]{{Value: 0}}, opts...)
+	metadatatest.AssertEqualReceiverReplayParquetCasesDropped(t, tt, []metricdata.DataPoint[int64]{{Value: 3, Attributes: attribute.NewSet(attribute.String("reason", "permanent_error"))}}, opts...)
 }
