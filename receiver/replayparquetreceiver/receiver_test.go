@@ -11,15 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
-	"go.opentelemetry.io/collector/extension"
-	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
@@ -32,31 +29,13 @@ import (
 	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/internal/testdataset"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/internal/teststorage"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor"
 	"github.com/reprise-dev/reprise/receiver/replayparquetreceiver/internal/metadatatest"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
-var storageID = component.MustNewID("file_storage")
-
-type storageHost struct {
-	component.Host
-	exts map[component.ID]component.Component
-}
-
-func (h storageHost) GetExtensions() map[component.ID]component.Component { return h.exts }
-
-func startFileStorage(t *testing.T, dir string) (storageHost, extension.Extension) {
-	t.Helper()
-	f := filestorage.NewFactory()
-	cfg := f.CreateDefaultConfig().(*filestorage.Config)
-	cfg.Directory, cfg.Compaction.Directory = dir, dir
-	require.NoError(t, cfg.Validate())
-	ext, err := f.Create(context.Background(), extensiontest.NewNopSettings(f.Type()), cfg)
-	require.NoError(t, err)
-	require.NoError(t, ext.Start(context.Background(), componenttest.NewNopHost()))
-	return storageHost{Host: componenttest.NewNopHost(), exts: map[component.ID]component.Component{storageID: ext}}, ext
-}
+var storageID = teststorage.ID
 
 // caseProcessor is a replay_case processor (traces and logs faces of one instance) in front of
 // next.
@@ -193,7 +172,7 @@ func TestRedriveQuarantinedCasesWithARelaxedPolicy(t *testing.T) {
 
 	tt := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
-	host, ext := startFileStorage(t, t.TempDir())
+	host, ext := teststorage.Start(t, t.TempDir())
 	exp := testdataset.Writer(t, root, "zstd")
 	p := newCaseProcessor(t, exp, relaxed)
 	rcv, r := newTestReceiver(t, metadatatest.NewSettings(tt), root, func(*Config) {}, p.traces, p.logs)
@@ -276,7 +255,7 @@ func TestRestartInTheMiddleEmitsEachCaseOnce(t *testing.T) {
 	batchOf2 := func(c *Config) { c.BatchSize = 2 }
 
 	run := func(rec *traceRecorder, wait func(*replayReceiver)) {
-		host, ext := startFileStorage(t, storageDir)
+		host, ext := teststorage.Start(t, storageDir)
 		next, err := consumer.NewTraces(rec.consume)
 		require.NoError(t, err)
 		set := receivertest.NewNopSettings(NewFactory().Type())
@@ -319,7 +298,7 @@ func TestEmitCasesCopiesADatasetAndWatchFollowsNewFiles(t *testing.T) {
 	src, dst := filepath.Join(t.TempDir(), "src"), filepath.Join(t.TempDir(), "dst")
 	capture(t, src, testfixtures.OTelEvents, 1, 2, strict)
 
-	host, ext := startFileStorage(t, t.TempDir())
+	host, ext := teststorage.Start(t, t.TempDir())
 	exp := testdataset.Writer(t, dst, "zstd")
 	rcv, r := newTestReceiver(t, receivertest.NewNopSettings(NewFactory().Type()), src, func(c *Config) {
 		c.Emit, c.Mode, c.PollInterval = EmitCases, ModeWatch, 20*time.Millisecond
@@ -360,7 +339,7 @@ func TestCaseWithoutRawSpansIsACountedDrop(t *testing.T) {
 
 	tt := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
-	host, ext := startFileStorage(t, t.TempDir())
+	host, ext := teststorage.Start(t, t.TempDir())
 	rec := &traceRecorder{accept: -1}
 	next, err := consumer.NewTraces(rec.consume)
 	require.NoError(t, err)
@@ -387,7 +366,7 @@ func TestUnreadableFileIsRetriedNotSkipped(t *testing.T) {
 	broken := filepath.Join(filepath.Dir(files[0].Path), "part-00000000-0000-7000-8000-000000000000.zstd.parquet")
 	require.NoError(t, os.WriteFile(broken, []byte("not parquet"), 0o644))
 
-	host, ext := startFileStorage(t, t.TempDir())
+	host, ext := teststorage.Start(t, t.TempDir())
 	rec := &traceRecorder{accept: -1}
 	next, err := consumer.NewTraces(rec.consume)
 	require.NoError(t, err)
@@ -419,7 +398,7 @@ func TestPermanentRefusalIsACountedDrop(t *testing.T) {
 
 	tt := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
-	host, ext := startFileStorage(t, t.TempDir())
+	host, ext := teststorage.Start(t, t.TempDir())
 	next, err := consumer.NewTraces(func(context.Context, ptrace.Traces) error {
 		return consumererror.NewPermanent(errors.New("schema refused (test)"))
 	})
