@@ -155,6 +155,21 @@ func waitBacklog(t *testing.T, r *replayReceiver) {
 	}
 }
 
+// runBacklog runs a receiver with default settings but for the telemetry over root, with a
+// fresh storage, until its once-mode backlog is done, and returns the telemetry.
+func runBacklog(t *testing.T, root string, traces consumer.Traces, logs consumer.Logs) *componenttest.Telemetry {
+	t.Helper()
+	tt := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
+	host, ext := teststorage.Start(t, t.TempDir())
+	rcv, r := newTestReceiver(t, metadatatest.NewSettings(tt), root, func(*Config) {}, traces, logs)
+	require.NoError(t, rcv.Start(context.Background(), host))
+	waitBacklog(t, r)
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	require.NoError(t, ext.Shutdown(context.Background()))
+	return tt
+}
+
 // The pipeline: cases quarantined by an evidence policy are re-driven with a relaxed
 // policy, replay_parquet receiver → replay_case → replay_parquet exporter, and end accepted,
 // with their case ids, their provenance, and counts that reconcile.
@@ -170,18 +185,11 @@ func TestRedriveQuarantinedCasesWithARelaxedPolicy(t *testing.T) {
 		require.NotZero(t, r.c.Provenance.EventCount, "the fixture's content is in log events")
 	}
 
-	tt := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
-	host, ext := teststorage.Start(t, t.TempDir())
 	exp := testdataset.Writer(t, root, "zstd")
 	p := newCaseProcessor(t, exp, relaxed)
-	rcv, r := newTestReceiver(t, metadatatest.NewSettings(tt), root, func(*Config) {}, p.traces, p.logs)
-	require.NoError(t, rcv.Start(context.Background(), host))
-	waitBacklog(t, r)
-	require.NoError(t, rcv.Shutdown(context.Background()))
+	tt := runBacklog(t, root, p.traces, p.logs)
 	p.shutdown(t)
 	require.NoError(t, exp.Shutdown(context.Background()))
-	require.NoError(t, ext.Shutdown(context.Background()))
 
 	current := currentRows(t, root)
 	require.Len(t, current, 7, "a re-driven case keeps its case id: 7 runs, 7 cases")
@@ -337,17 +345,10 @@ func TestCaseWithoutRawSpansIsACountedDrop(t *testing.T) {
 	capture(t, root, testfixtures.OTelNoContent, 1, 3, func(c *replaycaseprocessor.Config) { c.RawSpans = "none" })
 	require.Len(t, rowsOf(t, root, dataset.Quarantine), 3)
 
-	tt := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
-	host, ext := teststorage.Start(t, t.TempDir())
 	rec := &traceRecorder{accept: -1}
 	next, err := consumer.NewTraces(rec.consume)
 	require.NoError(t, err)
-	rcv, r := newTestReceiver(t, metadatatest.NewSettings(tt), root, func(*Config) {}, next, nil)
-	require.NoError(t, rcv.Start(context.Background(), host))
-	waitBacklog(t, r)
-	require.NoError(t, rcv.Shutdown(context.Background()))
-	require.NoError(t, ext.Shutdown(context.Background()))
+	tt := runBacklog(t, root, next, nil)
 
 	assert.Empty(t, rec.accepted)
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
@@ -396,18 +397,11 @@ func TestPermanentRefusalIsACountedDrop(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
 	capture(t, root, testfixtures.OTelNoContent, 1, 3, strict)
 
-	tt := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
-	host, ext := teststorage.Start(t, t.TempDir())
 	next, err := consumer.NewTraces(func(context.Context, ptrace.Traces) error {
 		return consumererror.NewPermanent(errors.New("schema refused (test)"))
 	})
 	require.NoError(t, err)
-	rcv, r := newTestReceiver(t, metadatatest.NewSettings(tt), root, func(*Config) {}, next, nil)
-	require.NoError(t, rcv.Start(context.Background(), host))
-	waitBacklog(t, r)
-	require.NoError(t, rcv.Shutdown(context.Background()))
-	require.NoError(t, ext.Shutdown(context.Background()))
+	tt := runBacklog(t, root, next, nil)
 
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
 	metadatatest.AssertEqualReceiverReplayParquetCasesSelected(t, tt, []metricdata.DataPoint[int64]{{Value: 3}}, opts...)
