@@ -320,11 +320,19 @@ func TestEmitCasesCopiesADatasetAndWatchFollowsNewFiles(t *testing.T) {
 	require.NoError(t, exp.Shutdown(context.Background()))
 	require.NoError(t, ext.Shutdown(context.Background()))
 
+	assertCopied(t, src, dst)
+}
+
+// assertCopied checks that dst holds the cases of src, the same but for their provenance.
+func assertCopied(t *testing.T, src, dst string) {
+	t.Helper()
 	want := map[string]replaycase.Case{}
 	for _, r := range rowsOf(t, src, dataset.Cases) {
 		want[r.c.CaseID] = r.c
 	}
-	for _, r := range rowsOf(t, dst, dataset.Cases) {
+	got := rowsOf(t, dst, dataset.Cases)
+	require.Len(t, got, len(want))
+	for _, r := range got {
 		w, ok := want[r.c.CaseID]
 		require.True(t, ok, r.c.CaseID)
 		assert.NotEmpty(t, r.c.Metadata[MetaRedrivenFrom])
@@ -337,6 +345,25 @@ func TestEmitCasesCopiesADatasetAndWatchFollowsNewFiles(t *testing.T) {
 		assert.Equal(t, w, r.c, "the copy is the same case but for its provenance")
 	}
 	assert.Len(t, rowsOf(t, dst, dataset.Steps), len(rowsOf(t, src, dataset.Steps)))
+}
+
+// Case spans pass a replay_case processor with trusted_upstream unchanged (as the README says).
+func TestEmitCasesThroughATrustedProcessor(t *testing.T) {
+	src, dst := filepath.Join(t.TempDir(), "src"), filepath.Join(t.TempDir(), "dst")
+	capture(t, src, testfixtures.OTelEvents, 1, 2, strict)
+	exp := testdataset.Writer(t, dst, "zstd")
+	p := newCaseProcessor(t, exp, func(c *replaycaseprocessor.Config) { c.TrustedUpstream = true })
+	host, ext := teststorage.Start(t, t.TempDir())
+	rcv, r := newTestReceiver(t, receivertest.NewNopSettings(NewFactory().Type()), src, func(c *Config) {
+		c.Emit, c.Select.Datasets = EmitCases, []string{dataset.Cases}
+	}, p.traces, p.logs)
+	require.NoError(t, rcv.Start(context.Background(), host))
+	waitBacklog(t, r)
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	require.NoError(t, ext.Shutdown(context.Background()))
+	p.shutdown(t)
+	require.NoError(t, exp.Shutdown(context.Background()))
+	assertCopied(t, src, dst)
 }
 
 // A selected case that cannot be emitted (raw mode, no raw spans kept) is a counted drop.
