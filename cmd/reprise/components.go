@@ -6,6 +6,7 @@ import (
 	filestorage "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	replayparquetexporter "github.com/reprise-dev/reprise/exporter/replayparquetexporter"
 	replaycaseprocessor "github.com/reprise-dev/reprise/processor/replaycaseprocessor"
+	replayparquetreceiver "github.com/reprise-dev/reprise/receiver/replayparquetreceiver"
 	replayext "github.com/reprise-dev/reprise/replayext"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/connector"
@@ -55,12 +56,14 @@ func components() (otelcol.Factories, error) {
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
 		otlpreceiver.NewFactory(),
+		replayparquetreceiver.NewFactory(),
 	)
 	if err != nil {
 		return otelcol.Factories{}, err
 	}
 	factories.ReceiverModules = makeModulesMap(factories.Receivers, map[component.Type]string{
-		otlpreceiver.NewFactory().Type(): "go.opentelemetry.io/collector/receiver/otlpreceiver v0.165.0",
+		otlpreceiver.NewFactory().Type():          "go.opentelemetry.io/collector/receiver/otlpreceiver v0.165.0",
+		replayparquetreceiver.NewFactory().Type(): "github.com/reprise-dev/reprise v0.0.0",
 	})
 
 	factories.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](

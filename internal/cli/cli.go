@@ -27,10 +27,13 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"diff": {"compare two runs decision point by decision point", runDiff},
-	"show": {"a readable timeline of one case", runShow},
-	"ls":   {"list the cases of a dataset", runLs},
-	"ci":   {"replay a dataset through your agent and fail on what changed", runCI},
+	"diff":   {"compare two runs decision point by decision point", runDiff},
+	"show":   {"a readable timeline of one case", runShow},
+	"ls":     {"list the cases of a dataset", runLs},
+	"ci":     {"replay a dataset through your agent and fail on what changed", runCI},
+	"mutate": {"write a copy of a case with one step edited (a counterfactual)", runMutate},
+	"export": {"write cases into one Parquet file to share", runExport},
+	"import": {"add the cases of an exported file to a dataset", runImport},
 }
 
 // Lookup returns the subcommand named name, if it is one of the CLI's (and not the
@@ -50,7 +53,7 @@ func Usage() string {
 	var b strings.Builder
 	b.WriteString("reprise subcommands (the collector runs with: reprise --config FILE):\n")
 	for _, n := range names {
-		fmt.Fprintf(&b, "  reprise %-5s %s\n", n, commands[n].summary)
+		fmt.Fprintf(&b, "  reprise %-6s %s\n", n, commands[n].summary)
 	}
 	return b.String()
 }

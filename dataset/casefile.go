@@ -1,0 +1,43 @@
+package dataset
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// WriteCaseFile writes case rows as one self-contained Parquet file at path, with the same
+// schema, writer profile and footer as the rows of cases/ and quarantine/ (ReadCases reads
+// it back). It is the export format of `reprise export`: a file outside any dataset, written
+// to a temporary name and renamed, so path never holds a partial file.
+func WriteCaseFile(path, compression string, rows []CaseRow) error {
+	opts, err := writerOptions(compression, max(len(rows), 1), parquet.SchemaOf(CaseRow{}))
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // after the rename there is nothing left to remove
+	w := parquet.NewGenericWriter[CaseRow](f, opts...)
+	_, err = w.Write(rows)
+	if err == nil {
+		err = w.Close()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

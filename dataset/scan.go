@@ -1,0 +1,46 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// ScanCases calls fn for each row of a cases/ or quarantine/ file from row `from` on, in file
+// order, decoding rowsPerRead rows at a time: memory holds at most that many cases, and a
+// file already read to the end costs only its footer. fn may keep the case (each read
+// decodes into fresh memory). An error from fn stops the scan and is returned.
+func ScanCases(path string, from int64, rowsPerRead int, fn func(row int64, c *CaseRow) error) error {
+	f, pf, err := open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if from >= pf.NumRows() {
+		return nil
+	}
+	r := parquet.NewGenericReader[CaseRow](pf)
+	defer r.Close()
+	if err := r.SeekToRow(from); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	row := from
+	for {
+		buf := make([]CaseRow, max(rowsPerRead, 1))
+		n, err := r.Read(buf)
+		for i := range buf[:n] {
+			if ferr := fn(row, &buf[i]); ferr != nil {
+				return ferr
+			}
+			row++
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: reading row %d: %w", path, row, err)
+		}
+	}
+}

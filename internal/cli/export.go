@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/reprise-dev/reprise/dataset"
+)
+
+// runExport writes the named cases, as their current rows (every column, raw spans included),
+// into one self-contained Parquet file that `reprise import` adds to another dataset.
+func runExport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	root := fs.String("dataset", defaultDataset, "dataset root the case ids are looked up in")
+	out := fs.String("out", "", "the Parquet file to write (required)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: reprise export CASE... --out FILE [--dataset DIR]\n  CASE: a case id (or unique prefix) in the dataset, or a case file (.json, .parquet)")
+		fs.PrintDefaults()
+	}
+	fs.SetOutput(io.Discard)
+	pos, _, err := parseInterleaved(fs, args)
+	if err != nil {
+		return usageError(stderr, fs, err)
+	}
+	if len(pos) == 0 || *out == "" {
+		return usageError(stderr, fs, fmt.Errorf("want at least one case and --out"))
+	}
+	var rows []dataset.CaseRow
+	seen := map[string]bool{}
+	for _, ref := range pos {
+		c, err := loadCase(ref, *root)
+		if err != nil {
+			fmt.Fprintln(stderr, "reprise export:", err)
+			return ExitError
+		}
+		if !seen[c.CaseID] {
+			seen[c.CaseID] = true
+			rows = append(rows, *c)
+		}
+	}
+	if err := dataset.WriteCaseFile(*out, "zstd", rows); err != nil {
+		fmt.Fprintln(stderr, "reprise export:", err)
+		return ExitError
+	}
+	fmt.Fprintf(stdout, "exported %d cases to %s\n", len(rows), *out)
+	return ExitOK
+}

@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// Metadata keys of a case made by `reprise mutate`.
+const (
+	metaDerivedFrom = "derived_from" // the case id it was derived from
+	metaMutation    = "mutation"     // the edit, as JSON: {"step", "edit", "value"}
+)
+
+// mutation is one counterfactual edit of a step.
+type mutation struct {
+	Step  int    `json:"step"`
+	Edit  string `json:"edit"`  // response, tool_result or tool_error
+	Value string `json:"value"` // the JSON (response, tool_result) or text (tool_error) given
+}
+
+// runMutate writes a new case: the named case with one step edited, a new id, derived_from
+// the original and the edit recorded in its metadata. Replaying it serves the edited step.
+func runMutate(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
+	root := fs.String("dataset", defaultDataset, "dataset root the case is looked up in")
+	out := fs.String("out", "", "dataset root to write the new case into (default: --dataset)")
+	step := fs.Int("step", -1, "index of the step to edit (as `reprise show` numbers them)")
+	response := fs.String("response", "", "new model output of an LLM step: a JSON string (the text), a message or an array of messages")
+	toolResult := fs.String("tool-result", "", "new result of a tool step, JSON")
+	toolError := fs.String("tool-error", "", "make a tool step fail with this error text")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: reprise mutate CASE --step N (--response JSON | --tool-result JSON | --tool-error TEXT) [--dataset DIR] [--out DIR]")
+		fs.PrintDefaults()
+	}
+	fs.SetOutput(io.Discard)
+	pos, _, err := parseInterleaved(fs, args)
+	if err != nil {
+		return usageError(stderr, fs, err)
+	}
+	var m mutation
+	given := 0
+	for edit, v := range map[string]string{"response": *response, "tool_result": *toolResult, "tool_error": *toolError} {
+		if v != "" {
+			m, given = mutation{Step: *step, Edit: edit, Value: v}, given+1
+		}
+	}
+	switch {
+	case len(pos) != 1:
+		return usageError(stderr, fs, fmt.Errorf("want one case, got %d", len(pos)))
+	case *step < 0:
+		return usageError(stderr, fs, errors.New("--step is required"))
+	case given != 1:
+		return usageError(stderr, fs, errors.New("give exactly one of --response, --tool-result, --tool-error"))
+	}
+	if *out == "" {
+		*out = *root
+	}
+	orig, err := loadCase(pos[0], *root)
+	if err == nil {
+		var derived *replaycase.Case
+		if derived, err = applyMutation(orig, m); err == nil {
+			err = writeDerived(derived, *out, stdout)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "reprise mutate:", err)
+		return ExitError
+	}
+	return ExitOK
+}
+
+func writeDerived(c *replaycase.Case, root string, stdout io.Writer) error {
+	present, err := caseIDsIn(root)
+	if err != nil {
+		return err
+	}
+	if !present[c.CaseID] { // the same edit of the same case is the same case: written once
+		if err := writeCases(root, []*replaycase.Case{c}); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "%s\n", c.CaseID)
+	return nil
+}
+
+// applyMutation returns a copy of orig with the edit applied, its new id and its provenance.
+func applyMutation(orig *replaycase.Case, m mutation) (*replaycase.Case, error) {
+	c, err := copyCase(orig)
+	if err != nil {
+		return nil, err
+	}
+	st := stepAt(c, m.Step)
+	if st == nil {
+		return nil, fmt.Errorf("case %s has no step %d (it has %d steps)", orig.CaseID, m.Step, len(c.Steps))
+	}
+	switch m.Edit {
+	case "response":
+		if st.Kind != replaycase.StepLLM {
+			return nil, fmt.Errorf("--response edits an llm step; step %d is a %s step", m.Step, st.Kind)
+		}
+		msgs, err := parseResponse(m.Value)
+		if err != nil {
+			return nil, err
+		}
+		st.OutputMessages, st.FinishReasons = msgs, finishReasons(msgs)
+	case "tool_result", "tool_error":
+		if st.Kind != replaycase.StepTool || st.ToolCall == nil {
+			return nil, fmt.Errorf("--%s edits a tool step; step %d is a %s step", map[string]string{"tool_result": "tool-result", "tool_error": "tool-error"}[m.Edit], m.Step, st.Kind)
+		}
+		result, errText := "", m.Value
+		st.Status, st.Error = replaycase.StepError, m.Value
+		if m.Edit == "tool_result" {
+			if !json.Valid([]byte(m.Value)) {
+				return nil, fmt.Errorf("--tool-result is not JSON: %q", m.Value)
+			}
+			result, errText = m.Value, ""
+			st.Status, st.Error = replaycase.StepOK, ""
+		}
+		st.ToolCall.Result, st.ToolCall.Error = result, errText
+		// The replay extension serves tool results from the case's tool calls.
+		for i := range c.ToolCalls {
+			tc := &c.ToolCalls[i]
+			if (tc.SpanID != "" && tc.SpanID == st.SpanID) || (tc.SpanID == "" && tc.ID != "" && tc.ID == st.ToolCall.ID) {
+				tc.Result, tc.Error = result, errText
+			}
+		}
+	}
+	record, _ := json.Marshal(m)
+	h := sha256.Sum256(append([]byte(orig.CaseID+"\x00"), record...))
+	c.CaseID = replaycase.ID(orig.Provenance.TraceID, "mutation/"+hex.EncodeToString(h[:16]))
+	if c.Metadata == nil {
+		c.Metadata = map[string]string{}
+	}
+	c.Metadata[metaDerivedFrom], c.Metadata[metaMutation] = orig.CaseID, string(record)
+	// The raw telemetry is the original run's: re-driving it would rebuild the original case.
+	c.RawSpans, c.RawEvents = nil, nil
+	return c, nil
+}
+
+// copyCase is a deep copy (through JSON, which carries every column).
+func copyCase(c *replaycase.Case) (*replaycase.Case, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	var out replaycase.Case
+	return &out, json.Unmarshal(b, &out)
+}
+
+func stepAt(c *replaycase.Case, index int) *replaycase.Step {
+	for i := range c.Steps {
+		if c.Steps[i].Index == index {
+			return &c.Steps[i]
+		}
+	}
+	return nil
+}
+
+// parseResponse reads a model output: a JSON string (one assistant text message), one
+// message, or an array of messages, in the dataset's parts form.
+func parseResponse(s string) ([]replaycase.Message, error) {
+	var text string
+	if json.Unmarshal([]byte(s), &text) == nil {
+		return []replaycase.Message{{Role: "assistant", Parts: []replaycase.Part{{Type: "text", Content: text}}}}, nil
+	}
+	var msgs []replaycase.Message
+	if err := json.Unmarshal([]byte(s), &msgs); err != nil {
+		var one replaycase.Message
+		if err := json.Unmarshal([]byte(s), &one); err != nil {
+			return nil, fmt.Errorf("--response is not a JSON string, message or array of messages: %w", err)
+		}
+		msgs = []replaycase.Message{one}
+	}
+	for i, m := range msgs {
+		if m.Role == "" || len(m.Parts) == 0 {
+			return nil, fmt.Errorf("--response message %d needs a role and at least one part", i)
+		}
+	}
+	return msgs, nil
+}
+
+// finishReasons are the messages' own, or tool_call when a message calls a tool, else stop.
+func finishReasons(msgs []replaycase.Message) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.FinishReason
+		if out[i] != "" {
+			continue
+		}
+		out[i] = "stop"
+		for _, p := range m.Parts {
+			if p.Type == "tool_call" {
+				out[i] = "tool_call"
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,87 @@
+package replayparquetreceiver
+
+import (
+	"fmt"
+	"strconv"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// batch is the data of up to batch_size selected cases, pushed together.
+type batch struct {
+	traces  ptrace.Traces
+	logs    plog.Logs
+	caseIDs []string          // cases whose data is in traces (and logs)
+	dropped map[string]string // case id -> reason, for cases that could not be encoded
+}
+
+func newBatch() *batch {
+	return &batch{traces: ptrace.NewTraces(), logs: plog.NewLogs(), dropped: map[string]string{}}
+}
+
+func (b *batch) size() int { return len(b.caseIDs) + len(b.dropped) }
+
+// add appends the case's data in the configured form, or records why it cannot be emitted.
+func (b *batch) add(c *replaycase.Case, emit string, src source, row int64) {
+	from := src.rel + "#" + strconv.FormatInt(row, 10)
+	ingested := c.Metadata[MetaOriginalIngestedAt]
+	if ingested == "" {
+		ingested = src.ingestedAt
+	}
+	if emit == EmitCases {
+		if c.Metadata == nil {
+			c.Metadata = map[string]string{}
+		}
+		c.Metadata[MetaRedrivenFrom] = from
+		c.Metadata[MetaOriginalIngestedAt] = ingested
+		td := ptrace.NewTraces()
+		if err := replaycase.Encode(c, td); err != nil {
+			b.dropped[c.CaseID] = "encode_error: " + err.Error()
+			return
+		}
+		td.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
+		b.caseIDs = append(b.caseIDs, c.CaseID)
+		return
+	}
+	if len(c.RawSpans) == 0 {
+		b.dropped[c.CaseID] = "no_raw_spans"
+		return
+	}
+	td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(c.RawSpans)
+	if err != nil {
+		b.dropped[c.CaseID] = fmt.Sprintf("undecodable_raw: raw_spans: %v", err)
+		return
+	}
+	ld := plog.NewLogs()
+	if len(c.RawEvents) > 0 {
+		if ld, err = (&plog.ProtoUnmarshaler{}).UnmarshalLogs(c.RawEvents); err != nil {
+			b.dropped[c.CaseID] = fmt.Sprintf("undecodable_raw: raw_events: %v", err)
+			return
+		}
+	}
+	// Raw spans re-driven before already carry the first ingestion time on their resources
+	// (even when the processor did not copy it into the metadata): it wins over this file's.
+	keep := c.Metadata[MetaOriginalIngestedAt] == ""
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		putProvenance(td.ResourceSpans().At(i).Resource().Attributes(), from, ingested, keep)
+	}
+	for i := 0; i < ld.ResourceLogs().Len(); i++ {
+		putProvenance(ld.ResourceLogs().At(i).Resource().Attributes(), from, ingested, keep)
+	}
+	td.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
+	ld.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
+	b.caseIDs = append(b.caseIDs, c.CaseID)
+}
+
+// putProvenance sets the re-drive attributes of one resource; keepIngested leaves an
+// original ingestion time the resource already has.
+func putProvenance(a pcommon.Map, from, ingested string, keepIngested bool) {
+	a.PutStr(AttrRedrivenFrom, from)
+	if _, has := a.Get(AttrOriginalIngestedAt); ingested != "" && !(has && keepIngested) {
+		a.PutStr(AttrOriginalIngestedAt, ingested)
+	}
+}

@@ -1,0 +1,137 @@
+package replayparquetreceiver
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+
+	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// What the receiver emits for each selected case.
+const (
+	// EmitRaw emits the OTLP spans and GenAI log events the case was built from (raw_spans,
+	// raw_events), so replay_case builds and judges the case again.
+	EmitRaw = "raw"
+	// EmitCases emits the canonical case spans, which the replay_parquet exporter writes as
+	// they are; a replay_case processor in between must have trusted_upstream: true.
+	EmitCases = "cases"
+)
+
+// How long the receiver runs.
+const (
+	ModeOnce  = "once"  // read the files present at start, then stop reading
+	ModeWatch = "watch" // keep polling for files published later
+)
+
+// Config is the replay_parquet receiver's configuration.
+type Config struct {
+	// Directory is the dataset root written by the replay_parquet exporter (the exporter's
+	// `directory`). Required.
+	Directory string `mapstructure:"directory"`
+	// Emit is what each selected case becomes: "raw" (default) or "cases".
+	Emit string `mapstructure:"emit"`
+	// Mode is "once" (default: the files present at start, then idle) or "watch" (also the
+	// files published later, polled every PollInterval).
+	Mode string `mapstructure:"mode"`
+	// PollInterval is how often watch mode lists the dataset for new files. Default 10s.
+	PollInterval time.Duration `mapstructure:"poll_interval"`
+	// Storage is the ID of a storage extension (file_storage) that keeps, per file, how far it
+	// has been read; a restart continues there, so no case is emitted twice. Required.
+	Storage *component.ID `mapstructure:"storage"`
+	// BatchSize is the most cases per push to the next consumer; the checkpoint advances after
+	// each accepted push. Default 16.
+	BatchSize int `mapstructure:"batch_size"`
+	// RetryInterval is the wait before pushing again data the next consumer refused with a
+	// retryable error (it is pushed again until taken or the collector stops). Default 1s.
+	RetryInterval time.Duration `mapstructure:"retry_interval"`
+	// Select chooses the cases. Default: every row of quarantine/.
+	Select SelectConfig `mapstructure:"select"`
+}
+
+// SelectConfig chooses case rows; a row is selected when it matches every non-empty field.
+type SelectConfig struct {
+	// Datasets to read: "quarantine" and/or "cases". Default ["quarantine"].
+	Datasets []string `mapstructure:"datasets"`
+	// From and To bound the dt partition (the UTC day the case started), YYYY-MM-DD,
+	// inclusive. Empty: unbounded.
+	From string `mapstructure:"from"`
+	To   string `mapstructure:"to"`
+	// Status keeps rows whose status is one of these ("accepted", "quarantined"). Empty: any.
+	Status []string `mapstructure:"status"`
+	// ReasonCodes keeps rows carrying at least one of these reason codes. Empty: any.
+	ReasonCodes []string `mapstructure:"reason_codes"`
+	// AdapterVersionBelow keeps rows whose adapter version number (N in
+	// "reprise-normalize/N") is below this value; a row without a parseable adapter version
+	// counts as below. 0: any.
+	AdapterVersionBelow int `mapstructure:"adapter_version_below"`
+	// CaseIDs keeps only these case ids. Empty: any.
+	CaseIDs []string `mapstructure:"case_ids"`
+}
+
+// knownReasonCodes are the codes rows can carry: a misspelt code would select nothing.
+var knownReasonCodes = map[string]bool{
+	replaycase.ReasonNoRootSpan: true, replaycase.ReasonNoLLMSteps: true, replaycase.ReasonNoInputMessages: true,
+	replaycase.ReasonNoModelOutput: true, replaycase.ReasonNoModelName: true, replaycase.ReasonToolCallWithoutResult: true,
+	replaycase.ReasonUnparseableContent: true, replaycase.ReasonTruncatedContent: true, replaycase.ReasonContentRef: true,
+	replaycase.ReasonSecretDetected: true, replaycase.ReasonEvicted: true, replaycase.ReasonSpanLimit: true,
+	replaycase.ReasonShutdown: true, replaycase.ReasonMaxAge: true, replaycase.ReasonLateSpans: true,
+	replaycase.ReasonInvalidUTF8: true, replaycase.ReasonInvalidTraceID: true, replaycase.ReasonEventLimit: true,
+	"undecodable_case": true, // the exporter's, for case spans it could not decode
+}
+
+// Validate names the field at fault.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Directory == "" {
+		errs = append(errs, errors.New("directory: required (the dataset root the replay_parquet exporter writes)"))
+	}
+	if c.Emit != EmitRaw && c.Emit != EmitCases {
+		errs = append(errs, fmt.Errorf("emit: must be %q or %q, got %q", EmitRaw, EmitCases, c.Emit))
+	}
+	if c.Mode != ModeOnce && c.Mode != ModeWatch {
+		errs = append(errs, fmt.Errorf("mode: must be %q or %q, got %q", ModeOnce, ModeWatch, c.Mode))
+	}
+	if c.PollInterval <= 0 {
+		errs = append(errs, fmt.Errorf("poll_interval: must be positive, got %s", c.PollInterval))
+	}
+	if c.Storage == nil {
+		errs = append(errs, errors.New("storage: required (a storage extension such as file_storage keeps what was read, so a restart emits nothing twice)"))
+	}
+	if c.BatchSize <= 0 {
+		errs = append(errs, fmt.Errorf("batch_size: must be positive, got %d", c.BatchSize))
+	}
+	if c.RetryInterval <= 0 {
+		errs = append(errs, fmt.Errorf("retry_interval: must be positive, got %s", c.RetryInterval))
+	}
+	if len(c.Select.Datasets) == 0 {
+		errs = append(errs, errors.New("select.datasets: at least one of quarantine, cases"))
+	}
+	for _, d := range c.Select.Datasets {
+		if d != dataset.Quarantine && d != dataset.Cases {
+			errs = append(errs, fmt.Errorf("select.datasets: %q is not quarantine or cases", d))
+		}
+	}
+	for name, day := range map[string]string{"select.from": c.Select.From, "select.to": c.Select.To} {
+		if _, err := time.Parse(time.DateOnly, day); day != "" && err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not a YYYY-MM-DD day", name, day))
+		}
+	}
+	for _, s := range c.Select.Status {
+		if s != "accepted" && s != "quarantined" {
+			errs = append(errs, fmt.Errorf("select.status: %q is not accepted or quarantined", s))
+		}
+	}
+	for _, code := range c.Select.ReasonCodes {
+		if !knownReasonCodes[code] {
+			errs = append(errs, fmt.Errorf("select.reason_codes: %q is not a reason code the processor or exporter writes", code))
+		}
+	}
+	if c.Select.AdapterVersionBelow < 0 {
+		errs = append(errs, fmt.Errorf("select.adapter_version_below: must not be negative, got %d", c.Select.AdapterVersionBelow))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,101 @@
+package replayparquetreceiver
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+func loadConfig(t *testing.T, name string) *Config {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	sub, err := cm.Sub(component.MustNewIDWithName("replay_parquet", name).String())
+	require.NoError(t, err)
+	cfg := NewFactory().CreateDefaultConfig().(*Config)
+	require.NoError(t, sub.Unmarshal(cfg))
+	return cfg
+}
+
+func TestConfigDefaults(t *testing.T) {
+	cfg := loadConfig(t, "")
+	require.NoError(t, confmap.Validate(cfg))
+	storage := component.MustNewID("file_storage")
+	assert.Equal(t, &Config{
+		Directory: "./reprise-data", Emit: EmitRaw, Mode: ModeOnce, PollInterval: 10 * time.Second,
+		Storage: &storage, BatchSize: 16, RetryInterval: time.Second,
+		Select: SelectConfig{Datasets: []string{dataset.Quarantine}},
+	}, cfg)
+}
+
+func TestConfigEverything(t *testing.T) {
+	cfg := loadConfig(t, "everything")
+	require.NoError(t, confmap.Validate(cfg))
+	assert.Equal(t, EmitCases, cfg.Emit)
+	assert.Equal(t, ModeWatch, cfg.Mode)
+	assert.Equal(t, "file_storage/redrive", cfg.Storage.String())
+	assert.Equal(t, SelectConfig{
+		Datasets: []string{"quarantine", "cases"}, From: "2026-11-01", To: "2026-11-30",
+		Status: []string{"quarantined"}, ReasonCodes: []string{"no_model_output", "no_input_messages"},
+		AdapterVersionBelow: 2, CaseIDs: []string{"0123456789abcdef0123456789abcdef"},
+	}, cfg.Select)
+}
+
+func TestConfigErrorsNameTheField(t *testing.T) {
+	err := confmap.Validate(loadConfig(t, "no_storage"))
+	require.ErrorContains(t, err, "storage: required")
+
+	err = confmap.Validate(loadConfig(t, "bad"))
+	for _, field := range []string{"directory:", "emit:", "mode:", "poll_interval:", "batch_size:", `select.datasets: "steps"`, "select.from:", "select.status:", `select.reason_codes: "model_output"`, "select.adapter_version_below:"} {
+		assert.ErrorContains(t, err, field)
+	}
+}
+
+func TestSelection(t *testing.T) {
+	q := &replaycase.Case{CaseID: "a", Status: replaycase.StatusQuarantined, AdapterVersion: "reprise-normalize/1",
+		Reasons: []replaycase.Reason{{Code: "model_output"}}}
+	ok := &replaycase.Case{CaseID: "b", Status: replaycase.StatusAccepted, AdapterVersion: "reprise-normalize/2"}
+	old := &replaycase.Case{CaseID: "c", Status: replaycase.StatusAccepted, AdapterVersion: ""}
+	for _, tc := range []struct {
+		name string
+		sel  SelectConfig
+		want []string
+	}{
+		{"everything", SelectConfig{}, []string{"a", "b", "c"}},
+		{"status", SelectConfig{Status: []string{"accepted"}}, []string{"b", "c"}},
+		{"reason", SelectConfig{ReasonCodes: []string{"tool_results", "model_output"}}, []string{"a"}},
+		{"adapter below 2 (none recorded counts as below)", SelectConfig{AdapterVersionBelow: 2}, []string{"a", "c"}},
+		{"ids", SelectConfig{CaseIDs: []string{"b", "c"}}, []string{"b", "c"}},
+		{"all criteria", SelectConfig{CaseIDs: []string{"a", "b"}, Status: []string{"accepted"}}, []string{"b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, c := range []*replaycase.Case{q, ok, old} {
+				if tc.sel.selectsCase(c) {
+					got = append(got, c.CaseID)
+				}
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+	days := SelectConfig{Datasets: []string{dataset.Quarantine}, From: "2026-11-02", To: "2026-11-03"}
+	assert.False(t, days.selectsFile(dataset.File{Dataset: dataset.Quarantine, Partition: "2026-11-01"}))
+	assert.True(t, days.selectsFile(dataset.File{Dataset: dataset.Quarantine, Partition: "2026-11-03"}))
+	assert.False(t, days.selectsFile(dataset.File{Dataset: dataset.Quarantine, Partition: "2026-11-04"}))
+	assert.False(t, days.selectsFile(dataset.File{Dataset: dataset.Cases, Partition: "2026-11-03"}))
+}
+
+func TestFileTimeIsTheUUIDv7Time(t *testing.T) {
+	assert.Equal(t, "2024-01-01T00:00:00Z", fileTime("part-018cc251-f400-7000-8000-000000000000.zstd.parquet"))
+	assert.Empty(t, fileTime("part-not-a-uuid.zstd.parquet"))
+	assert.Empty(t, fileTime("part-018cc251-f400-4000-8000-000000000000.zstd.parquet"), "a v4 uuid holds no time")
+}

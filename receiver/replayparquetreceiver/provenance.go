@@ -1,0 +1,49 @@
+package replayparquetreceiver
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/reprise-dev/reprise/dataset"
+)
+
+// Provenance of a re-driven case. In emit: raw the receiver puts these resource attributes on
+// the raw spans and events, and the replay_case processor copies them into the new row's
+// metadata when its config maps them (README); in emit: cases it writes the metadata keys
+// directly. They are outside replay.*, which the processor removes from incoming telemetry.
+const (
+	// AttrRedrivenFrom names the row the case was read from: "<dataset>/dt=<day>/<file>#<row>".
+	AttrRedrivenFrom = "reprise.redriven_from"
+	// AttrOriginalIngestedAt is when the case was first written (RFC 3339, UTC): the time in
+	// the UUIDv7 name of the first file that held it, carried over by every later re-drive.
+	AttrOriginalIngestedAt = "reprise.original_ingested_at"
+
+	MetaRedrivenFrom       = "redriven_from"
+	MetaOriginalIngestedAt = "original_ingested_at"
+)
+
+// source is where a case row was read.
+type source struct {
+	rel        string // path under the dataset root, slash-separated
+	ingestedAt string // from the file name, RFC 3339
+}
+
+func sourceOf(root string, f dataset.File) source {
+	rel, _ := filepath.Rel(root, f.Path)
+	return source{rel: filepath.ToSlash(rel), ingestedAt: fileTime(filepath.Base(f.Path))}
+}
+
+// fileTime is the creation time in a "part-<uuidv7>.<codec>.parquet" name (the first 48 bits
+// of a UUIDv7 are Unix milliseconds), or "" when the name holds none.
+func fileTime(name string) string {
+	id, _, _ := strings.Cut(strings.TrimPrefix(name, "part-"), ".")
+	b, err := hex.DecodeString(strings.ReplaceAll(id, "-", ""))
+	if err != nil || len(b) != 16 || b[6]>>4 != 7 {
+		return ""
+	}
+	ms := binary.BigEndian.Uint64(append([]byte{0, 0}, b[:6]...))
+	return time.UnixMilli(int64(ms)).UTC().Format(time.RFC3339Nano)
+}

@@ -1,0 +1,251 @@
+package replayparquetreceiver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/receiver/replayparquetreceiver/internal/metadata"
+)
+
+// replayReceiver reads case rows from a dataset and pushes them to the next consumers. One
+// goroutine reads the files in order; for each file it continues after the rows its
+// checkpoint says were handled, and advances the checkpoint after every push the next
+// consumer accepted.
+type replayReceiver struct {
+	cfg       *Config
+	id        component.ID
+	logger    *zap.Logger
+	telemetry *metadata.TelemetryBuilder
+
+	nextTraces consumer.Traces
+	nextLogs   consumer.Logs // nil when the component is in no logs pipeline
+
+	checkpoints *checkpoints
+	cancel      context.CancelFunc
+	done        chan struct{}
+	// backlogDone is closed when once mode has handled every file present at start (tests
+	// wait on it).
+	backlogDone chan struct{}
+}
+
+func newReceiver(set receiver.Settings, cfg *Config) (*replayReceiver, error) {
+	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, err
+	}
+	return &replayReceiver{cfg: cfg, id: set.ID, logger: set.Logger, telemetry: tb, backlogDone: make(chan struct{})}, nil
+}
+
+func (r *replayReceiver) Start(ctx context.Context, host component.Host) error {
+	if r.nextTraces == nil {
+		return errors.New("replay_parquet must be in a traces pipeline: cases are emitted as spans (raw log events go to its logs pipeline)")
+	}
+	cp, err := openCheckpoints(ctx, host, *r.cfg.Storage, r.id)
+	if err != nil {
+		return err
+	}
+	r.checkpoints = cp
+	runCtx, cancel := context.WithCancel(context.Background())
+	r.cancel, r.done = cancel, make(chan struct{})
+	go r.run(runCtx)
+	return nil
+}
+
+// Shutdown stops reading. A push in progress is abandoned without advancing its checkpoint,
+// so the next start pushes those cases again rather than skipping them.
+func (r *replayReceiver) Shutdown(ctx context.Context) error {
+	if r.cancel == nil {
+		r.telemetry.Shutdown()
+		return nil
+	}
+	r.cancel()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	r.telemetry.Shutdown()
+	return r.checkpoints.close(ctx)
+}
+
+func (r *replayReceiver) run(ctx context.Context) {
+	defer close(r.done)
+	lister := dataset.NewLister(r.cfg.Directory, r.cfg.Select.Datasets...)
+	var pending []dataset.File // listed files not read yet, in order
+	backlog, listed := true, false
+	for {
+		// Once mode reads what is present at start: it lists until a listing succeeds, then
+		// only retries the files it could not read.
+		if r.cfg.Mode == ModeWatch || !listed {
+			files, err := lister.Next()
+			if err != nil {
+				r.logger.Warn("listing the dataset; listing again at the next poll", zap.String("directory", r.cfg.Directory), zap.Error(err))
+			}
+			listed = err == nil
+			for _, f := range files {
+				if r.cfg.Select.selectsFile(f) {
+					pending = append(pending, f)
+				}
+			}
+		}
+		var failed []dataset.File
+		for _, f := range pending {
+			if err := r.processFile(ctx, f); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				if errors.Is(err, fs.ErrNotExist) {
+					// Removed from the dataset (published files are never removed by Reprise):
+					// its rows are no longer there to select.
+					r.logger.Warn("a data file was removed before it was read; its rows are not emitted", zap.String("file", f.Path))
+					continue
+				}
+				failed = append(failed, f)
+				r.logger.Error("reading a data file; it is read again at the next poll", zap.String("file", f.Path), zap.Error(err))
+			}
+		}
+		pending = failed
+		if backlog && listed && len(pending) == 0 {
+			backlog = false
+			close(r.backlogDone)
+			if r.cfg.Mode == ModeOnce {
+				r.logger.Info("replay_parquet: backlog done (mode: once); no further files are read", zap.String("directory", r.cfg.Directory))
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.cfg.PollInterval):
+		}
+	}
+}
+
+// processFile emits the selected rows of one file that its checkpoint does not cover,
+// decoding batch_size rows at a time.
+func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error {
+	src := sourceOf(r.cfg.Directory, f)
+	done, err := r.checkpoints.rowsDone(ctx, src.rel)
+	if err != nil {
+		return err
+	}
+	b, selected, next := newBatch(), 0, done
+	flush := func(through int64) error {
+		if err := r.push(ctx, b); err != nil {
+			return err
+		}
+		if err := r.checkpoints.setRowsDone(ctx, src.rel, through); err != nil {
+			return fmt.Errorf("saving the checkpoint after row %d (those cases were emitted and may be emitted again after a restart): %w", through, err)
+		}
+		r.account(ctx, b, selected)
+		b, selected = newBatch(), 0
+		return nil
+	}
+	err = dataset.ScanCases(f.Path, done, r.cfg.BatchSize, func(row int64, c *dataset.CaseRow) error {
+		next = row + 1
+		if !r.cfg.Select.selectsCase(c) {
+			return nil
+		}
+		selected++
+		b.add(c, r.cfg.Emit, src, row)
+		if b.size() >= r.cfg.BatchSize {
+			return flush(next)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if next == done {
+		return nil // read to the end before
+	}
+	if err := flush(next); err != nil {
+		return err
+	}
+	r.telemetry.ReceiverReplayParquetFilesProcessed.Add(ctx, 1, metric.WithAttributes(attribute.String("dataset", f.Dataset)))
+	return nil
+}
+
+// account counts a batch once its checkpoint is saved, so that counts over restarts add up to
+// the rows selected.
+func (r *replayReceiver) account(ctx context.Context, b *batch, selected int) {
+	r.telemetry.ReceiverReplayParquetCasesSelected.Add(ctx, int64(selected))
+	r.telemetry.ReceiverReplayParquetCasesEmitted.Add(ctx, int64(len(b.caseIDs)))
+	for id, why := range b.dropped {
+		reason, detail, _ := strings.Cut(why, ": ")
+		r.telemetry.ReceiverReplayParquetCasesDropped.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+		r.logger.Warn("replay case dropped", zap.String("case_id", id), zap.String("reason", reason), zap.String("detail", detail))
+	}
+}
+
+// push hands the batch to the next consumers: log events first, so that replay_case holds a
+// case's events when its spans arrive. A retryable refusal is retried until taken or until
+// shutdown; a permanent one drops the batch's cases (counted and logged by account).
+func (r *replayReceiver) push(ctx context.Context, b *batch) error {
+	if b.logs.LogRecordCount() > 0 {
+		if r.nextLogs == nil {
+			r.logger.Warn("the raw log events of these cases are not emitted: replay_parquet is in no logs pipeline", zap.Strings("case_ids", b.caseIDs))
+		} else if err := r.retry(ctx, func() error {
+			ld := plog.NewLogs()
+			b.logs.CopyTo(ld)
+			return r.nextLogs.ConsumeLogs(ctx, ld)
+		}); err != nil {
+			if !consumererror.IsPermanent(err) {
+				return err
+			}
+			r.logger.Error("the next consumer refused the raw log events of these cases permanently; their spans are still emitted", zap.Strings("case_ids", b.caseIDs), zap.Error(err))
+		}
+	}
+	if len(b.caseIDs) == 0 {
+		return nil
+	}
+	err := r.retry(ctx, func() error {
+		td := ptrace.NewTraces()
+		b.traces.CopyTo(td)
+		return r.nextTraces.ConsumeTraces(ctx, td)
+	})
+	if err != nil && consumererror.IsPermanent(err) {
+		for _, id := range b.caseIDs {
+			b.dropped[id] = "permanent_error: " + err.Error()
+		}
+		b.caseIDs = nil
+		return nil
+	}
+	return err
+}
+
+// retry calls consume (with a fresh copy of the data each time, since a consumer may have
+// changed what it refused) until it succeeds, fails permanently or ctx ends.
+func (r *replayReceiver) retry(ctx context.Context, consume func() error) error {
+	for {
+		err := consume()
+		if err == nil || consumererror.IsPermanent(err) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		r.telemetry.ReceiverReplayParquetPushRetries.Add(ctx, 1)
+		r.logger.Debug("the next consumer refused a push; retrying", zap.Error(err))
+		select {
+		case <-ctx.Done():
+			return errors.Join(ctx.Err(), err)
+		case <-time.After(r.cfg.RetryInterval):
+		}
+	}
+}

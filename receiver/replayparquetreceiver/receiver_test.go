@@ -1,0 +1,437 @@
+package replayparquetreceiver
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processortest"
+	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testdataset"
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/internal/teststorage"
+	"github.com/reprise-dev/reprise/processor/replaycaseprocessor"
+	"github.com/reprise-dev/reprise/receiver/replayparquetreceiver/internal/metadatatest"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+var storageID = teststorage.ID
+
+// caseProcessor is a replay_case processor (traces and logs faces of one instance) in front of
+// next.
+type caseProcessor struct {
+	traces processor.Traces
+	logs   processor.Logs
+}
+
+func newCaseProcessor(t *testing.T, next consumer.Traces, edit func(*replaycaseprocessor.Config)) caseProcessor {
+	t.Helper()
+	f := replaycaseprocessor.NewFactory()
+	cfg := f.CreateDefaultConfig().(*replaycaseprocessor.Config)
+	cfg.RootGracePeriod = 20 * time.Millisecond
+	edit(cfg)
+	require.NoError(t, cfg.Validate())
+	set := processortest.NewNopSettings(f.Type())
+	tp, err := f.CreateTraces(context.Background(), set, cfg, next)
+	require.NoError(t, err)
+	lp, err := f.CreateLogs(context.Background(), set, cfg, consumer.Logs(nil))
+	require.NoError(t, err)
+	require.NoError(t, tp.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, lp.Start(context.Background(), componenttest.NewNopHost()))
+	return caseProcessor{tp, lp}
+}
+
+// shutdown flushes every open case.
+func (p caseProcessor) shutdown(t *testing.T) {
+	require.NoError(t, p.traces.Shutdown(context.Background()))
+	require.NoError(t, p.logs.Shutdown(context.Background()))
+}
+
+// strict is the default evidence policy: every check.
+func strict(*replaycaseprocessor.Config) {}
+
+// relaxed accepts every case that has no lifecycle problem, and copies the re-drive
+// provenance into the metadata, as the README tells users to.
+func relaxed(c *replaycaseprocessor.Config) {
+	c.Evidence.Require = []string{}
+	c.Metadata = map[string]string{
+		MetaRedrivenFrom:       `resource.attributes["` + AttrRedrivenFrom + `"]`,
+		MetaOriginalIngestedAt: `resource.attributes["` + AttrOriginalIngestedAt + `"]`,
+	}
+}
+
+// capture writes n runs of the fixture into root through a replay_case processor with the
+// given policy and the replay_parquet exporter, and returns the case ids written.
+func capture(t *testing.T, root, run string, first, n int, policy func(*replaycaseprocessor.Config)) {
+	t.Helper()
+	exp := testdataset.Writer(t, root, "zstd")
+	p := newCaseProcessor(t, exp, policy)
+	for i := first; i < first+n; i++ {
+		td, ld := testfixtures.Traces(t, run), testfixtures.Logs(t, run)
+		testfixtures.WithTraceID(td, ld, i)
+		require.NoError(t, p.logs.ConsumeLogs(context.Background(), ld))
+		require.NoError(t, p.traces.ConsumeTraces(context.Background(), td))
+	}
+	p.shutdown(t)
+	require.NoError(t, exp.Shutdown(context.Background()))
+}
+
+// rowsOf reads every row of one dataset under root, with the file each came from.
+type fileRow struct {
+	file string
+	c    replaycase.Case
+}
+
+func rowsOf(t *testing.T, root, ds string) []fileRow {
+	t.Helper()
+	files, err := dataset.NewLister(root, ds).Next()
+	require.NoError(t, err)
+	var out []fileRow
+	for _, f := range files {
+		rows, err := dataset.ReadCases(f.Path)
+		require.NoError(t, err)
+		for _, r := range rows {
+			out = append(out, fileRow{f.Path, r})
+		}
+	}
+	return out
+}
+
+// currentRows is the documented query in Go: over cases/ and quarantine/, the row of each
+// case_id in the file whose name (a UUIDv7) sorts last.
+func currentRows(t *testing.T, root string) map[string]replaycase.Case {
+	all := append(rowsOf(t, root, dataset.Cases), rowsOf(t, root, dataset.Quarantine)...)
+	sort.SliceStable(all, func(i, j int) bool { return filepath.Base(all[i].file) < filepath.Base(all[j].file) })
+	out := map[string]replaycase.Case{}
+	for _, r := range all {
+		out[r.c.CaseID] = r.c
+	}
+	return out
+}
+
+func newTestReceiver(t *testing.T, set receiver.Settings, root string, edit func(*Config), traces consumer.Traces, logs consumer.Logs) (receiver.Traces, *replayReceiver) {
+	t.Helper()
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig().(*Config)
+	cfg.Directory, cfg.Storage = root, &storageID
+	cfg.RetryInterval = 10 * time.Millisecond
+	edit(cfg)
+	require.NoError(t, cfg.Validate())
+	tr, err := f.CreateTraces(context.Background(), set, cfg, traces)
+	require.NoError(t, err)
+	if logs != nil {
+		_, err = f.CreateLogs(context.Background(), set, cfg, logs)
+		require.NoError(t, err)
+	}
+	return tr, tr.(*handle).sh.r
+}
+
+func waitBacklog(t *testing.T, r *replayReceiver) {
+	t.Helper()
+	select {
+	case <-r.backlogDone:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the receiver did not finish its backlog")
+	}
+}
+
+// runBacklog runs a receiver with default settings but for the telemetry over root, with a
+// fresh storage, until its once-mode backlog is done, and returns the telemetry.
+func runBacklog(t *testing.T, root string, traces consumer.Traces, logs consumer.Logs) *componenttest.Telemetry {
+	t.Helper()
+	tt := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
+	host, ext := teststorage.Start(t, t.TempDir())
+	rcv, r := newTestReceiver(t, metadatatest.NewSettings(tt), root, func(*Config) {}, traces, logs)
+	require.NoError(t, rcv.Start(context.Background(), host))
+	waitBacklog(t, r)
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	require.NoError(t, ext.Shutdown(context.Background()))
+	return tt
+}
+
+// The issue's pipeline: cases quarantined by an evidence policy are re-driven with a relaxed
+// policy, replay_parquet receiver → replay_case → replay_parquet exporter, and end accepted,
+// with their case ids, their provenance, and counts that reconcile.
+func TestRedriveQuarantinedCasesWithARelaxedPolicy(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 5, strict)
+	capture(t, root, testfixtures.OTelEvents, 100, 2, strict)
+	quarantined := rowsOf(t, root, dataset.Quarantine)
+	require.Len(t, quarantined, 5, "the strict policy quarantines the runs without content")
+	require.Len(t, rowsOf(t, root, dataset.Cases), 2)
+	for _, r := range quarantined {
+		require.NotEmpty(t, r.c.RawSpans, "quarantined rows keep their raw spans for a re-drive")
+		require.NotZero(t, r.c.Provenance.EventCount, "the fixture's content is in log events")
+	}
+
+	exp := testdataset.Writer(t, root, "zstd")
+	p := newCaseProcessor(t, exp, relaxed)
+	tt := runBacklog(t, root, p.traces, p.logs)
+	p.shutdown(t)
+	require.NoError(t, exp.Shutdown(context.Background()))
+
+	current := currentRows(t, root)
+	require.Len(t, current, 7, "a re-driven case keeps its case id: 7 runs, 7 cases")
+	for _, q := range quarantined {
+		c := current[q.c.CaseID]
+		assert.Equal(t, replaycase.StatusAccepted, c.Status, q.c.CaseID)
+		assert.Empty(t, c.Reasons)
+		rel, _ := filepath.Rel(root, q.file)
+		assert.True(t, strings.HasPrefix(c.Metadata[MetaRedrivenFrom], filepath.ToSlash(rel)+"#"), c.Metadata)
+		assert.Equal(t, fileTime(filepath.Base(q.file)), c.Metadata[MetaOriginalIngestedAt])
+		assert.Equal(t, q.c.StartTime, c.StartTime, "same dt partition as the original row")
+		assert.Equal(t, q.c.Provenance.SpanCount, c.Provenance.SpanCount, "every raw span came back")
+		assert.Equal(t, q.c.Provenance.EventCount, c.Provenance.EventCount, "every raw log event came back, through the logs pipeline")
+	}
+	assert.Len(t, rowsOf(t, root, dataset.Cases), 7)
+	assert.Len(t, rowsOf(t, root, dataset.Quarantine), 5, "the superseded rows stay; the current-row query hides them")
+
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualReceiverReplayParquetCasesSelected(t, tt, []metricdata.DataPoint[int64]{{Value: 5}}, opts...)
+	metadatatest.AssertEqualReceiverReplayParquetCasesEmitted(t, tt, []metricdata.DataPoint[int64]{{Value: 5}}, opts...)
+	metadatatest.AssertEqualReceiverReplayParquetFilesProcessed(t, tt, []metricdata.DataPoint[int64]{{Value: 1, Attributes: attribute.NewSet(attribute.String("dataset", "quarantine"))}}, opts...)
+}
+
+// traceRecorder is a next consumer that records the trace ids of the pushes it accepts and
+// refuses (retryably) every push after the first `accept` while refuse is set.
+type traceRecorder struct {
+	mu       sync.Mutex
+	accepted []string
+	accept   int
+	refusals int
+	refused  chan struct{} // signalled at the second refusal (so the first was retried)
+}
+
+func (r *traceRecorder) consume(_ context.Context, td ptrace.Traces) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.accept >= 0 && len(r.accepted) >= r.accept {
+		r.refusals++
+		if r.refusals == 2 {
+			close(r.refused)
+		}
+		return errRefused
+	}
+	seen := map[string]bool{}
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		for j := 0; j < td.ResourceSpans().At(i).ScopeSpans().Len(); j++ {
+			spans := td.ResourceSpans().At(i).ScopeSpans().At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				if id := spans.At(k).TraceID().String(); !seen[id] {
+					seen[id] = true
+					r.accepted = append(r.accepted, id)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+var errRefused = &retryableError{}
+
+type retryableError struct{}
+
+func (*retryableError) Error() string { return "queue full (test)" }
+
+// A refused push is retried, and a restart while it is refused neither skips nor repeats a
+// case: the checkpoint advances only past pushes the next consumer took.
+func TestRestartInTheMiddleEmitsEachCaseOnce(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 5, strict)
+	storageDir := t.TempDir()
+	batchOf2 := func(c *Config) { c.BatchSize = 2 }
+
+	run := func(rec *traceRecorder, wait func(*replayReceiver)) {
+		host, ext := teststorage.Start(t, storageDir)
+		next, err := consumer.NewTraces(rec.consume)
+		require.NoError(t, err)
+		set := receivertest.NewNopSettings(NewFactory().Type())
+		set.ID = component.MustNewID("replay_parquet") // the same component across restarts
+		rcv, r := newTestReceiver(t, set, root, batchOf2, next, nil)
+		require.NoError(t, rcv.Start(context.Background(), host))
+		wait(r)
+		require.NoError(t, rcv.Shutdown(context.Background()))
+		require.NoError(t, ext.Shutdown(context.Background()))
+	}
+
+	first := &traceRecorder{accept: 2, refused: make(chan struct{})}
+	run(first, func(*replayReceiver) {
+		select {
+		case <-first.refused:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the refused push was not retried")
+		}
+	})
+	require.Len(t, first.accepted, 2, "one batch of two cases taken before the refusals")
+
+	second := &traceRecorder{accept: -1}
+	run(second, func(r *replayReceiver) { waitBacklog(t, r) })
+	third := &traceRecorder{accept: -1}
+	run(third, func(r *replayReceiver) { waitBacklog(t, r) })
+
+	all := append(append([]string{}, first.accepted...), second.accepted...)
+	assert.Len(t, all, 5)
+	distinct := map[string]bool{}
+	for _, id := range all {
+		distinct[id] = true
+	}
+	assert.Len(t, distinct, 5, "no case emitted twice across the restart")
+	assert.Empty(t, third.accepted, "a third start finds every file done")
+}
+
+// emit: cases copies a dataset into another root through the exporter alone, and watch mode
+// picks up files published after the start.
+func TestEmitCasesCopiesADatasetAndWatchFollowsNewFiles(t *testing.T) {
+	src, dst := filepath.Join(t.TempDir(), "src"), filepath.Join(t.TempDir(), "dst")
+	capture(t, src, testfixtures.OTelEvents, 1, 2, strict)
+
+	host, ext := teststorage.Start(t, t.TempDir())
+	exp := testdataset.Writer(t, dst, "zstd")
+	rcv, r := newTestReceiver(t, receivertest.NewNopSettings(NewFactory().Type()), src, func(c *Config) {
+		c.Emit, c.Mode, c.PollInterval = EmitCases, ModeWatch, 20*time.Millisecond
+		c.Select.Datasets = []string{dataset.Cases}
+	}, exp, nil)
+	require.NoError(t, rcv.Start(context.Background(), host))
+	waitBacklog(t, r)
+	capture(t, src, testfixtures.OTelEvents, 3, 1, strict)
+	require.Eventually(t, func() bool { return len(rowsOf(t, dst, dataset.Cases)) == 3 }, 30*time.Second, 20*time.Millisecond)
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	require.NoError(t, exp.Shutdown(context.Background()))
+	require.NoError(t, ext.Shutdown(context.Background()))
+
+	assertCopied(t, src, dst)
+}
+
+// assertCopied checks that dst holds the cases of src, the same but for their provenance.
+func assertCopied(t *testing.T, src, dst string) {
+	t.Helper()
+	want := map[string]replaycase.Case{}
+	for _, r := range rowsOf(t, src, dataset.Cases) {
+		want[r.c.CaseID] = r.c
+	}
+	got := rowsOf(t, dst, dataset.Cases)
+	require.Len(t, got, len(want))
+	for _, r := range got {
+		w, ok := want[r.c.CaseID]
+		require.True(t, ok, r.c.CaseID)
+		assert.NotEmpty(t, r.c.Metadata[MetaRedrivenFrom])
+		assert.NotEmpty(t, r.c.Metadata[MetaOriginalIngestedAt])
+		delete(r.c.Metadata, MetaRedrivenFrom)
+		delete(r.c.Metadata, MetaOriginalIngestedAt)
+		if len(r.c.Metadata) == 0 {
+			r.c.Metadata = w.Metadata
+		}
+		assert.Equal(t, w, r.c, "the copy is the same case but for its provenance")
+	}
+	assert.Len(t, rowsOf(t, dst, dataset.Steps), len(rowsOf(t, src, dataset.Steps)))
+}
+
+// Case spans pass a replay_case processor with trusted_upstream unchanged (as the README says).
+func TestEmitCasesThroughATrustedProcessor(t *testing.T) {
+	src, dst := filepath.Join(t.TempDir(), "src"), filepath.Join(t.TempDir(), "dst")
+	capture(t, src, testfixtures.OTelEvents, 1, 2, strict)
+	exp := testdataset.Writer(t, dst, "zstd")
+	p := newCaseProcessor(t, exp, func(c *replaycaseprocessor.Config) { c.TrustedUpstream = true })
+	host, ext := teststorage.Start(t, t.TempDir())
+	rcv, r := newTestReceiver(t, receivertest.NewNopSettings(NewFactory().Type()), src, func(c *Config) {
+		c.Emit, c.Select.Datasets = EmitCases, []string{dataset.Cases}
+	}, p.traces, p.logs)
+	require.NoError(t, rcv.Start(context.Background(), host))
+	waitBacklog(t, r)
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	require.NoError(t, ext.Shutdown(context.Background()))
+	p.shutdown(t)
+	require.NoError(t, exp.Shutdown(context.Background()))
+	assertCopied(t, src, dst)
+}
+
+// A selected case that cannot be emitted (raw mode, no raw spans kept) is a counted drop.
+func TestCaseWithoutRawSpansIsACountedDrop(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 3, func(c *replaycaseprocessor.Config) { c.RawSpans = "none" })
+	require.Len(t, rowsOf(t, root, dataset.Quarantine), 3)
+
+	rec := &traceRecorder{accept: -1}
+	next, err := consumer.NewTraces(rec.consume)
+	require.NoError(t, err)
+	tt := runBacklog(t, root, next, nil)
+
+	assert.Empty(t, rec.accepted)
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualReceiverReplayParquetCasesSelected(t, tt, []metricdata.DataPoint[int64]{{Value: 3}}, opts...)
+	metadatatest.AssertEqualReceiverReplayParquetCasesDropped(t, tt, []metricdata.DataPoint[int64]{{Value: 3, Attributes: attribute.NewSet(attribute.String("reason", "no_raw_spans"))}}, opts...)
+}
+
+// A file that cannot be read is retried, never skipped: once mode does not call its backlog
+// done while it fails, and the readable files are emitted meanwhile.
+func TestUnreadableFileIsRetriedNotSkipped(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 2, strict)
+	files, err := dataset.NewLister(root, dataset.Quarantine).Next()
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	broken := filepath.Join(filepath.Dir(files[0].Path), "part-00000000-0000-7000-8000-000000000000.zstd.parquet")
+	require.NoError(t, os.WriteFile(broken, []byte("not parquet"), 0o644))
+
+	host, ext := teststorage.Start(t, t.TempDir())
+	rec := &traceRecorder{accept: -1}
+	next, err := consumer.NewTraces(rec.consume)
+	require.NoError(t, err)
+	rcv, r := newTestReceiver(t, receivertest.NewNopSettings(NewFactory().Type()), root, func(c *Config) { c.PollInterval = 10 * time.Millisecond }, next, nil)
+	require.NoError(t, rcv.Start(context.Background(), host))
+	require.Eventually(t, func() bool {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return len(rec.accepted) == 2
+	}, 30*time.Second, 10*time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // several polls
+	select {
+	case <-r.backlogDone:
+		t.Fatal("the backlog is not done while a file of it cannot be read")
+	default:
+	}
+	require.NoError(t, os.Remove(broken))
+	waitBacklog(t, r)
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	require.NoError(t, ext.Shutdown(context.Background()))
+	assert.Len(t, rec.accepted, 2)
+}
+
+// A permanent refusal cannot be helped by retrying: the cases are counted drops, logged, and
+// the checkpoint moves on.
+func TestPermanentRefusalIsACountedDrop(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 3, strict)
+
+	next, err := consumer.NewTraces(func(context.Context, ptrace.Traces) error {
+		return consumererror.NewPermanent(errors.New("schema refused (test)"))
+	})
+	require.NoError(t, err)
+	tt := runBacklog(t, root, next, nil)
+
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualReceiverReplayParquetCasesSelected(t, tt, []metricdata.DataPoint[int64]{{Value: 3}}, opts...)
+	metadatatest.AssertEqualReceiverReplayParquetCasesEmitted(t, tt, []metricdata.DataPoint[int64]{{Value: 0}}, opts...)
+	metadatatest.AssertEqualReceiverReplayParquetCasesDropped(t, tt, []metricdata.DataPoint[int64]{{Value: 3, Attributes: attribute.NewSet(attribute.String("reason", "permanent_error"))}}, opts...)
+}
