@@ -21,6 +21,7 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/replayext/internal/metadata"
 	"github.com/reprise-dev/reprise/scrub"
+	"github.com/reprise-dev/reprise/wireapi"
 )
 
 // replay is the extension: an HTTP server over a store of recorded cases.
@@ -47,7 +48,8 @@ func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &replay{cfg: cfg, set: set, telemetry: tb, store: newStore(cfg.Directory), sessions: newSessions(), scrubber: scrubber, stop: make(chan struct{})}, nil
+	r := &replay{cfg: cfg, set: set, telemetry: tb, store: newStore(cfg.Directory), sessions: newSessions(cfg.Sessions.MaxSessions, cfg.Sessions.IdleTimeout, time.Now), scrubber: scrubber, stop: make(chan struct{})}
+	return r, nil
 }
 
 // Start loads the datasets, starts watching them for new files and starts serving.
@@ -227,8 +229,20 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// listDivergences: GET /v1/divergences with the session in the X-Replay-Session header (or
+// ?session=) → that session's lenient answers. A session sees only its own log.
 func (r *replay) listDivergences(w http.ResponseWriter, req *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"divergences": r.sessions.divergences(req.URL.Query().Get("session"))})
+	id := req.Header.Get(headerSession)
+	if id == "" {
+		id = req.URL.Query().Get("session")
+	}
+	if id == "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "name the session: X-Replay-Session header or ?session=", nil)
+		return
+	}
+	divs := []Divergence{}
+	r.sessions.peek(id, func(ses *session) { divs = append(divs, ses.divs...) })
+	writeJSON(w, http.StatusOK, map[string]any{"divergences": divs})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -246,4 +260,18 @@ func writeError(w http.ResponseWriter, status int, typ, message string, extra ma
 		body[k] = v
 	}
 	writeJSON(w, status, map[string]any{"error": body})
+}
+
+// writeRequestError answers 400 for a body the API would refuse, naming the field.
+func writeRequestError(w http.ResponseWriter, err error) {
+	var re *wireapi.RequestError
+	if !errors.As(err, &re) {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid request body", nil)
+		return
+	}
+	var param any
+	if re.Param != "" {
+		param = re.Param
+	}
+	writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"message": re.Message, "type": "invalid_request_error", "param": param, "code": re.Code}})
 }

@@ -139,38 +139,63 @@ func (s *store) get(id string) (*replaycase.Case, bool) {
 	return c, ok
 }
 
-// match returns the recorded steps whose call-site id equals the request's, computed over each
-// recorded field set; only steps of caseID when it is set.
-func (s *store) match(req callsite.Request, caseID string) (string, []stepRef) {
+// match returns the recorded LLM steps whose call-site id equals the request's, computed over
+// each recorded field set; only steps of caseID when it is set.
+func (s *store) match(req callsite.Request, caseID string) (string, []hit) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, fields := range s.fieldSets {
 		id := req.ID(fields)
-		var refs []stepRef
+		var hits []hit
 		for _, r := range s.calls[id] {
 			if caseID == "" || r.c.CaseID == caseID {
-				refs = append(refs, r)
+				hits = append(hits, hit{r.c.CaseID, r.pos})
 			}
 		}
-		if len(refs) > 0 {
-			return id, refs
+		if len(hits) > 0 {
+			return id, hits
 		}
 	}
 	return "", nil
 }
 
-// llmSteps lists the recorded LLM steps in scope (one case, or all), in recorded order.
-func (s *store) llmSteps(caseID string) []stepRef {
+// llmCount is how many LLM steps the case recorded.
+func (s *store) llmCount(caseID string) int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if caseID != "" {
-		return s.llm[caseID]
+	return len(s.llm[caseID])
+}
+
+// llmStep is the h.pos-th LLM step of case h.caseID.
+func (s *store) llmStep(h hit) *replaycase.Step {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.llm[h.caseID][h.pos].st()
+}
+
+// firstCase is the first case in start order ("" when there is none).
+func (s *store) firstCase() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if len(s.ordered) == 0 {
+		return ""
 	}
-	var out []stepRef
-	for _, c := range s.ordered {
-		out = append(out, s.llm[c.CaseID]...)
-	}
-	return out
+	return s.ordered[0].CaseID
+}
+
+func (s *store) has(caseID string) bool {
+	_, ok := s.get(caseID)
+	return ok
+}
+
+func (s *store) toolCalls(caseID string) []replaycase.ToolCall {
+	c, _ := s.get(caseID)
+	return c.ToolCalls
+}
+
+func (s *store) retrievals(caseID string) []replaycase.Retrieval {
+	c, _ := s.get(caseID)
+	return c.RetrievalRefs
 }
 
 // list returns the cases that pass keep, in start order.
