@@ -40,6 +40,7 @@ func openAIParams(body map[string]any) replaycase.ModelConfig {
 	mc, _ := wireapi.ParseChatParams(raw)
 	return mc
 }
+
 // OpenAIResponse is what a Chat Completions response body says about a model call.
 type OpenAIResponse struct {
 	ID            string

@@ -410,7 +410,7 @@ func TestLookupTelemetry(t *testing.T) {
 	req := sdkRequests(t)[0]
 	s.do("POST", path, req, nil) // exact
 	req["messages"].([]any)[1].(map[string]any)["content"] = "changed"
-	s.do("POST", path, req, nil)                                                                 // miss
+	s.do("POST", path, req, nil)                                                                          // miss
 	s.do("POST", path, req, map[string]string{headerMode: ModeLenient.String(), "X-Replay-Session": "t"}) // divergent
 	chat := func(outcome string) metricdata.DataPoint[int64] {
 		return metricdata.DataPoint[int64]{Value: 1, Attributes: attribute.NewSet(attribute.String("endpoint", "chat"), attribute.String("outcome", outcome))}
