@@ -4,7 +4,7 @@
 //
 // Environment: OPENAI_BASE_URL; OTLP_ENDPOINT (http://host:port, optional); INSTRUMENTATION
 // (otel | openinference | traceloop | none); SERVICE_NAME; STREAM=1; PROMPT; REPLAY_SESSION;
-// REPLAY_MODE (strict | lenient).
+// REPLAY_MODE (strict | lenient); OPENAI_API_KEY (default a dummy key).
 'use strict';
 const api = require('@opentelemetry/api');
 const logsAPI = require('@opentelemetry/api-logs');
@@ -74,7 +74,7 @@ async function run() {
   const headers = {};
   if (env.REPLAY_SESSION) headers['X-Replay-Session'] = env.REPLAY_SESSION;
   if (env.REPLAY_MODE) headers['X-Replay-Mode'] = env.REPLAY_MODE;
-  const client = new OpenAI({ baseURL: env.OPENAI_BASE_URL, apiKey: 'sk-reprise-test-not-a-key', defaultHeaders: headers, maxRetries: 0 });
+  const client = new OpenAI({ baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY || 'sk-reprise-test-not-a-key', defaultHeaders: headers, maxRetries: 0 });
   const tracer = api.trace.getTracer('weather-agent', '1.0.0');
   return tracer.startActiveSpan('invoke_agent weather-bot', {
     attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'weather-bot', 'gen_ai.provider.name': 'openai', 'gen_ai.conversation.id': 'conv-' + (env.SERVICE_NAME || '') },
