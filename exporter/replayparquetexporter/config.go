@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/config/configretry"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	"github.com/reprise-dev/reprise/dataset"
 )
 
 // Config of the replay_parquet exporter.
@@ -56,8 +59,8 @@ func (c *Config) Validate() error {
 	if c.RowGroupRows <= 0 {
 		errs = append(errs, fmt.Errorf("row_group_rows must be positive, got %d", c.RowGroupRows))
 	}
-	if _, ok := codecs[c.Compression]; !ok {
-		errs = append(errs, fmt.Errorf("compression must be one of zstd, snappy, gzip, none; got %q", c.Compression))
+	if !slices.Contains(dataset.Compressions(), c.Compression) {
+		errs = append(errs, fmt.Errorf("compression must be one of %s; got %q", strings.Join(dataset.Compressions(), ", "), c.Compression))
 	}
 	if c.QueueConfig.HasValue() && c.QueueConfig.Get().Batch.HasValue() && c.QueueConfig.Get().Batch.Get().MaxSize > 0 {
 		errs = append(errs, errors.New("sending_queue.batch.max_size must be 0: splitting a batch could split a case across files; bound batches with min_size and flush_timeout"))

@@ -51,7 +51,7 @@ func TestLoadConfig(t *testing.T) {
 func TestValidateNamesTheField(t *testing.T) {
 	for name, want := range map[string][]string{
 		"staging_inside": {"staging_directory (data/.staging) must be outside directory (data)"},
-		"bad":            {"directory must not be empty", "max_rows_per_file must be positive, got 0", "row_group_rows must be positive, got -1", `compression must be one of zstd, snappy, gzip, none; got "lzma"`},
+		"bad":            {"directory must not be empty", "max_rows_per_file must be positive, got 0", "row_group_rows must be positive, got -1", `compression must be one of gzip, none, snappy, zstd; got "lzma"`},
 		"split_batches":  {"sending_queue.batch.max_size must be 0"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadata"
 )
 
@@ -39,12 +40,17 @@ func createDefaultConfig() component.Config {
 }
 
 func createTraces(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
-	c := cfg.(*Config)
+	return newTraces(ctx, set, cfg.(*Config))
+}
+
+// newTraces is createTraces with options for the dataset writer (tests inject failures).
+func newTraces(ctx context.Context, set exporter.Settings, c *Config, opts ...dataset.Option) (exporter.Traces, error) {
 	e, err := newParquetExporter(set, c)
 	if err != nil {
 		return nil, err
 	}
-	return exporterhelper.NewTraces(ctx, set, cfg, e.push,
+	e.writerOptions = opts
+	return exporterhelper.NewTraces(ctx, set, c, e.push,
 		exporterhelper.WithStart(e.start),
 		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
 		exporterhelper.WithTimeout(c.TimeoutConfig),
