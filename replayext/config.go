@@ -20,6 +20,9 @@ type Config struct {
 	// Directory is the dataset root the replay_parquet exporter writes (its `directory`).
 	// Default "./reprise-data".
 	Directory string `mapstructure:"directory"`
+	// CaseCacheSize is how many recently served cases are kept in memory; the others are read
+	// from the Parquet files when a request needs them. Default 256.
+	CaseCacheSize int `mapstructure:"case_cache_size"`
 	// RefreshInterval is how often the datasets are scanned for new files. Default 1s.
 	RefreshInterval time.Duration `mapstructure:"refresh_interval"`
 	// Mode is what a request that matches no recording exactly gets: "strict" (default), a
@@ -62,6 +65,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Mode != ModeStrict && c.Mode != ModeLenient {
 		errs = append(errs, fmt.Errorf("mode must be %q or %q, got %s", ModeStrict, ModeLenient, c.Mode))
+	}
+	if c.CaseCacheSize < 1 {
+		errs = append(errs, fmt.Errorf("case_cache_size must be positive, got %d", c.CaseCacheSize))
 	}
 	if c.Sessions.MaxSessions < 2 {
 		errs = append(errs, fmt.Errorf("sessions.max_sessions must be at least 2, got %d", c.Sessions.MaxSessions))

@@ -31,6 +31,7 @@ func TestLoadConfig(t *testing.T) {
 	require.NoError(t, confmap.Validate(def))
 	assert.Equal(t, DefaultEndpoint, def.NetAddr.Endpoint)
 	assert.Equal(t, "./reprise-data", def.Directory)
+	assert.Equal(t, 256, def.CaseCacheSize)
 	assert.Equal(t, ModeStrict, def.Mode)
 	assert.False(t, def.LocalDebug, "values never leave the server unless asked for")
 	assert.Equal(t, SessionsConfig{MaxSessions: 10_000, IdleTimeout: 15 * time.Minute}, def.Sessions)
@@ -42,6 +43,7 @@ func TestLoadConfig(t *testing.T) {
 	require.True(t, custom.Auth.HasValue())
 	assert.Equal(t, "bearertokenauth/replay", custom.Auth.Get().Config.AuthenticatorID.String())
 	assert.Equal(t, "/var/lib/reprise/data", custom.Directory)
+	assert.Equal(t, 64, custom.CaseCacheSize)
 	assert.Equal(t, 5*time.Second, custom.RefreshInterval)
 	assert.Equal(t, ModeLenient, custom.Mode)
 	assert.True(t, custom.LocalDebug)
@@ -53,7 +55,7 @@ func TestValidateNamesTheField(t *testing.T) {
 	require.NoError(t, err)
 	err = confmap.Validate(bad)
 	require.Error(t, err)
-	for _, want := range []string{"directory must not be empty", "refresh_interval must be positive, got 0s", "sessions.max_sessions must be at least 2, got 1", "sessions.idle_timeout must be positive, got -1s"} {
+	for _, want := range []string{"directory must not be empty", "case_cache_size must be positive, got 0", "refresh_interval must be positive, got 0s", "sessions.max_sessions must be at least 2, got 1", "sessions.idle_timeout must be positive, got -1s"} {
 		assert.ErrorContains(t, err, want)
 	}
 	_, err = loadConfig(t, "bad_mode")

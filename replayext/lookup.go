@@ -39,7 +39,7 @@ type interactions struct {
 	// count is how many items the case recorded on this stream.
 	count func(caseID string) int
 	// compare lists where the request differs from item h.
-	compare func(h hit) []Difference
+	compare func(h hit) ([]Difference, error)
 	// label names item h in the divergence log.
 	label func(h hit) string
 }
@@ -98,7 +98,11 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, in interaction
 		writeError(w, http.StatusNotFound, "not_found_error", msg, nil)
 		return hit{}, false
 	}
-	diffs := in.compare(candidate)
+	diffs, err := in.compare(candidate)
+	if err != nil {
+		r.unreadable(w, err)
+		return hit{}, false
+	}
 	detail := map[string]any{"paths": paths(diffs)}
 	if r.cfg.LocalDebug {
 		detail["differences"] = diffs

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"go.uber.org/zap"
+
 	"github.com/reprise-dev/reprise/callsite"
 	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/scrub"
@@ -26,6 +28,13 @@ func (r *replay) scopedCase(w http.ResponseWriter, req *http.Request) (string, b
 		return "", false
 	}
 	return id, true
+}
+
+// unreadable answers 500 for a recorded case that could not be read; the log names the file,
+// the answer does not.
+func (r *replay) unreadable(w http.ResponseWriter, err error) {
+	r.set.Logger.Error("replay could not read a recorded case", zap.Error(err))
+	writeError(w, http.StatusInternalServerError, "server_error", "the recorded case could not be read; see the collector log", nil)
 }
 
 // readBody reads a request body within the server's max_request_body_size, or answers itself.
@@ -65,16 +74,23 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 		endpoint: endpointChat, stream: endpointChat, scope: caseID, what: "model call",
 		match: func() (string, []hit) { return r.store.match(live, caseID) },
 		count: r.store.llmCount,
-		compare: func(h hit) []Difference {
-			st := r.store.llmStep(h)
-			return diff("", callsite.FromStep(st).Canonical(st.CallSiteFields), live.Canonical(st.CallSiteFields), nil)
+		compare: func(h hit) ([]Difference, error) {
+			st, err := r.store.llmStep(h)
+			if err != nil {
+				return nil, err
+			}
+			return diff("", callsite.FromStep(st).Canonical(st.CallSiteFields), live.Canonical(st.CallSiteFields), nil), nil
 		},
-		label: func(h hit) string { return r.store.llmStep(h).CallSiteID },
+		label: r.store.callSiteID,
 	})
 	if !ok {
 		return
 	}
-	st := r.store.llmStep(h)
+	st, err := r.store.llmStep(h)
+	if err != nil {
+		r.unreadable(w, err)
+		return
+	}
 	w.Header().Set("X-Replay-Case-Id", h.caseID)
 	w.Header().Set("X-Replay-Call-Site-Id", st.CallSiteID)
 	wireapi.WriteChatResponse(w, parsed, st)
@@ -115,9 +131,14 @@ func (r *replay) toolResult(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
+	c, err := r.store.get(caseID)
+	if err != nil {
+		r.unreadable(w, err)
+		return
+	}
 	name := req.PathValue("tool_name")
 	var calls []replaycase.ToolCall
-	for _, tc := range r.store.toolCalls(caseID) {
+	for _, tc := range c.ToolCalls {
 		if tc.Name == name {
 			calls = append(calls, tc)
 		}
@@ -163,7 +184,12 @@ func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
 		}
 		return map[string]any{"query": query, "data_source": source}
 	}
-	refs := r.store.retrievals(caseID)
+	c, err := r.store.get(caseID)
+	if err != nil {
+		r.unreadable(w, err)
+		return
+	}
+	refs := c.RetrievalRefs
 	requested := shape(r.scrubber.Text(*q.Query, &scrub.Report{}), q.DataSource)
 	recorded := func(h hit) any { return shape(refs[h.pos].Query, refs[h.pos].DataSource) }
 	h, ok := r.lookup(w, req, r.itemsOf(caseID, endpointRetrieval, endpointRetrieval, "retrieval", len(refs), requested, recorded, func(h hit) string { return refs[h.pos].SpanID }))
@@ -188,7 +214,7 @@ func (r *replay) itemsOf(caseID, endpoint, stream, what string, n int, requested
 			return string(key), hits
 		},
 		count:   func(string) int { return n },
-		compare: func(h hit) []Difference { return diff("", recorded(h), requested, nil) },
+		compare: func(h hit) ([]Difference, error) { return diff("", recorded(h), requested, nil), nil },
 		label:   label,
 	}
 }
