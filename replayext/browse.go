@@ -61,10 +61,7 @@ func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
 		offset = n
 	}
 	status, agent := q.Get("status"), q.Get("agent")
-	all := r.store.list(func(c *caseEntry) bool {
-		return (status == "" || string(c.status) == status) && (agent == "" || c.agent == agent) &&
-			(since.IsZero() || !c.startTime.Before(since)) && (until.IsZero() || c.startTime.Before(until))
-	})
+	all := r.store.list(caseFilter{status: status, agent: agent, since: since, until: until})
 	page := all[min(offset, len(all)):min(offset+limit, len(all))]
 	out := struct {
 		Cases         []caseSummary `json:"cases"`

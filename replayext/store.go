@@ -1,11 +1,12 @@
 package replayext
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -21,63 +22,76 @@ import (
 // kept in a small LRU cache, so memory does not grow with what the cases hold. Each refresh
 // indexes only the files published since the last one, so cases written by any collector into
 // the same root become replayable.
+//
+// The index is laid out for size (about 200 bytes per case with one model call): ids as their
+// 16 bytes, entries in one slice addressed by number, repeated strings interned.
 type store struct {
 	lister *dataset.Lister
 	cache  *caseCache
 
 	mu        sync.RWMutex
-	files     []string              // data files indexed, by number
-	cases     map[string]*caseEntry // by case id
-	ordered   []*caseEntry          // by start time, then case id
-	calls     map[callKey][]stepRef // call-site id → recorded LLM steps, in recorded order
-	fieldSets [][]string            // the distinct call-site field sets, interned
+	files     []string             // data files indexed, by number
+	entries   []caseEntry          // by number, in indexing order
+	byID      map[hexKey]int32     // case id → entry number
+	ordered   []int32              // entry numbers by start time, then case id
+	calls     map[hexKey]stepRef   // call-site id → its first recorded LLM step
+	repeats   map[hexKey][]stepRef // call-site id → its further recordings, in recorded order
+	fieldSets [][]string           // the distinct call-site field sets
+	names     []string             // interned agent names and statuses
+	nameIDs   map[string]uint32    // name → its number in names
 }
 
 // caseEntry is what the index keeps of one case.
 type caseEntry struct {
-	id        string
-	file      int32 // in store.files
-	row       int32
-	status    replaycase.Status
-	agent     string
-	startTime time.Time
-	llm       []llmRef // its LLM steps, in order
+	id     hexKey
+	start  int64 // start time, Unix nanoseconds
+	file   int32 // in store.files
+	row    int32
+	agent  uint32 // in store.names
+	status uint32 // in store.names
+	llm    []llmRef
 }
 
-// llmRef is one LLM step of a case: its index among the case's steps, its call-site id and
-// field set.
+// llmRef is one LLM step of a case: its call-site id, its index among the case's steps and
+// its call-site field set.
 type llmRef struct {
+	id     hexKey
 	step   int32
 	fields uint16 // in store.fieldSets
-	id     callKey
 }
 
-// callKey is a call-site id as its 16 bytes ("cs_" and 32 hex digits), a third of the string's
-// memory.
-type callKey [16]byte
+// hexKey is a 32-hex-digit id (a case id, or a call-site id after its "cs_") as its 16 bytes.
+type hexKey [16]byte
 
-func parseCallKey(id string) (callKey, bool) {
-	var k callKey
-	hexID, ok := strings.CutPrefix(id, "cs_")
-	if !ok || len(hexID) != 32 {
+func parseHexKey(id string) (hexKey, bool) {
+	var k hexKey
+	if len(id) != 32 {
 		return k, false
 	}
-	_, err := hex.Decode(k[:], []byte(hexID))
+	_, err := hex.Decode(k[:], []byte(id))
 	return k, err == nil
 }
 
-func (k callKey) String() string { return "cs_" + hex.EncodeToString(k[:]) }
+func parseCallKey(id string) (hexKey, bool) {
+	hexID, ok := strings.CutPrefix(id, "cs_")
+	if !ok {
+		return hexKey{}, false
+	}
+	return parseHexKey(hexID)
+}
 
-// stepRef is one recorded LLM step: its case and its position among the case's LLM steps.
+func (k hexKey) String() string { return hex.EncodeToString(k[:]) }
+
+// stepRef is one recorded LLM step: its case entry and its position among the case's LLM steps.
 type stepRef struct {
-	c   *caseEntry
-	pos int
+	entry int32
+	pos   int32
 }
 
 func newStore(root string, cacheSize int) *store {
 	return &store{
 		lister: dataset.NewLister(root, dataset.Cases, dataset.Quarantine), cache: newCaseCache(cacheSize),
-		cases: map[string]*caseEntry{}, calls: map[callKey][]stepRef{},
+		byID: map[hexKey]int32{}, calls: map[hexKey]stepRef{}, repeats: map[hexKey][]stepRef{}, nameIDs: map[string]uint32{},
 	}
 }
 
@@ -102,6 +116,9 @@ func (s *store) refresh() (added int, failed map[string]error) {
 			continue
 		}
 		added += s.add(f.Path, entries)
+	}
+	if added > 0 {
+		s.sort()
 	}
 	return added, failed
 }
@@ -133,30 +150,57 @@ func (s *store) add(path string, entries []dataset.IndexEntry) (added int) {
 	file := int32(len(s.files))
 	s.files = append(s.files, path)
 	for _, e := range entries {
-		if _, dup := s.cases[e.CaseID]; dup {
+		id, ok := parseHexKey(e.CaseID)
+		if !ok {
+			continue // not a case id the processor writes: nothing can address it
+		}
+		if _, dup := s.byID[id]; dup {
 			continue // at-least-once delivery: the same case written twice
 		}
-		c := &caseEntry{id: e.CaseID, file: file, row: int32(e.Row), status: e.Status, agent: e.AgentName, startTime: e.StartTime}
+		n := int32(len(s.entries))
+		c := caseEntry{id: id, start: e.StartTime.UnixNano(), file: file, row: int32(e.Row), agent: s.intern(e.AgentName), status: s.intern(string(e.Status))}
 		for _, ref := range e.LLMSteps {
 			key, ok := parseCallKey(ref.CallSiteID)
 			if !ok {
 				continue // not a call-site id this build computes: no live request can match it
 			}
-			c.llm = append(c.llm, llmRef{step: int32(ref.Index), fields: s.internFields(ref.CallSiteFields), id: key})
-			s.calls[key] = append(s.calls[key], stepRef{c, len(c.llm) - 1})
+			c.llm = append(c.llm, llmRef{id: key, step: int32(ref.Index), fields: s.internFields(ref.CallSiteFields)})
+			at := stepRef{n, int32(len(c.llm) - 1)}
+			if _, seen := s.calls[key]; seen {
+				s.repeats[key] = append(s.repeats[key], at)
+			} else {
+				s.calls[key] = at
+			}
 		}
-		s.cases[c.id] = c
-		s.ordered = append(s.ordered, c)
+		s.entries = append(s.entries, c)
+		s.byID[id] = n
+		s.ordered = append(s.ordered, n)
 		added++
 	}
-	sort.SliceStable(s.ordered, func(i, j int) bool {
-		a, b := s.ordered[i], s.ordered[j]
-		if !a.startTime.Equal(b.startTime) {
-			return a.startTime.Before(b.startTime)
-		}
-		return a.id < b.id
-	})
 	return added
+}
+
+// sort orders the listing by start time, then case id.
+func (s *store) sort() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slices.SortStableFunc(s.ordered, func(a, b int32) int {
+		x, y := &s.entries[a], &s.entries[b]
+		if x.start != y.start {
+			return cmp.Compare(x.start, y.start)
+		}
+		return bytes.Compare(x.id[:], y.id[:])
+	})
+}
+
+// intern returns the number of a repeated string (agent names, statuses). Caller holds mu.
+func (s *store) intern(name string) uint32 {
+	if n, ok := s.nameIDs[name]; ok {
+		return n
+	}
+	s.names = append(s.names, name)
+	s.nameIDs[name] = uint32(len(s.names) - 1)
+	return uint32(len(s.names) - 1)
 }
 
 // internFields returns the number of a call-site field set. Caller holds mu.
@@ -173,22 +217,36 @@ func (s *store) internFields(fields []string) uint16 {
 // errNoCase is a case id the index does not hold.
 var errNoCase = errors.New("no such case")
 
+// entry finds a case's index entry. Caller holds mu.
+func (s *store) entry(caseID string) (*caseEntry, bool) {
+	id, ok := parseHexKey(caseID)
+	if !ok {
+		return nil, false
+	}
+	n, ok := s.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return &s.entries[n], true
+}
+
 // get reads a case's content (from the cache, else from its file).
 func (s *store) get(id string) (*replaycase.Case, error) {
 	if c, ok := s.cache.get(id); ok {
 		return c, nil
 	}
 	s.mu.RLock()
-	e, ok := s.cases[id]
+	e, ok := s.entry(id)
 	var path string
+	var row int64
 	if ok {
-		path = s.files[e.file]
+		path, row = s.files[e.file], int64(e.row)
 	}
 	s.mu.RUnlock()
 	if !ok {
 		return nil, errNoCase
 	}
-	c, err := dataset.ReadCase(path, int64(e.row))
+	c, err := dataset.ReadCase(path, row)
 	if err != nil {
 		return nil, fmt.Errorf("reading case %s: %w", id, err)
 	}
@@ -200,7 +258,7 @@ func (s *store) get(id string) (*replaycase.Case, error) {
 func (s *store) has(id string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	_, ok := s.cases[id]
+	_, ok := s.entry(id)
 	return ok
 }
 
@@ -211,25 +269,38 @@ func (s *store) match(req callsite.Request, caseID string) (string, []hit) {
 	defer s.mu.RUnlock()
 	for _, fields := range s.fieldSets {
 		id := req.ID(fields)
-		key, _ := parseCallKey(id)
-		var hits []hit
-		for _, r := range s.calls[key] {
-			if caseID == "" || r.c.id == caseID {
-				hits = append(hits, hit{r.c.id, r.pos})
-			}
-		}
-		if len(hits) > 0 {
+		if hits := s.occurrences(id, caseID); len(hits) > 0 {
 			return id, hits
 		}
 	}
 	return "", nil
 }
 
+// occurrences lists the recorded steps of a call-site id, only of caseID when it is set.
+// Caller holds mu.
+func (s *store) occurrences(id, caseID string) []hit {
+	key, ok := parseCallKey(id)
+	if !ok {
+		return nil
+	}
+	first, ok := s.calls[key]
+	if !ok {
+		return nil
+	}
+	var hits []hit
+	for _, r := range append([]stepRef{first}, s.repeats[key]...) {
+		if e := &s.entries[r.entry]; caseID == "" || e.id.String() == caseID {
+			hits = append(hits, hit{e.id.String(), int(r.pos)})
+		}
+	}
+	return hits
+}
+
 // llmCount is how many LLM steps the case recorded.
 func (s *store) llmCount(caseID string) int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if e, ok := s.cases[caseID]; ok {
+	if e, ok := s.entry(caseID); ok {
 		return len(e.llm)
 	}
 	return 0
@@ -238,7 +309,11 @@ func (s *store) llmCount(caseID string) int {
 // llmStep reads the h.pos-th LLM step of case h.caseID.
 func (s *store) llmStep(h hit) (*replaycase.Step, error) {
 	s.mu.RLock()
-	e, ok := s.cases[h.caseID]
+	e, ok := s.entry(h.caseID)
+	var step int32
+	if ok && h.pos < len(e.llm) {
+		step = e.llm[h.pos].step
+	}
 	s.mu.RUnlock()
 	if !ok || h.pos >= len(e.llm) {
 		return nil, errNoCase
@@ -247,15 +322,15 @@ func (s *store) llmStep(h hit) (*replaycase.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &c.Steps[e.llm[h.pos].step], nil
+	return &c.Steps[step], nil
 }
 
 // callSiteID names the h.pos-th LLM step of case h.caseID, from the index.
 func (s *store) callSiteID(h hit) string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if e, ok := s.cases[h.caseID]; ok && h.pos < len(e.llm) {
-		return e.llm[h.pos].id.String()
+	if e, ok := s.entry(h.caseID); ok && h.pos < len(e.llm) {
+		return "cs_" + e.llm[h.pos].id.String()
 	}
 	return ""
 }
@@ -267,17 +342,26 @@ func (s *store) firstCase() string {
 	if len(s.ordered) == 0 {
 		return ""
 	}
-	return s.ordered[0].id
+	return s.entries[s.ordered[0]].id.String()
 }
 
-// list returns the ids of the cases that pass keep, in start order.
-func (s *store) list(keep func(*caseEntry) bool) []string {
+// caseFilter selects cases for a listing; zero fields select everything.
+type caseFilter struct {
+	status, agent string
+	since, until  time.Time
+}
+
+// list returns the ids of the cases that pass f, in start order.
+func (s *store) list(f caseFilter) []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var out []string
-	for _, c := range s.ordered {
-		if keep(c) {
-			out = append(out, c.id)
+	for _, n := range s.ordered {
+		c := &s.entries[n]
+		start := time.Unix(0, c.start)
+		if (f.status == "" || s.names[c.status] == f.status) && (f.agent == "" || s.names[c.agent] == f.agent) &&
+			(f.since.IsZero() || !start.Before(f.since)) && (f.until.IsZero() || start.Before(f.until)) {
+			out = append(out, c.id.String())
 		}
 	}
 	return out
@@ -285,17 +369,9 @@ func (s *store) list(keep func(*caseEntry) bool) []string {
 
 // callsFor lists every recorded occurrence of a call-site id.
 func (s *store) callsFor(id string) []hit {
-	key, ok := parseCallKey(id)
-	if !ok {
-		return nil
-	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []hit
-	for _, r := range s.calls[key] {
-		out = append(out, hit{r.c.id, r.pos})
-	}
-	return out
+	return s.occurrences(id, "")
 }
 
 // caseCache keeps the most recently read cases.
