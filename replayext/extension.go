@@ -47,6 +47,12 @@ func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 		return nil, err
 	}
 	r := &replay{cfg: cfg, set: set, telemetry: tb, store: newStore(cfg.Directory, cfg.CaseCacheSize), sessions: newSessions(cfg.Sessions.MaxSessions, cfg.Sessions.IdleTimeout, time.Now), scrubber: scrubber, stop: make(chan struct{})}
+	ctx := context.Background()
+	r.sessions.created = func() { tb.ExtensionReplaySessions.Add(ctx, 1) }
+	r.sessions.evicted = func(reason string) {
+		tb.ExtensionReplaySessions.Add(ctx, -1)
+		tb.ExtensionReplaySessionsEvicted.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+	}
 	return r, nil
 }
 

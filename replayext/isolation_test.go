@@ -2,6 +2,7 @@ package replayext
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,9 +13,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/replayext/internal/metadatatest"
 )
 
 // Clients replaying at the same time each get their own cursors, and a flood of 100,000
@@ -98,4 +104,17 @@ func TestRequestsWithoutSessionGetAFreshOne(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "the divergence log is per session")
 	var e map[string]any
 	require.NoError(t, json.Unmarshal(body, &e))
+}
+
+func TestSessionTelemetry(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	cases := writeDataset(t, root, testfixtures.OTelEvents)
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	s := startReplayWith(t, root, func(c *Config) { c.Sessions.MaxSessions = 4 }, metadatatest.NewSettings(tel))
+	for i := range 5 { // the third new session pushes the first out of the probation half
+		s.do("POST", "/v1/cases/"+cases[0].CaseID+"/tools/get_weather", `{"city":"Paris","unit":"celsius"}`, map[string]string{headerSession: fmt.Sprint("s", i)})
+	}
+	metadatatest.AssertEqualExtensionReplaySessions(t, tel, []metricdata.DataPoint[int64]{{Value: 2}}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualExtensionReplaySessionsEvicted(t, tel, []metricdata.DataPoint[int64]{{Value: 3, Attributes: attribute.NewSet(attribute.String("reason", evictedCapacity))}}, metricdatatest.IgnoreTimestamp())
 }

@@ -20,7 +20,9 @@ type sessions struct {
 	maxProbation, maxProtected int
 	idle                       time.Duration
 	now                        func() time.Time
-	evicted                    func(reason string) // telemetry hook, called with mu held
+	// Telemetry hooks, called with mu held.
+	created func()
+	evicted func(reason string)
 }
 
 // Eviction reasons, as reported in telemetry.
@@ -60,7 +62,7 @@ func newSessions(capacity int, idle time.Duration, now func() time.Time) *sessio
 	return &sessions{
 		byID: map[string]*list.Element{}, probation: list.New(), protected: list.New(),
 		maxProbation: max(probation, 1), maxProtected: max(capacity-probation, 1), idle: idle, now: now,
-		evicted: func(string) {},
+		created: func() {}, evicted: func(string) {},
 	}
 }
 
@@ -84,6 +86,7 @@ func (s *sessions) with(id string, fn func(*session)) {
 	} else {
 		ses = &session{id: id, served: map[cursorKey]int{}, last: map[cursorKey]int{}, lastCase: map[string]string{}}
 		s.byID[id] = s.probation.PushFront(ses)
+		s.created()
 		s.trim(s.probation, s.maxProbation)
 	}
 	ses.lastUsed = now

@@ -141,3 +141,19 @@ func TestStoreRetriesUnreadableFiles(t *testing.T) {
 	assert.Empty(t, failed)
 	assert.Equal(t, 3, added)
 }
+
+// TestGenerateScaleDataset writes a large synthetic dataset for the start-up and memory
+// measurement in docs/benchmarks.md; it runs only when asked:
+//
+//	REPRISE_SCALE_DIR=/tmp/scale REPRISE_SCALE_CASES=1000000 go test -run TestGenerateScaleDataset -timeout 60m ./replayext/
+func TestGenerateScaleDataset(t *testing.T) {
+	dir, cases := os.Getenv("REPRISE_SCALE_DIR"), os.Getenv("REPRISE_SCALE_CASES")
+	if dir == "" || cases == "" {
+		t.Skip("set REPRISE_SCALE_DIR and REPRISE_SCALE_CASES to generate the scale dataset")
+	}
+	n, err := strconv.Atoi(cases)
+	require.NoError(t, err)
+	start := time.Now()
+	generateDataset(t, dir, 0, n, 2<<10)
+	t.Logf("%d cases written to %s in %s", n, dir, time.Since(start).Round(time.Second))
+}
