@@ -75,12 +75,20 @@ func TestIdleSessionsExpire(t *testing.T) {
 
 func TestSessionsUnderConcurrentUse(t *testing.T) {
 	s := newSessions(64, time.Hour, time.Now)
+	k := cursorKey{"c", "chat", "cs"}
 	var wg sync.WaitGroup
-	for c := range 8 {
+	for c := range 8 { // two requests each: the clients are replaying
 		wg.Go(func() {
-			k := cursorKey{"c", "chat", "cs"}
+			for i := range 2 {
+				s.with(fmt.Sprintf("client-%d", c), func(ses *session) { require.Equal(t, i, ses.next(k, 10)) })
+			}
+		})
+	}
+	wg.Wait()
+	for c := range 8 { // they go on while new sessions flood in
+		wg.Go(func() {
 			id := fmt.Sprintf("client-%d", c)
-			for i := range 200 {
+			for i := 2; i < 200; i++ {
 				s.with(id, func(ses *session) { require.Equal(t, min(i, 9), ses.next(k, 10)) })
 				s.with(fmt.Sprintf("flood-%d-%d", c, i), func(*session) {})
 			}

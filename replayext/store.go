@@ -6,7 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"math"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -23,33 +26,50 @@ import (
 // indexes only the files published since the last one, so cases written by any collector into
 // the same root become replayable.
 //
-// The index is laid out for size (about 200 bytes per case with one model call): ids as their
-// 16 bytes, entries in one slice addressed by number, repeated strings interned.
+// The index is laid out for size (about 110 bytes per case with one model call): ids as their
+// 16 bytes, entries and steps in flat slices addressed by number, lookups by binary search in
+// sorted slices of 8-byte id hashes (a hash match is confirmed on the full id), repeated
+// strings interned.
 type store struct {
 	lister *dataset.Lister
 	cache  *caseCache
 
-	mu        sync.RWMutex
-	files     []string             // data files indexed, by number
-	entries   []caseEntry          // by number, in indexing order
-	byID      map[hexKey]int32     // case id → entry number
-	ordered   []int32              // entry numbers by start time, then case id
-	calls     map[hexKey]stepRef   // call-site id → its first recorded LLM step
-	repeats   map[hexKey][]stepRef // call-site id → its further recordings, in recorded order
-	fieldSets [][]string           // the distinct call-site field sets
-	names     []string             // interned agent names and statuses
-	nameIDs   map[string]uint32    // name → its number in names
+	mu      sync.RWMutex
+	files   []string    // data files indexed, by number
+	entries []caseEntry // by number, in indexing order
+	llms    []llmRef    // the cases' LLM steps; a case's are contiguous, in order
+	ordered []int32     // entry numbers by start time, then case id
+	byID    []idSlot    // by case id hash, then entry number
+	byCall  []idSlot    // by call-site id hash, then entry number and position: recorded order
+	// A refresh appends to byID and byCall; lookups see only their sorted beginnings, so a
+	// case becomes visible when the refresh that indexed it sorts.
+	sortedIDs, sortedCalls int
+	fieldSets              [][]string // the distinct call-site field sets
+	names                  []string   // interned agent names and statuses
+	nameIDs                map[string]uint16
+}
+
+// idSlot is one entry of a sorted lookup slice: an id's hash, and where the id is.
+type idSlot struct {
+	hash  uint64
+	entry int32
+	pos   int32 // the position among the case's LLM steps (call-site lookups only)
 }
 
 // caseEntry is what the index keeps of one case.
 type caseEntry struct {
-	id     hexKey
-	start  int64 // start time, Unix nanoseconds
-	file   int32 // in store.files
-	row    int32
-	agent  uint32 // in store.names
-	status uint32 // in store.names
-	llm    []llmRef
+	id       hexKey
+	start    int64 // start time, Unix nanoseconds
+	file     int32 // in store.files
+	row      int32
+	llmStart uint32 // its LLM steps are llms[llmStart : llmStart+llmCount]
+	llmCount uint16
+	agent    uint16 // in store.names
+	status   uint16 // in store.names
+}
+
+func (s *store) llmOf(e *caseEntry) []llmRef {
+	return s.llms[e.llmStart : e.llmStart+uint32(e.llmCount)]
 }
 
 // llmRef is one LLM step of a case: its call-site id, its index among the case's steps and
@@ -82,16 +102,39 @@ func parseCallKey(id string) (hexKey, bool) {
 
 func (k hexKey) String() string { return hex.EncodeToString(k[:]) }
 
-// stepRef is one recorded LLM step: its case entry and its position among the case's LLM steps.
-type stepRef struct {
-	entry int32
-	pos   int32
+// hash is what the sorted lookup slices hold of an id: a seeded hash, so that ids sharing
+// their first bytes (as crafted or sequential ids do) still spread evenly.
+func (k hexKey) hash() uint64 { return maphash.Comparable(hashSeed, k) }
+
+var hashSeed = maphash.MakeSeed()
+
+// find returns the slots of index whose hash is key's, in index order.
+func find(index []idSlot, key hexKey) []idSlot {
+	h := key.hash()
+	lo := sort.Search(len(index), func(i int) bool { return index[i].hash >= h })
+	hi := lo
+	for hi < len(index) && index[hi].hash == h {
+		hi++
+	}
+	return index[lo:hi]
+}
+
+func sortSlots(index []idSlot) {
+	slices.SortFunc(index, func(a, b idSlot) int {
+		if c := cmp.Compare(a.hash, b.hash); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.entry, b.entry); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
 }
 
 func newStore(root string, cacheSize int) *store {
 	return &store{
 		lister: dataset.NewLister(root, dataset.Cases, dataset.Quarantine), cache: newCaseCache(cacheSize),
-		byID: map[hexKey]int32{}, calls: map[hexKey]stepRef{}, repeats: map[hexKey][]stepRef{}, nameIDs: map[string]uint32{},
+		nameIDs: map[string]uint16{},
 	}
 }
 
@@ -118,7 +161,7 @@ func (s *store) refresh() (added int, failed map[string]error) {
 		added += s.add(f.Path, entries)
 	}
 	if added > 0 {
-		s.sort()
+		added -= s.sort()
 	}
 	return added, failed
 }
@@ -154,36 +197,49 @@ func (s *store) add(path string, entries []dataset.IndexEntry) (added int) {
 		if !ok {
 			continue // not a case id the processor writes: nothing can address it
 		}
-		if _, dup := s.byID[id]; dup {
-			continue // at-least-once delivery: the same case written twice
+		if _, dup := s.lookupCase(id); dup {
+			continue // at-least-once delivery: the same case written twice (sort drops those within one refresh)
 		}
 		n := int32(len(s.entries))
-		c := caseEntry{id: id, start: e.StartTime.UnixNano(), file: file, row: int32(e.Row), agent: s.intern(e.AgentName), status: s.intern(string(e.Status))}
+		c := caseEntry{id: id, start: e.StartTime.UnixNano(), file: file, row: int32(e.Row), llmStart: uint32(len(s.llms)), agent: s.intern(e.AgentName), status: s.intern(string(e.Status))}
 		for _, ref := range e.LLMSteps {
 			key, ok := parseCallKey(ref.CallSiteID)
 			if !ok {
 				continue // not a call-site id this build computes: no live request can match it
 			}
-			c.llm = append(c.llm, llmRef{id: key, step: int32(ref.Index), fields: s.internFields(ref.CallSiteFields)})
-			at := stepRef{n, int32(len(c.llm) - 1)}
-			if _, seen := s.calls[key]; seen {
-				s.repeats[key] = append(s.repeats[key], at)
-			} else {
-				s.calls[key] = at
-			}
+			s.llms = append(s.llms, llmRef{id: key, step: int32(ref.Index), fields: s.internFields(ref.CallSiteFields)})
+			s.byCall = append(s.byCall, idSlot{key.hash(), n, int32(c.llmCount)})
+			c.llmCount++
 		}
 		s.entries = append(s.entries, c)
-		s.byID[id] = n
+		s.byID = append(s.byID, idSlot{hash: id.hash(), entry: n})
 		s.ordered = append(s.ordered, n)
 		added++
 	}
 	return added
 }
 
-// sort orders the listing by start time, then case id.
-func (s *store) sort() {
+// sort orders what the last refresh appended, drops the cases it indexed twice (at-least-
+// once delivery within one refresh) and returns how many it dropped.
+func (s *store) sort() (dropped int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	sortSlots(s.byID)
+	twice := map[int32]bool{}
+	kept := s.byID[:0]
+	for i, slot := range s.byID {
+		if i > 0 && kept[len(kept)-1].hash == slot.hash && s.sameCaseAmong(kept, slot) {
+			twice[slot.entry] = true
+			continue
+		}
+		kept = append(kept, slot)
+	}
+	s.byID = kept
+	if len(twice) > 0 {
+		s.byCall = slices.DeleteFunc(s.byCall, func(x idSlot) bool { return twice[x.entry] })
+		s.ordered = slices.DeleteFunc(s.ordered, func(n int32) bool { return twice[n] })
+	}
+	sortSlots(s.byCall)
 	slices.SortStableFunc(s.ordered, func(a, b int32) int {
 		x, y := &s.entries[a], &s.entries[b]
 		if x.start != y.start {
@@ -191,16 +247,42 @@ func (s *store) sort() {
 		}
 		return bytes.Compare(x.id[:], y.id[:])
 	})
+	s.sortedIDs, s.sortedCalls = len(s.byID), len(s.byCall)
+	return len(twice)
+}
+
+// sameCaseAmong reports whether slot's case is already among the kept slots of its hash.
+func (s *store) sameCaseAmong(kept []idSlot, slot idSlot) bool {
+	id := s.entries[slot.entry].id
+	for i := len(kept) - 1; i >= 0 && kept[i].hash == slot.hash; i-- {
+		if s.entries[kept[i].entry].id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// lookupCase finds a case's entry number. Caller holds mu.
+func (s *store) lookupCase(id hexKey) (int32, bool) {
+	for _, slot := range find(s.byID[:s.sortedIDs], id) {
+		if s.entries[slot.entry].id == id {
+			return slot.entry, true
+		}
+	}
+	return 0, false
 }
 
 // intern returns the number of a repeated string (agent names, statuses). Caller holds mu.
-func (s *store) intern(name string) uint32 {
+func (s *store) intern(name string) uint16 {
 	if n, ok := s.nameIDs[name]; ok {
 		return n
 	}
+	if len(s.names) == math.MaxUint16 {
+		return s.intern("") // more distinct agent names than an index entry counts: listed as none
+	}
 	s.names = append(s.names, name)
-	s.nameIDs[name] = uint32(len(s.names) - 1)
-	return uint32(len(s.names) - 1)
+	s.nameIDs[name] = uint16(len(s.names) - 1)
+	return uint16(len(s.names) - 1)
 }
 
 // internFields returns the number of a call-site field set. Caller holds mu.
@@ -223,7 +305,7 @@ func (s *store) entry(caseID string) (*caseEntry, bool) {
 	if !ok {
 		return nil, false
 	}
-	n, ok := s.byID[id]
+	n, ok := s.lookupCase(id)
 	if !ok {
 		return nil, false
 	}
@@ -283,14 +365,14 @@ func (s *store) occurrences(id, caseID string) []hit {
 	if !ok {
 		return nil
 	}
-	first, ok := s.calls[key]
-	if !ok {
-		return nil
-	}
 	var hits []hit
-	for _, r := range append([]stepRef{first}, s.repeats[key]...) {
-		if e := &s.entries[r.entry]; caseID == "" || e.id.String() == caseID {
-			hits = append(hits, hit{e.id.String(), int(r.pos)})
+	for _, slot := range find(s.byCall[:s.sortedCalls], key) {
+		e := &s.entries[slot.entry]
+		if s.llmOf(e)[slot.pos].id != key {
+			continue // another id with the same hash
+		}
+		if cid := e.id.String(); caseID == "" || cid == caseID {
+			hits = append(hits, hit{cid, int(slot.pos)})
 		}
 	}
 	return hits
@@ -301,7 +383,7 @@ func (s *store) llmCount(caseID string) int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if e, ok := s.entry(caseID); ok {
-		return len(e.llm)
+		return int(e.llmCount)
 	}
 	return 0
 }
@@ -310,12 +392,13 @@ func (s *store) llmCount(caseID string) int {
 func (s *store) llmStep(h hit) (*replaycase.Step, error) {
 	s.mu.RLock()
 	e, ok := s.entry(h.caseID)
+	ok = ok && h.pos < int(e.llmCount)
 	var step int32
-	if ok && h.pos < len(e.llm) {
-		step = e.llm[h.pos].step
+	if ok {
+		step = s.llmOf(e)[h.pos].step
 	}
 	s.mu.RUnlock()
-	if !ok || h.pos >= len(e.llm) {
+	if !ok {
 		return nil, errNoCase
 	}
 	c, err := s.get(h.caseID)
@@ -329,8 +412,8 @@ func (s *store) llmStep(h hit) (*replaycase.Step, error) {
 func (s *store) callSiteID(h hit) string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if e, ok := s.entry(h.caseID); ok && h.pos < len(e.llm) {
-		return "cs_" + e.llm[h.pos].id.String()
+	if e, ok := s.entry(h.caseID); ok && h.pos < int(e.llmCount) {
+		return "cs_" + s.llmOf(e)[h.pos].id.String()
 	}
 	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
@@ -156,4 +157,28 @@ func TestGenerateScaleDataset(t *testing.T) {
 	start := time.Now()
 	generateDataset(t, dir, 0, n, 2<<10)
 	t.Logf("%d cases written to %s in %s", n, dir, time.Since(start).Round(time.Second))
+}
+
+// TestScaleIndex loads a dataset written by TestGenerateScaleDataset and reports the index's
+// live heap and load time; it runs only when asked (REPRISE_SCALE_DIR).
+func TestScaleIndex(t *testing.T) {
+	dir := os.Getenv("REPRISE_SCALE_DIR")
+	if dir == "" {
+		t.Skip("set REPRISE_SCALE_DIR to a dataset written by TestGenerateScaleDataset")
+	}
+	before := heapInUse()
+	start := time.Now()
+	s := newStore(dir, 256)
+	added, failed := s.refresh()
+	took := time.Since(start)
+	require.Empty(t, failed)
+	live := float64(heapInUse()) - float64(before)
+	t.Logf("%d cases indexed in %s; index live heap %.0f MiB (%.0f bytes per case)", added, took.Round(time.Millisecond), live/(1<<20), live/float64(added))
+	if p := os.Getenv("REPRISE_SCALE_HEAPPROFILE"); p != "" {
+		f, err := os.Create(p)
+		require.NoError(t, err)
+		require.NoError(t, pprof.WriteHeapProfile(f))
+		require.NoError(t, f.Close())
+	}
+	runtime.KeepAlive(s)
 }
