@@ -24,6 +24,9 @@ func ParseOpenAIRequest(body map[string]any) OpenAIRequest {
 		return OpenAIRequest{}
 	}
 	r, err := wireapi.ParseChatRequest(raw)
+	if err == nil {
+		err = r.ReadToolSchemas()
+	}
 	if err != nil {
 		return OpenAIRequest{}
 	}

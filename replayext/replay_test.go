@@ -33,7 +33,7 @@ import (
 
 // writeDataset runs fixture runs (each copy with its own trace id) through the processor and
 // the exporter into root.
-func writeDataset(t *testing.T, root string, runs ...string) []*replaycase.Case {
+func writeDataset(t testing.TB, root string, runs ...string) []*replaycase.Case {
 	exp := testdataset.Writer(t, root, "zstd")
 	var traces []ptrace.Traces
 	for i, run := range runs {
@@ -47,16 +47,16 @@ func writeDataset(t *testing.T, root string, runs ...string) []*replaycase.Case 
 }
 
 type server struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	ext  *replay
 }
 
-func startReplay(t *testing.T, root string, mutate func(*Config)) *server {
+func startReplay(t testing.TB, root string, mutate func(*Config)) *server {
 	return startReplayWith(t, root, mutate, extensiontest.NewNopSettings(metadata.Type))
 }
 
-func startReplayWith(t *testing.T, root string, mutate func(*Config), set extension.Settings) *server {
+func startReplayWith(t testing.TB, root string, mutate func(*Config), set extension.Settings) *server {
 	cfg := createDefaultConfig().(*Config)
 	cfg.Directory = root
 	cfg.NetAddr.Endpoint = "127.0.0.1:0"
@@ -101,7 +101,7 @@ func (s *server) do(method, path string, body any, header map[string]string) (*h
 
 // sdkRequests are the two request bodies the OpenAI SDK sent in the recorded run (recorded by
 // OpenInference in input.value).
-func sdkRequests(t *testing.T) []map[string]any {
+func sdkRequests(t testing.TB) []map[string]any {
 	td := testfixtures.Traces(t, testfixtures.OpenInference)
 	spans := td.ResourceSpans().At(0).ScopeSpans().At(1).Spans()
 	var out []map[string]any

@@ -27,6 +27,22 @@ type ChatRequest struct {
 	Stream bool
 	// IncludeUsage is stream_options.include_usage: a final chunk carries the usage.
 	IncludeUsage bool
+
+	// schemas are the tools' parameter schemas, as sent; ReadToolSchemas decodes them. Replay
+	// matches tools by name, so the live path never pays for them.
+	schemas []json.RawMessage
+}
+
+// ReadToolSchemas sets each tool definition's Parameters to its schema as the case model keeps
+// it (compact JSON, sorted keys).
+func (r *ChatRequest) ReadToolSchemas() error {
+	for i, raw := range r.schemas {
+		var err error
+		if r.Tools[i].Parameters, err = rawText(raw, fmt.Sprintf("tools[%d].function.parameters", i)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // chatBody is the wire shape of a request. Fields whose JSON type varies (content, stop,
@@ -141,10 +157,11 @@ func ParseChatRequest(body []byte) (*ChatRequest, error) {
 		if d.Type == "" {
 			d.Type = "function"
 		}
-		if d.Parameters, err = rawText(t.Function.Parameters, param+".function.parameters"); err != nil {
-			return nil, err
+		if k := kind(t.Function.Parameters); k != 0 && k != 'n' && k != '{' {
+			return nil, invalidType(param+".function.parameters", "an object")
 		}
 		r.Tools = append(r.Tools, d)
+		r.schemas = append(r.schemas, t.Function.Parameters)
 	}
 	r.Stream = b.Stream != nil && *b.Stream
 	r.IncludeUsage = b.StreamOptions != nil && b.StreamOptions.IncludeUsage != nil && *b.StreamOptions.IncludeUsage

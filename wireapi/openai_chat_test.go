@@ -26,6 +26,8 @@ func sdkBody(t *testing.T) []byte {
 func TestParseSDKRequest(t *testing.T) {
 	r, err := ParseChatRequest(sdkBody(t))
 	require.NoError(t, err)
+	assert.Empty(t, r.Tools[0].Parameters, "schemas are read only when asked for")
+	require.NoError(t, r.ReadToolSchemas())
 	assert.Equal(t, "gpt-4o-mini", r.Params.RequestModel)
 	require.Len(t, r.Messages, 2)
 	assert.Equal(t, "system", r.Messages[0].Role)
@@ -87,6 +89,7 @@ func TestParseRefusesMalformedBodies(t *testing.T) {
 		{"max_tokens fractional", `{"model":"m",` + msgs + `,"max_tokens":1.5}`, "max_tokens", "invalid_type"},
 		{"tools a string", `{"model":"m",` + msgs + `,"tools":"x"}`, "tools", "invalid_type"},
 		{"tool without function", `{"model":"m",` + msgs + `,"tools":[{"type":"function"}]}`, "tools[0].function", "missing_required_parameter"},
+		{"schema a string", `{"model":"m",` + msgs + `,"tools":[{"type":"function","function":{"name":"f","parameters":"x"}}]}`, "tools[0].function.parameters", "invalid_type"},
 		{"stop a number", `{"model":"m",` + msgs + `,"stop":5}`, "stop", "invalid_type"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
