@@ -52,14 +52,29 @@ func readBody(w http.ResponseWriter, req *http.Request) ([]byte, bool) {
 	return raw, true
 }
 
+// begin reads what every replay route needs: the case the route names ("" for none) and the
+// body. It answers errors itself; ok is false then.
+func (r *replay) begin(w http.ResponseWriter, req *http.Request) (caseID string, body []byte, ok bool) {
+	if caseID, ok = r.scopedCase(w, req); ok {
+		body, ok = readBody(w, req)
+	}
+	return caseID, body, ok
+}
+
+// recordedCase reads the case a tool or retrieval route names, or answers 500 itself.
+func (r *replay) recordedCase(w http.ResponseWriter, caseID string) (*replaycase.Case, bool) {
+	c, err := r.store.get(caseID)
+	if err != nil {
+		r.unreadable(w, err)
+		return nil, false
+	}
+	return c, true
+}
+
 // chatCompletions replays a Chat Completions call: the recorded response of the recorded call
 // whose call-site id matches the request, as JSON or as Server-Sent Events.
 func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
-	caseID, ok := r.scopedCase(w, req)
-	if !ok {
-		return
-	}
-	raw, ok := readBody(w, req)
+	caseID, raw, ok := r.begin(w, req)
 	if !ok {
 		return
 	}
@@ -123,17 +138,12 @@ func scrubChat(s *scrub.Scrubber, r *wireapi.ChatRequest) {
 // toolResult: POST /v1/cases/{case_id}/tools/{tool_name} with the arguments as body → the
 // recorded result or error of that call.
 func (r *replay) toolResult(w http.ResponseWriter, req *http.Request) {
-	caseID, ok := r.scopedCase(w, req)
+	caseID, raw, ok := r.begin(w, req)
 	if !ok {
 		return
 	}
-	raw, ok := readBody(w, req)
+	c, ok := r.recordedCase(w, caseID)
 	if !ok {
-		return
-	}
-	c, err := r.store.get(caseID)
-	if err != nil {
-		r.unreadable(w, err)
 		return
 	}
 	name := req.PathValue("tool_name")
@@ -162,11 +172,7 @@ func argumentsValue(s string) any {
 
 // retrieval: POST /v1/cases/{case_id}/retrieval {query, data_source} → the recorded documents.
 func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
-	caseID, ok := r.scopedCase(w, req)
-	if !ok {
-		return
-	}
-	raw, ok := readBody(w, req)
+	caseID, raw, ok := r.begin(w, req)
 	if !ok {
 		return
 	}
@@ -184,9 +190,8 @@ func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
 		}
 		return map[string]any{"query": query, "data_source": source}
 	}
-	c, err := r.store.get(caseID)
-	if err != nil {
-		r.unreadable(w, err)
+	c, ok := r.recordedCase(w, caseID)
+	if !ok {
 		return
 	}
 	refs := c.RetrievalRefs

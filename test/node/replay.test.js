@@ -77,6 +77,14 @@ async function getJSON(url) {
   return res.json();
 }
 
+// caseOf waits until the case recorded by service is listed.
+function caseOf(service) {
+  return waitFor(`the case of ${service}`, async () => {
+    const list = await getJSON(`${replayURL}/v1/cases?agent=weather-bot`);
+    return list.cases.find((c) => c.provenance.service_name === service);
+  });
+}
+
 before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-node-'));
@@ -143,10 +151,7 @@ for (const instrumentation of ['otel', 'openinference', 'traceloop']) {
     assert.equal(modelRequests, 2);
     await new Promise((r) => model.server.close(r)); // the model is gone from here on
 
-    const found = await waitFor(`the case of ${service}`, async () => {
-      const list = await getJSON(`${replayURL}/v1/cases?agent=weather-bot`);
-      return list.cases.find((c) => c.provenance.service_name === service);
-    });
+    const found = await caseOf(service);
     assert.equal(found.status, 'accepted', JSON.stringify(found.reasons));
     assert.ok(found.provenance.conventions.length > 0);
     const base = `${replayURL}/v1/cases/${found.case_id}/openai/v1`;
@@ -183,10 +188,7 @@ test('auth: the SDK API key is checked through bearertokenauth', async () => {
   const recorded = await runAgent({ INSTRUMENTATION: 'otel', OTLP_ENDPOINT: otlp, SERVICE_NAME: service, OPENAI_BASE_URL: model.url, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
   assert.equal(recorded.error, undefined);
   await new Promise((r) => model.server.close(r));
-  const found = await waitFor(`the case of ${service}`, async () => {
-    const list = await getJSON(`${replayURL}/v1/cases?agent=weather-bot`);
-    return list.cases.find((c) => c.provenance.service_name === service);
-  });
+  const found = await caseOf(service);
 
   // A second collector serves the same dataset behind bearertokenauth.
   const [port, otlpPort] = [await freePort(), await freePort()];
