@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -17,7 +19,7 @@ import (
 )
 
 // sdkBody is the first request the openai SDK sent in the recorded weather run.
-func sdkBody(t *testing.T) []byte {
+func sdkBody(t testing.TB) []byte {
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "requests", "weather-first-call.json"))
 	require.NoError(t, err)
 	return b
@@ -156,4 +158,22 @@ func TestWriteChatStream(t *testing.T) {
 	assert.Empty(t, usage.Choices)
 	assert.Equal(t, 7, usage.Usage["total_tokens"])
 	assert.Equal(t, "[DONE]", events[6])
+}
+
+// The fast decoder and encoding/json agree: whatever goccy/go-json accepts, encoding/json
+// accepts too and decodes to the same values, so the parser behaves as encoding/json does.
+func FuzzFastDecoderAgreesWithEncodingJSON(f *testing.F) {
+	f.Add(sdkBody(f))
+	f.Add([]byte(`{"model":"m","messages":[{"role":"user","content":"a\u00e9\ud83d\ude00 \"q\""}],"model":"n","stream":true}`))
+	f.Add([]byte(`{"Model":"m","MESSAGES":[{"role":"tool","tool_call_id":"c","content":[{"type":"text","text":"x"}]}],"temperature":1e-7,"max_tokens":12}`))
+	f.Add([]byte("{\"model\":\"\xff\xfe\",\"messages\":[]}"))
+	f.Add([]byte(`{"model":"m","messages":[{"role":"user"}]} x`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var fast, std chatBody
+		if !json.Valid(body) || !utf8.Valid(body) || gojson.UnmarshalNoEscape(body, &fast) != nil {
+			return // decodeObject takes encoding/json's path
+		}
+		require.NoError(t, json.Unmarshal(body, &std), "goccy accepted what encoding/json refuses: %q", body)
+		assert.Equal(t, std, fast, "%q", body)
+	})
 }
