@@ -456,4 +456,3 @@ func (s *store) callsFor(id string) []hit {
 	defer s.mu.RUnlock()
 	return s.occurrences(id, "")
 }
-
