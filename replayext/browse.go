@@ -67,12 +67,12 @@ func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
 		Cases         []caseSummary `json:"cases"`
 		NextPageToken string        `json:"next_page_token,omitempty"`
 	}{Cases: make([]caseSummary, 0, len(page))}
-	for _, id := range page {
-		c, err := r.store.get(id)
-		if err != nil {
-			r.unreadable(w, err)
-			return
-		}
+	cases, err := r.store.getMany(page)
+	if err != nil {
+		r.unreadable(w, err)
+		return
+	}
+	for _, c := range cases {
 		out.Cases = append(out.Cases, caseSummary{c.CaseID, c.SchemaVersion, c.Status, c.Reasons, c.ClosedBy, c.Provenance, c.StartTime, c.EndTime, c.AgentName, c.ConversationID, c.Usage})
 	}
 	if offset+limit < len(all) {

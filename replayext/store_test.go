@@ -182,3 +182,28 @@ func TestScaleIndex(t *testing.T) {
 	}
 	runtime.KeepAlive(s)
 }
+
+// A listing page reads its cases one pass per file, in the order asked, whatever the files.
+func TestGetManyReadsEachFileOnce(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	generateDataset(t, root, 0, 30, 100)
+	generateDataset(t, root, 30, 40, 100)
+	s := newStore(root, 4)
+	added, _ := s.refresh()
+	require.Equal(t, 40, added)
+	var ids []string
+	for _, i := range []int{35, 3, 4, 5, 29, 0, 31, 4} {
+		ids = append(ids, fmt.Sprintf("%032x", i))
+	}
+	_, err := s.get(ids[1]) // one of them cached
+	require.NoError(t, err)
+	cases, err := s.getMany(ids)
+	require.NoError(t, err)
+	require.Len(t, cases, len(ids))
+	for i, c := range cases {
+		assert.Equal(t, ids[i], c.CaseID)
+		assert.Nil(t, c.RawSpans)
+	}
+	_, err = s.getMany([]string{"nope"})
+	assert.ErrorIs(t, err, errNoCase)
+}
