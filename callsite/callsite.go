@@ -5,10 +5,7 @@
 package callsite
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -112,14 +109,9 @@ func (r Request) Canonical(fields []string) map[string]any {
 
 // ID is the call-site ID of r over the optional fields named: "cs_" and the first 16 bytes,
 // hex, of SHA-256 of the RFC 8785 canonical JSON of Canonical(fields).
-func (r Request) ID(fields []string) string {
-	b, err := CanonicalJSON(r.Canonical(fields))
-	if err != nil { // cannot happen: Canonical builds plain JSON values
-		panic(fmt.Sprintf("callsite: %v", err))
-	}
-	sum := sha256.Sum256(b)
-	return "cs_" + hex.EncodeToString(sum[:16])
-}
+// It is computed by the streaming encoder (AppendCanonical), which writes that canonical JSON
+// directly.
+func (r Request) ID(fields []string) string { return r.streamID(fields) }
 
 // CanonicalJSON renders a JSON value per RFC 8785 (sorted keys, ES6 number form, minimal
 // escaping).

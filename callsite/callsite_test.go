@@ -15,7 +15,7 @@ import (
 
 // liveBodies are the request bodies the OpenAI SDK really sent in the fixture run, as
 // OpenInference recorded them in input.value.
-func liveBodies(t *testing.T) []map[string]any {
+func liveBodies(t testing.TB) []map[string]any {
 	var out []map[string]any
 	td := testfixtures.Traces(t, testfixtures.OpenInference)
 	spans := td.ResourceSpans().At(0).ScopeSpans().At(1).Spans()

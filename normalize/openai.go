@@ -1,7 +1,10 @@
 package normalize
 
 import (
+	"encoding/json"
+
 	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/wireapi"
 )
 
 // OpenAIRequest is what a Chat Completions request body says about a model call.
@@ -11,53 +14,33 @@ type OpenAIRequest struct {
 	Model    replaycase.ModelConfig
 }
 
-// ParseOpenAIRequest reads a Chat Completions request body ({model, messages, tools,
-// temperature, top_p, max_tokens | max_completion_tokens, seed, stop, tool_choice}), as
-// OpenInference records it in input.value and llm.invocation_parameters, and as an OpenAI SDK
-// sends it.
+// ParseOpenAIRequest reads a Chat Completions request body, as OpenInference records it in
+// input.value, with the replay endpoint's own parser (wireapi), so that a recorded request and
+// the live request an SDK sends canonicalize identically. A body the API would refuse yields
+// nothing: no live request could ever match it.
 func ParseOpenAIRequest(body map[string]any) OpenAIRequest {
-	var r OpenAIRequest
-	if list, ok := body["messages"].([]any); ok {
-		for _, item := range list {
-			if m, ok := item.(map[string]any); ok {
-				r.Messages = append(r.Messages, openAIMessage(m, "user"))
-			}
-		}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return OpenAIRequest{}
 	}
-	if tools, ok := body["tools"].([]any); ok {
-		r.Tools, _ = toolDefinitions(tools)
+	r, err := wireapi.ParseChatRequest(raw)
+	if err == nil {
+		err = r.ReadToolSchemas()
 	}
-	r.Model = openAIParams(body)
-	return r
+	if err != nil {
+		return OpenAIRequest{}
+	}
+	return OpenAIRequest{Messages: r.Messages, Tools: r.Tools, Model: r.Params}
 }
 
-// openAIParams reads the sampling parameters of a request body or of invocation parameters.
+// openAIParams reads the sampling parameters of invocation parameters with the same parser;
+// a parameter of the wrong type leaves the others unread, as the API would refuse the call.
 func openAIParams(body map[string]any) replaycase.ModelConfig {
-	mc := replaycase.ModelConfig{RequestModel: mapStr(body, "model")}
-	if f, ok := toFloat(body["temperature"]); ok {
-		mc.Temperature = &f
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return replaycase.ModelConfig{}
 	}
-	if f, ok := toFloat(body["top_p"]); ok {
-		mc.TopP = &f
-	}
-	for _, k := range []string{"max_tokens", "max_completion_tokens", "max_output_tokens"} {
-		if n, ok := toInt(body[k]); ok {
-			mc.MaxTokens = &n
-			break
-		}
-	}
-	if n, ok := toInt(body["seed"]); ok {
-		mc.Seed = &n
-	}
-	switch stop := body["stop"].(type) {
-	case string:
-		mc.Stop = []string{stop}
-	case []any:
-		for _, s := range stop {
-			mc.Stop = append(mc.Stop, text(s))
-		}
-	}
-	mc.ToolChoice = text(body["tool_choice"])
+	mc, _ := wireapi.ParseChatParams(raw)
 	return mc
 }
 

@@ -20,22 +20,37 @@ type Config struct {
 	// Directory is the dataset root the replay_parquet exporter writes (its `directory`).
 	// Default "./reprise-data".
 	Directory string `mapstructure:"directory"`
+	// CaseCacheSize is how many recently served cases are kept in memory; the others are read
+	// from the Parquet files when a request needs them. Default 256.
+	CaseCacheSize int `mapstructure:"case_cache_size"`
 	// RefreshInterval is how often the datasets are scanned for new files. Default 1s.
 	RefreshInterval time.Duration `mapstructure:"refresh_interval"`
-	// Mode is the miss semantics: "strict" (default) serves only an exact call-site match;
-	// "lenient" serves the next recorded call of the case when nothing matches, and records a
-	// divergence. A request can choose with the X-Replay-Mode header.
-	Mode string `mapstructure:"mode"`
+	// Mode is what a request that matches no recording exactly gets: "strict" (default), a
+	// 404 naming the fields where it differs from the next recorded call; "lenient", that
+	// next recorded call, logged as a divergence. A request can choose with X-Replay-Mode.
+	Mode Mode `mapstructure:"mode"`
+	// LocalDebug adds the recorded and requested values of each differing field to miss errors
+	// and divergences. Default false. Enable it only on a server that you alone can reach: the
+	// values include recorded content, and comparing them lets a client test guesses of
+	// scrubbed values.
+	LocalDebug bool `mapstructure:"local_debug"`
+	// Sessions bounds the replay cursors kept in memory.
+	Sessions SessionsConfig `mapstructure:"sessions"`
 	// Scrub is the secrets policy applied to incoming requests before matching. Configure it
 	// like the replay_case processor's (same detectors, rules and key), so that a request that
 	// carries a real secret matches its scrubbed recording.
 	Scrub scrub.Config `mapstructure:"scrub"`
 }
 
-const (
-	modeStrict  = "strict"
-	modeLenient = "lenient"
-)
+// SessionsConfig bounds the sessions (see the README's "Sessions" rule).
+type SessionsConfig struct {
+	// MaxSessions is how many sessions are kept; past it the least recently used is forgotten,
+	// half of the room going to sessions seen once, so that a flood of new sessions cannot
+	// evict those replaying a run. Default 10000.
+	MaxSessions int `mapstructure:"max_sessions"`
+	// IdleTimeout forgets a session that made no request for this long. Default 15m.
+	IdleTimeout time.Duration `mapstructure:"idle_timeout"`
+}
 
 var _ confmap.Validator = (*Config)(nil)
 
@@ -48,8 +63,17 @@ func (c *Config) Validate() error {
 	if c.RefreshInterval <= 0 {
 		errs = append(errs, fmt.Errorf("refresh_interval must be positive, got %s", c.RefreshInterval))
 	}
-	if c.Mode != modeStrict && c.Mode != modeLenient {
-		errs = append(errs, fmt.Errorf("mode must be %q or %q, got %q", modeStrict, modeLenient, c.Mode))
+	if c.Mode != ModeStrict && c.Mode != ModeLenient {
+		errs = append(errs, fmt.Errorf("mode must be %q or %q, got %s", ModeStrict, ModeLenient, c.Mode))
+	}
+	if c.CaseCacheSize < 1 {
+		errs = append(errs, fmt.Errorf("case_cache_size must be positive, got %d", c.CaseCacheSize))
+	}
+	if c.Sessions.MaxSessions < 2 {
+		errs = append(errs, fmt.Errorf("sessions.max_sessions must be at least 2, got %d", c.Sessions.MaxSessions))
+	}
+	if c.Sessions.IdleTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("sessions.idle_timeout must be positive, got %s", c.Sessions.IdleTimeout))
 	}
 	return errors.Join(errs...)
 }

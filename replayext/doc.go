@@ -3,5 +3,19 @@
 // the recorded model responses, tool results and retrieved documents — so that a test can run
 // an agent offline, through its unmodified SDK, and get exactly what it got in production.
 //
+// How a request flows, and where each concern lives:
+//
+//	HTTP (confighttp: TLS, auth)          extension.go  routes, lifecycle, errors
+//	  → read the body                     replay.go     one handler per route
+//	  → parse it (Chat Completions)       ../wireapi    typed request, case model, rendering
+//	  → scrub it                          replay.go     the processor's policy
+//	  → one lookup                        lookup.go     exact match, else strict/lenient (Mode)
+//	      index: call-site id → step      store.go      lazy index over ../dataset files
+//	      content on demand               cache.go      small LRU of cases read from Parquet
+//	      cursors per session             sessions.go   bounded segmented LRU; session_id.go
+//	      differing paths                 diff.go       paths only, built to reveal no value
+//	  → render the recorded response      ../wireapi    JSON or Server-Sent Events
+//	listings, divergences                 browse.go
+//
 //go:generate mdatagen metadata.yaml
 package replayext

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,9 +17,9 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
-	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/replayext/internal/metadata"
 	"github.com/reprise-dev/reprise/scrub"
+	"github.com/reprise-dev/reprise/wireapi"
 )
 
 // replay is the extension: an HTTP server over a store of recorded cases.
@@ -47,7 +46,14 @@ func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &replay{cfg: cfg, set: set, telemetry: tb, store: newStore(cfg.Directory), sessions: newSessions(), scrubber: scrubber, stop: make(chan struct{})}, nil
+	r := &replay{cfg: cfg, set: set, telemetry: tb, store: newStore(cfg.Directory, cfg.CaseCacheSize), sessions: newSessions(cfg.Sessions.MaxSessions, cfg.Sessions.IdleTimeout, time.Now), scrubber: scrubber, stop: make(chan struct{})}
+	ctx := context.Background()
+	r.sessions.created = func() { tb.ExtensionReplaySessions.Add(ctx, 1) }
+	r.sessions.evicted = func(reason string) {
+		tb.ExtensionReplaySessions.Add(ctx, -1)
+		tb.ExtensionReplaySessionsEvicted.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+	}
+	return r, nil
 }
 
 // Start loads the datasets, starts watching them for new files and starts serving.
@@ -128,109 +134,6 @@ func (r *replay) record(ctx context.Context, endpoint, outcome string, start tim
 	r.telemetry.ExtensionReplayLookupDuration.Record(ctx, float64(time.Since(start).Microseconds())/1000, metric.WithAttributes(attribute.String("endpoint", endpoint)))
 }
 
-// caseSummary is a case without its steps, for listings.
-type caseSummary struct {
-	CaseID         string                `json:"case_id"`
-	SchemaVersion  string                `json:"schema_version"`
-	Status         replaycase.Status     `json:"status"`
-	Reasons        []replaycase.Reason   `json:"reasons"`
-	ClosedBy       replaycase.CloseCause `json:"closed_by"`
-	Provenance     replaycase.Provenance `json:"provenance"`
-	StartTime      time.Time             `json:"start_time"`
-	EndTime        time.Time             `json:"end_time"`
-	AgentName      string                `json:"agent_name"`
-	ConversationID string                `json:"conversation_id"`
-	Usage          replaycase.Usage      `json:"usage"`
-}
-
-// listCases: GET /v1/cases?status=&agent=&since=&until=&limit=&page_token=
-func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
-	q := req.URL.Query()
-	var since, until time.Time
-	for _, p := range []struct {
-		name string
-		dst  *time.Time
-	}{{"since", &since}, {"until", &until}} {
-		if v := q.Get(p.name); v != "" {
-			t, err := time.Parse(time.RFC3339Nano, v)
-			if err != nil {
-				writeError(w, http.StatusBadRequest, "invalid_request_error", p.name+" must be an RFC 3339 time: "+err.Error(), nil)
-				return
-			}
-			*p.dst = t
-		}
-	}
-	limit, offset := 100, 0
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "limit must be between 1 and 1000", nil)
-			return
-		}
-		limit = n
-	}
-	if v := q.Get("page_token"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid page_token", nil)
-			return
-		}
-		offset = n
-	}
-	status, agent := q.Get("status"), q.Get("agent")
-	all := r.store.list(func(c *replaycase.Case) bool {
-		return (status == "" || string(c.Status) == status) && (agent == "" || c.AgentName == agent) &&
-			(since.IsZero() || !c.StartTime.Before(since)) && (until.IsZero() || c.StartTime.Before(until))
-	})
-	page := all[min(offset, len(all)):min(offset+limit, len(all))]
-	out := struct {
-		Cases         []caseSummary `json:"cases"`
-		NextPageToken string        `json:"next_page_token,omitempty"`
-	}{Cases: make([]caseSummary, 0, len(page))}
-	for _, c := range page {
-		out.Cases = append(out.Cases, caseSummary{c.CaseID, c.SchemaVersion, c.Status, c.Reasons, c.ClosedBy, c.Provenance, c.StartTime, c.EndTime, c.AgentName, c.ConversationID, c.Usage})
-	}
-	if offset+limit < len(all) {
-		out.NextPageToken = strconv.Itoa(offset + limit)
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
-func (r *replay) getCase(w http.ResponseWriter, req *http.Request) {
-	c, ok := r.store.get(req.PathValue("case_id"))
-	if !ok {
-		writeError(w, http.StatusNotFound, "not_found_error", "no case "+strconv.Quote(req.PathValue("case_id")), nil)
-		return
-	}
-	writeJSON(w, http.StatusOK, c)
-}
-
-// getCall: GET /v1/calls/{call_site_id} → every recorded occurrence, request and response.
-func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
-	id := req.PathValue("call_site_id")
-	refs := r.store.callsFor(id)
-	if len(refs) == 0 {
-		writeError(w, http.StatusNotFound, "not_found_error", "no recorded call "+strconv.Quote(id), nil)
-		return
-	}
-	type occurrence struct {
-		CaseID string           `json:"case_id"`
-		Step   *replaycase.Step `json:"step"`
-	}
-	out := struct {
-		CallSiteID  string       `json:"call_site_id"`
-		Occurrences []occurrence `json:"occurrences"`
-	}{CallSiteID: id}
-	for _, ref := range refs {
-		out.Occurrences = append(out.Occurrences, occurrence{ref.c.CaseID, ref.st()})
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
-func (r *replay) listDivergences(w http.ResponseWriter, req *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"divergences": r.sessions.divergences(req.URL.Query().Get("session"))})
-}
-
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -246,4 +149,18 @@ func writeError(w http.ResponseWriter, status int, typ, message string, extra ma
 		body[k] = v
 	}
 	writeJSON(w, status, map[string]any{"error": body})
+}
+
+// writeRequestError answers 400 for a body the API would refuse, naming the field.
+func writeRequestError(w http.ResponseWriter, err error) {
+	var re *wireapi.RequestError
+	if !errors.As(err, &re) {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid request body", nil)
+		return
+	}
+	var param any
+	if re.Param != "" {
+		param = re.Param
+	}
+	writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"message": re.Message, "type": "invalid_request_error", "param": param, "code": re.Code}})
 }

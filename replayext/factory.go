@@ -23,7 +23,8 @@ func NewFactory() extension.Factory {
 func createDefaultConfig() component.Config {
 	server := confighttp.NewDefaultServerConfig()
 	server.NetAddr.Endpoint = DefaultEndpoint
-	return &Config{ServerConfig: server, Directory: "./reprise-data", RefreshInterval: time.Second, Mode: modeStrict, Scrub: scrub.DefaultConfig()}
+	return &Config{ServerConfig: server, Directory: "./reprise-data", CaseCacheSize: 256, RefreshInterval: time.Second, Mode: ModeStrict,
+		Sessions: SessionsConfig{MaxSessions: 10_000, IdleTimeout: 15 * time.Minute}, Scrub: scrub.DefaultConfig()}
 }
 
 func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {

@@ -33,7 +33,7 @@ import (
 
 // writeDataset runs fixture runs (each copy with its own trace id) through the processor and
 // the exporter into root.
-func writeDataset(t *testing.T, root string, runs ...string) []*replaycase.Case {
+func writeDataset(t testing.TB, root string, runs ...string) []*replaycase.Case {
 	exp := testdataset.Writer(t, root, "zstd")
 	var traces []ptrace.Traces
 	for i, run := range runs {
@@ -47,16 +47,16 @@ func writeDataset(t *testing.T, root string, runs ...string) []*replaycase.Case 
 }
 
 type server struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	ext  *replay
 }
 
-func startReplay(t *testing.T, root string, mutate func(*Config)) *server {
+func startReplay(t testing.TB, root string, mutate func(*Config)) *server {
 	return startReplayWith(t, root, mutate, extensiontest.NewNopSettings(metadata.Type))
 }
 
-func startReplayWith(t *testing.T, root string, mutate func(*Config), set extension.Settings) *server {
+func startReplayWith(t testing.TB, root string, mutate func(*Config), set extension.Settings) *server {
 	cfg := createDefaultConfig().(*Config)
 	cfg.Directory = root
 	cfg.NetAddr.Endpoint = "127.0.0.1:0"
@@ -101,7 +101,7 @@ func (s *server) do(method, path string, body any, header map[string]string) (*h
 
 // sdkRequests are the two request bodies the OpenAI SDK sent in the recorded run (recorded by
 // OpenInference in input.value).
-func sdkRequests(t *testing.T) []map[string]any {
+func sdkRequests(t testing.TB) []map[string]any {
 	td := testfixtures.Traces(t, testfixtures.OpenInference)
 	spans := td.ResourceSpans().At(0).ScopeSpans().At(1).Spans()
 	var out []map[string]any
@@ -256,18 +256,20 @@ func TestStrictMissNamesTheChangedFieldAndLenientDiverges(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 	var miss struct {
 		Error struct {
-			Message     string
-			Type        string
-			Differences []Difference
+			Message string
+			Type    string
+			Paths   []string
 		}
 	}
 	require.NoError(t, json.Unmarshal(body, &miss))
 	assert.Equal(t, "not_found_error", miss.Error.Type)
-	assert.Contains(t, miss.Error.Message, `messages[1].content[0].text: recorded "What is the weather in Paris today?", requested "What is the weather in Lyon today?"`)
-	assert.Contains(t, miss.Error.Message, cases[0].Steps[1].CallSiteID, "names the nearest recorded call")
-	require.Len(t, miss.Error.Differences, 1)
+	assert.Contains(t, miss.Error.Message, "differs from the next recorded model call of case "+cases[0].CaseID+" at: messages[1].content[0].text")
+	assert.Equal(t, []string{"messages[1].content[0].text"}, miss.Error.Paths)
+	assert.NotContains(t, string(body), "Paris", "no recorded text")
+	assert.NotContains(t, string(body), "Lyon", "no requested text")
+	assert.NotContains(t, string(body), cases[0].Steps[1].CallSiteID, "no hash of the recorded request")
 
-	resp, body = s.do("POST", path, req, map[string]string{headerMode: modeLenient, "X-Replay-Session": "lenient-1"})
+	resp, body = s.do("POST", path, req, map[string]string{headerMode: ModeLenient.String(), "X-Replay-Session": "lenient-1"})
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 	assert.Equal(t, "true", resp.Header.Get(headerDivergence))
 	assert.Contains(t, string(body), `"id":"call_1_0"`, "the next recorded call of the case")
@@ -275,7 +277,8 @@ func TestStrictMissNamesTheChangedFieldAndLenientDiverges(t *testing.T) {
 	var divs struct{ Divergences []Divergence }
 	require.NoError(t, json.Unmarshal(body, &divs))
 	require.Len(t, divs.Divergences, 1)
-	assert.Equal(t, "messages[1].content[0].text", divs.Divergences[0].Differences[0].Path)
+	assert.Equal(t, []string{"messages[1].content[0].text"}, divs.Divergences[0].Paths)
+	assert.Empty(t, divs.Divergences[0].Differences, "values only with local_debug")
 	assert.Equal(t, cases[0].CaseID, divs.Divergences[0].CaseID)
 }
 
@@ -312,7 +315,8 @@ func TestToolAndRetrievalReplay(t *testing.T) {
 
 	resp, body = s.do("POST", base+"/tools/get_weather", `{"city":"Lyon","unit":"celsius"}`, nil)
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
-	assert.Contains(t, string(body), `arguments.city: recorded \"Paris\", requested \"Lyon\"`)
+	assert.Contains(t, string(body), `"paths":["arguments.city"]`)
+	assert.NotContains(t, string(body), "Lyon")
 
 	resp, body = s.do("POST", base+"/retrieval", map[string]string{"query": "What is the weather in Paris today?", "data_source": "kb-v3"}, nil)
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
@@ -406,8 +410,8 @@ func TestLookupTelemetry(t *testing.T) {
 	req := sdkRequests(t)[0]
 	s.do("POST", path, req, nil) // exact
 	req["messages"].([]any)[1].(map[string]any)["content"] = "changed"
-	s.do("POST", path, req, nil)                                                                 // miss
-	s.do("POST", path, req, map[string]string{headerMode: modeLenient, "X-Replay-Session": "t"}) // divergent
+	s.do("POST", path, req, nil)                                                                          // miss
+	s.do("POST", path, req, map[string]string{headerMode: ModeLenient.String(), "X-Replay-Session": "t"}) // divergent
 	chat := func(outcome string) metricdata.DataPoint[int64] {
 		return metricdata.DataPoint[int64]{Value: 1, Attributes: attribute.NewSet(attribute.String("endpoint", "chat"), attribute.String("outcome", outcome))}
 	}

@@ -1,180 +1,159 @@
 package replayext
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"reflect"
-	"sort"
-	"strings"
+	"container/list"
 	"sync"
 	"time"
 )
 
-// sessions keeps the replay cursors. A replay session is the incoming trace (the trace id of
-// the traceparent header, as an instrumented agent sends it) or an explicit X-Replay-Session
-// header. Within a session, identical requests recorded several times are served in recorded
-// order, and lenient mode serves "the next recorded call" after the last one served.
+// sessions keeps the replay state of each session (see sessionOf) in a bounded, segmented
+// LRU with idle expiry. A session enters the probation segment on its first request and moves
+// to the protected segment on its second, so a flood of one-request sessions only churns
+// probation and cannot evict a session that is replaying a run; the least recently used
+// session of a full segment is evicted, and a session idle for longer than the idle timeout
+// is forgotten.
 type sessions struct {
-	mu      sync.Mutex
-	cursors map[string]int // session|scope|key → occurrences served
-	last    map[string]int // session|case|endpoint → position of the last recorded item served
-	divs    []Divergence
+	mu                         sync.Mutex
+	byID                       map[string]*list.Element // of *session
+	probation                  *list.List               // one request so far, most recent first
+	protected                  *list.List               // two or more requests, most recent first
+	maxProbation, maxProtected int
+	idle                       time.Duration
+	now                        func() time.Time
+	// Telemetry hooks, called with mu held.
+	created func()
+	evicted func(reason string)
 }
 
-// maxDivergences bounds the divergence log; the oldest are dropped first. maxCursors bounds
-// the cursor maps: past it they start afresh (replays in progress then restart from the first
-// recording), which keeps a long-running collector's memory flat.
+// Eviction reasons, as reported in telemetry.
 const (
-	maxDivergences = 10_000
-	maxCursors     = 100_000
+	evictedCapacity = "capacity"
+	evictedIdle     = "idle"
 )
 
-// Divergence is a lenient answer that was not an exact match.
-type Divergence struct {
-	Session     string       `json:"session"`
-	CaseID      string       `json:"case_id"`
-	Endpoint    string       `json:"endpoint"`
-	Served      string       `json:"served"`
-	Differences []Difference `json:"differences"`
-	Time        time.Time    `json:"time"`
+// session is the replay state of one session. Its fields are guarded by sessions.mu.
+type session struct {
+	id        string
+	protected bool
+	lastUsed  time.Time
+	// served counts, per exact request, how many of its identical recordings were served.
+	served map[cursorKey]int
+	// last is the position of the item served last, per case and stream.
+	last map[cursorKey]int
+	// lastCase is the case served last, per stream: where lenient replay continues when the
+	// request names no case.
+	lastCase map[string]string
+	divs     []Divergence
 }
 
-// Difference is one field where a request differs from a recording.
-type Difference struct {
-	Path      string `json:"path"`
-	Recorded  any    `json:"recorded"`
-	Requested any    `json:"requested"`
+// cursorKey is the one key of replay cursors within a session: the scope (a case id, or ""
+// for requests that name none), the stream of recorded items (chat, tool:NAME, retrieval) and,
+// for exact-match cursors, the key of the request (its call-site id or canonical form).
+type cursorKey struct {
+	scope, stream, request string
 }
 
-func newSessions() *sessions {
-	return &sessions{cursors: map[string]int{}, last: map[string]int{}}
-}
+// maxDivergencesPerSession bounds a session's divergence log; the oldest are dropped first.
+const maxDivergencesPerSession = 1000
 
-// sessionKey names the replay session of a request.
-func sessionKey(req *http.Request) string {
-	if s := req.Header.Get("X-Replay-Session"); s != "" {
-		return s
+// newSessions holds at most capacity sessions: half for sessions seen once, half for the rest.
+func newSessions(capacity int, idle time.Duration, now func() time.Time) *sessions {
+	probation := capacity / 2
+	return &sessions{
+		byID: map[string]*list.Element{}, probation: list.New(), protected: list.New(),
+		maxProbation: max(probation, 1), maxProtected: max(capacity-probation, 1), idle: idle, now: now,
+		created: func() {}, evicted: func(string) {},
 	}
-	if tp := strings.Split(req.Header.Get("traceparent"), "-"); len(tp) == 4 {
-		return tp[1]
-	}
-	return "default"
 }
 
-// next returns which of n identical recordings to serve for key, in recorded order; past the
-// last one it keeps serving the last.
-func (s *sessions) next(key string, n int) int {
+// with runs fn on the session id (creating it when new or expired) under the lock.
+func (s *sessions) with(id string, fn func(*session)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.cursors) >= maxCursors {
-		s.cursors = map[string]int{}
+	now := s.now()
+	s.expire(now)
+	var ses *session
+	if e, ok := s.byID[id]; ok {
+		ses = e.Value.(*session)
+		if !ses.protected {
+			s.probation.Remove(e)
+			ses.protected = true
+			s.byID[id] = s.protected.PushFront(ses)
+			s.trim(s.protected, s.maxProtected)
+		} else {
+			s.protected.MoveToFront(e)
+		}
+	} else {
+		ses = &session{id: id, served: map[cursorKey]int{}, last: map[cursorKey]int{}, lastCase: map[string]string{}}
+		s.byID[id] = s.probation.PushFront(ses)
+		s.created()
+		s.trim(s.probation, s.maxProbation)
 	}
-	i := s.cursors[key]
-	s.cursors[key] = i + 1
+	ses.lastUsed = now
+	fn(ses)
+}
+
+// peek runs fn on an existing session without counting it as use; false when there is none.
+func (s *sessions) peek(id string, fn func(*session)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expire(s.now())
+	e, ok := s.byID[id]
+	if ok {
+		fn(e.Value.(*session))
+	}
+	return ok
+}
+
+// trim evicts the least recently used sessions of l beyond limit.
+func (s *sessions) trim(l *list.List, limit int) {
+	for l.Len() > limit {
+		s.remove(l, l.Back(), evictedCapacity)
+	}
+}
+
+// expire forgets the sessions idle for longer than the idle timeout. Both lists are in
+// recency order, so it only looks at their tails.
+func (s *sessions) expire(now time.Time) {
+	for _, l := range []*list.List{s.probation, s.protected} {
+		for e := l.Back(); e != nil && now.Sub(e.Value.(*session).lastUsed) > s.idle; e = l.Back() {
+			s.remove(l, e, evictedIdle)
+		}
+	}
+}
+
+func (s *sessions) remove(l *list.List, e *list.Element, reason string) {
+	delete(s.byID, e.Value.(*session).id)
+	l.Remove(e)
+	s.evicted(reason)
+}
+
+// len is the number of sessions held.
+func (s *sessions) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.byID)
+}
+
+// next returns which of n identical recordings to serve for an exact request, in recorded
+// order; past the last one it keeps serving the last.
+func (ses *session) next(k cursorKey, n int) int {
+	i := ses.served[k]
+	ses.served[k] = i + 1
 	return min(i, n-1)
 }
 
-// served remembers the position of the item served last for session, case and endpoint.
-func (s *sessions) served(key string, pos int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.last) >= maxCursors {
-		s.last = map[string]int{}
-	}
-	s.last[key] = pos
-}
-
-// after returns the position after the last one served (0 when none was).
-func (s *sessions) after(key string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if pos, ok := s.last[key]; ok {
+// after is the position after the item served last in k's case and stream (0 when none was).
+func (ses *session) after(k cursorKey) int {
+	if pos, ok := ses.last[k]; ok {
 		return pos + 1
 	}
 	return 0
 }
 
-func (s *sessions) diverged(d Divergence) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	d.Time = time.Now().UTC()
-	s.divs = append(s.divs, d)
-	if len(s.divs) > maxDivergences {
-		s.divs = s.divs[len(s.divs)-maxDivergences:]
+func (ses *session) diverged(d Divergence) {
+	ses.divs = append(ses.divs, d)
+	if len(ses.divs) > maxDivergencesPerSession {
+		ses.divs = ses.divs[len(ses.divs)-maxDivergencesPerSession:]
 	}
-}
-
-func (s *sessions) divergences(session string) []Divergence {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := []Divergence{}
-	for _, d := range s.divs {
-		if session == "" || d.Session == session {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// diff lists where two JSON values differ, as paths like messages[1].content[0].text; at
-// most limit differences.
-func diff(path string, recorded, requested any, limit int, out []Difference) []Difference {
-	if len(out) >= limit {
-		return out
-	}
-	switch r := recorded.(type) {
-	case map[string]any:
-		if q, ok := requested.(map[string]any); ok {
-			keys := map[string]bool{}
-			for k := range r {
-				keys[k] = true
-			}
-			for k := range q {
-				keys[k] = true
-			}
-			sorted := make([]string, 0, len(keys))
-			for k := range keys {
-				sorted = append(sorted, k)
-			}
-			sort.Strings(sorted)
-			for _, k := range sorted {
-				p := k
-				if path != "" {
-					p = path + "." + k
-				}
-				out = diff(p, r[k], q[k], limit, out)
-			}
-			return out
-		}
-	case []any:
-		if q, ok := requested.([]any); ok {
-			for i := 0; i < max(len(r), len(q)); i++ {
-				var a, b any
-				if i < len(r) {
-					a = r[i]
-				}
-				if i < len(q) {
-					b = q[i]
-				}
-				out = diff(fmt.Sprintf("%s[%d]", path, i), a, b, limit, out)
-			}
-			return out
-		}
-	}
-	if !reflect.DeepEqual(recorded, requested) {
-		out = append(out, Difference{Path: path, Recorded: recorded, Requested: requested})
-	}
-	return out
-}
-
-// describe renders differences for an error message.
-func describe(diffs []Difference) string {
-	parts := make([]string, 0, len(diffs))
-	for _, d := range diffs {
-		rec, _ := json.Marshal(d.Recorded)
-		req, _ := json.Marshal(d.Requested)
-		parts = append(parts, fmt.Sprintf("%s: recorded %s, requested %s", d.Path, rec, req))
-	}
-	return strings.Join(parts, "; ")
 }

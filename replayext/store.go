@@ -1,193 +1,458 @@
 package replayext
 
 import (
-	"io/fs"
-	"path/filepath"
+	"bytes"
+	"cmp"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/parquet-go/parquet-go"
+	"time"
 
 	"github.com/reprise-dev/reprise/callsite"
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
-// stepRef is one recorded LLM step: step is its index in the case, pos its position among the
-// case's LLM steps.
-type stepRef struct {
-	c    *replaycase.Case
-	step int
-	pos  int
-}
-
-func (r stepRef) st() *replaycase.Step { return &r.c.Steps[r.step] }
-
-// store holds the cases of a dataset root in memory, indexed by case id and call-site id. It
-// reads cases/ and quarantine/ and picks up new files on every refresh, so cases written by
-// any collector into the same root become replayable.
+// store is the replay index of a dataset root. Memory holds only the index: for each case its
+// file and row, what listings filter on, and its recorded model calls by call-site id. Case
+// content is read from the Parquet files on demand (one row, through dataset.ReadCase) and
+// kept in a small LRU cache, so memory does not grow with what the cases hold. Each refresh
+// indexes only the files published since the last one, so cases written by any collector into
+// the same root become replayable.
+//
+// The index is laid out for size (about 110 bytes per case with one model call): ids as their
+// 16 bytes, entries and steps in flat slices addressed by number, lookups by binary search in
+// sorted slices of 8-byte id hashes (a hash match is confirmed on the full id), repeated
+// strings interned.
 type store struct {
-	root string
+	lister *dataset.Lister
+	cache  *caseCache
 
-	mu        sync.RWMutex
-	cases     map[string]*replaycase.Case
-	ordered   []*replaycase.Case   // by start time, then case id
-	calls     map[string][]stepRef // call-site id → recorded steps, in recorded order
-	llm       map[string][]stepRef // case id → its LLM steps, in order
-	fieldSets [][]string           // distinct call-site field sets
-	loaded    map[string]bool      // files already read
+	mu      sync.RWMutex
+	files   []string    // data files indexed, by number
+	entries []caseEntry // by number, in indexing order
+	llms    []llmRef    // the cases' LLM steps; a case's are contiguous, in order
+	ordered []int32     // entry numbers by start time, then case id
+	byID    []idSlot    // by case id hash, then entry number
+	byCall  []idSlot    // by call-site id hash, then entry number and position: recorded order
+	// A refresh appends to byID and byCall; lookups see only their sorted beginnings, so a
+	// case becomes visible when the refresh that indexed it sorts.
+	sortedIDs, sortedCalls int
+	fieldSets              [][]string // the distinct call-site field sets
+	names                  []string   // interned agent names and statuses
+	nameIDs                map[string]uint16
 }
 
-func newStore(root string) *store {
-	return &store{root: root, cases: map[string]*replaycase.Case{}, calls: map[string][]stepRef{}, llm: map[string][]stepRef{}, loaded: map[string]bool{}}
+// idSlot is one entry of a sorted lookup slice: an id's hash, and where the id is.
+type idSlot struct {
+	hash  uint64
+	entry int32
+	pos   int32 // the position among the case's LLM steps (call-site lookups only)
 }
 
-// refresh reads the files it has not read yet. It returns how many cases were added and the
-// files it could not read (they are retried on the next refresh).
-func (s *store) refresh() (added int, failed map[string]error) {
-	var files []string
-	for _, dataset := range []string{"cases", "quarantine"} {
-		_ = filepath.WalkDir(filepath.Join(s.root, dataset), func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".parquet") {
-				files = append(files, path)
-			}
-			return nil
-		})
+// caseEntry is what the index keeps of one case.
+type caseEntry struct {
+	id       hexKey
+	start    int64 // start time, Unix nanoseconds
+	file     int32 // in store.files
+	row      int32
+	llmStart uint32 // its LLM steps are llms[llmStart : llmStart+llmCount]
+	llmCount uint16
+	agent    uint16 // in store.names
+	status   uint16 // in store.names
+}
+
+func (s *store) llmOf(e *caseEntry) []llmRef {
+	return s.llms[e.llmStart : e.llmStart+uint32(e.llmCount)]
+}
+
+// llmRef is one LLM step of a case: its call-site id, its index among the case's steps and
+// its call-site field set.
+type llmRef struct {
+	id     hexKey
+	step   int32
+	fields uint16 // in store.fieldSets
+}
+
+// hexKey is a 32-hex-digit id (a case id, or a call-site id after its "cs_") as its 16 bytes.
+type hexKey [16]byte
+
+func parseHexKey(id string) (hexKey, bool) {
+	var k hexKey
+	if len(id) != 32 {
+		return k, false
 	}
-	sort.Strings(files)
-	var fresh []*replaycase.Case
-	for _, f := range files {
-		s.mu.RLock()
-		done := s.loaded[f]
-		s.mu.RUnlock()
-		if done {
-			continue
+	_, err := hex.Decode(k[:], []byte(id))
+	return k, err == nil
+}
+
+func parseCallKey(id string) (hexKey, bool) {
+	hexID, ok := strings.CutPrefix(id, "cs_")
+	if !ok {
+		return hexKey{}, false
+	}
+	return parseHexKey(hexID)
+}
+
+func (k hexKey) String() string { return hex.EncodeToString(k[:]) }
+
+// hash is what the sorted lookup slices hold of an id: a seeded hash, so that ids sharing
+// their first bytes (as crafted or sequential ids do) still spread evenly.
+func (k hexKey) hash() uint64 { return maphash.Comparable(hashSeed, k) }
+
+var hashSeed = maphash.MakeSeed()
+
+// find returns the slots of index whose hash is key's, in index order.
+func find(index []idSlot, key hexKey) []idSlot {
+	h := key.hash()
+	lo := sort.Search(len(index), func(i int) bool { return index[i].hash >= h })
+	hi := lo
+	for hi < len(index) && index[hi].hash == h {
+		hi++
+	}
+	return index[lo:hi]
+}
+
+func sortSlots(index []idSlot) {
+	slices.SortFunc(index, func(a, b idSlot) int {
+		if c := cmp.Compare(a.hash, b.hash); c != 0 {
+			return c
 		}
-		rows, err := parquet.ReadFile[replaycase.Case](f)
+		if c := cmp.Compare(a.entry, b.entry); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
+}
+
+func newStore(root string, cacheSize int) *store {
+	return &store{
+		lister: dataset.NewLister(root, dataset.Cases, dataset.Quarantine), cache: newCaseCache(cacheSize),
+		nameIDs: map[string]uint16{},
+	}
+}
+
+// refresh indexes the files published since the last refresh. It returns how many cases were
+// added and the files it could not read (they are retried on the next refresh).
+func (s *store) refresh() (added int, failed map[string]error) {
+	files, err := s.lister.Next()
+	if err != nil {
+		failed = map[string]error{"": err}
+	}
+	for _, f := range files {
+		entries, err := dataset.ReadIndex(f.Path)
+		if err == nil {
+			err = s.fillLegacyIDs(f.Path, entries)
+		}
 		if err != nil {
 			if failed == nil {
 				failed = map[string]error{}
 			}
-			failed[f] = err
+			failed[f.Path] = err
+			s.lister.Retry(f)
 			continue
 		}
-		for i := range rows {
-			fresh = append(fresh, &rows[i])
-		}
-		s.mu.Lock()
-		s.loaded[f] = true
-		s.mu.Unlock()
+		added += s.add(f.Path, entries)
 	}
-	if len(fresh) == 0 {
-		return 0, failed
+	if added > 0 {
+		added -= s.sort()
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, c := range fresh {
-		if _, dup := s.cases[c.CaseID]; dup {
-			continue // at-least-once delivery: the same case written twice
-		}
-		s.add(c)
-		added++
-	}
-	sort.SliceStable(s.ordered, func(i, j int) bool {
-		a, b := s.ordered[i], s.ordered[j]
-		if !a.StartTime.Equal(b.StartTime) {
-			return a.StartTime.Before(b.StartTime)
-		}
-		return a.CaseID < b.CaseID
-	})
 	return added, failed
 }
 
-// add indexes one case. Caller holds mu.
-func (s *store) add(c *replaycase.Case) {
-	c.RawSpans, c.RawEvents = nil, nil // not served; keeps memory to what replay needs
-	s.cases[c.CaseID] = c
-	s.ordered = append(s.ordered, c)
-	for i := range c.Steps {
-		st := &c.Steps[i]
-		if st.Kind != replaycase.StepLLM {
-			continue
+// fillLegacyIDs computes the call-site ids of files written before they were recorded.
+func (s *store) fillLegacyIDs(path string, entries []dataset.IndexEntry) error {
+	for i := range entries {
+		for j, ref := range entries[i].LLMSteps {
+			if ref.CallSiteID != "" {
+				continue
+			}
+			c, err := dataset.ReadCase(path, entries[i].Row)
+			if err != nil {
+				return err
+			}
+			req := callsite.FromStep(&c.Steps[ref.Index])
+			ref.CallSiteFields = req.RecordedFields()
+			ref.CallSiteID = req.ID(ref.CallSiteFields)
+			entries[i].LLMSteps[j] = ref
 		}
-		if st.CallSiteID == "" { // written before call-site ids existed
-			req := callsite.FromStep(st)
-			st.CallSiteFields = req.RecordedFields()
-			st.CallSiteID = req.ID(st.CallSiteFields)
-		}
-		ref := stepRef{c, i, len(s.llm[c.CaseID])}
-		s.llm[c.CaseID] = append(s.llm[c.CaseID], ref)
-		s.calls[st.CallSiteID] = append(s.calls[st.CallSiteID], ref)
-		s.addFieldSet(st.CallSiteFields)
 	}
+	return nil
 }
 
-func (s *store) addFieldSet(fields []string) {
-	key := strings.Join(fields, ",")
-	for _, fs := range s.fieldSets {
-		if strings.Join(fs, ",") == key {
-			return
+// add indexes the cases of one file.
+func (s *store) add(path string, entries []dataset.IndexEntry) (added int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	file := int32(len(s.files))
+	s.files = append(s.files, path)
+	for _, e := range entries {
+		id, ok := parseHexKey(e.CaseID)
+		if !ok {
+			continue // not a case id the processor writes: nothing can address it
+		}
+		if _, dup := s.lookupCase(id); dup {
+			continue // at-least-once delivery: the same case written twice (sort drops those within one refresh)
+		}
+		n := int32(len(s.entries))
+		c := caseEntry{id: id, start: e.StartTime.UnixNano(), file: file, row: int32(e.Row), llmStart: uint32(len(s.llms)), agent: s.intern(e.AgentName), status: s.intern(string(e.Status))}
+		for _, ref := range e.LLMSteps {
+			key, ok := parseCallKey(ref.CallSiteID)
+			if !ok {
+				continue // not a call-site id this build computes: no live request can match it
+			}
+			s.llms = append(s.llms, llmRef{id: key, step: int32(ref.Index), fields: s.internFields(ref.CallSiteFields)})
+			s.byCall = append(s.byCall, idSlot{key.hash(), n, int32(c.llmCount)})
+			c.llmCount++
+		}
+		s.entries = append(s.entries, c)
+		s.byID = append(s.byID, idSlot{hash: id.hash(), entry: n})
+		s.ordered = append(s.ordered, n)
+		added++
+	}
+	return added
+}
+
+// sort orders what the last refresh appended, drops the cases it indexed twice (at-least-
+// once delivery within one refresh) and returns how many it dropped.
+func (s *store) sort() (dropped int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sortSlots(s.byID)
+	twice := map[int32]bool{}
+	kept := s.byID[:0]
+	for i, slot := range s.byID {
+		if i > 0 && kept[len(kept)-1].hash == slot.hash && s.sameCaseAmong(kept, slot) {
+			twice[slot.entry] = true
+			continue
+		}
+		kept = append(kept, slot)
+	}
+	s.byID = kept
+	if len(twice) > 0 {
+		s.byCall = slices.DeleteFunc(s.byCall, func(x idSlot) bool { return twice[x.entry] })
+		s.ordered = slices.DeleteFunc(s.ordered, func(n int32) bool { return twice[n] })
+	}
+	sortSlots(s.byCall)
+	slices.SortStableFunc(s.ordered, func(a, b int32) int {
+		x, y := &s.entries[a], &s.entries[b]
+		if x.start != y.start {
+			return cmp.Compare(x.start, y.start)
+		}
+		return bytes.Compare(x.id[:], y.id[:])
+	})
+	s.sortedIDs, s.sortedCalls = len(s.byID), len(s.byCall)
+	return len(twice)
+}
+
+// sameCaseAmong reports whether slot's case is already among the kept slots of its hash.
+func (s *store) sameCaseAmong(kept []idSlot, slot idSlot) bool {
+	id := s.entries[slot.entry].id
+	for i := len(kept) - 1; i >= 0 && kept[i].hash == slot.hash; i-- {
+		if s.entries[kept[i].entry].id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// lookupCase finds a case's entry number. Caller holds mu.
+func (s *store) lookupCase(id hexKey) (int32, bool) {
+	for _, slot := range find(s.byID[:s.sortedIDs], id) {
+		if s.entries[slot.entry].id == id {
+			return slot.entry, true
+		}
+	}
+	return 0, false
+}
+
+// intern returns the number of a repeated string (agent names, statuses). Caller holds mu.
+func (s *store) intern(name string) uint16 {
+	if n, ok := s.nameIDs[name]; ok {
+		return n
+	}
+	if len(s.names) == math.MaxUint16 {
+		return s.intern("") // more distinct agent names than an index entry counts: listed as none
+	}
+	s.names = append(s.names, name)
+	s.nameIDs[name] = uint16(len(s.names) - 1)
+	return uint16(len(s.names) - 1)
+}
+
+// internFields returns the number of a call-site field set. Caller holds mu.
+func (s *store) internFields(fields []string) uint16 {
+	for i, fs := range s.fieldSets {
+		if slices.Equal(fs, fields) {
+			return uint16(i)
 		}
 	}
 	s.fieldSets = append(s.fieldSets, fields)
+	return uint16(len(s.fieldSets) - 1)
 }
 
-func (s *store) get(id string) (*replaycase.Case, bool) {
+// errNoCase is a case id the index does not hold.
+var errNoCase = errors.New("no such case")
+
+// entry finds a case's index entry. Caller holds mu.
+func (s *store) entry(caseID string) (*caseEntry, bool) {
+	id, ok := parseHexKey(caseID)
+	if !ok {
+		return nil, false
+	}
+	n, ok := s.lookupCase(id)
+	if !ok {
+		return nil, false
+	}
+	return &s.entries[n], true
+}
+
+// get reads a case's content (from the cache, else from its file).
+func (s *store) get(id string) (*replaycase.Case, error) {
+	if c, ok := s.cache.get(id); ok {
+		return c, nil
+	}
+	s.mu.RLock()
+	e, ok := s.entry(id)
+	var path string
+	var row int64
+	if ok {
+		path, row = s.files[e.file], int64(e.row)
+	}
+	s.mu.RUnlock()
+	if !ok {
+		return nil, errNoCase
+	}
+	c, err := dataset.ReadCase(path, row)
+	if err != nil {
+		return nil, fmt.Errorf("reading case %s: %w", id, err)
+	}
+	c.RawSpans, c.RawEvents = nil, nil // not served; keeps the cache to what replay needs
+	s.cache.put(id, c)
+	return c, nil
+}
+
+func (s *store) has(id string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	c, ok := s.cases[id]
-	return c, ok
+	_, ok := s.entry(id)
+	return ok
 }
 
-// match returns the recorded steps whose call-site id equals the request's, computed over each
-// recorded field set; only steps of caseID when it is set.
-func (s *store) match(req callsite.Request, caseID string) (string, []stepRef) {
+// match returns the recorded LLM steps whose call-site id equals the request's, computed over
+// each recorded field set; only steps of caseID when it is set.
+func (s *store) match(req callsite.Request, caseID string) (string, []hit) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for _, fields := range s.fieldSets {
 		id := req.ID(fields)
-		var refs []stepRef
-		for _, r := range s.calls[id] {
-			if caseID == "" || r.c.CaseID == caseID {
-				refs = append(refs, r)
-			}
-		}
-		if len(refs) > 0 {
-			return id, refs
+		if hits := s.occurrences(id, caseID); len(hits) > 0 {
+			return id, hits
 		}
 	}
 	return "", nil
 }
 
-// llmSteps lists the recorded LLM steps in scope (one case, or all), in recorded order.
-func (s *store) llmSteps(caseID string) []stepRef {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if caseID != "" {
-		return s.llm[caseID]
+// occurrences lists the recorded steps of a call-site id, only of caseID when it is set.
+// Caller holds mu.
+func (s *store) occurrences(id, caseID string) []hit {
+	key, ok := parseCallKey(id)
+	if !ok {
+		return nil
 	}
-	var out []stepRef
-	for _, c := range s.ordered {
-		out = append(out, s.llm[c.CaseID]...)
+	var hits []hit
+	for _, slot := range find(s.byCall[:s.sortedCalls], key) {
+		e := &s.entries[slot.entry]
+		if s.llmOf(e)[slot.pos].id != key {
+			continue // another id with the same hash
+		}
+		if cid := e.id.String(); caseID == "" || cid == caseID {
+			hits = append(hits, hit{cid, int(slot.pos)})
+		}
 	}
-	return out
+	return hits
 }
 
-// list returns the cases that pass keep, in start order.
-func (s *store) list(keep func(*replaycase.Case) bool) []*replaycase.Case {
+// llmCount is how many LLM steps the case recorded.
+func (s *store) llmCount(caseID string) int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []*replaycase.Case
-	for _, c := range s.ordered {
-		if keep(c) {
-			out = append(out, c)
+	if e, ok := s.entry(caseID); ok {
+		return int(e.llmCount)
+	}
+	return 0
+}
+
+// llmStep reads the h.pos-th LLM step of case h.caseID.
+func (s *store) llmStep(h hit) (*replaycase.Step, error) {
+	s.mu.RLock()
+	e, ok := s.entry(h.caseID)
+	ok = ok && h.pos < int(e.llmCount)
+	var step int32
+	if ok {
+		step = s.llmOf(e)[h.pos].step
+	}
+	s.mu.RUnlock()
+	if !ok {
+		return nil, errNoCase
+	}
+	c, err := s.get(h.caseID)
+	if err != nil {
+		return nil, err
+	}
+	return &c.Steps[step], nil
+}
+
+// callSiteID names the h.pos-th LLM step of case h.caseID, from the index.
+func (s *store) callSiteID(h hit) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if e, ok := s.entry(h.caseID); ok && h.pos < int(e.llmCount) {
+		return "cs_" + s.llmOf(e)[h.pos].id.String()
+	}
+	return ""
+}
+
+// firstCase is the first case in start order ("" when there is none).
+func (s *store) firstCase() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if len(s.ordered) == 0 {
+		return ""
+	}
+	return s.entries[s.ordered[0]].id.String()
+}
+
+// caseFilter selects cases for a listing; zero fields select everything.
+type caseFilter struct {
+	status, agent string
+	since, until  time.Time
+}
+
+// list returns the ids of the cases that pass f, in start order.
+func (s *store) list(f caseFilter) []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
+	for _, n := range s.ordered {
+		c := &s.entries[n]
+		start := time.Unix(0, c.start)
+		if (f.status == "" || s.names[c.status] == f.status) && (f.agent == "" || s.names[c.agent] == f.agent) &&
+			(f.since.IsZero() || !start.Before(f.since)) && (f.until.IsZero() || start.Before(f.until)) {
+			out = append(out, c.id.String())
 		}
 	}
 	return out
 }
 
-func (s *store) callsFor(id string) []stepRef {
+// callsFor lists every recorded occurrence of a call-site id.
+func (s *store) callsFor(id string) []hit {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return append([]stepRef(nil), s.calls[id]...)
+	return s.occurrences(id, "")
 }

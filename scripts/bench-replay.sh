@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Load test of the replay extension's OpenAI endpoint against a static handler that serves the
-# same response bytes, both on loopback, with wrk (Debian package `wrk`).
-# Usage: scripts/bench-replay.sh [duration, default 10s] [connections, default 32]
+# same response bytes, both on loopback, with wrk (Debian package `wrk`). For each connection
+# count it measures the two side by side in one run (replay, static, replay, static) and prints
+# the ratio of their throughputs.
+# Usage: scripts/bench-replay.sh [duration per measurement, default 10s] [connection counts, default "1 4 32"]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-10s}
-conns=${2:-32}
+conn_counts=${2:-1 4 32}
 command -v wrk >/dev/null || { echo "install wrk (apt-get install wrk)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -49,13 +51,24 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = "$body"
 LUA
-echo "response: $(wc -c < "$work/response.json") bytes; wrk -t2 -c$conns -d$duration --latency"
-for target in "replay $url" "static http://127.0.0.1:18791/"; do
-  set -- $target
-  out=$(wrk -t2 -c"$conns" -d"$duration" --latency -s "$work/post.lua" "$2")
-  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
-  p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
-  p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
-  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
-  printf '%-7s requests/s %-10s p50 %-9s p99 %-9s non-2xx %s\n' "$1" "$rps" "$p50" "$p99" "${non2xx:-0}"
+# measure NAME URL CONNS: one wrk run; prints "rps p50 p99 non2xx".
+measure() {
+  local threads=$(( $3 < 2 ? $3 : 2 )) # wrk needs at least one connection per thread
+  local out
+  out=$(wrk -t"$threads" -c"$3" -d"$duration" --latency -s "$work/post.lua" "$2")
+  echo "$(echo "$out" | awk '/Requests\/sec/ {print $2}') $(echo "$out" | awk '$1 == "50%" {print $2}') $(echo "$out" | awk '$1 == "99%" {print $2}') $(echo "$out" | awk '/Non-2xx/ {print $NF}')"
+}
+echo "response: $(wc -c < "$work/response.json") bytes; wrk --latency, $duration per run, two runs each, alternating"
+printf '%-5s %-8s %12s %10s %10s %8s\n' conns target "requests/s" p50 p99 non-2xx
+for conns in $conn_counts; do
+  declare -A sum=()
+  for round in 1 2; do
+    for target in "replay $url" "static http://127.0.0.1:18791/"; do
+      set -- $target
+      read -r rps p50 p99 non2xx <<< "$(measure "$1" "$2" "$conns")"
+      printf '%-5s %-8s %12s %10s %10s %8s\n' "$conns" "$1" "$rps" "$p50" "$p99" "${non2xx:-0}"
+      sum[$1]=$(echo "${sum[$1]:-0} + $rps" | bc)
+    done
+  done
+  printf '%-5s ratio replay/static: %.2f\n' "$conns" "$(echo "${sum[replay]} / ${sum[static]}" | bc -l)"
 done

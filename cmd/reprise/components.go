@@ -3,6 +3,8 @@
 package main
 
 import (
+	bearertokenauthextension "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
+	oidcauthextension "github.com/open-telemetry/opentelemetry-collector-contrib/extension/oidcauthextension"
 	filestorage "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	replayparquetexporter "github.com/reprise-dev/reprise/exporter/replayparquetexporter"
 	replaycaseprocessor "github.com/reprise-dev/reprise/processor/replaycaseprocessor"
@@ -44,14 +46,18 @@ func components() (otelcol.Factories, error) {
 
 	factories.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](
 		filestorage.NewFactory(),
+		bearertokenauthextension.NewFactory(),
+		oidcauthextension.NewFactory(),
 		replayext.NewFactory(),
 	)
 	if err != nil {
 		return otelcol.Factories{}, err
 	}
 	factories.ExtensionModules = makeModulesMap(factories.Extensions, map[component.Type]string{
-		filestorage.NewFactory().Type(): "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage v0.165.1",
-		replayext.NewFactory().Type():   "github.com/reprise-dev/reprise v0.0.0",
+		filestorage.NewFactory().Type():              "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage v0.165.1",
+		bearertokenauthextension.NewFactory().Type(): "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension v0.165.1",
+		oidcauthextension.NewFactory().Type():        "github.com/open-telemetry/opentelemetry-collector-contrib/extension/oidcauthextension v0.165.1",
+		replayext.NewFactory().Type():                "github.com/reprise-dev/reprise v0.0.0",
 	})
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](

@@ -5,7 +5,7 @@
 // Environment: OPENAI_BASE_URL; OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT (http://host:port,
 // optional); INSTRUMENTATION (otel | openinference | traceloop | none); SERVICE_NAME; STREAM=1;
 // PROMPT, or REPRISE_CASE_FILE (what `reprise ci` gives: the recorded question); REPLAY_SESSION;
-// REPLAY_MODE (strict | lenient). What a changed agent would change: SYSTEM_PROMPT,
+// REPLAY_MODE (strict | lenient); OPENAI_API_KEY (default a dummy key). What a changed agent would change: SYSTEM_PROMPT,
 // TEMPERATURE, TOOL_SKY (what get_weather returns), RETRIEVAL=1 to look up documents first,
 // DOCS (comma-separated ids the retriever returns).
 'use strict';
@@ -93,7 +93,7 @@ async function run() {
   const headers = {};
   if (env.REPLAY_SESSION) headers['X-Replay-Session'] = env.REPLAY_SESSION;
   if (env.REPLAY_MODE) headers['X-Replay-Mode'] = env.REPLAY_MODE;
-  const client = new OpenAI({ baseURL: env.OPENAI_BASE_URL, apiKey: 'sk-reprise-test-not-a-key', defaultHeaders: headers, maxRetries: 0 });
+  const client = new OpenAI({ baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY || 'sk-reprise-test-not-a-key', defaultHeaders: headers, maxRetries: 0 });
   const tracer = api.trace.getTracer('weather-agent', '1.0.0');
   return tracer.startActiveSpan('invoke_agent weather-bot', {
     attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'weather-bot', 'gen_ai.provider.name': 'openai', 'gen_ai.conversation.id': 'conv-' + (env.SERVICE_NAME || '') },

@@ -23,12 +23,14 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                         metric.Meter
-	mu                            sync.Mutex
-	registrations                 []metric.Registration
-	ExtensionReplayCasesLoaded    metric.Int64UpDownCounter
-	ExtensionReplayLookupDuration metric.Float64Histogram
-	ExtensionReplayLookups        metric.Int64Counter
+	meter                          metric.Meter
+	mu                             sync.Mutex
+	registrations                  []metric.Registration
+	ExtensionReplayCasesLoaded     metric.Int64UpDownCounter
+	ExtensionReplayLookupDuration  metric.Float64Histogram
+	ExtensionReplayLookups         metric.Int64Counter
+	ExtensionReplaySessions        metric.Int64UpDownCounter
+	ExtensionReplaySessionsEvicted metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -77,6 +79,18 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_extension_replay_lookups",
 		metric.WithDescription("Replay lookups by endpoint (chat, tool, retrieval) and outcome (exact, divergent, miss) [Development]"),
 		metric.WithUnit("{lookups}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExtensionReplaySessions, err = builder.meter.Int64UpDownCounter(
+		"otelcol_extension_replay_sessions",
+		metric.WithDescription("Replay sessions held in memory (each holds the cursors of one client's replay) [Development]"),
+		metric.WithUnit("{sessions}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExtensionReplaySessionsEvicted, err = builder.meter.Int64Counter(
+		"otelcol_extension_replay_sessions_evicted",
+		metric.WithDescription("Replay sessions forgotten, by reason (capacity - the least recently used of a full segment; idle - past sessions.idle_timeout) [Development]"),
+		metric.WithUnit("{sessions}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

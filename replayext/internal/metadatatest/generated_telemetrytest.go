@@ -67,3 +67,35 @@ func AssertEqualExtensionReplayLookups(t *testing.T, tt *componenttest.Telemetry
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
+
+func AssertEqualExtensionReplaySessions(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_extension_replay_sessions",
+		Description: "Replay sessions held in memory (each holds the cursors of one client's replay) [Development]",
+		Unit:        "{sessions}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: false,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_extension_replay_sessions")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualExtensionReplaySessionsEvicted(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_extension_replay_sessions_evicted",
+		Description: "Replay sessions forgotten, by reason (capacity - the least recently used of a full segment; idle - past sessions.idle_timeout) [Development]",
+		Unit:        "{sessions}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_extension_replay_sessions_evicted")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}

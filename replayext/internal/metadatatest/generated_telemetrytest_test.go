@@ -22,6 +22,8 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ExtensionReplayCasesLoaded.Add(context.Background(), 1)
 	tb.ExtensionReplayLookupDuration.Record(context.Background(), 1)
 	tb.ExtensionReplayLookups.Add(context.Background(), 1)
+	tb.ExtensionReplaySessions.Add(context.Background(), 1)
+	tb.ExtensionReplaySessionsEvicted.Add(context.Background(), 1)
 	AssertEqualExtensionReplayCasesLoaded(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -29,6 +31,12 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.HistogramDataPoint[float64]{{}}, metricdatatest.IgnoreValue(),
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExtensionReplayLookups(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExtensionReplaySessions(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExtensionReplaySessionsEvicted(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 

@@ -1,0 +1,117 @@
+package callsite_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reprise-dev/reprise/callsite"
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/normalize"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// referenceID is the original algorithm: build the canonical form as maps, marshal it and
+// transform it with the RFC 8785 library. The streaming encoder must match it byte for byte.
+func referenceID(t *testing.T, r callsite.Request, fields []string) (string, []byte) {
+	b, err := callsite.CanonicalJSON(r.Canonical(fields))
+	require.NoError(t, err)
+	sum := sha256.Sum256(b)
+	return "cs_" + hex.EncodeToString(sum[:16]), b
+}
+
+func fieldSets(r callsite.Request) [][]string {
+	all := []string{callsite.FieldMaxTokens, callsite.FieldSeed, callsite.FieldStop, callsite.FieldTemperature, callsite.FieldToolChoice, callsite.FieldTools, callsite.FieldTopP}
+	return [][]string{nil, r.RecordedFields(), all}
+}
+
+func assertSameAsReference(t *testing.T, r callsite.Request, what string) {
+	t.Helper()
+	for _, fields := range fieldSets(r) {
+		want, canon := referenceID(t, r, fields)
+		assert.Equal(t, string(canon), string(r.AppendCanonical(nil, fields)), "%s %v", what, fields)
+		assert.Equal(t, want, r.ID(fields), "%s %v", what, fields)
+	}
+}
+
+// Every recorded step of every fixture, and every live SDK request, gets the same bytes from
+// the streaming encoder as from the original marshal-and-transform.
+func TestStreamingEncoderMatchesTheReferenceOnEveryFixture(t *testing.T) {
+	steps := 0
+	for _, run := range []string{testfixtures.OTelEvents, testfixtures.OTelNoContent, testfixtures.Traceloop, testfixtures.OpenInference} {
+		c, _, _ := normalize.Build(testfixtures.Traces(t, run), testfixtures.Logs(t, run))
+		for i := range c.Steps {
+			if st := &c.Steps[i]; st.Kind == replaycase.StepLLM {
+				assertSameAsReference(t, callsite.FromStep(st), run)
+				steps++
+			}
+		}
+	}
+	for i, body := range liveBodies(t) {
+		assertSameAsReference(t, liveRequest(body), "live body "+string(rune('0'+i)))
+	}
+	assert.Equal(t, 8, steps)
+}
+
+// Shapes the fixtures do not have: escapes, control characters, invalid UTF-8, non-ASCII keys
+// (sorted by UTF-16), numbers in every form, tool results, URIs, files, names, parameters.
+func TestStreamingEncoderMatchesTheReferenceOnEdgeCases(t *testing.T) {
+	temp, topP, maxTokens, seed := 0.1, 1e-7, int64(1<<40), int64(-3)
+	r := callsite.Request{
+		Model:  "m\u2028<&>\"\\\x01\x7f\xff",
+		System: []replaycase.Part{{Type: "text", Content: "sys\b\f\n\r\t"}},
+		Messages: []replaycase.Message{
+			{Role: "User", Name: "bob", Parts: []replaycase.Part{{Type: "text", Content: "é😀"}, {Type: "uri", URI: "https://x/a.png"}, {Type: "file", FileID: "f1"}, {Type: "text"}}},
+			{Role: "assistant", Parts: []replaycase.Part{{Type: "tool_call", ID: "c1", Name: "f", Arguments: `{"é":1,"z":[1.5e300,-0,true,null,"\u0000"],"😀":{},"ﬀ":2,"a":{"b":1e21}}`}, {Type: "tool_call", ID: "c2", Name: "g", Arguments: "not json"}}},
+			{Role: "tool", Parts: []replaycase.Part{{Type: "tool_call_response", ID: "c1", Response: "r1"}, {Type: "tool_call_response", ID: "c2", Response: ""}}},
+			{Role: "tool", Parts: []replaycase.Part{{Type: "tool_call_response", ID: "c3", Response: "r3"}, {Type: "text", Content: "and text"}}},
+			{Role: "user"},
+		},
+		Tools:  []replaycase.ToolDefinition{{Name: "f"}, {Name: "g"}},
+		Params: replaycase.ModelConfig{Temperature: &temp, TopP: &topP, MaxTokens: &maxTokens, Seed: &seed, Stop: []string{"a", "\n"}, ToolChoice: `{"type":"function","function":{"name":"f"}}`},
+	}
+	assertSameAsReference(t, r, "edge cases")
+	r.Params.ToolChoice = "auto"
+	assertSameAsReference(t, r, "string tool_choice")
+	assertSameAsReference(t, callsite.Request{}, "empty request")
+}
+
+func BenchmarkID(b *testing.B) {
+	body := liveBodies(b)[0]
+	r := liveRequest(body)
+	fields := r.RecordedFields()
+	b.Run("streaming", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = r.ID(fields)
+		}
+	})
+	b.Run("marshal+transform", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			c, _ := callsite.CanonicalJSON(r.Canonical(fields))
+			_ = sha256.Sum256(c)
+		}
+	})
+}
+
+// The streaming encoder and the reference agree on any text and any tool arguments.
+func FuzzStreamingEncoderMatchesTheReference(f *testing.F) {
+	f.Add("What is the weather in Paris today?", `{"city":"Paris","unit":"celsius"}`, "user", 0.7)
+	f.Add("\x00\u2028<>&\xff\xfe", `{"é":1,"😀":[1e21,-0.0,null]}`, "Assistant", -1e-7)
+	f.Add("", `[`, "TOOL", 1.0)
+	f.Fuzz(func(t *testing.T, text, args, role string, temp float64) {
+		if temp != temp || temp > 1e308 || temp < -1e308 { // NaN and infinities are not JSON
+			t.Skip()
+		}
+		r := callsite.Request{Model: text, Messages: []replaycase.Message{
+			{Role: role, Name: text, Parts: []replaycase.Part{{Type: "text", Content: text}}},
+			{Role: "assistant", Parts: []replaycase.Part{{Type: "tool_call", ID: text, Name: text, Arguments: args}}},
+			{Role: "tool", Parts: []replaycase.Part{{Type: "tool_call_response", ID: text, Response: args}}},
+		}, Params: replaycase.ModelConfig{Temperature: &temp, ToolChoice: args, Stop: []string{text}}}
+		assertSameAsReference(t, r, "fuzz")
+	})
+}

@@ -1,0 +1,138 @@
+package replayext
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// The read-only endpoints: listing and reading recorded cases, calls and divergences.
+
+// caseSummary is a case without its steps, for listings.
+type caseSummary struct {
+	CaseID         string                `json:"case_id"`
+	SchemaVersion  string                `json:"schema_version"`
+	Status         replaycase.Status     `json:"status"`
+	Reasons        []replaycase.Reason   `json:"reasons"`
+	ClosedBy       replaycase.CloseCause `json:"closed_by"`
+	Provenance     replaycase.Provenance `json:"provenance"`
+	StartTime      time.Time             `json:"start_time"`
+	EndTime        time.Time             `json:"end_time"`
+	AgentName      string                `json:"agent_name"`
+	ConversationID string                `json:"conversation_id"`
+	Usage          replaycase.Usage      `json:"usage"`
+}
+
+// listCases: GET /v1/cases?status=&agent=&since=&until=&limit=&page_token=
+func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
+	q := req.URL.Query()
+	var since, until time.Time
+	for _, p := range []struct {
+		name string
+		dst  *time.Time
+	}{{"since", &since}, {"until", &until}} {
+		if v := q.Get(p.name); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				writeError(w, http.StatusBadRequest, "invalid_request_error", p.name+" must be an RFC 3339 time: "+err.Error(), nil)
+				return
+			}
+			*p.dst = t
+		}
+	}
+	limit, offset := 100, 0
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "limit must be between 1 and 1000", nil)
+			return
+		}
+		limit = n
+	}
+	if v := q.Get("page_token"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid page_token", nil)
+			return
+		}
+		offset = n
+	}
+	status, agent := q.Get("status"), q.Get("agent")
+	all := r.store.list(caseFilter{status: status, agent: agent, since: since, until: until})
+	page := all[min(offset, len(all)):min(offset+limit, len(all))]
+	out := struct {
+		Cases         []caseSummary `json:"cases"`
+		NextPageToken string        `json:"next_page_token,omitempty"`
+	}{Cases: make([]caseSummary, 0, len(page))}
+	cases, err := r.store.getMany(page)
+	if err != nil {
+		r.unreadable(w, err)
+		return
+	}
+	for _, c := range cases {
+		out.Cases = append(out.Cases, caseSummary{c.CaseID, c.SchemaVersion, c.Status, c.Reasons, c.ClosedBy, c.Provenance, c.StartTime, c.EndTime, c.AgentName, c.ConversationID, c.Usage})
+	}
+	if offset+limit < len(all) {
+		out.NextPageToken = strconv.Itoa(offset + limit)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (r *replay) getCase(w http.ResponseWriter, req *http.Request) {
+	c, err := r.store.get(req.PathValue("case_id"))
+	switch {
+	case errors.Is(err, errNoCase):
+		writeError(w, http.StatusNotFound, "not_found_error", "no case "+strconv.Quote(req.PathValue("case_id")), nil)
+		return
+	case err != nil:
+		r.unreadable(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
+}
+
+// getCall: GET /v1/calls/{call_site_id} → every recorded occurrence, request and response.
+func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
+	id := req.PathValue("call_site_id")
+	refs := r.store.callsFor(id)
+	if len(refs) == 0 {
+		writeError(w, http.StatusNotFound, "not_found_error", "no recorded call "+strconv.Quote(id), nil)
+		return
+	}
+	type occurrence struct {
+		CaseID string           `json:"case_id"`
+		Step   *replaycase.Step `json:"step"`
+	}
+	out := struct {
+		CallSiteID  string       `json:"call_site_id"`
+		Occurrences []occurrence `json:"occurrences"`
+	}{CallSiteID: id}
+	for _, h := range refs {
+		st, err := r.store.llmStep(h)
+		if err != nil {
+			r.unreadable(w, err)
+			return
+		}
+		out.Occurrences = append(out.Occurrences, occurrence{h.caseID, st})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// listDivergences: GET /v1/divergences with the session in the X-Replay-Session header (or
+// ?session=) → that session's lenient answers. A session sees only its own log.
+func (r *replay) listDivergences(w http.ResponseWriter, req *http.Request) {
+	id := req.Header.Get(headerSession)
+	if id == "" {
+		id = req.URL.Query().Get("session")
+	}
+	if id == "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "name the session: X-Replay-Session header or ?session=", nil)
+		return
+	}
+	divs := []Divergence{}
+	r.sessions.peek(id, func(ses *session) { divs = append(divs, ses.divs...) })
+	writeJSON(w, http.StatusOK, map[string]any{"divergences": divs})
+}

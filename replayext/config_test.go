@@ -1,0 +1,74 @@
+package replayext
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/reprise-dev/reprise/replayext/internal/metadata"
+)
+
+func loadConfig(t *testing.T, name string) (*Config, error) {
+	t.Helper()
+	t.Setenv("REPRISE_SCRUB_KEY", "0123456789abcdef0123456789abcdef")
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, name).String())
+	require.NoError(t, err)
+	return cfg, sub.Unmarshal(cfg)
+}
+
+func TestLoadConfig(t *testing.T) {
+	def, err := loadConfig(t, "")
+	require.NoError(t, err)
+	require.NoError(t, confmap.Validate(def))
+	assert.Equal(t, DefaultEndpoint, def.NetAddr.Endpoint)
+	assert.Equal(t, "./reprise-data", def.Directory)
+	assert.Equal(t, 256, def.CaseCacheSize)
+	assert.Equal(t, ModeStrict, def.Mode)
+	assert.False(t, def.LocalDebug, "values never leave the server unless asked for")
+	assert.Equal(t, SessionsConfig{MaxSessions: 10_000, IdleTimeout: 15 * time.Minute}, def.Sessions)
+
+	custom, err := loadConfig(t, "custom")
+	require.NoError(t, err)
+	require.NoError(t, confmap.Validate(custom))
+	assert.Equal(t, "0.0.0.0:8790", custom.NetAddr.Endpoint)
+	require.True(t, custom.Auth.HasValue())
+	assert.Equal(t, "bearertokenauth/replay", custom.Auth.Get().Config.AuthenticatorID.String())
+	assert.Equal(t, "/var/lib/reprise/data", custom.Directory)
+	assert.Equal(t, 64, custom.CaseCacheSize)
+	assert.Equal(t, 5*time.Second, custom.RefreshInterval)
+	assert.Equal(t, ModeLenient, custom.Mode)
+	assert.True(t, custom.LocalDebug)
+	assert.Equal(t, SessionsConfig{MaxSessions: 500, IdleTimeout: 2 * time.Minute}, custom.Sessions)
+}
+
+func TestValidateNamesTheField(t *testing.T) {
+	bad, err := loadConfig(t, "bad")
+	require.NoError(t, err)
+	err = confmap.Validate(bad)
+	require.Error(t, err)
+	for _, want := range []string{"directory must not be empty", "case_cache_size must be positive, got 0", "refresh_interval must be positive, got 0s", "sessions.max_sessions must be at least 2, got 1", "sessions.idle_timeout must be positive, got -1s"} {
+		assert.ErrorContains(t, err, want)
+	}
+	_, err = loadConfig(t, "bad_mode")
+	assert.ErrorContains(t, err, `mode must be "strict" or "lenient", got "hybrid"`)
+}
+
+func TestModeNames(t *testing.T) {
+	for _, m := range []Mode{ModeStrict, ModeLenient} {
+		var back Mode
+		text, err := m.MarshalText()
+		require.NoError(t, err)
+		require.NoError(t, back.UnmarshalText(text))
+		assert.Equal(t, m, back)
+	}
+	assert.Equal(t, "Mode(7)", Mode(7).String())
+}

@@ -1,0 +1,209 @@
+package replayext
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reprise-dev/reprise/callsite"
+	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// syntheticCase is case i of a generated dataset: one model call whose prompt holds
+// contentBytes of text, with a call-site id of its own.
+func syntheticCase(i, contentBytes int) *replaycase.Case {
+	prompt := fmt.Sprintf("case %d: ", i) + strings.Repeat("lorem ipsum ", contentBytes/12)
+	start := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Millisecond)
+	c := &replaycase.Case{
+		CaseID: fmt.Sprintf("%032x", i), SchemaVersion: replaycase.SchemaVersion, Status: replaycase.StatusAccepted,
+		StartTime: start, EndTime: start.Add(time.Second), AgentName: "synthetic-agent",
+		Steps: []replaycase.Step{{
+			Index: 0, Kind: replaycase.StepLLM, StartTime: start,
+			ModelConfig:    replaycase.ModelConfig{RequestModel: "gpt-4o-mini"},
+			InputMessages:  []replaycase.Message{{Role: "user", Parts: []replaycase.Part{{Type: "text", Content: prompt}}}},
+			OutputMessages: []replaycase.Message{{Role: "assistant", FinishReason: "stop", Parts: []replaycase.Part{{Type: "text", Content: "answer " + strconv.Itoa(i)}}}},
+		}},
+	}
+	c.Steps[0].CallSiteID = callsite.FromStep(&c.Steps[0]).ID(nil)
+	return c
+}
+
+// generateDataset writes cases [from, to) into root in batches, as the exporter would.
+func generateDataset(tb testing.TB, root string, from, to, contentBytes int) {
+	tb.Helper()
+	w, err := dataset.NewWriter(dataset.WriterConfig{Root: root, Staging: root + ".staging", Compression: "zstd", MaxRowsPerFile: 50_000, RowGroupRows: 1000})
+	require.NoError(tb, err)
+	const batch = 10_000
+	for lo := from; lo < to; lo += batch {
+		var cases []*replaycase.Case
+		for i := lo; i < min(lo+batch, to); i++ {
+			cases = append(cases, syntheticCase(i, contentBytes))
+		}
+		_, err := w.Write(cases)
+		require.NoError(tb, err)
+	}
+}
+
+// heapInUse is the live heap. Two collections: the first moves sync.Pool contents (the Parquet
+// writer's buffers) to the victim cache, the second frees them.
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// The index holds no case content: memory per case stays far below what a case holds, and
+// content is read back from the files on demand. New files are picked up incrementally.
+func TestStoreMemoryIsBoundedByTheIndex(t *testing.T) {
+	const n, content = 5_000, 8 << 10
+	root := filepath.Join(t.TempDir(), "data")
+	generateDataset(t, root, 0, n, content)
+
+	before := heapInUse()
+	s := newStore(root, 16)
+	added, failed := s.refresh()
+	require.Empty(t, failed)
+	require.Equal(t, n, added)
+	perCase := (float64(heapInUse()) - float64(before)) / n
+	t.Logf("index: %.0f bytes per case (each case holds %d bytes of prompt)", perCase, content)
+	assert.Less(t, perCase, 1024.0, "the index must not hold case content")
+	assert.Greater(t, perCase, 0.0, "the measurement saw the index")
+
+	for _, i := range []int{0, 2_345, n - 1} {
+		c := syntheticCase(i, content)
+		key, hits := s.match(requestOf(c), "")
+		require.Len(t, hits, 1, "case %d", i)
+		assert.Equal(t, c.Steps[0].CallSiteID, key)
+		st, err := s.llmStep(hits[0])
+		require.NoError(t, err)
+		assert.Equal(t, "answer "+strconv.Itoa(i), st.OutputMessages[0].Parts[0].Content, "content read from the file")
+	}
+	for i := range 100 {
+		_, err := s.get(fmt.Sprintf("%032x", i))
+		require.NoError(t, err)
+	}
+	assert.LessOrEqual(t, len(s.cache.cases), 16, "the content cache stays at its size")
+
+	generateDataset(t, root, n, n+500, content)
+	added, failed = s.refresh()
+	require.Empty(t, failed)
+	assert.Equal(t, 500, added, "only the new files are read")
+	assert.True(t, s.has(fmt.Sprintf("%032x", n+499)))
+	added, _ = s.refresh()
+	assert.Zero(t, added)
+}
+
+// requestOf is the live request that matches a synthetic case's call.
+func requestOf(c *replaycase.Case) callsite.Request { return callsite.FromStep(&c.Steps[0]) }
+
+func TestStoreIgnoresDuplicatesAndUnknownCases(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	generateDataset(t, root, 0, 10, 100)
+	generateDataset(t, root, 5, 15, 100) // at-least-once delivery: 5..9 written twice
+	s := newStore(root, 4)
+	added, _ := s.refresh()
+	assert.Equal(t, 15, added)
+	_, err := s.get("nope")
+	assert.ErrorIs(t, err, errNoCase)
+	assert.Equal(t, fmt.Sprintf("%032x", 0), s.firstCase())
+	assert.Zero(t, s.llmCount("nope"))
+	assert.Empty(t, s.callsFor("not-a-call-site-id"))
+}
+
+// A file that cannot be read is retried on the next refresh, and its path is logged, never
+// served.
+func TestStoreRetriesUnreadableFiles(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	generateDataset(t, root, 0, 3, 100)
+	files, err := filepath.Glob(filepath.Join(root, "cases", "*", "*.parquet"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	good, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(files[0], good[:len(good)/2], 0o644))
+	s := newStore(root, 4)
+	added, failed := s.refresh()
+	assert.Zero(t, added)
+	assert.Contains(t, failed, files[0])
+	require.NoError(t, os.WriteFile(files[0], good, 0o644))
+	added, failed = s.refresh()
+	assert.Empty(t, failed)
+	assert.Equal(t, 3, added)
+}
+
+// TestGenerateScaleDataset writes a large synthetic dataset for the start-up and memory
+// measurement in docs/benchmarks.md; it runs only when asked:
+//
+//	REPRISE_SCALE_DIR=/tmp/scale REPRISE_SCALE_CASES=1000000 go test -run TestGenerateScaleDataset -timeout 60m ./replayext/
+func TestGenerateScaleDataset(t *testing.T) {
+	dir, cases := os.Getenv("REPRISE_SCALE_DIR"), os.Getenv("REPRISE_SCALE_CASES")
+	if dir == "" || cases == "" {
+		t.Skip("set REPRISE_SCALE_DIR and REPRISE_SCALE_CASES to generate the scale dataset")
+	}
+	n, err := strconv.Atoi(cases)
+	require.NoError(t, err)
+	start := time.Now()
+	generateDataset(t, dir, 0, n, 2<<10)
+	t.Logf("%d cases written to %s in %s", n, dir, time.Since(start).Round(time.Second))
+}
+
+// TestScaleIndex loads a dataset written by TestGenerateScaleDataset and reports the index's
+// live heap and load time; it runs only when asked (REPRISE_SCALE_DIR).
+func TestScaleIndex(t *testing.T) {
+	dir := os.Getenv("REPRISE_SCALE_DIR")
+	if dir == "" {
+		t.Skip("set REPRISE_SCALE_DIR to a dataset written by TestGenerateScaleDataset")
+	}
+	before := heapInUse()
+	start := time.Now()
+	s := newStore(dir, 256)
+	added, failed := s.refresh()
+	took := time.Since(start)
+	require.Empty(t, failed)
+	live := float64(heapInUse()) - float64(before)
+	t.Logf("%d cases indexed in %s; index live heap %.0f MiB (%.0f bytes per case)", added, took.Round(time.Millisecond), live/(1<<20), live/float64(added))
+	if p := os.Getenv("REPRISE_SCALE_HEAPPROFILE"); p != "" {
+		f, err := os.Create(p)
+		require.NoError(t, err)
+		require.NoError(t, pprof.WriteHeapProfile(f))
+		require.NoError(t, f.Close())
+	}
+	runtime.KeepAlive(s)
+}
+
+// A listing page reads its cases one pass per file, in the order asked, whatever the files.
+func TestGetManyReadsEachFileOnce(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	generateDataset(t, root, 0, 30, 100)
+	generateDataset(t, root, 30, 40, 100)
+	s := newStore(root, 4)
+	added, _ := s.refresh()
+	require.Equal(t, 40, added)
+	var ids []string
+	for _, i := range []int{35, 3, 4, 5, 29, 0, 31, 4} {
+		ids = append(ids, fmt.Sprintf("%032x", i))
+	}
+	_, err := s.get(ids[1]) // one of them cached
+	require.NoError(t, err)
+	cases, err := s.getMany(ids)
+	require.NoError(t, err)
+	require.Len(t, cases, len(ids))
+	for i, c := range cases {
+		assert.Equal(t, ids[i], c.CaseID)
+		assert.Nil(t, c.RawSpans)
+	}
+	_, err = s.getMany([]string{"nope"})
+	assert.ErrorIs(t, err, errNoCase)
+}

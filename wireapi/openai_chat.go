@@ -1,0 +1,578 @@
+package wireapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	gojson "github.com/goccy/go-json"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// OpenAI Chat Completions (POST /v1/chat/completions).
+
+// ChatRequest is what a Chat Completions request says about a model call, in the case
+// model's terms, plus how the caller wants the answer delivered.
+type ChatRequest struct {
+	Messages []replaycase.Message
+	Tools    []replaycase.ToolDefinition
+	// Params holds the model and the sampling parameters (RequestModel is the body's model).
+	Params replaycase.ModelConfig
+	// Stream is true when the caller asked for Server-Sent Events.
+	Stream bool
+	// IncludeUsage is stream_options.include_usage: a final chunk carries the usage.
+	IncludeUsage bool
+
+	// schemas are the tools' parameter schemas, as sent; ReadToolSchemas decodes them. Replay
+	// matches tools by name, so the live path never pays for them.
+	schemas []json.RawMessage
+}
+
+// ReadToolSchemas sets each tool definition's Parameters to its schema as the case model keeps
+// it (compact JSON, sorted keys).
+func (r *ChatRequest) ReadToolSchemas() error {
+	for i, raw := range r.schemas {
+		var err error
+		if r.Tools[i].Parameters, err = rawText(raw, fmt.Sprintf("tools[%d].function.parameters", i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chatBody is the wire shape of a request. Fields whose JSON type varies (content, stop,
+// tool_choice, arguments, schemas) stay raw and are read by the conversion below, which
+// knows their path for error messages. Fields not listed are accepted and ignored, as the
+// API's own optional fields are.
+type chatBody struct {
+	Model               *string         `json:"model"`
+	Messages            []*chatMessage  `json:"messages"`
+	Tools               []*chatTool     `json:"tools"`
+	Temperature         *float64        `json:"temperature"`
+	TopP                *float64        `json:"top_p"`
+	MaxTokens           *int64          `json:"max_tokens"`
+	MaxCompletionTokens *int64          `json:"max_completion_tokens"`
+	MaxOutputTokens     *int64          `json:"max_output_tokens"` // the Responses API spelling, found in recorded invocation parameters
+	Seed                *int64          `json:"seed"`
+	Stop                json.RawMessage `json:"stop"`
+	ToolChoice          json.RawMessage `json:"tool_choice"`
+	Stream              *bool           `json:"stream"`
+	StreamOptions       *chatStreamOpts `json:"stream_options"`
+}
+
+type chatStreamOpts struct {
+	IncludeUsage *bool `json:"include_usage"`
+}
+
+type chatMessage struct {
+	Role       *string         `json:"role"`
+	Name       string          `json:"name"`
+	Content    json.RawMessage `json:"content"`
+	ToolCalls  []*chatToolCall `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+}
+
+type chatToolCall struct {
+	ID       string          `json:"id"`
+	Type     string          `json:"type"`
+	Function *chatFunction   `json:"function"`
+	Name     string          `json:"name"`      // flat shape some instrumentations record
+	Args     json.RawMessage `json:"arguments"` // flat shape some instrumentations record
+}
+
+type chatFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Arguments   json.RawMessage `json:"arguments"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+type chatTool struct {
+	Type     string        `json:"type"`
+	Function *chatFunction `json:"function"`
+}
+
+type chatContentPart struct {
+	Type     *string `json:"type"`
+	Text     *string `json:"text"`
+	ImageURL *struct {
+		URL string `json:"url"`
+	} `json:"image_url"`
+}
+
+// chatRoles are the roles the API accepts, with the case model's name for each.
+var chatRoles = map[string]string{
+	"system":    "system",
+	"developer": "system", // the o-series name for system instructions
+	"user":      "user",
+	"assistant": "assistant",
+	"tool":      "tool",
+	"function":  "tool", // legacy function results
+}
+
+// ParseChatRequest reads a Chat Completions request body strictly: a JSON object with a model
+// and a non-empty messages array, every field the API documents of its documented type. It
+// is the one reader of request bodies: the replay endpoint reads live requests with it and
+// normalize reads the bodies instrumentations recorded. Errors are *RequestError.
+func ParseChatRequest(body []byte) (*ChatRequest, error) {
+	var b chatBody
+	if err := decodeObject(body, &b); err != nil {
+		return nil, err
+	}
+	if b.Model == nil || *b.Model == "" {
+		return nil, missing("model")
+	}
+	if b.Messages == nil {
+		return nil, missing("messages")
+	}
+	if len(b.Messages) == 0 {
+		return nil, invalidValue("messages", "a non-empty array")
+	}
+	r := &ChatRequest{}
+	var err error
+	if r.Params, err = b.params(); err != nil {
+		return nil, err
+	}
+	for i, m := range b.Messages {
+		msg, err := m.caseMessage(fmt.Sprintf("messages[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		r.Messages = append(r.Messages, msg)
+	}
+	for i, t := range b.Tools {
+		param := fmt.Sprintf("tools[%d]", i)
+		if t == nil || t.Function == nil {
+			return nil, missing(param + ".function")
+		}
+		if t.Function.Name == "" {
+			return nil, missing(param + ".function.name")
+		}
+		d := replaycase.ToolDefinition{Type: t.Type, Name: t.Function.Name, Description: t.Function.Description}
+		if d.Type == "" {
+			d.Type = "function"
+		}
+		if k := kind(t.Function.Parameters); k != 0 && k != 'n' && k != '{' {
+			return nil, invalidType(param+".function.parameters", "an object")
+		}
+		r.Tools = append(r.Tools, d)
+		r.schemas = append(r.schemas, t.Function.Parameters)
+	}
+	r.Stream = b.Stream != nil && *b.Stream
+	r.IncludeUsage = b.StreamOptions != nil && b.StreamOptions.IncludeUsage != nil && *b.StreamOptions.IncludeUsage
+	return r, nil
+}
+
+// ParseChatParams reads the model and sampling parameters from a body that may hold nothing
+// else (OpenInference records them apart, in llm.invocation_parameters).
+func ParseChatParams(body []byte) (replaycase.ModelConfig, error) {
+	var b chatBody
+	if err := decodeObject(body, &b); err != nil {
+		return replaycase.ModelConfig{}, err
+	}
+	return b.params()
+}
+
+func (b *chatBody) params() (replaycase.ModelConfig, error) {
+	mc := replaycase.ModelConfig{Temperature: b.Temperature, TopP: b.TopP, Seed: b.Seed}
+	if b.Model != nil {
+		mc.RequestModel = *b.Model
+	}
+	for _, n := range []*int64{b.MaxTokens, b.MaxCompletionTokens, b.MaxOutputTokens} {
+		if n != nil {
+			mc.MaxTokens = n
+			break
+		}
+	}
+	switch kind(b.Stop) {
+	case 0, 'n':
+	case '"':
+		var s string
+		_ = json.Unmarshal(b.Stop, &s)
+		mc.Stop = []string{s}
+	case '[':
+		if json.Unmarshal(b.Stop, &mc.Stop) != nil {
+			return mc, invalidType("stop", "a string or an array of strings")
+		}
+	default:
+		return mc, invalidType("stop", "a string or an array of strings")
+	}
+	var err error
+	mc.ToolChoice, err = rawText(b.ToolChoice, "tool_choice")
+	return mc, err
+}
+
+func (m *chatMessage) caseMessage(param string) (replaycase.Message, error) {
+	if m == nil {
+		return replaycase.Message{}, invalidType(param, "an object")
+	}
+	if m.Role == nil {
+		return replaycase.Message{}, missing(param + ".role")
+	}
+	role, ok := chatRoles[*m.Role]
+	if !ok {
+		return replaycase.Message{}, invalidValue(param+".role", "one of system, developer, user, assistant, tool, function")
+	}
+	msg := replaycase.Message{Role: role, Name: m.Name}
+	if role == "tool" && m.ToolCallID != "" {
+		result, err := rawText(m.Content, param+".content")
+		if err != nil {
+			return msg, err
+		}
+		msg.Parts = []replaycase.Part{{Type: "tool_call_response", ID: m.ToolCallID, Response: result}}
+		return msg, nil
+	}
+	parts, err := contentParts(m.Content, param+".content")
+	if err != nil {
+		return msg, err
+	}
+	msg.Parts = parts
+	for i, tc := range m.ToolCalls {
+		p, err := tc.casePart(fmt.Sprintf("%s.tool_calls[%d]", param, i))
+		if err != nil {
+			return msg, err
+		}
+		msg.Parts = append(msg.Parts, p)
+	}
+	return msg, nil
+}
+
+func (tc *chatToolCall) casePart(param string) (replaycase.Part, error) {
+	if tc == nil {
+		return replaycase.Part{}, invalidType(param, "an object")
+	}
+	p := replaycase.Part{Type: "tool_call", ID: tc.ID, Name: tc.Name}
+	args := tc.Args
+	if tc.Function != nil {
+		p.Name, args = tc.Function.Name, tc.Function.Arguments
+	}
+	var err error
+	p.Arguments, err = rawText(args, param+".function.arguments")
+	return p, err
+}
+
+// contentParts reads a message's content: null, a string, or an array of content parts.
+func contentParts(raw json.RawMessage, param string) ([]replaycase.Part, error) {
+	switch kind(raw) {
+	case 0, 'n':
+		return nil, nil
+	case '"':
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		if s == "" {
+			return nil, nil
+		}
+		return []replaycase.Part{{Type: "text", Content: s}}, nil
+	case '[':
+	default:
+		return nil, invalidType(param, "a string or an array of content parts")
+	}
+	var items []json.RawMessage
+	_ = json.Unmarshal(raw, &items)
+	out := make([]replaycase.Part, 0, len(items))
+	for i, item := range items {
+		p := fmt.Sprintf("%s[%d]", param, i)
+		var cp chatContentPart
+		if kind(item) != '{' || json.Unmarshal(item, &cp) != nil {
+			return nil, invalidType(p, "an object with a type")
+		}
+		if cp.Type == nil {
+			return nil, missing(p + ".type")
+		}
+		switch t := *cp.Type; t {
+		case "text", "input_text", "output_text":
+			if cp.Text == nil {
+				return nil, missing(p + ".text")
+			}
+			out = append(out, replaycase.Part{Type: "text", Content: *cp.Text})
+		case "image_url":
+			if cp.ImageURL == nil {
+				return nil, missing(p + ".image_url")
+			}
+			out = append(out, replaycase.Part{Type: "uri", Modality: "image", URI: cp.ImageURL.URL})
+		default: // audio, files, refusals…: kept whole, as recorded
+			text, _ := rawText(item, p)
+			out = append(out, replaycase.Part{Type: t, Content: text})
+		}
+	}
+	return out, nil
+}
+
+// decodeObject decodes a JSON object into v, turning decoding failures into request errors
+// that name the field and never quote the body.
+func decodeObject(body []byte, v any) error {
+	if kind(body) != '{' {
+		if len(bytes.TrimSpace(body)) == 0 {
+			return &RequestError{Code: "invalid_json", Message: "The request body is empty; expected a JSON object."}
+		}
+		if json.Valid(body) {
+			return &RequestError{Code: "invalid_type", Message: "The request body must be a JSON object."}
+		}
+		return &RequestError{Code: "invalid_json", Message: "The request body is not valid JSON."}
+	}
+	// goccy/go-json decodes the same typed structs as encoding/json, faster; the request body
+	// is the replay endpoint's hottest input. Its errors are less precise, so a body it refuses
+	// is decoded again by encoding/json, which names the field (refusals are the slow path).
+	// goccy is used only on a body that encoding/json's scanner accepts (goccy skips unknown
+	// fields without checking them) and that is valid UTF-8 (encoding/json replaces invalid
+	// bytes with U+FFFD, goccy keeps them). FuzzFastDecoderAgreesWithEncodingJSON checks that
+	// the two paths agree.
+	if json.Valid(body) && utf8.Valid(body) && gojson.UnmarshalNoEscape(body, v) == nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	err := dec.Decode(v)
+	if err == nil {
+		if _, extra := dec.Token(); extra != io.EOF {
+			return &RequestError{Code: "invalid_json", Message: "The request body has data after the JSON object."}
+		}
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return invalidType(te.Field, jsonTypeName(te.Type))
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &RequestError{Code: "invalid_json", Message: "The request body is not valid JSON (at byte " + strconv.FormatInt(se.Offset, 10) + ")."}
+	}
+	return &RequestError{Code: "invalid_json", Message: "The request body is not valid JSON."}
+}
+
+// jsonTypeName says which JSON type a Go field wants, for error messages.
+func jsonTypeName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Int64, reflect.Int:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	}
+	return "another type"
+}
+
+// kind is the first byte of a JSON value ('{', '[', '"', 'n', 't', 'f' or a digit), 0 when empty.
+func kind(raw []byte) byte {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return 0
+	}
+	return raw[0]
+}
+
+// rawText is a JSON value as the case model keeps it: a string as itself, null as "", any
+// other value as compact JSON with sorted keys and its numbers as written.
+func rawText(raw json.RawMessage, param string) (string, error) {
+	switch kind(raw) {
+	case 0, 'n':
+		return "", nil
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", invalidType(param, "a string")
+		}
+		return s, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return "", invalidType(param, "a JSON value")
+	}
+	var out strings.Builder
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return "", invalidType(param, "a JSON value")
+	}
+	return strings.TrimSuffix(out.String(), "\n"), nil
+}
+
+// Rendering a recorded step as a Chat Completions response.
+
+type chatCompletion struct {
+	ID      string       `json:"id"`
+	Object  string       `json:"object"`
+	Created int64        `json:"created"`
+	Model   string       `json:"model"`
+	Choices []chatChoice `json:"choices"`
+	Usage   *chatUsage   `json:"usage,omitempty"`
+}
+
+type chatChoice struct {
+	Index        int              `json:"index"`
+	Message      *chatOutMessage  `json:"message,omitempty"`
+	Delta        *chatDelta       `json:"delta,omitempty"`
+	FinishReason *string          `json:"finish_reason"`
+	Logprobs     *json.RawMessage `json:"logprobs"` // always null: logprobs are not recorded
+}
+
+// chatOutMessage is a full answer: content is null when the model answered with tool calls only.
+type chatOutMessage struct {
+	Role      string        `json:"role"`
+	Content   *string       `json:"content"`
+	ToolCalls []chatOutCall `json:"tool_calls,omitempty"`
+}
+
+// chatDelta is one streamed piece of an answer.
+type chatDelta struct {
+	Role      string        `json:"role,omitempty"`
+	Content   *string       `json:"content,omitempty"`
+	ToolCalls []chatOutCall `json:"tool_calls,omitempty"`
+}
+
+type chatOutCall struct {
+	Index    *int   `json:"index,omitempty"`
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Function struct {
+		Name      string `json:"name,omitempty"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type chatUsage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+}
+
+// WriteChatResponse answers req with the recorded step: a chat.completion object, or, when
+// req asked to stream, Server-Sent Events.
+func WriteChatResponse(w http.ResponseWriter, req *ChatRequest, st *replaycase.Step) {
+	if req.Stream {
+		writeChatStream(w, st, req.IncludeUsage)
+		return
+	}
+	out := chatCompletion{ID: responseID(st), Object: "chat.completion", Created: st.StartTime.Unix(), Model: responseModel(st), Choices: make([]chatChoice, 0, len(st.OutputMessages)), Usage: usage(st.Usage)}
+	for i, m := range st.OutputMessages {
+		content, calls := outputMessage(m)
+		finish := finishReason(m.FinishReason)
+		out.Choices = append(out.Choices, chatChoice{Index: i, Message: &chatOutMessage{Role: "assistant", Content: content, ToolCalls: calls}, FinishReason: &finish})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(out)
+}
+
+// writeChatStream sends the recorded response as Chat Completions Server-Sent Events: the
+// role, the content, each tool call (id and name, then arguments), the finish reason, the
+// usage chunk when asked for, and [DONE].
+func writeChatStream(w http.ResponseWriter, st *replaycase.Step, includeUsage bool) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	send := func(c chatCompletion) {
+		c.ID, c.Object, c.Created, c.Model = responseID(st), "chat.completion.chunk", st.StartTime.Unix(), responseModel(st)
+		buf.Reset()
+		buf.WriteString("data: ")
+		_ = enc.Encode(c) // ends with the newline
+		buf.WriteByte('\n')
+		_, _ = w.Write(buf.Bytes())
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	delta := func(i int, d chatDelta, finish *string) chatCompletion {
+		return chatCompletion{Choices: []chatChoice{{Index: i, Delta: &d, FinishReason: finish}}}
+	}
+	empty := ""
+	for i, m := range st.OutputMessages {
+		content, calls := outputMessage(m)
+		send(delta(i, chatDelta{Role: "assistant", Content: &empty}, nil))
+		if content != nil {
+			send(delta(i, chatDelta{Content: content}, nil))
+		}
+		for j, tc := range calls {
+			head := tc
+			head.Index, head.Function.Arguments = &j, ""
+			send(delta(i, chatDelta{ToolCalls: []chatOutCall{head}}, nil))
+			var args chatOutCall
+			args.Index, args.Function.Arguments = &j, tc.Function.Arguments
+			send(delta(i, chatDelta{ToolCalls: []chatOutCall{args}}, nil))
+		}
+		finish := finishReason(m.FinishReason)
+		send(delta(i, chatDelta{}, &finish))
+	}
+	if includeUsage {
+		send(chatCompletion{Choices: []chatChoice{}, Usage: usage(st.Usage)})
+	}
+	_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	if flusher != nil {
+		flusher.Flush()
+	}
+}
+
+// outputMessage renders a recorded output message's text and tool calls.
+func outputMessage(m replaycase.Message) (content *string, calls []chatOutCall) {
+	var text []string
+	for _, p := range m.Parts {
+		switch p.Type {
+		case "tool_call":
+			var tc chatOutCall
+			tc.ID, tc.Type = p.ID, "function"
+			tc.Function.Name, tc.Function.Arguments = p.Name, p.Arguments
+			calls = append(calls, tc)
+		case "text":
+			text = append(text, p.Content)
+		}
+	}
+	if len(text) > 0 {
+		s := strings.Join(text, "")
+		content = &s
+	}
+	return content, calls
+}
+
+// finishReason maps a case-model finish reason back to the Chat Completions value.
+func finishReason(f string) string {
+	switch f {
+	case "tool_call":
+		return "tool_calls"
+	case "":
+		return "stop"
+	}
+	return f
+}
+
+func responseID(st *replaycase.Step) string {
+	if st.ResponseID != "" {
+		return st.ResponseID
+	}
+	return "chatcmpl-" + strings.TrimPrefix(st.CallSiteID, "cs_")
+}
+
+func responseModel(st *replaycase.Step) string {
+	if st.ModelConfig.ResponseModel != "" {
+		return st.ModelConfig.ResponseModel
+	}
+	return st.ModelConfig.RequestModel
+}
+
+func usage(u replaycase.Usage) *chatUsage {
+	return &chatUsage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.TotalTokens}
+}
