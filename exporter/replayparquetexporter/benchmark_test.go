@@ -6,7 +6,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -76,4 +79,52 @@ func BenchmarkWriteCases(b *testing.B) {
 	b.ReportMetric(float64(cases*b.N)/b.Elapsed().Seconds(), "cases/s")
 	b.ReportMetric(float64(dirSize(b, cfg.Directory))/float64(cases*b.N), "dataset_B/case")
 	b.ReportMetric(float64(gz)/float64(cases), "otlp_json_gzip_B/case")
+}
+
+// BenchmarkBatchMemory measures the heap one batch costs while it is written: the peak of live
+// heap objects above what was live before, sampled every millisecond, next to the batch's
+// size as the queue counts it (OTLP protobuf bytes). With num_consumers batches written at
+// once, the exporter holds at most queue_size + num_consumers × (batch + this peak).
+// Run: go test -run '^$' -bench BatchMemory -benchtime 5x ./exporter/replayparquetexporter/
+func BenchmarkBatchMemory(b *testing.B) {
+	canonical, _, _ := benchInput(b)
+	batchBytes := (&ptrace.ProtoMarshaler{}).TracesSize(canonical)
+	cfg := testConfig(b)
+	exp := newExporter(b, cfg)
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	live := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	var worst uint64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		before := live()
+		done := make(chan struct{})
+		peak := make(chan uint64)
+		go func() {
+			var max uint64
+			tick := time.NewTicker(time.Millisecond)
+			defer tick.Stop()
+			for {
+				if v := live(); v > max {
+					max = v
+				}
+				select {
+				case <-done:
+					peak <- max
+					return
+				case <-tick.C:
+				}
+			}
+		}()
+		require.NoError(b, exp.ConsumeTraces(context.Background(), canonical))
+		close(done)
+		if p := <-peak; p > before && p-before > worst {
+			worst = p - before
+		}
+	}
+	b.StopTimer()
+	require.NoError(b, exp.Shutdown(context.Background()))
+	b.ReportMetric(float64(batchBytes)/(1<<20), "batch_MiB")
+	b.ReportMetric(float64(worst)/(1<<20), "peak_heap_MiB")
+	b.ReportMetric(float64(worst)/float64(batchBytes), "peak_heap/batch_byte")
 }

@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/config/configretry"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	"github.com/reprise-dev/reprise/dataset"
 )
 
 // Config of the replay_parquet exporter.
@@ -30,10 +33,12 @@ type Config struct {
 	Compression string `mapstructure:"compression"`
 
 	// Timeout, sending_queue and retry_on_failure are the collector's exporterhelper settings.
-	// sending_queue.batch decides when a file is written: when the batch reaches min_size or
-	// after flush_timeout (the visibility interval, default 10s). With
-	// sending_queue.storage set to a file_storage extension, cases the exporter accepted
-	// survive a crash.
+	// sending_queue.batch decides when a file is written: when the batch reaches min_size
+	// (default 4 MiB) or after flush_timeout (the visibility interval, default 10s). The
+	// queue is counted in bytes (sizer must be bytes; queue_size default 64 MiB,
+	// num_consumers default 2), which bounds the exporter's memory; when it is full, new
+	// batches are refused with a retryable error. With sending_queue.storage set to a
+	// file_storage extension, cases the exporter accepted survive a crash.
 	TimeoutConfig exporterhelper.TimeoutConfig                             `mapstructure:",squash"`
 	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
 	RetryConfig   configretry.BackOffConfig                                `mapstructure:"retry_on_failure"`
@@ -56,8 +61,11 @@ func (c *Config) Validate() error {
 	if c.RowGroupRows <= 0 {
 		errs = append(errs, fmt.Errorf("row_group_rows must be positive, got %d", c.RowGroupRows))
 	}
-	if _, ok := codecs[c.Compression]; !ok {
-		errs = append(errs, fmt.Errorf("compression must be one of zstd, snappy, gzip, none; got %q", c.Compression))
+	if !slices.Contains(dataset.Compressions(), c.Compression) {
+		errs = append(errs, fmt.Errorf("compression must be one of %s; got %q", strings.Join(dataset.Compressions(), ", "), c.Compression))
+	}
+	if c.QueueConfig.HasValue() && c.QueueConfig.Get().Sizer != exporterhelper.RequestSizerTypeBytes {
+		errs = append(errs, fmt.Errorf("sending_queue.sizer must be bytes, got %q: a queue counted in requests or items holds data of any size, so its memory has no bound", c.QueueConfig.Get().Sizer.String()))
 	}
 	if c.QueueConfig.HasValue() && c.QueueConfig.Get().Batch.HasValue() && c.QueueConfig.Get().Batch.Get().MaxSize > 0 {
 		errs = append(errs, errors.New("sending_queue.batch.max_size must be 0: splitting a batch could split a case across files; bound batches with min_size and flush_timeout"))

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
 	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadata"
 )
@@ -32,6 +33,10 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, "reprise-data.staging", def.staging())
 	batch := def.QueueConfig.Get().Batch.Get()
 	assert.Equal(t, 10*time.Second, batch.FlushTimeout, "a case is visible within 10 s by default")
+	queue := def.QueueConfig.Get()
+	assert.Equal(t, exporterhelper.RequestSizerTypeBytes, queue.Sizer, "the queue's memory is bounded in bytes")
+	assert.Equal(t, int64(64<<20), queue.QueueSize)
+	assert.Equal(t, 2, queue.NumConsumers)
 
 	custom := loadConfig(t, "custom")
 	require.NoError(t, confmap.Validate(custom))
@@ -51,8 +56,9 @@ func TestLoadConfig(t *testing.T) {
 func TestValidateNamesTheField(t *testing.T) {
 	for name, want := range map[string][]string{
 		"staging_inside": {"staging_directory (data/.staging) must be outside directory (data)"},
-		"bad":            {"directory must not be empty", "max_rows_per_file must be positive, got 0", "row_group_rows must be positive, got -1", `compression must be one of zstd, snappy, gzip, none; got "lzma"`},
+		"bad":            {"directory must not be empty", "max_rows_per_file must be positive, got 0", "row_group_rows must be positive, got -1", `compression must be one of gzip, none, snappy, zstd; got "lzma"`},
 		"split_batches":  {"sending_queue.batch.max_size must be 0"},
+		"requests_queue": {`sending_queue.sizer must be bytes, got "requests"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := confmap.Validate(loadConfig(t, name))

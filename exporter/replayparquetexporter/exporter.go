@@ -2,27 +2,31 @@ package replayparquetexporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadata"
-	"github.com/reprise-dev/reprise/replaycase"
 )
 
+// parquetExporter is a thin component over package dataset, which owns the layout, the
+// schema and publishing: it decodes the case spans it receives and hands them to a
+// dataset.Writer, and turns what happened into telemetry.
 type parquetExporter struct {
 	cfg       *Config
 	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
-	datasets  *datasets
+	writer    *dataset.Writer
+	// writerOptions are passed to the dataset writer (tests inject write failures with them).
+	writerOptions []dataset.Option
 }
 
 func newParquetExporter(set exporter.Settings, cfg *Config) (*parquetExporter, error) {
@@ -33,65 +37,120 @@ func newParquetExporter(set exporter.Settings, cfg *Config) (*parquetExporter, e
 	return &parquetExporter{cfg: cfg, logger: set.Logger, telemetry: tb}, nil
 }
 
-// staleAfter is how old a staged file must be before start removes it: it was left by a
-// process that died while writing (its cases are still in that process's queue, if persistent).
+// staleAfter is how old an uncommitted batch in staging must be before start deletes it: it was
+// left by a process that died while writing (its cases are still in that process's queue, if
+// persistent). A younger one may belong to another collector writing into the same root.
 const staleAfter = 15 * time.Minute
 
 func (e *parquetExporter) start(context.Context, component.Host) error {
-	root, staging := filepath.Clean(e.cfg.Directory), e.cfg.staging()
-	for _, dir := range []string{root, staging} {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("replay_parquet: %w", err)
-		}
+	w, err := dataset.NewWriter(dataset.WriterConfig{
+		Root: e.cfg.Directory, Staging: e.cfg.staging(), Compression: e.cfg.Compression,
+		MaxRowsPerFile: e.cfg.MaxRowsPerFile, RowGroupRows: e.cfg.RowGroupRows,
+	}, e.writerOptions...)
+	if err != nil {
+		return fmt.Errorf("replay_parquet: %w", err)
 	}
-	if err := checkSameFilesystem(root, staging); err != nil {
-		return fmt.Errorf("replay_parquet: staging_directory %s and directory %s: %w", staging, root, err)
+	rec, err := w.Recover(time.Now().Add(-staleAfter))
+	for _, f := range rec.RolledForward {
+		e.logger.Warn("published a file of a batch committed before a crash", zap.String("file", f.Path), zap.Int("rows", f.Rows))
 	}
-	removeStale(staging, time.Now().Add(-staleAfter), e.logger)
-	e.datasets = newDatasets(root, staging, e.cfg, e.telemetry)
+	if rec.RolledBack > 0 {
+		e.logger.Info("deleted batches left uncommitted by an interrupted write", zap.Int("batches", rec.RolledBack))
+	}
+	if err != nil {
+		return fmt.Errorf("replay_parquet: recovering staging directory %s: %w", e.cfg.staging(), err)
+	}
+	e.writer = w
 	return nil
 }
 
-// push writes one batch of cases: every file is complete and published (renamed into the
-// dataset) before push returns, so the queue only drops cases that are on disk.
-func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
-	cases, err := replaycase.Decode(td)
-	if err != nil {
-		return consumererror.NewPermanent(fmt.Errorf("not replay cases in the canonical form (is the replay_case processor in this pipeline?): %w", err))
-	}
-	if len(cases) == 0 {
+func (e *parquetExporter) shutdown(context.Context) error {
+	if e.writer == nil {
 		return nil
 	}
-	return e.datasets.write(ctx, cases)
+	return e.writer.Close()
 }
 
-// checkSameFilesystem proves that a file can be renamed from staging into root.
-func checkSameFilesystem(root, staging string) error {
-	f, err := os.CreateTemp(staging, "probe-*.tmp")
-	if err != nil {
-		return err
+// push writes one batch of cases: every file is complete and published before push returns,
+// so the queue only drops cases that are on disk. A case whose spans cannot be decoded becomes
+// a quarantine row instead of failing the batch. A batch that cannot be written is
+// dead-lettered under failed/ and the error returned, so that the queue retries it; the retry
+// that succeeds removes the dead letter.
+func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
+	batch := decodeCases(td)
+	e.recordDecode(ctx, batch)
+	if len(batch.cases) == 0 {
+		return nil
 	}
-	f.Close()
-	target := filepath.Join(root, "."+filepath.Base(f.Name()))
-	if err := os.Rename(f.Name(), target); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("cannot rename between them (they must be on the same filesystem): %w", err)
+	ids := make([]string, len(batch.cases))
+	for i, c := range batch.cases {
+		ids[i] = c.CaseID
 	}
-	return os.Remove(target)
+	key := dataset.DeadLetterKey(ids)
+	res, err := e.writer.Write(batch.cases)
+	e.telemetry.ExporterReplayParquetInvalidUtf8Repaired.Add(ctx, int64(res.RepairedStrings))
+	switch {
+	case err == nil:
+		e.recordFiles(ctx, res)
+		if cleared, err := e.writer.ClearDeadLetter(key); cleared {
+			e.logger.Info("a dead-lettered batch was written on retry; its dead letter is removed", zap.String("path", e.writer.DeadLetterPath(key)))
+		} else if err != nil {
+			e.logger.Error("cannot remove the dead letter of a batch that is now written; re-driving it would duplicate its cases", zap.String("path", e.writer.DeadLetterPath(key)), zap.Error(err))
+		}
+		return nil
+	case errors.Is(err, dataset.ErrCommitted):
+		// The batch is durable in staging; the next write or the next start publishes it.
+		// Returning the error would make the queue write it a second time.
+		e.logger.Error("a written batch could not be published yet; it is published by the next write or at the next start", zap.Strings("case_ids", ids), zap.Error(err))
+		return nil
+	}
+	e.deadLetter(ctx, key, td, ids, err)
+	return err
 }
 
-func removeStale(staging string, before time.Time, logger *zap.Logger) {
-	entries, err := os.ReadDir(staging)
+// deadLetter stores the batch under failed/ after a failed write, and says so at error level
+// with every case id: if the queue's retries run out, these are the cases to re-drive.
+func (e *parquetExporter) deadLetter(ctx context.Context, key string, td ptrace.Traces, ids []string, writeErr error) {
+	e.telemetry.ExporterReplayParquetWriteFailures.Add(ctx, 1)
+	payload, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(td)
+	path := e.writer.DeadLetterPath(key)
+	created := false
+	if err == nil {
+		path, created, err = e.writer.DeadLetter(key, payload)
+	}
 	if err != nil {
+		e.logger.Error("writing a batch failed and it could not be dead-lettered either; the queue retries it, and its cases are lost if the retries run out",
+			zap.Strings("case_ids", ids), zap.NamedError("write_error", writeErr), zap.NamedError("dead_letter_error", err))
 		return
 	}
-	for _, entry := range entries {
-		info, err := entry.Info()
-		if err != nil || !strings.HasSuffix(entry.Name(), ".tmp") || info.ModTime().After(before) {
-			continue
+	if created {
+		e.telemetry.ExporterReplayParquetCasesDeadLettered.Add(ctx, int64(len(ids)))
+	}
+	e.logger.Error("writing a batch failed; its cases are dead-lettered and the queue retries it",
+		zap.String("dead_letter", path), zap.Strings("case_ids", ids), zap.Error(writeErr))
+}
+
+func (e *parquetExporter) recordDecode(ctx context.Context, batch decoded) {
+	e.telemetry.ExporterReplayParquetSpansIgnored.Add(ctx, int64(batch.ignored))
+	e.telemetry.ExporterReplayParquetCasesIsolated.Add(ctx, int64(batch.isolated))
+	for _, c := range batch.cases {
+		if c.HasReason(reasonUndecodable) {
+			e.logger.Warn("case spans could not be decoded; written to quarantine/", zap.String("case_id", c.CaseID),
+				zap.String("trace_id", c.Provenance.TraceID), zap.String("detail", c.Reasons[len(c.Reasons)-1].Detail))
 		}
-		if os.Remove(filepath.Join(staging, entry.Name())) == nil {
-			logger.Info("removed a file left by an interrupted write", zap.String("file", entry.Name()))
-		}
+	}
+	for _, d := range batch.dropped {
+		e.telemetry.ExporterReplayParquetSpansDropped.Add(ctx, int64(d.spans))
+		e.logger.Error("case spans dropped: they cannot be decoded and carry no trace or span id to quarantine them under",
+			zap.String("claimed_case_id", d.claimed), zap.Int("spans", d.spans), zap.Error(d.err))
+	}
+}
+
+func (e *parquetExporter) recordFiles(ctx context.Context, res dataset.Result) {
+	for _, f := range res.Files {
+		attrs := metric.WithAttributes(attribute.String("dataset", f.Dataset))
+		e.telemetry.ExporterReplayParquetFilesWritten.Add(ctx, 1, attrs)
+		e.telemetry.ExporterReplayParquetRowsWritten.Add(ctx, int64(f.Rows), attrs)
+		e.telemetry.ExporterReplayParquetBytesWritten.Add(ctx, f.Bytes, attrs)
 	}
 }

@@ -4,10 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sort"
+	"syscall"
 	"testing"
-	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
@@ -19,8 +18,15 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.uber.org/zap"
 
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadata"
+	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadatatest"
+	"github.com/reprise-dev/reprise/internal/testdataset/faults"
+	"github.com/reprise-dev/reprise/internal/testdataset/roundtrip"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/internal/testpipeline"
 	"github.com/reprise-dev/reprise/replaycase"
@@ -49,8 +55,12 @@ func pipeline(t *testing.T, cfg *Config, runs ...string) []*replaycase.Case {
 	return emitted
 }
 
+// files lists the files under root (none when root does not exist), relative and sorted.
 func files(t *testing.T, root string) []string {
 	var out []string
+	if _, err := os.Stat(root); os.IsNotExist(err) {
+		return nil
+	}
 	require.NoError(t, filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			rel, _ := filepath.Rel(root, path)
@@ -79,7 +89,7 @@ func TestFixturesBecomeDatasets(t *testing.T) {
 
 	layout := files(t, cfg.Directory)
 	require.Len(t, layout, 3, "one file per dataset: %v", layout)
-	for i, dataset := range []string{datasetCases, datasetQuarantine, datasetSteps} {
+	for i, dataset := range []string{dataset.Cases, dataset.Quarantine, dataset.Steps} {
 		assert.Regexp(t, `^`+dataset+`/dt=2026-11-30/part-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}\.zstd\.parquet$`, layout[i])
 	}
 	assert.Empty(t, files(t, cfg.staging()), "nothing is left in staging")
@@ -93,15 +103,15 @@ func TestFixturesBecomeDatasets(t *testing.T) {
 		}
 	}
 	sortCases(accepted)
-	gotCases := readAll[replaycase.Case](t, cfg.Directory, datasetCases)
+	gotCases := readAll[replaycase.Case](t, cfg.Directory, dataset.Cases)
 	sortCases(gotCases)
 	require.Len(t, gotCases, 2)
 	for i := range accepted {
-		assertSameCase(t, accepted[i], gotCases[i])
+		roundtrip.AssertSameCase(t, accepted[i], gotCases[i])
 	}
-	gotQuarantine := readAll[replaycase.Case](t, cfg.Directory, datasetQuarantine)
+	gotQuarantine := readAll[replaycase.Case](t, cfg.Directory, dataset.Quarantine)
 	require.Len(t, gotQuarantine, 1)
-	assertSameCase(t, quarantined[0], gotQuarantine[0])
+	roundtrip.AssertSameCase(t, quarantined[0], gotQuarantine[0])
 	assert.NotEmpty(t, gotQuarantine[0].RawSpans, "quarantine keeps the raw spans for a re-drive")
 	raw, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(gotQuarantine[0].RawSpans)
 	require.NoError(t, err)
@@ -110,7 +120,7 @@ func TestFixturesBecomeDatasets(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 8, events.LogRecordCount())
 
-	steps := readAll[StepRow](t, cfg.Directory, datasetSteps)
+	steps := readAll[dataset.StepRow](t, cfg.Directory, dataset.Steps)
 	require.Len(t, steps, 8, "4 steps for each accepted case")
 	for _, st := range steps {
 		assert.Contains(t, []string{accepted[0].CaseID, accepted[1].CaseID}, st.CaseID)
@@ -120,47 +130,6 @@ func TestFixturesBecomeDatasets(t *testing.T) {
 
 func sortCases(cs []replaycase.Case) {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].CaseID < cs[j].CaseID })
-}
-
-// assertSameCase compares a case read from Parquet with the emitted one. Parquet keeps
-// microseconds, has no nil/empty distinction for lists and maps, and stores empty optional
-// strings as NULL (read back as ""), so both sides are normalized for those first.
-func assertSameCase(t *testing.T, want, got replaycase.Case) {
-	t.Helper()
-	normalize(reflect.ValueOf(&want).Elem())
-	normalize(reflect.ValueOf(&got).Elem())
-	assert.Equal(t, want, got)
-}
-
-func normalize(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if !v.IsNil() {
-			normalize(v.Elem())
-		}
-	case reflect.Slice, reflect.Map:
-		if v.Len() == 0 {
-			if v.CanSet() {
-				v.Set(reflect.Zero(v.Type()))
-			}
-			return
-		}
-		if v.Kind() == reflect.Slice {
-			for i := 0; i < v.Len(); i++ {
-				normalize(v.Index(i))
-			}
-		}
-	case reflect.Struct:
-		if tm, ok := v.Addr().Interface().(*time.Time); ok {
-			*tm = tm.Truncate(time.Microsecond).UTC()
-			return
-		}
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				normalize(v.Field(i))
-			}
-		}
-	}
 }
 
 func TestFooterNamesTheSchemaVersion(t *testing.T) {
@@ -173,7 +142,7 @@ func TestFooterNamesTheSchemaVersion(t *testing.T) {
 	info, _ := f.Stat()
 	pf, err := parquet.OpenFile(f, info.Size())
 	require.NoError(t, err)
-	v, ok := pf.Lookup(SchemaVersionKey)
+	v, ok := pf.Lookup(dataset.SchemaVersionKey)
 	assert.True(t, ok)
 	assert.Equal(t, replaycase.SchemaVersion, v)
 }
@@ -199,21 +168,53 @@ func TestLargeValuesDoNotBloatTheFile(t *testing.T) {
 		}
 		return total
 	}
-	t.Logf("cases/: %d bytes for 6 copies of %d; steps/: %d bytes for 4 copies", size(datasetCases), perValue, size(datasetSteps))
-	assert.Less(t, size(datasetCases), int64(6*perValue))
-	assert.Less(t, size(datasetSteps), int64(4*perValue))
-	got := readAll[replaycase.Case](t, cfg.Directory, datasetCases)
+	t.Logf("cases/: %d bytes for 6 copies of %d; steps/: %d bytes for 4 copies", size(dataset.Cases), perValue, size(dataset.Steps))
+	assert.Less(t, size(dataset.Cases), int64(6*perValue))
+	assert.Less(t, size(dataset.Steps), int64(4*perValue))
+	got := readAll[replaycase.Case](t, cfg.Directory, dataset.Cases)
 	require.Len(t, got, 1)
 	assert.Equal(t, c.ToolCalls[0].Result, got[0].ToolCalls[0].Result)
 }
 
-func TestPushRejectsDataThatIsNotCases(t *testing.T) {
-	exp := newExporter(t, testConfig(t))
-	td := ptrace.NewTraces()
-	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	sp.Attributes().PutStr(replaycase.AttrCaseID, "abc")
-	sp.Attributes().PutInt(replaycase.AttrStepIndex, 0)
-	err := exp.ConsumeTraces(context.Background(), td)
-	assert.ErrorContains(t, err, "not replay cases in the canonical form")
-	require.NoError(t, exp.Shutdown(context.Background()))
+// Disk full until the retries ran out used to leave cases/ rows without their steps/ rows and
+// lose the batch's other cases with the error visible only at INFO.
+func TestWriteFailureDeadLettersTheBatch(t *testing.T) {
+	td, cases := caseSpans(t, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent)
+	cfg := testConfig(t)
+	cfg.RetryConfig.Enabled = false // one attempt: the queue's retries are not under test
+	full := newObserved(t, cfg, faults.DiskFull(4096, dataset.Steps))
+	err := full.ConsumeTraces(context.Background(), td)
+	require.ErrorIs(t, err, syscall.ENOSPC)
+	require.NoError(t, full.Shutdown(context.Background()))
+
+	for _, d := range []string{dataset.Cases, dataset.Steps, dataset.Quarantine} {
+		assert.NoDirExists(t, filepath.Join(cfg.Directory, d), "no file of the failed batch is visible")
+	}
+	dead := files(t, filepath.Join(cfg.Directory, dataset.Failed))
+	require.Len(t, dead, 1)
+	assert.Regexp(t, `^batch-[0-9a-f]{32}\.otlp\.binpb$`, dead[0])
+	payload, err := os.ReadFile(filepath.Join(cfg.Directory, dataset.Failed, dead[0]))
+	require.NoError(t, err)
+	redrive, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(payload)
+	require.NoError(t, err)
+	again, err := replaycase.Decode(redrive)
+	require.NoError(t, err, "the dead letter holds the batch's case spans in the canonical form")
+	require.Len(t, again, len(cases))
+
+	logged := full.logs.FilterLevelExact(zap.ErrorLevel).FilterMessageSnippet("dead-lettered").All()
+	require.Len(t, logged, 1)
+	ids, _ := logged[0].ContextMap()["case_ids"].([]any)
+	assert.Len(t, ids, 3, "every case id of the batch is logged")
+	metadatatest.AssertEqualExporterReplayParquetWriteFailures(t, full.tel, []metricdata.DataPoint[int64]{{Value: 1}}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
+	metadatatest.AssertEqualExporterReplayParquetCasesDeadLettered(t, full.tel, []metricdata.DataPoint[int64]{{Value: 3}}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
+
+	// The disk has space again and the queue retries the batch (here: the same spans again,
+	// into a restarted exporter): it is written, and its dead letter removed.
+	fine := newObserved(t, cfg)
+	require.NoError(t, fine.ConsumeTraces(context.Background(), redrive))
+	require.NoError(t, fine.Shutdown(context.Background()))
+	assert.Len(t, readAll[replaycase.Case](t, cfg.Directory, dataset.Cases), 2)
+	assert.Len(t, readAll[dataset.StepRow](t, cfg.Directory, dataset.Steps), 8)
+	assert.Len(t, readAll[replaycase.Case](t, cfg.Directory, dataset.Quarantine), 1)
+	assert.Empty(t, files(t, filepath.Join(cfg.Directory, dataset.Failed)), "the retry that succeeded removed the dead letter")
 }

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadata"
 )
 
@@ -21,11 +22,22 @@ func NewFactory() exporter.Factory {
 }
 
 func createDefaultConfig() component.Config {
+	// The queue is counted in bytes so that what it holds in memory has a bound: a queue of
+	// requests holds requests of any size. When it is full, new batches are refused with a
+	// retryable error (the processor keeps them and refuses new data upstream) instead of
+	// being accepted into an unbounded backlog. Two consumers keep both cores busy writing
+	// while bounding the batches being encoded at once.
 	queue := exporterhelper.NewDefaultQueueConfig()
+	queue.Sizer = exporterhelper.RequestSizerTypeBytes
+	queue.QueueSize = 64 << 20
+	queue.NumConsumers = 2
 	batch := exporterhelper.NewDefaultBatchConfig()
 	batch.FlushTimeout = 10 * time.Second // a case is visible within 10 s of reaching the exporter
 	batch.Sizer = exporterhelper.RequestSizerTypeBytes
-	batch.MinSize = 16 << 20 // or as soon as 16 MiB of cases are waiting
+	// or as soon as 4 MiB of cases (OTLP protobuf bytes) are waiting: writing a batch holds
+	// about 7 times its size in memory (BenchmarkBatchMemory), so the batch size bounds the
+	// memory of each consumer.
+	batch.MinSize = 4 << 20
 	queue.Batch = configoptional.Some(batch)
 	return &Config{
 		Directory:      "./reprise-data",
@@ -39,13 +51,19 @@ func createDefaultConfig() component.Config {
 }
 
 func createTraces(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
-	c := cfg.(*Config)
+	return newTraces(ctx, set, cfg.(*Config))
+}
+
+// newTraces is createTraces with options for the dataset writer (tests inject failures).
+func newTraces(ctx context.Context, set exporter.Settings, c *Config, opts ...dataset.Option) (exporter.Traces, error) {
 	e, err := newParquetExporter(set, c)
 	if err != nil {
 		return nil, err
 	}
-	return exporterhelper.NewTraces(ctx, set, cfg, e.push,
+	e.writerOptions = opts
+	return exporterhelper.NewTraces(ctx, set, c, e.push,
 		exporterhelper.WithStart(e.start),
+		exporterhelper.WithShutdown(e.shutdown),
 		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
 		exporterhelper.WithTimeout(c.TimeoutConfig),
 		exporterhelper.WithRetry(c.RetryConfig),

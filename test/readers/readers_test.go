@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/internal/testdataset"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/internal/testpipeline"
@@ -229,4 +230,36 @@ func TestArrowReadsLargeValues(t *testing.T) {
 	}
 	assert.True(t, found)
 	assert.Len(t, cases[0].ToolCalls[0].Result, size)
+}
+
+// Invalid UTF-8 in one string used to make DuckDB refuse every query over the dataset ("not
+// valid UTF8"), the file's other cases included. The exporter repairs it to U+FFFD.
+func TestDuckDBReadsCasesThatHeldInvalidUTF8(t *testing.T) {
+	cases := testpipeline.Run(t, nil, testfixtures.OTelEvents, testfixtures.Traceloop)
+	require.Len(t, cases, 2)
+	bad := cases[0]
+	bad.AgentName = "weather-bot\xff"
+	bad.InputMessages[len(bad.InputMessages)-1].Parts[0].Content = "Paris?\xc3("
+	bad.Steps[1].Name = "chat \xe2\x82"
+	td := ptrace.NewTraces()
+	for _, c := range cases {
+		require.NoError(t, replaycase.Encode(c, td))
+	}
+	root := filepath.Join(t.TempDir(), "reprise-data")
+	exp := testdataset.Writer(t, root, "zstd")
+	require.NoError(t, exp.ConsumeTraces(context.Background(), td))
+	require.NoError(t, exp.Shutdown(context.Background()))
+
+	db := duck(t)
+	var agent, question string
+	require.NoError(t, db.QueryRow(`SELECT agent_name, input_messages[-1].parts[1].content
+		FROM read_parquet('`+root+`/`+dataset.Cases+`/**/*.parquet', hive_partitioning = true) WHERE case_id = ?`, bad.CaseID).Scan(&agent, &question))
+	assert.Equal(t, "weather-bot\uFFFD", agent)
+	assert.Equal(t, "Paris?\uFFFD(", question)
+	var n int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM read_parquet('`+root+`/`+dataset.Cases+`/**/*.parquet') WHERE agent_name LIKE 'weather-bot%'`).Scan(&n))
+	assert.Equal(t, 2, n, "the file's other case reads too")
+	var name string
+	require.NoError(t, db.QueryRow(`SELECT name FROM read_parquet('`+root+`/`+dataset.Steps+`/**/*.parquet') WHERE case_id = ? AND "index" = 1`, bad.CaseID).Scan(&name))
+	assert.Equal(t, "chat \uFFFD", name)
 }

@@ -23,12 +23,18 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                             metric.Meter
-	mu                                sync.Mutex
-	registrations                     []metric.Registration
-	ExporterReplayParquetBytesWritten metric.Int64Counter
-	ExporterReplayParquetFilesWritten metric.Int64Counter
-	ExporterReplayParquetRowsWritten  metric.Int64Counter
+	meter                                    metric.Meter
+	mu                                       sync.Mutex
+	registrations                            []metric.Registration
+	ExporterReplayParquetBytesWritten        metric.Int64Counter
+	ExporterReplayParquetCasesDeadLettered   metric.Int64Counter
+	ExporterReplayParquetCasesIsolated       metric.Int64Counter
+	ExporterReplayParquetFilesWritten        metric.Int64Counter
+	ExporterReplayParquetInvalidUtf8Repaired metric.Int64Counter
+	ExporterReplayParquetRowsWritten         metric.Int64Counter
+	ExporterReplayParquetSpansDropped        metric.Int64Counter
+	ExporterReplayParquetSpansIgnored        metric.Int64Counter
+	ExporterReplayParquetWriteFailures       metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -66,16 +72,52 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("By"),
 	)
 	errs = errors.Join(errs, err)
+	builder.ExporterReplayParquetCasesDeadLettered, err = builder.meter.Int64Counter(
+		"otelcol_exporter_replay_parquet_cases_dead_lettered",
+		metric.WithDescription("Cases written to a dead-letter file under failed/ after a failed write [Development]"),
+		metric.WithUnit("{cases}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterReplayParquetCasesIsolated, err = builder.meter.Int64Counter(
+		"otelcol_exporter_replay_parquet_cases_isolated",
+		metric.WithDescription("Groups of case spans that could not be decoded and were written to quarantine/ with reason undecodable_case, instead of failing their batch [Development]"),
+		metric.WithUnit("{cases}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ExporterReplayParquetFilesWritten, err = builder.meter.Int64Counter(
 		"otelcol_exporter_replay_parquet_files_written",
 		metric.WithDescription("Parquet files published, by dataset (cases, steps, quarantine) [Development]"),
 		metric.WithUnit("{files}"),
 	)
 	errs = errors.Join(errs, err)
+	builder.ExporterReplayParquetInvalidUtf8Repaired, err = builder.meter.Int64Counter(
+		"otelcol_exporter_replay_parquet_invalid_utf8_repaired",
+		metric.WithDescription("Strings whose invalid UTF-8 was replaced by U+FFFD before they were written [Development]"),
+		metric.WithUnit("{strings}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ExporterReplayParquetRowsWritten, err = builder.meter.Int64Counter(
 		"otelcol_exporter_replay_parquet_rows_written",
 		metric.WithDescription("Rows published, by dataset (cases, steps, quarantine) [Development]"),
 		metric.WithUnit("{rows}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterReplayParquetSpansDropped, err = builder.meter.Int64Counter(
+		"otelcol_exporter_replay_parquet_spans_dropped",
+		metric.WithDescription("Case spans dropped because no id could be derived for a quarantine row (no trace id and no span id); each drop is logged [Development]"),
+		metric.WithUnit("{spans}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterReplayParquetSpansIgnored, err = builder.meter.Int64Counter(
+		"otelcol_exporter_replay_parquet_spans_ignored",
+		metric.WithDescription("Spans without any replay.* attribute, which are not case spans [Development]"),
+		metric.WithUnit("{spans}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterReplayParquetWriteFailures, err = builder.meter.Int64Counter(
+		"otelcol_exporter_replay_parquet_write_failures",
+		metric.WithDescription("Batches whose write failed (the batch is dead-lettered under failed/ and retried by the queue) [Development]"),
+		metric.WithUnit("{batches}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

@@ -20,15 +20,39 @@ func TestSetupTelemetry(t *testing.T) {
 	require.NoError(t, err)
 	defer tb.Shutdown()
 	tb.ExporterReplayParquetBytesWritten.Add(context.Background(), 1)
+	tb.ExporterReplayParquetCasesDeadLettered.Add(context.Background(), 1)
+	tb.ExporterReplayParquetCasesIsolated.Add(context.Background(), 1)
 	tb.ExporterReplayParquetFilesWritten.Add(context.Background(), 1)
+	tb.ExporterReplayParquetInvalidUtf8Repaired.Add(context.Background(), 1)
 	tb.ExporterReplayParquetRowsWritten.Add(context.Background(), 1)
+	tb.ExporterReplayParquetSpansDropped.Add(context.Background(), 1)
+	tb.ExporterReplayParquetSpansIgnored.Add(context.Background(), 1)
+	tb.ExporterReplayParquetWriteFailures.Add(context.Background(), 1)
 	AssertEqualExporterReplayParquetBytesWritten(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterReplayParquetCasesDeadLettered(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterReplayParquetCasesIsolated(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExporterReplayParquetFilesWritten(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterReplayParquetInvalidUtf8Repaired(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualExporterReplayParquetRowsWritten(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterReplayParquetSpansDropped(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterReplayParquetSpansIgnored(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterReplayParquetWriteFailures(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 

@@ -1,0 +1,44 @@
+package dataset
+
+import (
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// zstdSmallWindow is ZSTD with a 1 MiB window instead of the 8 MiB of the default level.
+// Every encoder keeps a history buffer of about twice its window, and the writer compresses
+// each column's pages separately; pages are at most a few hundred KiB (except a single large
+// value), so a larger window finds almost nothing more and costs 16 MiB per encoder. The
+// files are ordinary ZSTD: any reader decodes them.
+type zstdSmallWindow struct {
+	encoders sync.Pool
+}
+
+const zstdWindow = 1 << 20
+
+func (c *zstdSmallWindow) String() string                            { return "ZSTD" }
+func (c *zstdSmallWindow) CompressionCodec() format.CompressionCodec { return format.Zstd }
+
+func (c *zstdSmallWindow) Encode(dst, src []byte) ([]byte, error) {
+	e, _ := c.encoders.Get().(*zstd.Encoder)
+	if e == nil {
+		var err error
+		e, err = zstd.NewWriter(nil,
+			zstd.WithEncoderConcurrency(1),
+			zstd.WithWindowSize(zstdWindow),
+			zstd.WithZeroFrames(true),
+			zstd.WithEncoderCRC(false))
+		if err != nil {
+			return nil, err
+		}
+	}
+	defer c.encoders.Put(e)
+	return e.EncodeAll(src, dst[:0]), nil
+}
+
+func (c *zstdSmallWindow) Decode(dst, src []byte) ([]byte, error) {
+	return parquet.Zstd.Decode(dst, src)
+}

@@ -1,0 +1,68 @@
+package dataset
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+)
+
+var codecs = map[string]compress.Codec{
+	"zstd":   &zstdSmallWindow{},
+	"snappy": &parquet.Snappy,
+	"gzip":   &parquet.Gzip,
+	"none":   &parquet.Uncompressed,
+}
+
+// Compressions lists the codec names a Writer accepts.
+func Compressions() []string {
+	names := make([]string, 0, len(codecs))
+	for name := range codecs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// statsColumns are the string columns, by leaf name, that keep min/max statistics: short
+// identifiers and labels a reader may filter on. Free text (messages, arguments, results,
+// documents, raw spans) gets none: parquet-go writes untruncated min/max values into page
+// headers and the footer, which makes a file holding a 6 MB value several times larger and
+// unreadable for Arrow (its page-header limit is 4 MiB).
+var statsColumns = map[string]bool{
+	"case_id": true, "trace_id": true, "span_id": true, "parent_span_id": true, "root_span_id": true,
+	"schema_version": true, "adapter_version": true, "status": true, "closed_by": true, "code": true,
+	"service_name": true, "service_version": true, "agent_name": true, "conversation_id": true,
+	"kind": true, "operation": true, "provider": true, "request_model": true, "response_model": true,
+	"role": true, "type": true, "finish_reason": true, "response_id": true, "data_source": true,
+}
+
+// writerOptions is the reader-compatibility profile: V1 data pages, PLAIN byte arrays (no
+// DELTA_LENGTH_BYTE_ARRAY, which older Spark, Velox and Iceberg readers lack), microsecond
+// timestamps (in the struct tags), no statistics on free text, a bloom filter on case_id, and
+// the schema version in the footer.
+func writerOptions(codec string, rowGroupRows int, schema *parquet.Schema) ([]parquet.WriterOption, error) {
+	c, ok := codecs[codec]
+	if !ok {
+		return nil, fmt.Errorf("compression must be one of %v, got %q", Compressions(), codec)
+	}
+	opts := []parquet.WriterOption{
+		schema,
+		parquet.Compression(c),
+		parquet.DataPageVersion(1),
+		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
+		parquet.MaxRowsPerRowGroup(int64(rowGroupRows)),
+		parquet.CreatedBy("reprise replay_parquet", SchemaVersion, ""),
+		parquet.KeyValueMetadata(SchemaVersionKey, SchemaVersion),
+		parquet.BloomFilters(parquet.SplitBlockFilter(10, "case_id")),
+	}
+	for _, path := range schema.Columns() {
+		leaf, ok := schema.Lookup(path...)
+		if !ok || leaf.Node.Type().Kind() != parquet.ByteArray || statsColumns[path[len(path)-1]] {
+			continue
+		}
+		opts = append(opts, parquet.SkipPageStatistics(path...), parquet.SkipPageBounds(path...))
+	}
+	return opts, nil
+}

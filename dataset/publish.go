@@ -1,0 +1,219 @@
+package dataset
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Publishing: the one place where files become visible.
+//
+// A batch is written into its own directory in staging, staging/batch-<uuidv7>/, every file
+// complete and fsynced. Then its journal, staging/batch-…/PUBLISH.json, is written (to a
+// temporary name, fsynced, renamed, directory fsynced): from that moment the batch is
+// committed. Then each file is renamed into <root>/<dataset>/dt=…/ in the journal's order
+// (steps/, quarantine/, cases/) and each target directory is fsynced; last, the batch
+// directory is removed.
+//
+//   - A crash before the journal exists leaves only files in staging: Recover deletes them
+//     (rolls back) and the batch, never acknowledged, is sent again by the exporter's queue.
+//   - A crash after it rolls forward: Recover finishes the renames the journal lists.
+//
+// So a batch's files become visible together or not at all, and in an order where a reader
+// never sees a case row without its steps rows (for the milliseconds of a publish, or until
+// the restart after a crash, it may see steps rows whose case row is not there yet).
+
+const journalName = "PUBLISH.json"
+
+// batchPrefix names batch directories in staging.
+const batchPrefix = "batch-"
+
+// journalEntry is one file of a committed batch.
+type journalEntry struct {
+	Staged string `json:"staged"` // name in the batch directory
+	Final  string `json:"final"`  // slash-separated path under the root
+	Rows   int    `json:"rows"`
+	Bytes  int64  `json:"bytes"`
+}
+
+type journal struct {
+	SchemaVersion string         `json:"schema_version"`
+	Files         []journalEntry `json:"files"`
+}
+
+type batch struct {
+	root, dir string
+	entries   []journalEntry
+}
+
+func newBatch(cfg WriterConfig) (*batch, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(cfg.Staging, batchPrefix+id.String())
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return &batch{root: cfg.Root, dir: dir}, nil
+}
+
+// commit writes the journal durably.
+func (b *batch) commit() error {
+	data, err := json.MarshalIndent(journal{SchemaVersion: SchemaVersion, Files: b.entries}, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(b.dir, journalName+".tmp")
+	if err := writeSynced(tmp, data); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(b.dir, journalName)); err != nil {
+		return err
+	}
+	return syncDir(b.dir)
+}
+
+// publish renames every file of a committed batch into the root, then removes the batch
+// directory. It can be repeated: a file already renamed by an earlier attempt (or by another
+// process recovering the same staging directory) is skipped.
+func (b *batch) publish(afterRename func(int) error) error {
+	for i, e := range b.entries {
+		final := filepath.Join(b.root, filepath.FromSlash(e.Final))
+		dir := filepath.Dir(final)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		err := os.Rename(filepath.Join(b.dir, e.Staged), final)
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, statErr := os.Stat(final); statErr == nil {
+				continue
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if err := syncDir(dir); err != nil {
+			return err
+		}
+		if afterRename != nil {
+			if err := afterRename(i + 1); err != nil {
+				return err
+			}
+		}
+	}
+	return os.RemoveAll(b.dir)
+}
+
+func (b *batch) discard() { os.RemoveAll(b.dir) }
+
+func (b *batch) published() []Published {
+	out := make([]Published, len(b.entries))
+	for i, e := range b.entries {
+		f, _ := fileOf(b.root, filepath.Join(b.root, filepath.FromSlash(e.Final)))
+		out[i] = Published{File: f, Rows: e.Rows, Bytes: e.Bytes}
+	}
+	return out
+}
+
+// Recovery is what Recover found in staging.
+type Recovery struct {
+	RolledForward []Published // files of committed batches it published
+	RolledBack    int         // uncommitted batches (and stray temporary files) it deleted
+}
+
+// Recover finishes what a process that died while publishing left in staging: it publishes
+// every committed batch, and deletes uncommitted batches and temporary files last modified
+// before staleBefore. Uncommitted batches younger than that may belong to another collector
+// writing into the same root right now, so they are left alone.
+func (w *Writer) Recover(staleBefore time.Time) (Recovery, error) {
+	var rec Recovery
+	entries, err := os.ReadDir(w.cfg.Staging)
+	if err != nil {
+		return rec, err
+	}
+	var errs []error
+	for _, entry := range entries {
+		path := filepath.Join(w.cfg.Staging, entry.Name())
+		if entry.IsDir() && strings.HasPrefix(entry.Name(), batchPrefix) {
+			b, err := readBatch(w.cfg.Root, path)
+			switch {
+			case err == nil:
+				if err := b.publish(nil); err != nil {
+					errs = append(errs, fmt.Errorf("publishing %s: %w", entry.Name(), err))
+					continue
+				}
+				rec.RolledForward = append(rec.RolledForward, b.published()...)
+				continue
+			case !errors.Is(err, fs.ErrNotExist):
+				errs = append(errs, fmt.Errorf("reading the journal of %s: %w", entry.Name(), err))
+				continue
+			}
+		}
+		info, err := entry.Info()
+		if err != nil || info.ModTime().After(staleBefore) {
+			continue
+		}
+		if entry.IsDir() && !strings.HasPrefix(entry.Name(), batchPrefix) {
+			continue
+		}
+		if !entry.IsDir() && !strings.HasSuffix(entry.Name(), ".tmp") {
+			continue
+		}
+		if os.RemoveAll(path) == nil {
+			rec.RolledBack++
+		}
+	}
+	return rec, errors.Join(errs...)
+}
+
+// readBatch loads a committed batch from its journal; fs.ErrNotExist means not committed.
+func readBatch(root, dir string) (*batch, error) {
+	data, err := os.ReadFile(filepath.Join(dir, journalName))
+	if err != nil {
+		return nil, err
+	}
+	var j journal
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, err
+	}
+	for _, e := range j.Files {
+		if filepath.IsAbs(e.Final) || strings.Contains(e.Final, "..") || strings.Contains(e.Staged, "/") {
+			return nil, fmt.Errorf("journal entry %q → %q leaves the dataset", e.Staged, e.Final)
+		}
+	}
+	return &batch{root: root, dir: dir, entries: j.Files}, nil
+}
+
+// writeSynced writes data to a new file and fsyncs it.
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncDir makes a rename durable.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}

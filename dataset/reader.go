@@ -1,0 +1,294 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// File is one published data file.
+type File struct {
+	Dataset   string // Cases, Steps or Quarantine
+	Partition string // the dt value, YYYY-MM-DD
+	Path      string // the file's path (Root joined with the dataset, partition and name)
+}
+
+// fileOf parses <root>/<dataset>/dt=<day>/<name>.parquet.
+func fileOf(root, path string) (File, bool) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return File{}, false
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) != 3 || !strings.HasPrefix(parts[1], PartitionKey+"=") || !strings.HasSuffix(parts[2], ".parquet") {
+		return File{}, false
+	}
+	return File{Dataset: parts[0], Partition: strings.TrimPrefix(parts[1], PartitionKey+"="), Path: path}, true
+}
+
+// Lister lists the data files of some datasets under a root, incrementally: each Next returns
+// only the files it has not returned before. It is safe for concurrent use.
+type Lister struct {
+	root     string
+	datasets []string
+
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// NewLister lists the files of the given datasets (e.g. Cases, Quarantine) under root.
+func NewLister(root string, datasets ...string) *Lister {
+	return &Lister{root: filepath.Clean(root), datasets: datasets, seen: map[string]bool{}}
+}
+
+// Next returns the files published since the last call (all of them on the first call),
+// ordered by dataset, partition and name (names are UUIDv7, so that is creation order within a
+// partition). A dataset directory that does not exist yet has no files.
+func (l *Lister) Next() ([]File, error) {
+	var out []File
+	var errs []error
+	for _, dataset := range l.datasets {
+		dir := filepath.Join(l.root, dataset)
+		parts, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, p := range parts {
+			if !p.IsDir() || !strings.HasPrefix(p.Name(), PartitionKey+"=") {
+				continue
+			}
+			names, err := os.ReadDir(filepath.Join(dir, p.Name()))
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			for _, n := range names {
+				if f, ok := fileOf(l.root, filepath.Join(dir, p.Name(), n.Name())); ok && !n.IsDir() && l.markSeen(f.Path) {
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, errors.Join(errs...)
+}
+
+func (l *Lister) markSeen(path string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen[path] {
+		return false
+	}
+	l.seen[path] = true
+	return true
+}
+
+// Retry makes the next Next return f again (for a file the caller could not read).
+func (l *Lister) Retry(f File) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.seen, f.Path)
+}
+
+// IndexEntry is the light view of one case row: what a replay index needs to find a case and
+// its recorded model calls, and to list it, without its content (messages, tool calls,
+// retrievals, steps' inputs and outputs, raw spans).
+type IndexEntry struct {
+	Row         int64 // the row number in the file, for ReadCase
+	CaseID      string
+	Status      replaycase.Status
+	StartTime   time.Time
+	AgentName   string
+	ServiceName string
+	Reasons     []string // reason codes
+	LLMSteps    []LLMStepRef
+
+	// For listings.
+	SchemaVersion  string
+	EndTime        time.Time
+	ClosedBy       replaycase.CloseCause
+	ConversationID string
+	Provenance     replaycase.Provenance
+	Usage          replaycase.Usage
+	ReasonDetails  []replaycase.Reason // the reasons with their detail and span id
+}
+
+// LLMStepRef is one LLM step of a case: its index in the case's steps and its call-site id.
+// CallSiteID is empty in files written before call-site ids existed; the caller computes it
+// from the step (ReadCase) then.
+type LLMStepRef struct {
+	Index          int
+	CallSiteID     string
+	CallSiteFields []string
+}
+
+// indexRow is the projection ReadIndex reads: parquet-go decodes only the columns named here,
+// so free text, messages and raw spans are never read from disk.
+type indexRow struct {
+	CaseID         string                `parquet:"case_id"`
+	SchemaVersion  string                `parquet:"schema_version"`
+	Status         string                `parquet:"status"`
+	Reasons        []replaycase.Reason   `parquet:"reasons,list"`
+	ClosedBy       string                `parquet:"closed_by"`
+	Provenance     replaycase.Provenance `parquet:"provenance"`
+	StartTime      time.Time             `parquet:"start_time,timestamp(microsecond)"`
+	EndTime        time.Time             `parquet:"end_time,timestamp(microsecond)"`
+	AgentName      string                `parquet:"agent_name,optional"`
+	ConversationID string                `parquet:"conversation_id,optional"`
+	Usage          replaycase.Usage      `parquet:"usage"`
+	Steps          []struct {
+		Index          int64    `parquet:"index"`
+		Kind           string   `parquet:"kind"`
+		CallSiteID     string   `parquet:"call_site_id,optional"`
+		CallSiteFields []string `parquet:"call_site_fields,list"`
+	} `parquet:"steps,list"`
+}
+
+// indexBatch is how many rows ReadIndex decodes at a time.
+const indexBatch = 256
+
+// ReadIndex reads the index entries of a cases/ or quarantine/ file, one per row in file
+// order, reading only the columns IndexEntry needs.
+func ReadIndex(path string) ([]IndexEntry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	out, err := readIndex(f, info.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+func readIndex(in io.ReaderAt, size int64) ([]IndexEntry, error) {
+	pf, err := openFile(in, size, parquet.SkipPageIndex(true))
+	if err != nil {
+		return nil, err
+	}
+	r := parquet.NewGenericReader[indexRow](pf)
+	defer r.Close()
+	out := make([]IndexEntry, 0, r.NumRows())
+	buf := make([]indexRow, indexBatch)
+	for {
+		n, err := r.Read(buf)
+		for _, row := range buf[:n] {
+			e := IndexEntry{
+				Row: int64(len(out)), CaseID: row.CaseID, Status: replaycase.Status(row.Status),
+				StartTime: row.StartTime.UTC(), AgentName: row.AgentName, ServiceName: row.Provenance.ServiceName,
+				SchemaVersion: row.SchemaVersion, EndTime: row.EndTime.UTC(), ClosedBy: replaycase.CloseCause(row.ClosedBy),
+				ConversationID: row.ConversationID, Provenance: row.Provenance, Usage: row.Usage, ReasonDetails: row.Reasons,
+			}
+			for _, r := range row.Reasons {
+				e.Reasons = append(e.Reasons, r.Code)
+			}
+			for _, st := range row.Steps {
+				if replaycase.StepKind(st.Kind) == replaycase.StepLLM {
+					e.LLMSteps = append(e.LLMSteps, LLMStepRef{Index: int(st.Index), CallSiteID: st.CallSiteID, CallSiteFields: st.CallSiteFields})
+				}
+			}
+			out = append(out, e)
+		}
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		clear(buf)
+	}
+}
+
+// ReadCase reads the case at row (IndexEntry.Row) of a cases/ or quarantine/ file.
+func ReadCase(path string, row int64) (*replaycase.Case, error) {
+	f, pf, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if row < 0 || row >= pf.NumRows() {
+		return nil, fmt.Errorf("%s: row %d out of range (the file has %d rows)", path, row, pf.NumRows())
+	}
+	r := parquet.NewGenericReader[CaseRow](pf)
+	defer r.Close()
+	if err := r.SeekToRow(row); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	rows := make([]CaseRow, 1)
+	if n, err := r.Read(rows); n != 1 {
+		return nil, fmt.Errorf("%s: reading row %d: %w", path, row, err)
+	}
+	return &rows[0], nil
+}
+
+// ReadCases reads every row of a cases/ or quarantine/ file.
+func ReadCases(path string) ([]CaseRow, error) { return readAll[CaseRow](path) }
+
+// ReadSteps reads every row of a steps/ file.
+func ReadSteps(path string) ([]StepRow, error) { return readAll[StepRow](path) }
+
+func readAll[T any](path string) ([]T, error) {
+	f, pf, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := parquet.NewGenericReader[T](pf)
+	defer r.Close()
+	rows := make([]T, r.NumRows())
+	n, err := r.Read(rows)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rows[:n], nil
+}
+
+// open opens a data file and checks its schema version.
+func open(path string, opts ...parquet.FileOption) (*os.File, *parquet.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	if err == nil {
+		var pf *parquet.File
+		if pf, err = openFile(f, info.Size(), opts...); err == nil {
+			return f, pf, nil
+		}
+	}
+	f.Close()
+	return nil, nil, fmt.Errorf("%s: %w", path, err)
+}
+
+// openFile reads a data file's footer and checks that it names a schema version this build
+// reads.
+func openFile(in io.ReaderAt, size int64, opts ...parquet.FileOption) (*parquet.File, error) {
+	pf, err := parquet.OpenFile(in, size, append(opts, parquet.SkipBloomFilters(true))...)
+	if err != nil {
+		return nil, err
+	}
+	if v, _ := pf.Lookup(SchemaVersionKey); v != SchemaVersion {
+		return nil, fmt.Errorf("footer %s is %q; this build reads %q", SchemaVersionKey, v, SchemaVersion)
+	}
+	return pf, nil
+}

@@ -1,0 +1,285 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// WriterConfig says where and how a Writer writes.
+type WriterConfig struct {
+	// Root is the dataset root.
+	Root string
+	// Staging holds batches while they are written: outside Root (readers must never see a
+	// file being written) and on the same filesystem (publishing is a rename).
+	Staging string
+	// Compression is one of Compressions().
+	Compression string
+	// MaxRowsPerFile caps the rows of one file; more rows of one dataset and day in a batch
+	// are written as several files.
+	MaxRowsPerFile int
+	// RowGroupRows caps the rows of one row group (the writer holds one row group in memory).
+	RowGroupRows int
+}
+
+// StagedFile is a file being written in staging.
+type StagedFile interface {
+	io.Writer
+	Sync() error
+	Close() error
+}
+
+// Option changes how a Writer touches the filesystem. Tests use them to inject failures.
+type Option func(*Writer)
+
+// WithCreateFile replaces os.Create for the files written in staging (a test injects a full
+// disk with it).
+func WithCreateFile(create func(path string) (StagedFile, error)) Option {
+	return func(w *Writer) { w.create = create }
+}
+
+// Writer writes batches of cases into a dataset root. It is safe for concurrent use; each
+// Write publishes one batch (see publish.go).
+type Writer struct {
+	cfg         WriterConfig
+	caseOptions []parquet.WriterOption
+	stepOptions []parquet.WriterOption
+	create      func(path string) (StagedFile, error)
+	// afterRename is called after each file of a batch is renamed into the root; a test makes
+	// it fail to simulate a crash in the middle of publishing.
+	afterRename func(renamed int) error
+
+	mu      sync.Mutex
+	pending []*batch // committed batches whose publishing failed; retried by every Write
+}
+
+// NewWriter checks the configuration, creates Root and Staging, and proves that a file can be
+// renamed from one to the other. Call Recover before the first Write.
+func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
+	cfg.Root, cfg.Staging = filepath.Clean(cfg.Root), filepath.Clean(cfg.Staging)
+	if cfg.Staging == cfg.Root || strings.HasPrefix(cfg.Staging, cfg.Root+string(filepath.Separator)) {
+		return nil, fmt.Errorf("staging directory %s must be outside the dataset root %s", cfg.Staging, cfg.Root)
+	}
+	if cfg.MaxRowsPerFile <= 0 || cfg.RowGroupRows <= 0 {
+		return nil, fmt.Errorf("max rows per file (%d) and row group rows (%d) must be positive", cfg.MaxRowsPerFile, cfg.RowGroupRows)
+	}
+	caseOptions, err := writerOptions(cfg.Compression, cfg.RowGroupRows, parquet.SchemaOf(CaseRow{}))
+	if err != nil {
+		return nil, err
+	}
+	stepOptions, _ := writerOptions(cfg.Compression, cfg.RowGroupRows, parquet.SchemaOf(StepRow{}))
+	w := &Writer{cfg: cfg, caseOptions: caseOptions, stepOptions: stepOptions, create: createFile}
+	for _, o := range opts {
+		o(w)
+	}
+	for _, dir := range []string{cfg.Root, cfg.Staging} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkSameFilesystem(cfg.Root, cfg.Staging); err != nil {
+		return nil, fmt.Errorf("staging directory %s and root %s: %w", cfg.Staging, cfg.Root, err)
+	}
+	return w, nil
+}
+
+func createFile(path string) (StagedFile, error) {
+	return os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+}
+
+// Root is the dataset root the writer writes into.
+func (w *Writer) Root() string { return w.cfg.Root }
+
+// Published is one file a Write made visible.
+type Published struct {
+	File
+	Rows  int
+	Bytes int64
+}
+
+// Result is what one Write did.
+type Result struct {
+	Files []Published
+	// RepairedStrings counts the strings whose invalid UTF-8 was replaced by U+FFFD.
+	RepairedStrings int
+}
+
+// ErrCommitted wraps a failure that happened after a batch was committed: its files are
+// complete in staging and recorded in its journal, and the next Write (or Recover after a
+// restart) publishes them. Writing the batch again would duplicate its rows.
+var ErrCommitted = errors.New("batch committed, publishing incomplete")
+
+// Write publishes one batch: accepted cases to cases/ and their steps to steps/, quarantined
+// cases to quarantine/, each partitioned by the UTC day the case started. Invalid UTF-8 in
+// any string is repaired first (the cases are modified in place). When Write returns nil,
+// every row is visible; when it returns an error not wrapping ErrCommitted, no row is.
+func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
+	_ = w.retryPending() // what still fails stays pending; this batch is written regardless
+	var res Result
+	for _, c := range cases {
+		res.RepairedStrings += repairUTF8(c)
+	}
+	sort.SliceStable(cases, func(i, j int) bool { return cases[i].StartTime.Before(cases[j].StartTime) })
+	now := time.Now()
+	accepted, quarantined, steps := map[string][]CaseRow{}, map[string][]QuarantineRow{}, map[string][]StepRow{}
+	for _, c := range cases {
+		dt := Partition(c, now)
+		if DatasetOf(c) == Quarantine {
+			quarantined[dt] = append(quarantined[dt], *c)
+			continue
+		}
+		accepted[dt] = append(accepted[dt], *c)
+		steps[dt] = append(steps[dt], stepRows(c)...)
+	}
+
+	b, err := newBatch(w.cfg)
+	if err != nil {
+		return res, err
+	}
+	// Staged in publish order: steps before cases, so that a reader never sees a case row
+	// whose steps are not there yet.
+	err = stageAll(w, b, Steps, steps, w.stepOptions)
+	if err == nil {
+		err = stageAll(w, b, Quarantine, quarantined, w.caseOptions)
+	}
+	if err == nil {
+		err = stageAll(w, b, Cases, accepted, w.caseOptions)
+	}
+	if err == nil {
+		err = b.commit()
+	}
+	if err != nil {
+		b.discard()
+		return res, err
+	}
+	if err := b.publish(w.afterRename); err != nil {
+		w.mu.Lock()
+		w.pending = append(w.pending, b)
+		w.mu.Unlock()
+		return res, fmt.Errorf("%w: %w", ErrCommitted, err)
+	}
+	res.Files = b.published()
+	return res, nil
+}
+
+// retryPending publishes the committed batches an earlier Write could not finish.
+func (w *Writer) retryPending() error {
+	w.mu.Lock()
+	pending := w.pending
+	w.pending = nil
+	w.mu.Unlock()
+	var errs []error
+	for _, b := range pending {
+		if err := b.publish(nil); err != nil {
+			errs = append(errs, err)
+			w.mu.Lock()
+			w.pending = append(w.pending, b)
+			w.mu.Unlock()
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close publishes the committed batches an earlier Write could not finish. Those it still
+// cannot publish stay committed in staging, and Recover publishes them at the next start.
+func (w *Writer) Close() error {
+	if err := w.retryPending(); err != nil {
+		return fmt.Errorf("%w: %w", ErrCommitted, err)
+	}
+	return nil
+}
+
+// stageAll writes the rows of one dataset, by partition in order, as files of at most
+// MaxRowsPerFile rows.
+func stageAll[T any](w *Writer, b *batch, dataset string, byDay map[string][]T, opts []parquet.WriterOption) error {
+	days := make([]string, 0, len(byDay))
+	for dt := range byDay {
+		days = append(days, dt)
+	}
+	sort.Strings(days)
+	for _, dt := range days {
+		rows := byDay[dt]
+		for len(rows) > 0 {
+			n := min(len(rows), w.cfg.MaxRowsPerFile)
+			if err := stageFile(w, b, dataset, dt, rows[:n], opts); err != nil {
+				return err
+			}
+			rows = rows[n:]
+		}
+	}
+	return nil
+}
+
+// stageFile writes one complete, synced Parquet file into the batch's staging directory.
+// File names are UUIDv7: unique across collectors and restarts, and sorted by creation time.
+func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []parquet.WriterOption) error {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("part-%s.%s.parquet", id, w.cfg.Compression)
+	staged := dataset + "-" + name
+	f, err := w.create(filepath.Join(b.dir, staged))
+	if err != nil {
+		return err
+	}
+	cw := &countingWriter{w: f}
+	pw := parquet.NewGenericWriter[T](cw, opts...)
+	_, err = pw.Write(rows)
+	if err == nil {
+		err = pw.Close()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s/%s=%s: %w", dataset, PartitionKey, dt, err)
+	}
+	b.entries = append(b.entries, journalEntry{
+		Staged: staged,
+		Final:  filepath.ToSlash(filepath.Join(dataset, PartitionKey+"="+dt, name)),
+		Rows:   len(rows),
+		Bytes:  cw.n,
+	})
+	return nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// checkSameFilesystem proves that a file can be renamed from staging into root.
+func checkSameFilesystem(root, staging string) error {
+	f, err := os.CreateTemp(staging, "probe-*.tmp")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	target := filepath.Join(root, "."+filepath.Base(f.Name()))
+	if err := os.Rename(f.Name(), target); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("cannot rename between them (they must be on the same filesystem): %w", err)
+	}
+	return os.Remove(target)
+}
