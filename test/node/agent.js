@@ -2,9 +2,12 @@
 // pointed at a model server, its telemetry sent to the collector) and replays it (its base URL
 // pointed at the replay extension). It prints what it did as JSON on stdout.
 //
-// Environment: OPENAI_BASE_URL; OTLP_ENDPOINT (http://host:port, optional); INSTRUMENTATION
-// (otel | openinference | traceloop | none); SERVICE_NAME; STREAM=1; PROMPT; REPLAY_SESSION;
-// REPLAY_MODE (strict | lenient).
+// Environment: OPENAI_BASE_URL; OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT (http://host:port,
+// optional); INSTRUMENTATION (otel | openinference | traceloop | none); SERVICE_NAME; STREAM=1;
+// PROMPT, or REPRISE_CASE_FILE (what `reprise ci` gives: the recorded question); REPLAY_SESSION;
+// REPLAY_MODE (strict | lenient). What a changed agent would change: SYSTEM_PROMPT,
+// TEMPERATURE, TOOL_SKY (what get_weather returns), RETRIEVAL=1 to look up documents first,
+// DOCS (comma-separated ids the retriever returns).
 'use strict';
 const api = require('@opentelemetry/api');
 const logsAPI = require('@opentelemetry/api-logs');
@@ -17,13 +20,14 @@ const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-asyn
 const { registerInstrumentations } = require('@opentelemetry/instrumentation');
 
 const env = process.env;
+const otlpEndpoint = env.OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
 let tracerProvider, loggerProvider;
-if (env.OTLP_ENDPOINT && env.INSTRUMENTATION !== 'none') {
+if (otlpEndpoint && env.INSTRUMENTATION !== 'none') {
   const resource = resourceFromAttributes({ 'service.name': env.SERVICE_NAME || 'weather-agent', 'service.version': '1.0.0' });
   api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  tracerProvider = new TracerProvider({ resource, spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: env.OTLP_ENDPOINT + "/v1/traces" }) })] });
+  tracerProvider = new TracerProvider({ resource, spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: otlpEndpoint + "/v1/traces" }) })] });
   api.trace.setGlobalTracerProvider(tracerProvider);
-  loggerProvider = new LoggerProvider({ resource, processors: [new BatchLogRecordProcessor({ exporter: new OTLPLogExporter({ url: env.OTLP_ENDPOINT + "/v1/logs" }) })] });
+  loggerProvider = new LoggerProvider({ resource, processors: [new BatchLogRecordProcessor({ exporter: new OTLPLogExporter({ url: otlpEndpoint + "/v1/logs" }) })] });
   logsAPI.logs.setGlobalLoggerProvider(loggerProvider);
   const instrumentations = {
     otel: () => new (require('@opentelemetry/instrumentation-openai').OpenAIInstrumentation)({ captureMessageContent: true }),
@@ -34,8 +38,9 @@ if (env.OTLP_ENDPOINT && env.INSTRUMENTATION !== 'none') {
 }
 const OpenAI = require('openai'); // after the instrumentation is registered
 
-const SYSTEM = 'You are a weather assistant. Use get_weather(city, unit) for live conditions.';
-const PROMPT = env.PROMPT || 'What is the weather in Paris today?';
+const SYSTEM = env.SYSTEM_PROMPT || 'You are a weather assistant. Use get_weather(city, unit) for live conditions.';
+const caseFile = env.REPRISE_CASE_FILE && JSON.parse(require('node:fs').readFileSync(env.REPRISE_CASE_FILE, 'utf8'));
+const PROMPT = env.PROMPT || (caseFile && caseFile.question) || 'What is the weather in Paris today?';
 const tools = [{
   type: 'function',
   function: {
@@ -45,11 +50,25 @@ const tools = [{
 }];
 
 function getWeather(args) {
-  return JSON.stringify({ city: args.city, temperature: 14, unit: args.unit || 'celsius', sky: 'overcast' });
+  return JSON.stringify({ city: args.city, temperature: 14, unit: args.unit || 'celsius', sky: env.TOOL_SKY || 'overcast' });
+}
+
+// retrieve records a knowledge-base lookup the way OpenInference retrievers do.
+function retrieve(tracer, query) {
+  const ids = (env.DOCS || 'doc-paris-climate,doc-weather-api').split(',');
+  tracer.startActiveSpan('retrieval kb', {
+    attributes: { 'gen_ai.operation.name': 'retrieval', 'gen_ai.data_source.id': 'kb-v3', 'openinference.span.kind': 'RETRIEVER', 'input.value': query },
+  }, (span) => {
+    ids.forEach((id, i) => {
+      span.setAttribute(`retrieval.documents.${i}.document.id`, id);
+      span.setAttribute(`retrieval.documents.${i}.document.score`, 0.9 - i / 10);
+    });
+    span.end();
+  });
 }
 
 async function complete(client, messages) {
-  const request = { model: 'gpt-4o-mini', messages, tools, temperature: 0.2, max_tokens: 256 };
+  const request = { model: 'gpt-4o-mini', messages, tools, temperature: Number(env.TEMPERATURE || 0.2), max_tokens: 256 };
   if (env.STREAM !== '1') {
     return (await client.chat.completions.create(request)).choices[0].message;
   }
@@ -81,6 +100,7 @@ async function run() {
   }, async (root) => {
     const out = { toolCalls: [], answer: null };
     try {
+      if (env.RETRIEVAL === '1') retrieve(tracer, PROMPT);
       const messages = [{ role: 'system', content: SYSTEM }, { role: 'user', content: PROMPT }];
       for (let turn = 0; turn < 4 && out.answer === null; turn++) {
         const msg = await complete(client, messages);

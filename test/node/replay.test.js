@@ -5,77 +5,14 @@
 'use strict';
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFile } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { freePort, waitFor, startModelServer, runAgent, getJSON } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
 let collector, otlp, replayURL, workDir, collectorLog = '';
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = s.address().port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(what, fn, timeoutMs = 30000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${collectorLog.slice(-4000)}`);
-    await sleep(100);
-  }
-}
-
-// A deterministic OpenAI-compatible model: it asks for get_weather(Paris) until it sees a tool
-// result, then answers with it. It counts the requests it gets.
-function startModelServer() {
-  return new Promise((resolve) => {
-    const server = http.createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c) => (raw += c));
-      req.on('end', () => {
-        server.requests++;
-        const body = JSON.parse(raw);
-        const last = body.messages[body.messages.length - 1];
-        const n = server.requests;
-        const message = last.role === 'tool'
-          ? { role: 'assistant', content: `Answer: based on ${last.content} it is mild in Paris.` }
-          : { role: 'assistant', content: null, tool_calls: [{ id: `call_${n}_0`, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } }] };
-        const finish = message.tool_calls ? 'tool_calls' : 'stop';
-        const usage = { prompt_tokens: 70 + n, completion_tokens: 17, total_tokens: 87 + n };
-        res.setHeader('Content-Type', 'application/json');
-        res.end(JSON.stringify({ id: `chatcmpl-${n}`, object: 'chat.completion', created: 1764460800 + n, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage }));
-      });
-    });
-    server.requests = 0;
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/v1` }));
-  });
-}
-
-function runAgent(env) {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [path.join(__dirname, 'agent.js')], { env: { ...process.env, ...env }, timeout: 60000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`agent failed: ${err.message}\n${stderr}`));
-      resolve(JSON.parse(stdout.trim().split('\n').pop()));
-    });
-  });
-}
-
-async function getJSON(url) {
-  const res = await fetch(url);
-  if (!res.ok) return undefined;
-  return res.json();
-}
 
 before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
@@ -123,7 +60,7 @@ service:
   collector = spawn(bin, ['--config', path.join(workDir, 'config.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
   collector.stdout.on('data', (d) => (collectorLog += d));
   collector.stderr.on('data', (d) => (collectorLog += d));
-  await waitFor('the collector', () => getJSON(`${replayURL}/v1/cases`));
+  await waitFor('the collector', () => getJSON(`${replayURL}/v1/cases`), () => collectorLog);
 });
 
 after(() => {
@@ -146,7 +83,7 @@ for (const instrumentation of ['otel', 'openinference', 'traceloop']) {
     const found = await waitFor(`the case of ${service}`, async () => {
       const list = await getJSON(`${replayURL}/v1/cases?agent=weather-bot`);
       return list.cases.find((c) => c.provenance.service_name === service);
-    });
+    }, () => collectorLog);
     assert.equal(found.status, 'accepted', JSON.stringify(found.reasons));
     assert.ok(found.provenance.conventions.length > 0);
     const base = `${replayURL}/v1/cases/${found.case_id}/openai/v1`;

@@ -1,0 +1,154 @@
+package casediff
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/internal/testpipeline"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// fixtureCase is the case the replay_case processor builds from a recorded run.
+func fixtureCase(t *testing.T, run string) *replaycase.Case {
+	t.Helper()
+	cases := testpipeline.Run(t, nil, run)
+	require.Len(t, cases, 1)
+	return cases[0]
+}
+
+// golden compares the JSON and Markdown renderings of r with testdata/name.{json,md}.
+func golden(t *testing.T, name string, r Report) {
+	t.Helper()
+	var js, md bytes.Buffer
+	require.NoError(t, WriteJSON(&js, r))
+	require.NoError(t, WriteMarkdown(&md, r))
+	for ext, got := range map[string][]byte{".json": js.Bytes(), ".md": md.Bytes()} {
+		path := filepath.Join("testdata", name+ext)
+		if *update {
+			require.NoError(t, os.WriteFile(path, got, 0o644))
+			continue
+		}
+		want, err := os.ReadFile(path)
+		require.NoError(t, err, "run: go test ./casediff/ -update")
+		assert.Equal(t, string(want), string(got), "%s differs from the golden file (go test ./casediff/ -update)", path)
+	}
+}
+
+func TestACaseEqualsItself(t *testing.T) {
+	for _, run := range []string{testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OpenInference, testfixtures.OTelNoContent} {
+		c := fixtureCase(t, run)
+		assert.Empty(t, Compare(c, c).Findings, run)
+	}
+}
+
+// The same agent run recorded by two instrumentations differs only where the instrumentations
+// record different things.
+func TestTwoInstrumentationsOfOneRun(t *testing.T) {
+	golden(t, "otel-events_vs_traceloop", Compare(fixtureCase(t, testfixtures.OTelEvents), fixtureCase(t, testfixtures.Traceloop)))
+}
+
+// edited is the otel-events case as a changed agent would have run it: another system prompt,
+// another temperature, other tool arguments, an extra tool call inserted before the recorded
+// one, the retrieval returning other documents in another order, a different answer.
+func edited(t *testing.T) *replaycase.Case {
+	c := fixtureCase(t, testfixtures.OTelEvents)
+	var b replaycase.Case
+	raw, err := json.Marshal(c)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &b))
+	b.CaseID = "edited"
+	for i := range b.Steps {
+		st := &b.Steps[i]
+		if st.Kind != replaycase.StepLLM {
+			continue
+		}
+		temp := 0.9
+		st.ModelConfig.Temperature = &temp
+		st.CallSiteID = "cs_changed_" + st.CallSiteID
+		for j := range st.InputMessages {
+			if st.InputMessages[j].Role == "system" {
+				st.InputMessages[j].Parts[0].Content = "You are a terse weather bot."
+			}
+		}
+		if len(st.SystemInstructions) > 0 {
+			st.SystemInstructions[0].Content = "You are a terse weather bot."
+		}
+	}
+	require.NotEmpty(t, b.ToolCalls)
+	b.ToolCalls[0].Arguments = `{"city":"Lyon","unit":"celsius"}`
+	b.ToolCalls = append([]replaycase.ToolCall{{ID: "call_0", Name: "lookup_user", Arguments: `{"user":"u1"}`, Result: `{"city":"Lyon"}`}}, b.ToolCalls...)
+	require.NotEmpty(t, b.RetrievalRefs)
+	docs := b.RetrievalRefs[0].Documents
+	require.GreaterOrEqual(t, len(docs), 1)
+	b.RetrievalRefs[0].Documents = append([]replaycase.Document{{ID: "doc-new"}}, docs[:len(docs)-1]...)
+	b.FinalOutput.Parts[0].Content = "Lyon is sunny."
+	return &b
+}
+
+func TestChangedAgentFindingsByDecisionPoint(t *testing.T) {
+	a := fixtureCase(t, testfixtures.OTelEvents)
+	r := Compare(a, edited(t))
+	golden(t, "otel-events_vs_edited", r)
+	assert.Equal(t, 1, r.Counts[ToolCallAdded], "the inserted call is one insertion, not a shift of every later call")
+	assert.Zero(t, r.Counts[ToolCallRemoved])
+	assert.Equal(t, 1, r.Counts[ToolArgsChanged], "only the city changed")
+	assert.Equal(t, 1, r.Counts[AnswerChanged])
+	assert.NotZero(t, r.Counts[RetrievalDrift])
+	assert.NotZero(t, r.Counts[PromptChanged])
+	assert.NotZero(t, r.Counts[ModelConfigChanged])
+	var points []DecisionPoint
+	for _, f := range r.Findings {
+		if len(points) == 0 || points[len(points)-1] != f.DecisionPoint {
+			points = append(points, f.DecisionPoint)
+		}
+	}
+	assert.Equal(t, []DecisionPoint{PointRetrieval, PointTools, PointModel, PointAnswer}, points, "ordered by decision point")
+}
+
+// A removed step is reported as removed, and the steps after it still pair with their
+// counterparts.
+func TestRemovedToolCallKeepsLaterCallsPaired(t *testing.T) {
+	a := &replaycase.Case{ToolCalls: []replaycase.ToolCall{
+		{Name: "search", Arguments: `{"q":"a"}`}, {Name: "fetch", Arguments: `{"url":"x"}`}, {Name: "summarize", Arguments: `{}`},
+	}}
+	b := &replaycase.Case{ToolCalls: []replaycase.ToolCall{
+		{Name: "fetch", Arguments: `{"url":"x"}`}, {Name: "summarize", Arguments: `{"short":true}`},
+	}}
+	r := Compare(a, b)
+	require.Len(t, r.Findings, 2, "%+v", r.Findings)
+	assert.Equal(t, ToolCallRemoved, r.Findings[0].Type)
+	assert.Equal(t, "tool_calls[0]", r.Findings[0].PathA)
+	assert.Equal(t, ToolArgsChanged, r.Findings[1].Type)
+	assert.Equal(t, "tool_calls[2].arguments.short", r.Findings[1].PathA)
+	assert.Equal(t, "tool_calls[1].arguments.short", r.Findings[1].PathB)
+}
+
+func TestAlign(t *testing.T) {
+	eq := func(a, b string) func(i, j int) bool { return func(i, j int) bool { return a[i] == b[j] } }
+	never := func(int, int) bool { return false }
+	always := func(int, int) bool { return true }
+	for _, c := range []struct {
+		a, b    string
+		similar func(int, int) bool
+		want    []pair
+	}{
+		{"abc", "abc", never, []pair{{0, 0}, {1, 1}, {2, 2}}},
+		{"abc", "xabc", never, []pair{{-1, 0}, {0, 1}, {1, 2}, {2, 3}}},
+		{"abc", "ac", never, []pair{{0, 0}, {1, -1}, {2, 1}}},
+		{"abc", "axc", always, []pair{{0, 0}, {1, 1}, {2, 2}}},
+		{"abc", "axc", never, []pair{{0, 0}, {1, -1}, {-1, 1}, {2, 2}}},
+		{"", "ab", never, []pair{{-1, 0}, {-1, 1}}},
+	} {
+		assert.Equal(t, c.want, align(len(c.a), len(c.b), eq(c.a, c.b), c.similar), "%s → %s", c.a, c.b)
+	}
+}

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reprise-dev/reprise/casediff"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// ciOptions are the flags of `reprise ci`.
+type ciOptions struct {
+	dataset, junit, jsonOut, markdownOut, record, policyFile, mode, scrubKeyEnv string
+	jobs                                                                        int
+	timeout                                                                     time.Duration
+	sel                                                                         selection
+	command                                                                     []string
+}
+
+func runCI(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ci", flag.ContinueOnError)
+	var o ciOptions
+	fs.StringVar(&o.dataset, "dataset", defaultDataset, "dataset root holding the recorded cases")
+	fs.IntVar(&o.jobs, "j", 1, "cases replayed at once")
+	fs.StringVar(&o.junit, "junit", "", "write a JUnit XML report to this file")
+	fs.StringVar(&o.jsonOut, "json", "", "write the JSON report (docs/diff.md) to this file")
+	fs.StringVar(&o.markdownOut, "markdown", "", "write a Markdown report to this file")
+	fs.StringVar(&o.record, "record", "", "also write the new runs as cases into this dataset root")
+	fs.StringVar(&o.policyFile, "policy", "", "YAML file: which finding types fail a case, which drifts are allowed")
+	fs.StringVar(&o.mode, "mode", "strict", "replay mode: strict (any miss fails the case; zero live model calls)")
+	fs.StringVar(&o.scrubKeyEnv, "scrub-key-env", "REPRISE_SCRUB_KEY", "environment variable holding the scrub key the dataset was recorded with")
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "longest one run of COMMAND may take")
+	o.sel.register(fs, "accepted")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `usage: reprise ci --dataset DIR [--status …] [--agent …] [--metadata K=V] [--case ID] [-j N]
+                  [--junit FILE] [--json FILE] [--markdown FILE] [--record DIR] [--policy FILE] -- COMMAND [ARGS…]
+For each selected case (default: every accepted case), COMMAND runs with OPENAI_BASE_URL and
+ANTHROPIC_BASE_URL pointed at a replay server for that case, OTEL_EXPORTER_OTLP_ENDPOINT at an
+in-process OTLP receiver, and REPRISE_CASE_ID / REPRISE_CASE_FILE saying what to ask. The run it
+emits becomes a case, compared with the recording decision point by decision point.
+Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error.`)
+		fs.PrintDefaults()
+	}
+	fs.SetOutput(io.Discard)
+	pos, command, err := parseInterleaved(fs, args)
+	o.command = command
+	switch {
+	case err != nil:
+	case len(pos) > 0:
+		err = fmt.Errorf("unexpected argument %q (the command goes after --)", pos[0])
+	case len(o.command) == 0:
+		err = errors.New("no command: reprise ci [flags] -- COMMAND [ARGS…]")
+	case o.jobs < 1:
+		err = fmt.Errorf("-j %d: want at least 1", o.jobs)
+	case o.mode != "strict":
+		err = fmt.Errorf("--mode %q: only strict is available (hybrid needs the replay extension's hybrid mode)", o.mode)
+	case o.timeout <= 0:
+		err = fmt.Errorf("--timeout %s: want a positive duration", o.timeout)
+	default:
+		err = o.sel.validate()
+	}
+	if err != nil {
+		return usageError(stderr, fs, err)
+	}
+	policy, err := loadPolicy(o.policyFile)
+	if err != nil {
+		fmt.Fprintln(stderr, "reprise ci:", err)
+		return ExitError
+	}
+	all, err := readDataset(o.dataset)
+	if err != nil {
+		fmt.Fprintln(stderr, "reprise ci:", err)
+		return ExitError
+	}
+	cases := o.sel.apply(all)
+	if len(cases) == 0 {
+		fmt.Fprintf(stderr, "reprise ci: no case in %s matches the selection\n", o.dataset)
+		return ExitError
+	}
+	if Factories == nil {
+		fmt.Fprintln(stderr, "reprise ci: this binary has no collector components")
+		return ExitError
+	}
+
+	start := time.Now()
+	progress := newProgress(stderr, len(cases))
+	results := make([]caseResult, len(cases))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < o.jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				results[i] = replayCase(context.Background(), &o, policy, cases[i])
+				progress.done(results[i])
+			}
+		}()
+	}
+	for i := range cases {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+
+	rep := newCIReport(o.dataset, results, time.Since(start))
+	if err := rep.write(&o); err != nil {
+		fmt.Fprintln(stderr, "reprise ci:", err)
+		return ExitError
+	}
+	progress.summary(rep)
+	switch {
+	case rep.Errors > 0:
+		return ExitError
+	case rep.Failed > 0:
+		return ExitChanged
+	}
+	return ExitOK
+}
+
+// Outcome of one case.
+const (
+	outcomePassed = "passed"
+	outcomeFailed = "failed" // the run regressed: a failing finding, a failed assertion or no run at all
+	outcomeError  = "error"  // the harness could not replay it (infrastructure)
+)
+
+// caseResult is what `reprise ci` found for one recorded case.
+type caseResult struct {
+	CaseID     string             `json:"case_id"`
+	AgentName  string             `json:"agent_name,omitempty"`
+	Outcome    string             `json:"outcome"`
+	Message    string             `json:"message,omitempty"`
+	DurationMS int64              `json:"duration_ms"`
+	ExitCode   int                `json:"exit_code"`
+	NewCaseID  string             `json:"new_case_id,omitempty"`
+	Failing    []casediff.Finding `json:"failing"`
+	Assertions []assertionResult  `json:"assertions,omitempty"`
+	Diff       *casediff.Report   `json:"diff,omitempty"`
+	Stdout     string             `json:"stdout,omitempty"`
+	Stderr     string             `json:"stderr,omitempty"`
+}
+
+// judge decides the outcome of a case from the diff, the assertions and the command's exit.
+func judge(r *caseResult, recorded, replayed *replaycase.Case, policy Policy) {
+	if replayed == nil {
+		r.Outcome = outcomeFailed
+		r.Message = "the command emitted no agent run (is its OpenTelemetry SDK exporting to OTEL_EXPORTER_OTLP_ENDPOINT?)"
+		if r.ExitCode != 0 {
+			r.Message = fmt.Sprintf("the command exited %d and emitted no agent run", r.ExitCode)
+		}
+		return
+	}
+	r.NewCaseID = replayed.CaseID
+	d := casediff.Compare(recorded, replayed)
+	r.Diff = &d
+	r.Failing = []casediff.Finding{}
+	for _, f := range d.Findings {
+		if policy.fails(recorded.CaseID, f) {
+			r.Failing = append(r.Failing, f)
+		}
+	}
+	r.Assertions = evaluateAssertions(recorded, replayed)
+	var why []string
+	if len(r.Failing) > 0 {
+		types := map[casediff.FindingType]bool{}
+		var names []string
+		for _, f := range r.Failing {
+			if !types[f.Type] {
+				types[f.Type] = true
+				names = append(names, string(f.Type))
+			}
+		}
+		why = append(why, fmt.Sprintf("%d findings: %s", len(r.Failing), strings.Join(names, ", ")))
+	}
+	for _, a := range r.Assertions {
+		if a.Passed != nil && !*a.Passed {
+			why = append(why, "assertion "+a.Name+" failed")
+		}
+	}
+	if r.ExitCode != 0 {
+		why = append(why, fmt.Sprintf("the command exited %d", r.ExitCode))
+	}
+	r.Outcome, r.Message = outcomePassed, strings.Join(why, "; ")
+	if len(why) > 0 {
+		r.Outcome = outcomeFailed
+	}
+}
+
+// tail keeps the end of a command's output for the report.
+func tail(s string) string {
+	const keep = 4000
+	if len(s) > keep {
+		return "…" + s[len(s)-keep:]
+	}
+	return s
+}

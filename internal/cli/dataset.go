@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// defaultDataset is where config/local.yaml writes.
+const defaultDataset = "./reprise-data"
+
+// readDataset reads every case row of the cases/ and quarantine/ datasets under root. A case
+// superseded by a later row with the same case_id (a re-delivered or re-driven run) appears
+// once, as its latest row by file name (file names are time-ordered UUIDv7s).
+func readDataset(root string) ([]*replaycase.Case, error) {
+	var files []string
+	for _, ds := range []string{"cases", "quarantine"} {
+		dir := filepath.Join(root, ds)
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if os.IsNotExist(err) && path == dir {
+					return nil
+				}
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(path, ".parquet") {
+				files = append(files, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(files) == 0 {
+		if _, err := os.Stat(root); err != nil {
+			return nil, fmt.Errorf("dataset %s: %w", root, err)
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return filepath.Base(files[i]) < filepath.Base(files[j]) })
+	byID := map[string]*replaycase.Case{}
+	var order []string
+	for _, f := range files {
+		rows, err := parquet.ReadFile[replaycase.Case](f)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", f, err)
+		}
+		for i := range rows {
+			c := &rows[i]
+			if _, seen := byID[c.CaseID]; !seen {
+				order = append(order, c.CaseID)
+			}
+			byID[c.CaseID] = c
+		}
+	}
+	out := make([]*replaycase.Case, 0, len(order))
+	for _, id := range order {
+		out = append(out, byID[id])
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].StartTime.Before(out[j].StartTime) })
+	return out, nil
+}
+
+// loadCase resolves what a user names a case by: a JSON file holding one case (the dataset's
+// column names as keys), a Parquet file holding one case row, or a case id (or a unique prefix
+// of one) in the dataset at root.
+func loadCase(ref, root string) (*replaycase.Case, error) {
+	if st, err := os.Stat(ref); err == nil && !st.IsDir() {
+		return caseFile(ref)
+	}
+	cases, err := readDataset(root)
+	if err != nil {
+		return nil, err
+	}
+	var found []*replaycase.Case
+	for _, c := range cases {
+		if c.CaseID == ref {
+			return c, nil
+		}
+		if strings.HasPrefix(c.CaseID, ref) {
+			found = append(found, c)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return nil, fmt.Errorf("no case %q in dataset %s (and no file of that name)", ref, root)
+	}
+	return nil, fmt.Errorf("%q names %d cases in %s: give more of the id", ref, len(found), root)
+}
+
+func caseFile(path string) (*replaycase.Case, error) {
+	if strings.HasSuffix(path, ".parquet") {
+		rows, err := parquet.ReadFile[replaycase.Case](path)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		if len(rows) != 1 {
+			return nil, fmt.Errorf("%s holds %d cases; name one by id with --dataset", path, len(rows))
+		}
+		return &rows[0], nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var c replaycase.Case
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("%s is not a case in JSON: %w", path, err)
+	}
+	if c.CaseID == "" {
+		return nil, fmt.Errorf("%s has no case_id: not a case", path)
+	}
+	return &c, nil
+}

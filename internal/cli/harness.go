@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/provider/envprovider"
+	"go.opentelemetry.io/collector/confmap/provider/fileprovider"
+	"go.opentelemetry.io/collector/otelcol"
+
+	"go.opentelemetry.io/collector/component"
+
+	"github.com/reprise-dev/reprise/casediff"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+var harnessBuildInfo = component.BuildInfo{Command: "reprise ci", Description: "Reprise replay harness", Version: "0.1.0"}
+
+// Factories gives `reprise ci` the collector's components; cmd/reprise sets it to the
+// ocb-generated component list, so the harness runs exactly what the collector runs.
+var Factories func() (otelcol.Factories, error)
+
+// harnessConfig is the collector `reprise ci` runs in process for one case: the replay
+// extension serving the recorded dataset, and an OTLP receiver whose telemetry becomes a case
+// through the same processor and exporter a production collector uses. Everything listens on
+// loopback only.
+const harnessConfig = `
+extensions:
+  replay:
+    endpoint: 127.0.0.1:%[1]d
+    directory: %[2]q
+    mode: %[3]s
+    scrub:
+      key: ${env:%[7]s}
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:%[4]d
+processors:
+  replay_case:
+    root_grace_period: 100ms
+    raw_spans: none
+    scrub:
+      key: ${env:%[7]s}
+exporters:
+  replay_parquet:
+    directory: %[5]q
+    sending_queue:
+      enabled: false
+  nop:
+%[6]s
+service:
+  telemetry:
+    logs:
+      level: error
+    metrics:
+      level: none
+  extensions: [replay]
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [%[8]s]
+    logs:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [nop]
+`
+
+const recordExporter = `  replay_parquet/record:
+    directory: %q
+    sending_queue:
+      enabled: false`
+
+// freePort is a loopback TCP port nothing listens on right now.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// replayCase runs COMMAND once against a replay of c and judges the run it emits.
+func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.Case) (r caseResult) {
+	start := time.Now()
+	r = caseResult{CaseID: c.CaseID, AgentName: c.AgentName, Failing: []casediff.Finding{}}
+	defer func() { r.DurationMS = time.Since(start).Milliseconds() }()
+	fail := func(err error) caseResult {
+		r.Outcome, r.Message = outcomeError, err.Error()
+		return r
+	}
+	work, err := os.MkdirTemp("", "reprise-ci-")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.RemoveAll(work)
+	replayPort, err := freePort()
+	if err != nil {
+		return fail(err)
+	}
+	otlpPort, err := freePort()
+	if err != nil {
+		return fail(err)
+	}
+	newRuns := filepath.Join(work, "runs")
+	exporters, extra := "replay_parquet", ""
+	if o.record != "" {
+		exporters, extra = "replay_parquet, replay_parquet/record", fmt.Sprintf(recordExporter, o.record)
+	}
+	dataset, err := filepath.Abs(o.dataset)
+	if err != nil {
+		return fail(err)
+	}
+	cfg := fmt.Sprintf(harnessConfig, replayPort, dataset, o.mode, otlpPort, newRuns, extra, o.scrubKeyEnv, exporters)
+	stopCollector, err := startHarness(ctx, filepath.Join(work, "collector.yaml"), cfg, otlpPort, replayPort)
+	if err != nil {
+		return fail(fmt.Errorf("starting the replay harness: %w", err))
+	}
+	caseFile := filepath.Join(work, "case.json")
+	if err := writeCaseFile(caseFile, c); err != nil {
+		stopCollector()
+		return fail(err)
+	}
+
+	base := fmt.Sprintf("http://127.0.0.1:%d/v1/cases/%s", replayPort, c.CaseID)
+	cmdCtx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(cmdCtx, o.command[0], o.command[1:]...)
+	cmd.Env = append(os.Environ(),
+		"OPENAI_BASE_URL="+base+"/openai/v1",
+		"ANTHROPIC_BASE_URL="+base+"/anthropic",
+		"REPRISE_REPLAY_URL="+base,
+		fmt.Sprintf("OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:%d", otlpPort),
+		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
+		"REPRISE_CASE_ID="+c.CaseID,
+		"REPRISE_CASE_FILE="+caseFile,
+	)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	stopCollector() // flushes the open run into the exporter
+	r.Stdout, r.Stderr = tail(stdout.String()), tail(stderr.String())
+	var exitErr *exec.ExitError
+	switch {
+	case runErr == nil:
+	case cmdCtx.Err() != nil:
+		r.ExitCode = -1
+		r.Outcome, r.Message = outcomeFailed, fmt.Sprintf("the command did not finish within %s", o.timeout)
+		return r
+	case errors.As(runErr, &exitErr):
+		r.ExitCode = exitErr.ExitCode()
+	default:
+		return fail(fmt.Errorf("running %s: %w", o.command[0], runErr))
+	}
+	runs, err := readDataset(newRuns)
+	if err != nil && !errors.Is(err, os.ErrNotExist) { // no file: the command emitted nothing
+		return fail(err)
+	}
+	judge(&r, c, pickRun(runs), policy)
+	return r
+}
+
+// pickRun is the agent run a command emitted: the accepted one if there is one, else the
+// first. (An agent emits one run per invocation; a harness that also traces its own startup
+// may emit more.)
+func pickRun(runs []*replaycase.Case) *replaycase.Case {
+	for _, c := range runs {
+		if c.Status == replaycase.StatusAccepted {
+			return c
+		}
+	}
+	if len(runs) > 0 {
+		return runs[0]
+	}
+	return nil
+}
+
+// startHarness runs the collector with cfg in this process until the returned stop is
+// called, and waits until both its ports accept connections.
+func startHarness(ctx context.Context, path, cfg string, ports ...int) (stop func(), err error) {
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		return nil, err
+	}
+	col, err := otelcol.NewCollector(otelcol.CollectorSettings{
+		BuildInfo: harnessBuildInfo,
+		Factories: Factories,
+		ConfigProviderSettings: otelcol.ConfigProviderSettings{ResolverSettings: confmap.ResolverSettings{
+			URIs:              []string{"file:" + path},
+			ProviderFactories: []confmap.ProviderFactory{fileprovider.NewFactory(), envprovider.NewFactory()},
+		}},
+		SkipSettingGRPCLogger:   true,
+		DisableGracefulShutdown: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- col.Run(ctx) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for _, p := range ports {
+		for {
+			if conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
+				conn.Close()
+				break
+			}
+			select {
+			case err := <-done:
+				return nil, fmt.Errorf("the collector stopped: %w", err)
+			case <-time.After(25 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				col.Shutdown()
+				return nil, fmt.Errorf("port %d not listening after 20 s", p)
+			}
+		}
+	}
+	return func() {
+		col.Shutdown()
+		<-done
+	}, nil
+}
+
+// caseInput is REPRISE_CASE_FILE: what the command needs to re-run the recorded case.
+type caseInput struct {
+	CaseID        string               `json:"case_id"`
+	AgentName     string               `json:"agent_name,omitempty"`
+	InputMessages []replaycase.Message `json:"input_messages"`
+	// Question is the text of the last user message, for agents that take one prompt.
+	Question   string            `json:"question"`
+	Metadata   map[string]string `json:"metadata"`
+	Assertions map[string]string `json:"assertions"`
+}
+
+func writeCaseFile(path string, c *replaycase.Case) error {
+	in := caseInput{CaseID: c.CaseID, AgentName: c.AgentName, InputMessages: c.InputMessages, Metadata: c.Metadata, Assertions: c.Assertions}
+	for _, m := range c.InputMessages {
+		if m.Role == "user" {
+			in.Question = strings.TrimSpace(messageText(m))
+		}
+	}
+	b, err := json.MarshalIndent(in, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// selection is the case filter shared by `reprise ls` and `reprise ci`.
+type selection struct {
+	status, agent string
+	ids           []string
+	metadata      map[string]string
+	since         time.Time
+}
+
+func (s *selection) register(fs *flag.FlagSet, defaultStatus string) {
+	fs.StringVar(&s.status, "status", defaultStatus, "accepted, quarantined or all")
+	fs.StringVar(&s.agent, "agent", "", "only cases of this agent name")
+	fs.Func("case", "only this case id (repeatable)", func(v string) error { s.ids = append(s.ids, v); return nil })
+	fs.Func("metadata", "only cases whose metadata KEY=VALUE (repeatable)", func(v string) error {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok {
+			return fmt.Errorf("want KEY=VALUE, got %q", v)
+		}
+		if s.metadata == nil {
+			s.metadata = map[string]string{}
+		}
+		s.metadata[k] = val
+		return nil
+	})
+	fs.Func("since", "only cases that started at or after this time (RFC 3339 or a date)", func(v string) error {
+		for _, layout := range []string{time.RFC3339, time.DateOnly} {
+			if t, err := time.Parse(layout, v); err == nil {
+				s.since = t
+				return nil
+			}
+		}
+		return fmt.Errorf("want RFC 3339 or YYYY-MM-DD, got %q", v)
+	})
+}
+
+func (s *selection) validate() error {
+	switch s.status {
+	case "accepted", "quarantined", "all":
+		return nil
+	}
+	return fmt.Errorf("--status %q: want accepted, quarantined or all", s.status)
+}
+
+func (s *selection) keep(c *replaycase.Case) bool {
+	if s.status != "all" && string(c.Status) != s.status {
+		return false
+	}
+	if s.agent != "" && c.AgentName != s.agent {
+		return false
+	}
+	if len(s.ids) > 0 {
+		found := false
+		for _, id := range s.ids {
+			found = found || c.CaseID == id || strings.HasPrefix(c.CaseID, id)
+		}
+		if !found {
+			return false
+		}
+	}
+	for k, v := range s.metadata {
+		if c.Metadata[k] != v {
+			return false
+		}
+	}
+	return s.since.IsZero() || !c.StartTime.Before(s.since)
+}
+
+func (s *selection) apply(cases []*replaycase.Case) []*replaycase.Case {
+	var out []*replaycase.Case
+	for _, c := range cases {
+		if s.keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func runLs(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
+	dataset := fs.String("dataset", defaultDataset, "dataset root")
+	var sel selection
+	sel.register(fs, "all")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: reprise ls [--dataset DIR] [--status accepted|quarantined|all] [--agent NAME] [--metadata K=V] [--case ID] [--since TIME]")
+		fs.PrintDefaults()
+	}
+	fs.SetOutput(io.Discard)
+	pos, _, err := parseInterleaved(fs, args)
+	if err == nil && len(pos) > 0 {
+		err = fmt.Errorf("unexpected argument %q", pos[0])
+	}
+	if err == nil {
+		err = sel.validate()
+	}
+	if err != nil {
+		return usageError(stderr, fs, err)
+	}
+	cases, err := readDataset(*dataset)
+	if err != nil {
+		fmt.Fprintln(stderr, "reprise ls:", err)
+		return ExitError
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CASE_ID\tSTARTED\tSTATUS\tAGENT\tSTEPS\tTOKENS\tREASONS")
+	for _, c := range sel.apply(cases) {
+		codes := make([]string, len(c.Reasons))
+		for i, r := range c.Reasons {
+			codes[i] = r.Code
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", c.CaseID, c.StartTime.UTC().Format(time.RFC3339), c.Status,
+			c.AgentName, len(c.Steps), c.Usage.TotalTokens, strings.Join(codes, ","))
+	}
+	if err := tw.Flush(); err != nil {
+		return ExitError
+	}
+	return ExitOK
+}

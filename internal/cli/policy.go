@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/reprise-dev/reprise/casediff"
+)
+
+// Policy says which findings fail a case in `reprise ci`. The file (YAML):
+//
+//	fail_on: [tool_args_changed, answer_changed]   # default: every type but usage/latency
+//	allow:                                          # drifts that are expected
+//	  - type: retrieval_drift
+//	    path: "retrieval_refs[*].documents"         # optional; * matches anything, on path_b or path_a
+//	    case: 0a1b…                                 # optional, one case id
+type Policy struct {
+	FailOn []casediff.FindingType `yaml:"fail_on"`
+	Allow  []AllowRule            `yaml:"allow"`
+}
+
+// AllowRule excuses matching findings.
+type AllowRule struct {
+	Type casediff.FindingType `yaml:"type"`
+	Path string               `yaml:"path"`
+	Case string               `yaml:"case"`
+}
+
+var knownTypes = map[casediff.FindingType]bool{
+	casediff.RetrievalDrift: true, casediff.ToolCallAdded: true, casediff.ToolCallRemoved: true,
+	casediff.ToolArgsChanged: true, casediff.ToolResultChanged: true, casediff.ModelCallAdded: true,
+	casediff.ModelCallRemoved: true, casediff.PromptChanged: true, casediff.ModelConfigChanged: true,
+	casediff.RouteChanged: true, casediff.AnswerChanged: true, casediff.UsageChanged: true,
+	casediff.LatencyChanged: true,
+}
+
+func loadPolicy(file string) (Policy, error) {
+	var p Policy
+	if file == "" {
+		return p, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return p, err
+	}
+	if err := yaml.Unmarshal(b, &p); err != nil {
+		return p, fmt.Errorf("policy %s: %w", file, err)
+	}
+	for _, t := range p.FailOn {
+		if !knownTypes[t] {
+			return p, fmt.Errorf("policy %s: fail_on: unknown finding type %q", file, t)
+		}
+	}
+	for i, r := range p.Allow {
+		if r.Type != "" && !knownTypes[r.Type] {
+			return p, fmt.Errorf("policy %s: allow[%d].type: unknown finding type %q", file, i, r.Type)
+		}
+	}
+	return p, nil
+}
+
+// fails reports whether a finding of case caseID fails it under the policy.
+func (p Policy) fails(caseID string, f casediff.Finding) bool {
+	if len(p.FailOn) == 0 {
+		if f.Type.Secondary() {
+			return false
+		}
+	} else {
+		listed := false
+		for _, t := range p.FailOn {
+			listed = listed || t == f.Type
+		}
+		if !listed {
+			return false
+		}
+	}
+	for _, r := range p.Allow {
+		if (r.Type == "" || r.Type == f.Type) && (r.Case == "" || r.Case == caseID) && (r.Path == "" || matchPath(r.Path, f)) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchPath matches a finding's paths against a pattern in which * stands for any text and
+// everything else, brackets included, is literal (JSON paths are full of brackets).
+func matchPath(pattern string, f casediff.Finding) bool {
+	re := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(pattern), `\*`, ".*") + "$")
+	for _, p := range []string{f.PathB, f.PathA} {
+		if p != "" && re.MatchString(p) {
+			return true
+		}
+	}
+	return false
+}

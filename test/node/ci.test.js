@@ -1,0 +1,124 @@
+// `reprise ci` end to end: record a real agent run (the openai SDK under the official OTel
+// instrumentation, with a retrieval and a tool call) through the collector, then replay the
+// dataset through the same agent with `reprise ci`. Unchanged, every case passes with zero
+// model calls; changed (system prompt, model parameter, tool result, retriever), it fails with
+// exactly the findings that change explains. Needs REPRISE_BIN (scripts/test.sh builds it).
+'use strict';
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFile } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { freePort, waitFor, startModelServer, runAgent } = require('./harness');
+
+const bin = process.env.REPRISE_BIN;
+const agentEnv = { INSTRUMENTATION: 'otel', RETRIEVAL: '1', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', SERVICE_NAME: 'weather-agent-ci' };
+let workDir, dataset, model;
+
+function reprise(args, env = {}) {
+  return new Promise((resolve) => {
+    execFile(bin, args, { env: { ...process.env, ...env }, timeout: 120000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? err.code : 0, stdout, stderr });
+    });
+  });
+}
+
+before(async () => {
+  assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-ci-'));
+  dataset = path.join(workDir, 'data');
+  const otlpPort = await freePort();
+  fs.writeFileSync(path.join(workDir, 'config.yaml'), `
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:${otlpPort}
+processors:
+  replay_case:
+    root_grace_period: 300ms
+exporters:
+  replay_parquet:
+    directory: ${dataset}
+    sending_queue:
+      enabled: false
+  nop:
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [replay_parquet]
+    logs:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [nop]
+`);
+  let log = '';
+  const collector = spawn(bin, ['--config', path.join(workDir, 'config.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  collector.stdout.on('data', (d) => (log += d));
+  collector.stderr.on('data', (d) => (log += d));
+  await waitFor('the collector', () => fetch(`http://127.0.0.1:${otlpPort}/`).then(() => true), () => log);
+  model = await startModelServer();
+  const recorded = await runAgent({ ...agentEnv, OTLP_ENDPOINT: `http://127.0.0.1:${otlpPort}`, OPENAI_BASE_URL: model.url });
+  assert.equal(recorded.error, undefined);
+  await waitFor('the recorded case', async () => {
+    const ls = await reprise(['ls', '--dataset', dataset, '--status', 'accepted']);
+    return ls.stdout.includes('weather-bot');
+  }, () => log);
+  collector.kill('SIGTERM');
+  await new Promise((r) => collector.on('exit', r));
+  model.requestsWhenRecorded = model.server.requests;
+});
+
+after(() => model && model.server.close());
+
+async function ci(variant) {
+  const report = path.join(workDir, `report-${Object.keys(variant).join('-') || 'unchanged'}.json`);
+  const junit = report.replace(/\.json$/, '.xml');
+  const res = await reprise(['ci', '--dataset', dataset, '--json', report, '--junit', junit, '--', process.execPath, path.join(__dirname, 'agent.js')],
+    { ...agentEnv, ...variant });
+  const parsed = fs.existsSync(report) ? JSON.parse(fs.readFileSync(report, 'utf8')) : undefined;
+  return { ...res, report: parsed, junit: fs.existsSync(junit) ? fs.readFileSync(junit, 'utf8') : '' };
+}
+
+function failingTypes(report) {
+  return [...new Set(report.results.flatMap((r) => r.failing.map((f) => f.type)))].sort();
+}
+
+test('the unchanged agent passes every case with zero model calls', async () => {
+  const res = await ci({});
+  assert.equal(res.code, 0, res.stderr);
+  assert.equal(res.report.cases, 1);
+  assert.equal(res.report.passed, 1, JSON.stringify(res.report.results[0], null, 1));
+  assert.match(res.stderr, /1 cases, 1 passed, 0 failed, 0 errors/);
+  assert.match(res.junit, /<testsuites name="reprise ci" tests="1" failures="0" errors="0"/);
+  assert.equal(model.server.requests, model.requestsWhenRecorded, 'no request reached the model server');
+});
+
+// Each change, and the findings it must produce. In strict replay a changed model request gets
+// no recorded answer, so the agent stops there: the calls after it are reported missing.
+const changes = [
+  { name: 'a different system prompt', env: { SYSTEM_PROMPT: 'You are a terse weather assistant.' },
+    want: ['answer_changed', 'model_call_removed', 'prompt_changed', 'tool_call_removed'] },
+  { name: 'a different model parameter', env: { TEMPERATURE: '0.7' },
+    want: ['answer_changed', 'model_call_removed', 'model_config_changed', 'tool_call_removed'] },
+  { name: 'a tool that returns something else', env: { TOOL_SKY: 'sunny' },
+    want: ['answer_changed', 'tool_result_changed'] },
+  { name: 'a retriever returning other documents', env: { DOCS: 'doc-lyon-climate,doc-paris-climate' },
+    want: ['retrieval_drift'] },
+];
+
+for (const change of changes) {
+  test(`${change.name} fails with exactly ${change.want.join(', ')}`, async () => {
+    const res = await ci(change.env);
+    assert.equal(res.code, 1, res.stderr);
+    assert.deepEqual(failingTypes(res.report), change.want, JSON.stringify(res.report.results[0].failing, null, 1));
+    assert.match(res.junit, /<failure message="[^"]*findings: /);
+    assert.equal(model.server.requests, model.requestsWhenRecorded, 'no request reached the model server');
+  });
+}

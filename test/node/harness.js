@@ -1,0 +1,71 @@
+// Helpers shared by the end-to-end tests: free ports, polling, a deterministic model server
+// and the agent run as a child process.
+'use strict';
+const { execFile } = require('node:child_process');
+const http = require('node:http');
+const net = require('node:net');
+const path = require('node:path');
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = s.address().port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(what, fn, log = () => '', timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${log().slice(-4000)}`);
+    await sleep(100);
+  }
+}
+
+// A deterministic OpenAI-compatible model: it asks for get_weather(Paris) until it sees a tool
+// result, then answers with it. It counts the requests it gets.
+function startModelServer() {
+  return new Promise((resolve) => {
+    const server = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        server.requests++;
+        const body = JSON.parse(raw);
+        const last = body.messages[body.messages.length - 1];
+        const n = server.requests;
+        const message = last.role === 'tool'
+          ? { role: 'assistant', content: `Answer: based on ${last.content} it is mild in Paris.` }
+          : { role: 'assistant', content: null, tool_calls: [{ id: `call_${n}_0`, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } }] };
+        const finish = message.tool_calls ? 'tool_calls' : 'stop';
+        const usage = { prompt_tokens: 70 + n, completion_tokens: 17, total_tokens: 87 + n };
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ id: `chatcmpl-${n}`, object: 'chat.completion', created: 1764460800 + n, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage }));
+      });
+    });
+    server.requests = 0;
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/v1` }));
+  });
+}
+
+function runAgent(env) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(__dirname, 'agent.js')], { env: { ...process.env, ...env }, timeout: 60000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`agent failed: ${err.message}\n${stderr}`));
+      resolve(JSON.parse(stdout.trim().split('\n').pop()));
+    });
+  });
+}
+
+async function getJSON(url) {
+  const res = await fetch(url);
+  if (!res.ok) return undefined;
+  return res.json();
+}
+
+module.exports = { freePort, sleep, waitFor, startModelServer, runAgent, getJSON };
