@@ -50,6 +50,7 @@ type caseProcessor struct {
 	required   map[string]bool
 	metadata   *extractor
 	assertions *extractor
+	selector   *selector // nil: every run becomes a case
 	scrubber   *scrub.Scrubber
 	now        func() time.Time
 
@@ -85,6 +86,10 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 	if err != nil {
 		return nil, err
 	}
+	sel, err := newSelector(set.TelemetrySettings, cfg.Select)
+	if err != nil {
+		return nil, err
+	}
 	scrubber, err := scrub.New(cfg.Scrub)
 	if err != nil {
 		return nil, err
@@ -97,6 +102,7 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 		required:   cfg.requiredReasons(),
 		metadata:   md,
 		assertions: as,
+		selector:   sel,
 		scrubber:   scrubber,
 		now:        time.Now,
 		open:       map[pcommon.TraceID]*traceBuffer{},

@@ -42,6 +42,8 @@ type TelemetryBuilder struct {
 	ProcessorReplayCaseReceived           metric.Int64Counter
 	ProcessorReplayCaseRefused            metric.Int64Counter
 	ProcessorReplayCaseReservedAttributes metric.Int64Counter
+	ProcessorReplayCaseSelectedRuns       metric.Int64Counter
+	ProcessorReplayCaseUnselectedRuns     metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -167,6 +169,18 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_replay_case_reserved_attributes",
 		metric.WithDescription("replay.* attributes removed from incoming telemetry (the namespace is reserved for case spans), by signal [Development]"),
 		metric.WithUnit("{attributes}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseSelectedRuns, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_selected_runs",
+		metric.WithDescription("GenAI runs selected to become cases (select config set), by selected_by (the rule name that matched, or sample) [Development]"),
+		metric.WithUnit("{runs}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseUnselectedRuns, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_unselected_runs",
+		metric.WithDescription("GenAI runs no select rule matched and the sample did not keep, by reason and action (dropped, or passed on unchanged) [Development]"),
+		metric.WithUnit("{runs}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

@@ -35,6 +35,8 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorReplayCaseReceived.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseRefused.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseReservedAttributes.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseSelectedRuns.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseUnselectedRuns.Add(context.Background(), 1)
 	AssertEqualProcessorReplayCaseBufferedBytes(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -81,6 +83,12 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseReservedAttributes(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseSelectedRuns(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseUnselectedRuns(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 
