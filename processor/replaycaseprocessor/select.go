@@ -56,7 +56,7 @@ func (s *SelectConfig) validate() []error {
 		errs = append(errs, fmt.Errorf("select.sample_rate must be between 0 and 1, got %v", s.SampleRate))
 	}
 	switch s.Unselected {
-	case unselectedDrop, unselectedPass:
+	case "", unselectedDrop, unselectedPass: // "" is the default, drop
 	default:
 		errs = append(errs, fmt.Errorf("select.unselected must be %q or %q, got %q", unselectedDrop, unselectedPass, s.Unselected))
 	}
@@ -64,6 +64,11 @@ func (s *SelectConfig) validate() []error {
 		if name == "" || cond == "" {
 			errs = append(errs, fmt.Errorf("select.rules: entry %q needs a name and an OTTL condition", name))
 		}
+	}
+	// Parsed here as well as at creation, so that a bad rule is reported with the other
+	// mistakes; parsing needs no telemetry beyond a logger.
+	if _, err := newSelector(component.TelemetrySettings{Logger: zap.NewNop()}, s); err != nil {
+		errs = append(errs, err)
 	}
 	if len(s.Rules) == 0 && s.SampleRate == 0 {
 		errs = append(errs, errors.New("select: no rules and sample_rate 0 would select no run; remove select to keep every run"))

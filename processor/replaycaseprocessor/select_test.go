@@ -275,8 +275,9 @@ func TestSelectConfigErrorsNameTheField(t *testing.T) {
 	cfg.Select = &SelectConfig{Unselected: unselectedDrop}
 	assert.ErrorContains(t, cfg.Validate(), "would select no run")
 
-	cfg.Select = &SelectConfig{Rules: map[string]string{"broken": `span.status.code ==`}, Unselected: unselectedDrop}
-	require.NoError(t, cfg.Validate(), "OTTL is parsed when the processor is created")
+	cfg.Select = &SelectConfig{Rules: map[string]string{"broken": `span.status.code ==`, "unknown_path": `log.nonsense == 1`}}
+	assert.ErrorContains(t, cfg.Validate(), "select.rules.broken")
+	assert.ErrorContains(t, cfg.Validate(), "select.rules.unknown_path")
 	_, err = NewFactory().CreateTraces(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
 	assert.ErrorContains(t, err, "select.rules.broken")
 }
