@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/internal/testpipeline/corpus"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
 	"github.com/reprise-dev/reprise/replaycase"
@@ -310,4 +311,29 @@ func TestRuleSeesSpansThatArriveAfterTheRoot(t *testing.T) {
 	require.Len(t, cases, 1)
 	assert.Equal(t, "failed_tool", cases[0].SelectedBy)
 	h.shutdown()
+}
+
+// BenchmarkSelectRules measures the selection alone: the four rules of selectRules (three span
+// rules, one log rule) and the sample, evaluated once per closed run over the benchmark corpus.
+// None of the corpus runs matches a rule, so every rule visits every span and event: the worst
+// case. The cost of the whole processor with and without selection is
+// BenchmarkSpansThroughProcessor.
+// Run: go test -run '^$' -bench SelectRules -benchmem -count 6 ./processor/replaycaseprocessor/
+func BenchmarkSelectRules(b *testing.B) {
+	traces, logs, spans := corpus.Runs(b, benchTraces)
+	s, err := newSelector(processortest.NewNopSettings(metadata.Type).TelemetrySettings, &SelectConfig{Rules: selectRules, SampleRate: 0.01})
+	require.NoError(b, err)
+	ctx := context.Background()
+	ids := make([]pcommon.TraceID, len(traces))
+	for i, td := range traces {
+		ids[i] = td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID()
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range traces {
+			s.decide(ctx, traces[j], logs[j], ids[j])
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*len(traces)), "ns/run")
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*spans), "ns/span")
 }
