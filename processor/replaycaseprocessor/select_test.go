@@ -2,12 +2,16 @@ package replaycaseprocessor
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -16,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/internal/testpipeline/corpus"
@@ -336,4 +341,28 @@ func BenchmarkSelectRules(b *testing.B) {
 	}
 	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*len(traces)), "ns/run")
 	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*spans), "ns/span")
+}
+
+// Every select block of the guide must be a valid config: a recipe users copy must start.
+func TestGuideRecipesAreValid(t *testing.T) {
+	guide, err := os.ReadFile(filepath.Join("..", "..", "docs", "selection.md"))
+	require.NoError(t, err)
+	blocks := 0
+	for _, chunk := range strings.Split(string(guide), "```yaml\n")[1:] {
+		body, _, _ := strings.Cut(chunk, "```")
+		var doc struct {
+			Processors map[string]map[string]any `yaml:"processors"`
+		}
+		require.NoError(t, yaml.Unmarshal([]byte(body), &doc), body)
+		rc, ok := doc.Processors["replay_case"]
+		if !ok {
+			continue
+		}
+		blocks++
+		cfg := createDefaultConfig().(*Config)
+		require.NoError(t, confmap.NewFromStringMap(rc).Unmarshal(cfg), body)
+		require.NoError(t, cfg.Validate(), body)
+		require.NotNil(t, cfg.Select)
+	}
+	assert.Equal(t, 4, blocks, "the guide's select examples")
 }
