@@ -116,8 +116,8 @@ type Result struct {
 }
 
 // ErrCommitted wraps a failure that happened after a batch was committed: its files are
-// complete in staging and recorded in its journal, and the next Write (or Recover after a
-// restart) publishes them. Writing the batch again would duplicate its rows.
+// complete in staging and recorded in its journal, and the next Write, Close, or Recover
+// after a restart publishes them. Writing the batch again would duplicate its rows.
 var ErrCommitted = errors.New("batch committed, publishing incomplete")
 
 // Write publishes one batch: accepted cases to cases/ and their steps to steps/, quarantined
@@ -127,6 +127,9 @@ var ErrCommitted = errors.New("batch committed, publishing incomplete")
 func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	_ = w.retryPending() // what still fails stays pending; this batch is written regardless
 	var res Result
+	if len(cases) == 0 {
+		return res, nil
+	}
 	for _, c := range cases {
 		res.RepairedStrings += repairUTF8(c)
 	}
