@@ -90,10 +90,7 @@ func newSelector(set component.TelemetrySettings, cfg *SelectConfig) (*selector,
 	if cfg == nil {
 		return nil, nil
 	}
-	spanFuncs := ottlfuncs.StandardConverters[*ottlspan.TransformContext]()
-	root := ottlfuncs.NewIsRootSpanFactory()
-	spanFuncs[root.Name()] = root
-	spanParser, err := ottlspan.NewParser(spanFuncs, set, ottlspan.EnablePathContextNames())
+	spanParser, err := newSpanParser(set)
 	if err != nil {
 		return nil, err
 	}

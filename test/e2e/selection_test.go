@@ -65,10 +65,16 @@ func selectionRun(t *testing.T, n int, edit func(sp ptrace.Span, ld plog.Logs)) 
 	return td, ld, id
 }
 
+// postLogs sends ld as one OTLP/HTTP protobuf request and requires a 200.
 func postLogs(t *testing.T, otlp string, ld plog.Logs) {
 	body, err := plogotlp.NewExportRequestFromLogs(ld).MarshalProto()
 	require.NoError(t, err)
-	resp, err := http.Post(otlp+"/v1/logs", "application/x-protobuf", bytes.NewReader(body))
+	postOTLP(t, otlp, "logs", body)
+}
+
+// postOTLP posts an OTLP/HTTP protobuf body for signal (traces, logs) and requires a 200.
+func postOTLP(t *testing.T, otlp, signal string, body []byte) {
+	resp, err := http.Post(otlp+"/v1/"+signal, "application/x-protobuf", bytes.NewReader(body))
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
