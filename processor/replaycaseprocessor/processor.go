@@ -86,7 +86,7 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 	if err != nil {
 		return nil, err
 	}
-	sel, err := newSelector(set.TelemetrySettings, cfg.Select)
+	sel, err := newSelector(set.TelemetrySettings, cfg.Select, cfg.Limits.MaxOpenTraces)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottllog"
@@ -67,7 +68,7 @@ func (s *SelectConfig) validate() []error {
 	}
 	// Parsed here as well as at creation, so that a bad rule is reported with the other
 	// mistakes; parsing needs no telemetry beyond a logger.
-	if _, err := newSelector(component.TelemetrySettings{Logger: zap.NewNop()}, s); err != nil {
+	if _, err := newSelector(component.TelemetrySettings{Logger: zap.NewNop()}, s, 1); err != nil {
 		errs = append(errs, err)
 	}
 	if len(s.Rules) == 0 && s.SampleRate == 0 {
@@ -83,10 +84,50 @@ type selector struct {
 	logRules  []*ottl.Condition[*ottllog.TransformContext]
 	threshold uint64 // a trace whose hash is below it is sampled
 	sampleAll bool   // sample_rate 1: the threshold cannot express it in a uint64
+	recent    *recentSelections
+}
+
+// recentSelections remembers why the last n selected traces were selected. Spans that arrive
+// after a trace's case closed form a fragment case of their own; the rules see only the
+// fragment's spans (an error_root rule, say, no longer sees the root), so a fragment of a
+// selected run is kept for the reason its run was.
+type recentSelections struct {
+	mu   sync.Mutex
+	ring []pcommon.TraceID
+	next int
+	by   map[pcommon.TraceID]string
+}
+
+func newRecentSelections(n int) *recentSelections {
+	return &recentSelections{ring: make([]pcommon.TraceID, 0, n), by: make(map[pcommon.TraceID]string, n)}
+}
+
+func (r *recentSelections) add(id pcommon.TraceID, by string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.by[id]; ok {
+		return
+	}
+	if len(r.ring) < cap(r.ring) {
+		r.ring = append(r.ring, id)
+	} else {
+		delete(r.by, r.ring[r.next])
+		r.ring[r.next] = id
+		r.next = (r.next + 1) % len(r.ring)
+	}
+	r.by[id] = by
+}
+
+func (r *recentSelections) get(id pcommon.TraceID) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	by, ok := r.by[id]
+	return by, ok
 }
 
 // newSelector parses the rules. A nil config gives a nil selector, which selects every run.
-func newSelector(set component.TelemetrySettings, cfg *SelectConfig) (*selector, error) {
+// remember is how many selected traces it remembers for their later fragments.
+func newSelector(set component.TelemetrySettings, cfg *SelectConfig, remember int) (*selector, error) {
 	if cfg == nil {
 		return nil, nil
 	}
@@ -98,7 +139,7 @@ func newSelector(set component.TelemetrySettings, cfg *SelectConfig) (*selector,
 	if err != nil {
 		return nil, err
 	}
-	s := &selector{}
+	s := &selector{recent: newRecentSelections(max(remember, 1))}
 	// Rates just under 1 round up to 2^64, which a uint64 cannot hold.
 	if t := cfg.SampleRate * 0x1p64; t >= 0x1p64 {
 		s.sampleAll = true
@@ -166,10 +207,16 @@ func (p *caseProcessor) selectRun(ctx context.Context, b *traceBuffer) (by strin
 	if p.selector == nil {
 		return "", true
 	}
+	if b.fragment > 0 {
+		if by, ok := p.selector.recent.get(b.id); ok {
+			return by, true
+		}
+	}
 	by = p.selector.decide(ctx, b.spans, b.events, b.id)
 	if by == "" {
 		return "", false
 	}
+	p.selector.recent.add(b.id, by)
 	p.telemetry.ProcessorReplayCaseSelectedRuns.Add(ctx, 1, metric.WithAttributes(attribute.String("selected_by", by)))
 	return by, true
 }

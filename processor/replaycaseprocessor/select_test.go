@@ -262,7 +262,7 @@ func TestWithoutSelectEveryRunIsACase(t *testing.T) {
 func TestSampleRateOneKeepsEveryRun(t *testing.T) {
 	s := &selector{}
 	require.NoError(t, func() (err error) {
-		s, err = newSelector(processortest.NewNopSettings(metadata.Type).TelemetrySettings, &SelectConfig{SampleRate: 1, Unselected: unselectedDrop})
+		s, err = newSelector(processortest.NewNopSettings(metadata.Type).TelemetrySettings, &SelectConfig{SampleRate: 1, Unselected: unselectedDrop}, 1)
 		return err
 	}())
 	for i := 0; i < 1000; i++ {
@@ -326,7 +326,7 @@ func TestRuleSeesSpansThatArriveAfterTheRoot(t *testing.T) {
 // Run: go test -run '^$' -bench SelectRules -benchmem -count 6 ./processor/replaycaseprocessor/
 func BenchmarkSelectRules(b *testing.B) {
 	traces, logs, spans := corpus.Runs(b, benchTraces)
-	s, err := newSelector(processortest.NewNopSettings(metadata.Type).TelemetrySettings, &SelectConfig{Rules: selectRules, SampleRate: 0.01})
+	s, err := newSelector(processortest.NewNopSettings(metadata.Type).TelemetrySettings, &SelectConfig{Rules: selectRules, SampleRate: 0.01}, 1)
 	require.NoError(b, err)
 	ctx := context.Background()
 	ids := make([]pcommon.TraceID, len(traces))
@@ -365,4 +365,44 @@ func TestGuideRecipesAreValid(t *testing.T) {
 		require.NotNil(t, cfg.Select)
 	}
 	assert.Equal(t, 4, blocks, "the guide's select examples")
+}
+
+// A fragment (spans that arrived after the run's case closed) holds no root: an error_root rule
+// cannot match it, yet it belongs to a selected run and is kept under the run's reason.
+func TestLateFragmentOfASelectedRunIsKept(t *testing.T) {
+	r := recordedRun(t, testfixtures.OTelEvents, 8, func(sp ptrace.Span, _ *run) {
+		if isRoot(sp) {
+			sp.Status().SetCode(ptrace.StatusCodeError)
+		}
+	})
+	late := ptrace.NewTraces()
+	forEachTestSpan(r.traces, func(sp ptrace.Span) {
+		if !isRoot(sp) && late.SpanCount() == 0 {
+			cp := late.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+			sp.CopyTo(cp)
+			cp.SetSpanID(pcommon.SpanID{0x1a, 0x7e})
+		}
+	})
+	plainRun := recordedRun(t, testfixtures.OTelEvents, 9, nil)
+	plainLate := ptrace.NewTraces()
+	late.CopyTo(plainLate)
+	forEachTestSpan(plainLate, func(sp ptrace.Span) { sp.SetTraceID(plainRun.tid) })
+
+	h := newHarness(t, selecting(0, unselectedDrop))
+	h.sendTraces(r.traces)
+	h.sendLogs(r.logs)
+	h.sendTraces(plainRun.traces)
+	h.sendLogs(plainRun.logs)
+	h.advance(3 * time.Second)
+	h.sendTraces(late)
+	h.sendTraces(plainLate)
+	h.shutdown()
+
+	cases := h.cases()
+	require.Len(t, cases, 2, "the selected run and its fragment; the plain run and its fragment are not selected")
+	for _, c := range cases {
+		assert.Equal(t, r.id, c.Provenance.TraceID)
+		assert.Equal(t, "error_root", c.SelectedBy)
+	}
+	assert.True(t, cases[1].HasReason(replaycase.ReasonLateSpans))
 }
