@@ -34,7 +34,8 @@ import (
 //	  addSpans / addEvents: dedupe, per-trace limits, fragments                  [buffer.go]
 //	  enforceLimits: oldest open cases closed (open-trace and byte limits)       [buffer.go]
 //	sweep: root grace, idle, max_age; flush at Shutdown → outbox                 [sweep.go]
-//	drain: outbox → build (scrub, normalize, judge) → batch → next consumers;   [emit.go, verdict.go]
+//	drain: outbox → build (scrub, normalize, select, judge) → batch → next      [emit.go, verdict.go,
+//	       consumers; a run select does not keep is dropped or passed on;          select.go]
 //	       a refused batch stays pending and is sent first; once sent, its
 //	       memory and stored records are released                                [emit.go, wal.go]
 //
