@@ -23,6 +23,7 @@ const (
 	AttrReasons        = "replay.reasons"
 	AttrReasonCodes    = "replay.reason_codes"
 	AttrClosedBy       = "replay.closed_by"
+	AttrSelectedBy     = "replay.selected_by"
 	AttrConventions    = "replay.conventions"
 	AttrServices       = "replay.services"
 	AttrRootSpanID     = "replay.root_span_id"
@@ -84,6 +85,7 @@ func Encode(c *Case, td ptrace.Traces) error {
 		}
 	}
 	a.PutStr(AttrClosedBy, string(c.ClosedBy))
+	putStr(a, AttrSelectedBy, c.SelectedBy)
 	putStrings(a, AttrConventions, c.Provenance.Conventions)
 	putStrings(a, AttrServices, c.Provenance.Services)
 	a.PutStr(AttrRootSpanID, c.Provenance.RootSpanID)
@@ -254,6 +256,7 @@ func decodeCase(c *Case, res pcommon.Map, sp ptrace.Span) error {
 	c.AdapterVersion = str(a, AttrAdapterVersion)
 	c.Status = Status(str(a, AttrStatus))
 	c.ClosedBy = CloseCause(str(a, AttrClosedBy))
+	c.SelectedBy = str(a, AttrSelectedBy)
 	c.StartTime = UnixNanoUTC(sp.StartTimestamp())
 	c.EndTime = UnixNanoUTC(sp.EndTimestamp())
 	c.Provenance = Provenance{

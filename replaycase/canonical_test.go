@@ -23,6 +23,7 @@ func TestCanonicalFormRoundTrip(t *testing.T) {
 				c.Quarantine(f.Code, f.Detail, f.SpanID)
 			}
 			c.ClosedBy = replaycase.ClosedRootEnded
+			c.SelectedBy = "failed_tool"
 			c.Metadata = map[string]string{"route": "/weather"}
 			c.Assertions = map[string]string{"expected": "mentions Paris weather"}
 			c.RawSpans = []byte{0x0a, 0x01, 0x02}

@@ -59,9 +59,12 @@ type Case struct {
 	Status         Status     `json:"status" parquet:"status,dict"`
 	Reasons        []Reason   `json:"reasons" parquet:"reasons,list"`
 	ClosedBy       CloseCause `json:"closed_by" parquet:"closed_by,dict"`
-	Provenance     Provenance `json:"provenance" parquet:"provenance"`
-	StartTime      time.Time  `json:"start_time" parquet:"start_time,timestamp(microsecond)"`
-	EndTime        time.Time  `json:"end_time" parquet:"end_time,timestamp(microsecond)"`
+	// SelectedBy is why the run became a case: the name of the processor's select rule that
+	// matched it, or "sample". Empty when the processor keeps every run (no select config).
+	SelectedBy string     `json:"selected_by,omitempty" parquet:"selected_by,optional,dict"`
+	Provenance Provenance `json:"provenance" parquet:"provenance"`
+	StartTime  time.Time  `json:"start_time" parquet:"start_time,timestamp(microsecond)"`
+	EndTime    time.Time  `json:"end_time" parquet:"end_time,timestamp(microsecond)"`
 
 	AgentName       string            `json:"agent_name" parquet:"agent_name,optional,dict"`
 	ConversationID  string            `json:"conversation_id" parquet:"conversation_id,optional"`

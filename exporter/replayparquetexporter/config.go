@@ -32,6 +32,10 @@ type Config struct {
 	// Compression codec of every column: zstd (default), snappy, gzip or none.
 	Compression string `mapstructure:"compression"`
 
+	// Retention deletes dt= partitions older than an age per dataset; off by default
+	// (retention.go).
+	Retention RetentionConfig `mapstructure:"retention"`
+
 	// Timeout, sending_queue and retry_on_failure are the collector's exporterhelper settings.
 	// sending_queue.batch decides when a file is written: when the batch reaches min_size
 	// (default 4 MiB) or after flush_timeout (the visibility interval, default 10s). The
@@ -70,6 +74,7 @@ func (c *Config) Validate() error {
 	if c.QueueConfig.HasValue() && c.QueueConfig.Get().Batch.HasValue() && c.QueueConfig.Get().Batch.Get().MaxSize > 0 {
 		errs = append(errs, errors.New("sending_queue.batch.max_size must be 0: splitting a batch could split a case across files; bound batches with min_size and flush_timeout"))
 	}
+	errs = append(errs, c.Retention.validate()...)
 	return errors.Join(errs...)
 }
 

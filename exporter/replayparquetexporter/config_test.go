@@ -51,6 +51,17 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, "file_storage", q.StorageID.String())
 	assert.Equal(t, 5*time.Second, q.Batch.Get().FlushTimeout)
 	assert.Equal(t, 10*time.Minute, custom.RetryConfig.MaxElapsedTime)
+	assert.Equal(t, RetentionConfig{Cases: Age(180 * 24 * time.Hour), Quarantine: Age(30 * 24 * time.Hour), Failed: Age(14 * 24 * time.Hour), Interval: 30 * time.Minute}, custom.Retention)
+	assert.False(t, def.Retention.enabled(), "retention is off by default")
+}
+
+func TestUnparsableRetentionSaysWhatItWants(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, "unparsable_retention").String())
+	require.NoError(t, err)
+	err = sub.Unmarshal(createDefaultConfig())
+	assert.ErrorContains(t, err, `"half a year" is neither a number of days ("30d") nor a duration ("720h")`)
 }
 
 func TestValidateNamesTheField(t *testing.T) {
@@ -58,6 +69,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		"staging_inside": {"staging_directory (data/.staging) must be outside directory (data)"},
 		"bad":            {"directory must not be empty", "max_rows_per_file must be positive, got 0", "row_group_rows must be positive, got -1", `compression must be one of gzip, none, snappy, zstd; got "lzma"`},
 		"split_batches":  {"sending_queue.batch.max_size must be 0"},
+		"bad_retention":  {"retention.cases must not be negative, got -24h0m0s", "retention.interval must be positive, got 0s"},
 		"requests_queue": {`sending_queue.sizer must be bytes, got "requests"`},
 	} {
 		t.Run(name, func(t *testing.T) {

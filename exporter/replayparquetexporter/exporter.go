@@ -27,6 +27,8 @@ type parquetExporter struct {
 	writer    *dataset.Writer
 	// writerOptions are passed to the dataset writer (tests inject write failures with them).
 	writerOptions []dataset.Option
+
+	retentionStop, retentionDone chan struct{} // the retention loop, when retention is on
 }
 
 func newParquetExporter(set exporter.Settings, cfg *Config) (*parquetExporter, error) {
@@ -61,10 +63,12 @@ func (e *parquetExporter) start(context.Context, component.Host) error {
 		return fmt.Errorf("replay_parquet: recovering staging directory %s: %w", e.cfg.staging(), err)
 	}
 	e.writer = w
+	e.startRetention()
 	return nil
 }
 
 func (e *parquetExporter) shutdown(context.Context) error {
+	e.stopRetention()
 	if e.writer == nil {
 		return nil
 	}

@@ -44,6 +44,7 @@ func createDefaultConfig() component.Config {
 		MaxRowsPerFile: 100_000,
 		RowGroupRows:   5_000,
 		Compression:    "zstd",
+		Retention:      RetentionConfig{Interval: time.Hour},
 		TimeoutConfig:  exporterhelper.NewDefaultTimeoutConfig(),
 		QueueConfig:    configoptional.Some(queue),
 		RetryConfig:    configretry.NewDefaultBackOffConfig(),

@@ -41,21 +41,28 @@ func cloneLogs(in []plog.Logs) []plog.Logs {
 // Run: go test -run '^$' -bench SpansThroughProcessor -benchmem -count 6 ./processor/replaycaseprocessor/
 func BenchmarkSpansThroughProcessor(b *testing.B) {
 	traces, logs, spans := corpus.Runs(b, benchTraces)
-	for _, scrubbing := range []bool{true, false} {
-		name := "replay_case"
-		if !scrubbing {
-			name = "replay_case_scrub_off"
-		}
-		b.Run(name, func(b *testing.B) { benchReplayCase(b, traces, logs, spans, scrubbing) })
+	for _, v := range []struct {
+		name      string
+		configure func(*Config)
+	}{
+		{"replay_case", func(*Config) {}},
+		{"replay_case_scrub_off", func(c *Config) { c.Scrub.Enabled = false }},
+		// Four select rules that no corpus run matches, so that each visits every span and
+		// event, and a sample rate of 1 so that every run is still built and emitted: the
+		// difference with replay_case is the CPU of rule evaluation.
+		{"replay_case_select", func(c *Config) { c.Select = &SelectConfig{Rules: selectRules, SampleRate: 1} }},
+	} {
+		b.Run(v.name, func(b *testing.B) { benchReplayCase(b, traces, logs, spans, v.configure) })
 	}
 }
 
-// benchReplayCase runs the corpus through replay_case, with or without the scrub policy.
-func benchReplayCase(b *testing.B, traces []ptrace.Traces, logs []plog.Logs, spans int, scrubbing bool) {
+// benchReplayCase runs the corpus through replay_case with the default config changed by
+// configure.
+func benchReplayCase(b *testing.B, traces []ptrace.Traces, logs []plog.Logs, spans int, configure func(*Config)) {
 	ctx := context.Background()
 	cfg := createDefaultConfig().(*Config)
 	cfg.Limits.MaxOpenTraces = 2 * benchTraces
-	cfg.Scrub.Enabled = scrubbing
+	configure(cfg)
 	sink := new(consumertest.TracesSink)
 	set := processortest.NewNopSettings(processortest.NopType)
 	tp, err := createTraces(ctx, set, cfg, sink)

@@ -41,6 +41,11 @@ type Config struct {
 	// e.g. `expected_answer: span.attributes["app.expected"]`.
 	Assertions map[string]string `mapstructure:"assertions"`
 
+	// Select chooses which runs become cases (select.go): OTTL rules over the run's spans and
+	// joined log events, a deterministic sample of the rest, and what happens to the others.
+	// Default none: every run becomes a case.
+	Select *SelectConfig `mapstructure:"select"`
+
 	// RawSpans says which cases keep the original spans and events (OTLP protobuf) for
 	// re-driving: "quarantined" (default), "all" or "none".
 	RawSpans string `mapstructure:"raw_spans"`
@@ -173,6 +178,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	errs = append(errs, c.Pricing.validate()...)
+	if c.Select != nil {
+		errs = append(errs, c.Select.validate()...)
+	}
 	return errors.Join(errs...)
 }
 

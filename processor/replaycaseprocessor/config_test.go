@@ -38,13 +38,17 @@ func TestLoadConfig(t *testing.T) {
 	custom := loadConfig(t, "custom")
 	require.NoError(t, confmap.Validate(custom))
 	assert.Equal(t, &Config{
-		RootGracePeriod:   5 * time.Second,
-		IdleTimeout:       time.Minute,
-		MaxAge:            10 * time.Minute,
-		Limits:            LimitsConfig{MaxOpenTraces: 50000, MaxSpansPerTrace: 2000, MaxEventsPerTrace: 1000, MaxBufferedBytes: 1 << 30},
-		Evidence:          EvidenceConfig{Require: []string{"root_span", "llm_steps", "input_messages", "model_output", "tool_results"}},
-		Metadata:          map[string]string{"route": `span.attributes["app.route"]`, "tenant_class": `resource.attributes["tenant.class"]`},
-		Assertions:        map[string]string{"expected": `span.attributes["app.expected"]`},
+		RootGracePeriod: 5 * time.Second,
+		IdleTimeout:     time.Minute,
+		MaxAge:          10 * time.Minute,
+		Limits:          LimitsConfig{MaxOpenTraces: 50000, MaxSpansPerTrace: 2000, MaxEventsPerTrace: 1000, MaxBufferedBytes: 1 << 30},
+		Evidence:        EvidenceConfig{Require: []string{"root_span", "llm_steps", "input_messages", "model_output", "tool_results"}},
+		Metadata:        map[string]string{"route": `span.attributes["app.route"]`, "tenant_class": `resource.attributes["tenant.class"]`},
+		Assertions:      map[string]string{"expected": `span.attributes["app.expected"]`},
+		Select: &SelectConfig{Rules: map[string]string{
+			"error_root": `IsRootSpan() and span.status.code == STATUS_CODE_ERROR`,
+			"low_score":  `log.event_name == "gen_ai.evaluation.result" and log.attributes["gen_ai.evaluation.score.value"] < 0.5`,
+		}, SampleRate: 0.01, Unselected: "pass"},
 		RawSpans:          "all",
 		ForwardJoinedLogs: true,
 		TrustedUpstream:   true,
@@ -61,6 +65,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		"bad_limits":    {"limits.max_open_traces must be positive, got 0", "limits.max_spans_per_trace must be positive, got -5", "limits.max_events_per_trace must be positive, got 0", "limits.max_buffered_bytes must be positive, got 0", "emit_batch_size must be positive, got -1"},
 		"bad_policy":    {`evidence.require: unknown check "model_anwser" (known: inline_content, input_messages, llm_steps, model_name, model_output, parseable_content, root_span, tool_results, valid_values)`, `raw_spans must be one of "quarantined", "all", "none"; got "sometimes"`},
 		"short_max_age": {"max_age (30s) must not be shorter than idle_timeout (1m0s)"},
+		"bad_select":    {"select.rules.broken: not a span condition", "select.sample_rate must be between 0 and 1, got 2", `select.unselected must be "drop" or "pass", got "keep"`},
 		"bad_scrub":     {`scrub.detectors: unknown kind "emial"`, "scrub.rules[0].pattern: error parsing regexp"},
 	} {
 		t.Run(name, func(t *testing.T) {

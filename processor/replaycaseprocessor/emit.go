@@ -161,12 +161,17 @@ func (p *caseProcessor) build(ctx context.Context, due []closing) *batch {
 	for _, cl := range due {
 		b.bytes += cl.buf.bytes
 		b.walKeys = append(b.walKeys, cl.buf.walKeys...)
-		c, ok := p.buildCase(ctx, cl)
-		if !ok {
+		c, outcome := p.buildCase(ctx, cl)
+		switch outcome {
+		case runUnselected:
+			p.unselected(ctx, cl, b)
+			continue
+		case runNotGenAI:
 			p.telemetry.ProcessorReplayCasePassthroughTraces.Add(ctx, 1)
 			cl.buf.spans.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
 			cl.buf.events.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
 			continue
+		case runCase:
 		}
 		if err := replaycase.Encode(c, b.traces); err != nil {
 			p.telemetry.ProcessorReplayCaseDroppedCases.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", "encode_error")))

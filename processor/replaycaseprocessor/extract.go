@@ -26,10 +26,7 @@ func newExtractor(set component.TelemetrySettings, field string, exprs map[strin
 	if len(exprs) == 0 {
 		return e, nil
 	}
-	funcs := ottlfuncs.StandardConverters[*ottlspan.TransformContext]()
-	root := ottlfuncs.NewIsRootSpanFactory()
-	funcs[root.Name()] = root
-	parser, err := ottlspan.NewParser(funcs, set, ottlspan.EnablePathContextNames())
+	parser, err := newSpanParser(set)
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +42,15 @@ func newExtractor(set component.TelemetrySettings, field string, exprs map[strin
 		e.exprs = append(e.exprs, ve)
 	}
 	return e, nil
+}
+
+// newSpanParser parses OTTL over spans with explicit context names (span.*, resource.*,
+// scope.*), the standard converters and IsRootSpan().
+func newSpanParser(set component.TelemetrySettings) (ottl.Parser[*ottlspan.TransformContext], error) {
+	funcs := ottlfuncs.StandardConverters[*ottlspan.TransformContext]()
+	root := ottlfuncs.NewIsRootSpanFactory()
+	funcs[root.Name()] = root
+	return ottlspan.NewParser(funcs, set, ottlspan.EnablePathContextNames())
 }
 
 // eval returns, for each name, the first non-empty value over the root span and then every

@@ -34,7 +34,8 @@ import (
 //	  addSpans / addEvents: dedupe, per-trace limits, fragments                  [buffer.go]
 //	  enforceLimits: oldest open cases closed (open-trace and byte limits)       [buffer.go]
 //	sweep: root grace, idle, max_age; flush at Shutdown → outbox                 [sweep.go]
-//	drain: outbox → build (scrub, normalize, judge) → batch → next consumers;   [emit.go, verdict.go]
+//	drain: outbox → build (scrub, normalize, select, judge) → batch → next      [emit.go, verdict.go,
+//	       consumers; a run select does not keep is dropped or passed on;          select.go]
 //	       a refused batch stays pending and is sent first; once sent, its
 //	       memory and stored records are released                                [emit.go, wal.go]
 //
@@ -50,6 +51,7 @@ type caseProcessor struct {
 	required   map[string]bool
 	metadata   *extractor
 	assertions *extractor
+	selector   *selector // nil: every run becomes a case
 	scrubber   *scrub.Scrubber
 	pricer     *pricer
 	now        func() time.Time
@@ -86,6 +88,10 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 	if err != nil {
 		return nil, err
 	}
+	sel, err := newSelector(set.TelemetrySettings, cfg.Select, cfg.Limits.MaxOpenTraces)
+	if err != nil {
+		return nil, err
+	}
 	scrubber, err := scrub.New(cfg.Scrub)
 	if err != nil {
 		return nil, err
@@ -102,6 +108,7 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 		required:   cfg.requiredReasons(),
 		metadata:   md,
 		assertions: as,
+		selector:   sel,
 		scrubber:   scrubber,
 		pricer:     pr,
 		now:        time.Now,

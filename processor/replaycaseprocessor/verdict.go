@@ -12,8 +12,18 @@ import (
 // zeroTraceID is the trace id written for spans that came without one (encoded as 32 zeros).
 const zeroTraceID = "00000000000000000000000000000000"
 
-// buildCase assembles and judges one case. ok is false for a trace without GenAI telemetry.
-func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.Case, bool) {
+// runOutcome is what became of a closed trace.
+type runOutcome int
+
+const (
+	runCase       runOutcome = iota // a case, accepted or quarantined
+	runNotGenAI                     // no GenAI telemetry: passed on unchanged
+	runUnselected                   // a GenAI run the select rules and sample did not keep
+)
+
+// buildCase assembles, selects and judges one case. The case is nil unless the outcome is
+// runCase.
+func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.Case, runOutcome) {
 	b := cl.buf
 	// Scrub before anything is read from the telemetry: the case, its raw spans and a trace
 	// passed on unchanged all come from the scrubbed copy.
@@ -22,8 +32,15 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.
 	p.scrubber.Logs(b.events, &scrubbed)
 	c, findings, genAI := normalize.Build(b.spans, b.events)
 	if !genAI {
-		return nil, false
+		return nil, runNotGenAI
 	}
+	// Selected once per closed trace, before the verdict: a selected run is still quarantined
+	// when its evidence fails.
+	by, selected := p.selectRun(ctx, b)
+	if !selected {
+		return nil, runUnselected
+	}
+	c.SelectedBy = by
 	c.ClosedBy = cl.cause
 	c.Scrub = replaycase.ScrubReport{PolicyHash: p.scrubber.PolicyHash(), Counts: scrubbed.Counts}
 	for _, kind := range scrubbed.Quarantine {
@@ -67,7 +84,7 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.
 	if p.cfg.RawSpans == rawAll || (p.cfg.RawSpans == rawQuarantined && c.Status == replaycase.StatusQuarantined) {
 		c.RawSpans, c.RawEvents = rawTelemetry(b)
 	}
-	return c, true
+	return c, runCase
 }
 
 // rawTelemetry is the OTLP protobuf of the buffer's spans and of its joined log events.

@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"bytes"
 	"fmt"
-	"net/http"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -40,10 +38,7 @@ service:
 func postProto(t *testing.T, otlp string, td ptrace.Traces) {
 	body, err := ptraceotlp.NewExportRequestFromTraces(td).MarshalProto()
 	require.NoError(t, err)
-	resp, err := http.Post(otlp+"/v1/traces", "application/x-protobuf", bytes.NewReader(body))
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	postOTLP(t, otlp, "traces", body)
 }
 
 // Problems 1, 5 and 6 through the real collector and the Parquet exporter: ten runs, a span that

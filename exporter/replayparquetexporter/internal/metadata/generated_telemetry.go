@@ -29,8 +29,11 @@ type TelemetryBuilder struct {
 	ExporterReplayParquetBytesWritten        metric.Int64Counter
 	ExporterReplayParquetCasesDeadLettered   metric.Int64Counter
 	ExporterReplayParquetCasesIsolated       metric.Int64Counter
+	ExporterReplayParquetExpiredBytes        metric.Int64Counter
+	ExporterReplayParquetExpiredFiles        metric.Int64Counter
 	ExporterReplayParquetFilesWritten        metric.Int64Counter
 	ExporterReplayParquetInvalidUtf8Repaired metric.Int64Counter
+	ExporterReplayParquetRetentionFailures   metric.Int64Counter
 	ExporterReplayParquetRowsWritten         metric.Int64Counter
 	ExporterReplayParquetSpansDropped        metric.Int64Counter
 	ExporterReplayParquetSpansIgnored        metric.Int64Counter
@@ -84,6 +87,18 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{cases}"),
 	)
 	errs = errors.Join(errs, err)
+	builder.ExporterReplayParquetExpiredBytes, err = builder.meter.Int64Counter(
+		"otelcol_exporter_replay_parquet_expired_bytes",
+		metric.WithDescription("Bytes of files removed by retention, by dataset (cases, steps, quarantine, failed) [Development]"),
+		metric.WithUnit("By"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterReplayParquetExpiredFiles, err = builder.meter.Int64Counter(
+		"otelcol_exporter_replay_parquet_expired_files",
+		metric.WithDescription("Files removed by retention because their dt= partition (or dead letter) expired, by dataset; each removed partition is logged [Development]"),
+		metric.WithUnit("{files}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ExporterReplayParquetFilesWritten, err = builder.meter.Int64Counter(
 		"otelcol_exporter_replay_parquet_files_written",
 		metric.WithDescription("Parquet files published, by dataset (cases, steps, quarantine) [Development]"),
@@ -94,6 +109,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_exporter_replay_parquet_invalid_utf8_repaired",
 		metric.WithDescription("Strings whose invalid UTF-8 was replaced by U+FFFD before they were written [Development]"),
 		metric.WithUnit("{strings}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterReplayParquetRetentionFailures, err = builder.meter.Int64Counter(
+		"otelcol_exporter_replay_parquet_retention_failures",
+		metric.WithDescription("Retention passes that could not remove some expired files (logged; the next pass tries again) [Development]"),
+		metric.WithUnit("{passes}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExporterReplayParquetRowsWritten, err = builder.meter.Int64Counter(

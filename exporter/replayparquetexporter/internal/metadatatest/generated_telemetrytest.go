@@ -69,6 +69,38 @@ func AssertEqualExporterReplayParquetCasesIsolated(t *testing.T, tt *componentte
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualExporterReplayParquetExpiredBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_exporter_replay_parquet_expired_bytes",
+		Description: "Bytes of files removed by retention, by dataset (cases, steps, quarantine, failed) [Development]",
+		Unit:        "By",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_exporter_replay_parquet_expired_bytes")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualExporterReplayParquetExpiredFiles(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_exporter_replay_parquet_expired_files",
+		Description: "Files removed by retention because their dt= partition (or dead letter) expired, by dataset; each removed partition is logged [Development]",
+		Unit:        "{files}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_exporter_replay_parquet_expired_files")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualExporterReplayParquetFilesWritten(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_exporter_replay_parquet_files_written",
@@ -97,6 +129,22 @@ func AssertEqualExporterReplayParquetInvalidUtf8Repaired(t *testing.T, tt *compo
 		},
 	}
 	got, err := tt.GetMetric("otelcol_exporter_replay_parquet_invalid_utf8_repaired")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualExporterReplayParquetRetentionFailures(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_exporter_replay_parquet_retention_failures",
+		Description: "Retention passes that could not remove some expired files (logged; the next pass tries again) [Development]",
+		Unit:        "{passes}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_exporter_replay_parquet_retention_failures")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

@@ -22,8 +22,11 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ExporterReplayParquetBytesWritten.Add(context.Background(), 1)
 	tb.ExporterReplayParquetCasesDeadLettered.Add(context.Background(), 1)
 	tb.ExporterReplayParquetCasesIsolated.Add(context.Background(), 1)
+	tb.ExporterReplayParquetExpiredBytes.Add(context.Background(), 1)
+	tb.ExporterReplayParquetExpiredFiles.Add(context.Background(), 1)
 	tb.ExporterReplayParquetFilesWritten.Add(context.Background(), 1)
 	tb.ExporterReplayParquetInvalidUtf8Repaired.Add(context.Background(), 1)
+	tb.ExporterReplayParquetRetentionFailures.Add(context.Background(), 1)
 	tb.ExporterReplayParquetRowsWritten.Add(context.Background(), 1)
 	tb.ExporterReplayParquetSpansDropped.Add(context.Background(), 1)
 	tb.ExporterReplayParquetSpansIgnored.Add(context.Background(), 1)
@@ -37,10 +40,19 @@ func TestSetupTelemetry(t *testing.T) {
 	AssertEqualExporterReplayParquetCasesIsolated(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterReplayParquetExpiredBytes(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterReplayParquetExpiredFiles(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualExporterReplayParquetFilesWritten(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExporterReplayParquetInvalidUtf8Repaired(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterReplayParquetRetentionFailures(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExporterReplayParquetRowsWritten(t, testTel,

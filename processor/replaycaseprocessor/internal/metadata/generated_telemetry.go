@@ -43,7 +43,9 @@ type TelemetryBuilder struct {
 	ProcessorReplayCaseReceived           metric.Int64Counter
 	ProcessorReplayCaseRefused            metric.Int64Counter
 	ProcessorReplayCaseReservedAttributes metric.Int64Counter
+	ProcessorReplayCaseSelectedRuns       metric.Int64Counter
 	ProcessorReplayCaseTokens             metric.Int64Counter
+	ProcessorReplayCaseUnselectedRuns     metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -177,10 +179,22 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{attributes}"),
 	)
 	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseSelectedRuns, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_selected_runs",
+		metric.WithDescription("GenAI runs selected to become cases (select config set), by selected_by (the rule name that matched, or sample) [Development]"),
+		metric.WithUnit("{runs}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseTokens, err = builder.meter.Int64Counter(
 		"otelcol_processor_replay_case_tokens",
 		metric.WithDescription("Tokens of the LLM and embedding calls of every case built, by provider, model and token_type (input, output, cache_read, cache_write, reasoning); input counts include cached input, output includes reasoning [Development]"),
 		metric.WithUnit("{tokens}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseUnselectedRuns, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_unselected_runs",
+		metric.WithDescription("GenAI runs no select rule matched and the sample did not keep, by reason and action (dropped, or passed on unchanged) [Development]"),
+		metric.WithUnit("{runs}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

@@ -293,6 +293,22 @@ func AssertEqualProcessorReplayCaseReservedAttributes(t *testing.T, tt *componen
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorReplayCaseSelectedRuns(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_replay_case_selected_runs",
+		Description: "GenAI runs selected to become cases (select config set), by selected_by (the rule name that matched, or sample) [Development]",
+		Unit:        "{runs}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_replay_case_selected_runs")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorReplayCaseTokens(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_tokens",
@@ -305,6 +321,22 @@ func AssertEqualProcessorReplayCaseTokens(t *testing.T, tt *componenttest.Teleme
 		},
 	}
 	got, err := tt.GetMetric("otelcol_processor_replay_case_tokens")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorReplayCaseUnselectedRuns(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_replay_case_unselected_runs",
+		Description: "GenAI runs no select rule matched and the sample did not keep, by reason and action (dropped, or passed on unchanged) [Development]",
+		Unit:        "{runs}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_replay_case_unselected_runs")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

@@ -36,7 +36,9 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorReplayCaseReceived.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseRefused.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseReservedAttributes.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseSelectedRuns.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseTokens.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseUnselectedRuns.Add(context.Background(), 1)
 	AssertEqualProcessorReplayCaseBufferedBytes(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -88,7 +90,13 @@ func TestSetupTelemetry(t *testing.T) {
 	AssertEqualProcessorReplayCaseReservedAttributes(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseSelectedRuns(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseTokens(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseUnselectedRuns(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 

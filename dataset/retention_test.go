@@ -1,0 +1,166 @@
+package dataset_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	. "github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// writeDays writes the fixture cases once per day, each copy with its own case ids, and ages
+// every published file so that only partition age decides.
+func writeDays(t *testing.T, w *Writer, days ...string) {
+	for _, d := range days {
+		start, err := time.Parse(time.DateOnly, d)
+		require.NoError(t, err)
+		cases := fixtureCases(t)
+		for _, c := range cases {
+			c.CaseID = replaycase.ID(c.Provenance.TraceID, d+c.CaseID)
+			c.StartTime = start.Add(time.Hour)
+		}
+		_, err = w.Write(cases)
+		require.NoError(t, err)
+	}
+	old := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, f := range tree(t, w.Root()) {
+		require.NoError(t, os.Chtimes(filepath.Join(w.Root(), f), old, old))
+	}
+}
+
+func partitions(t *testing.T, root string) []string {
+	var out []string
+	for _, f := range tree(t, root) {
+		parts := strings.Split(f, "/")
+		if len(parts) == 3 && !contains(out, parts[0]+"/"+parts[1]) {
+			out = append(out, parts[0]+"/"+parts[1])
+		}
+	}
+	return out
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func TestExpireRemovesOnlyExpiredPartitions(t *testing.T) {
+	w := newWriter(t)
+	writeDays(t, w, "2026-01-01", "2026-05-31", "2026-06-01", "2026-11-01")
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC) // 2026-05-31 expired at 00:00 today, 2026-06-01 tomorrow
+	got, err := Expire(w.Root(), Retention{Cases: 180 * 24 * time.Hour, Quarantine: 30 * 24 * time.Hour}, now)
+	require.NoError(t, err)
+
+	assert.ElementsMatch(t, []string{
+		"cases/dt=2026-11-01", "quarantine/dt=2026-11-01", "steps/dt=2026-11-01",
+		"cases/dt=2026-06-01", "steps/dt=2026-06-01",
+	}, partitions(t, w.Root()))
+	for _, dir := range []string{"cases/dt=2026-01-01", "steps/dt=2026-05-31", "quarantine/dt=2026-06-01"} {
+		assert.NoDirExists(t, filepath.Join(w.Root(), dir), "an expired partition goes, directory and all")
+	}
+	var files int
+	for _, e := range got {
+		files += e.Files
+		assert.Positive(t, e.Bytes)
+		assert.Zero(t, e.Kept)
+	}
+	// Removed: cases+steps of two days, quarantine of three; one file each.
+	assert.Equal(t, 7, files)
+
+	// What is left still reads.
+	for _, f := range tree(t, w.Root()) {
+		if strings.HasPrefix(f, "cases/") {
+			rows, err := ReadCases(filepath.Join(w.Root(), f))
+			require.NoError(t, err)
+			assert.Len(t, rows, 2)
+		}
+	}
+
+	again, err := Expire(w.Root(), Retention{Cases: 180 * 24 * time.Hour, Quarantine: 30 * 24 * time.Hour}, now)
+	require.NoError(t, err)
+	assert.Empty(t, again, "a second pass finds nothing to do")
+}
+
+func TestExpireIsOffForAZeroAge(t *testing.T) {
+	w := newWriter(t)
+	writeDays(t, w, "2020-01-01")
+	before := tree(t, w.Root())
+	got, err := Expire(w.Root(), Retention{}, time.Now())
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	assert.Equal(t, before, tree(t, w.Root()))
+}
+
+// A file just published into an old partition (a re-drive, a roll-forward after a crash) stays
+// until it is older than MinFileAge; so does its directory.
+func TestExpireKeepsFilesJustPublished(t *testing.T) {
+	w := newWriter(t)
+	writeDays(t, w, "2020-01-01")
+	cases := fixtureCases(t)
+	for _, c := range cases {
+		c.StartTime = time.Date(2020, 1, 1, 5, 0, 0, 0, time.UTC)
+	}
+	_, err := w.Write(cases) // published now
+	require.NoError(t, err)
+
+	got, err := Expire(w.Root(), Retention{Cases: 24 * time.Hour, Quarantine: 24 * time.Hour}, time.Now())
+	require.NoError(t, err)
+	kept := 0
+	for _, e := range got {
+		assert.Equal(t, 1, e.Files, "the aged file of %s goes", e.Dataset)
+		kept += e.Kept
+	}
+	assert.Equal(t, 3, kept, "the fresh cases, steps and quarantine files stay")
+	assert.Len(t, tree(t, w.Root()), 3)
+}
+
+func TestExpireLeavesWhatItDoesNotKnow(t *testing.T) {
+	w := newWriter(t)
+	writeDays(t, w, "2020-01-01")
+	notes := filepath.Join(w.Root(), "cases", "dt=2020-01-01", "README.txt")
+	odd := filepath.Join(w.Root(), "cases", "dt=someday", "part.parquet")
+	require.NoError(t, os.WriteFile(notes, []byte("keep"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Dir(odd), 0o755))
+	require.NoError(t, os.WriteFile(odd, []byte("x"), 0o644))
+
+	_, err := Expire(w.Root(), Retention{Cases: time.Hour}, time.Now())
+	require.NoError(t, err)
+	assert.FileExists(t, notes)
+	assert.FileExists(t, odd)
+	assert.NoDirExists(t, filepath.Join(w.Root(), "steps", "dt=2020-01-01"))
+}
+
+func TestExpireDeadLettersByAge(t *testing.T) {
+	w := newWriter(t)
+	oldPath, _, err := w.DeadLetter("old", []byte("batch"))
+	require.NoError(t, err)
+	newPath, _, err := w.DeadLetter("new", []byte("batch"))
+	require.NoError(t, err)
+	old := time.Now().Add(-15 * 24 * time.Hour)
+	require.NoError(t, os.Chtimes(oldPath, old, old))
+
+	got, err := Expire(w.Root(), Retention{Failed: 14 * 24 * time.Hour}, time.Now())
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, Expired{Dataset: Failed, Files: 1, Bytes: 5}, got[0])
+	assert.NoFileExists(t, oldPath)
+	assert.FileExists(t, newPath)
+}
+
+func TestPartitionExpired(t *testing.T) {
+	day := 24 * time.Hour
+	now := time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC)
+	assert.True(t, PartitionExpired("2026-03-01", 9*day, now), "ended 2026-03-02, plus 9 days is now")
+	assert.False(t, PartitionExpired("2026-03-02", 9*day, now))
+	assert.False(t, PartitionExpired("not-a-day", day, now))
+}

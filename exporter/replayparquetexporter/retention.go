@@ -1,0 +1,117 @@
+package replayparquetexporter
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/reprise-dev/reprise/dataset"
+)
+
+// RetentionConfig expires old data: a dt= partition is deleted once the day it holds ended
+// longer ago than its dataset's age. Off by default (every age 0 keeps data forever).
+type RetentionConfig struct {
+	// Cases is how long cases/ and steps/ partitions are kept (together: a case never outlives
+	// its steps), e.g. "180d". Default 0: forever.
+	Cases Age `mapstructure:"cases"`
+	// Quarantine is how long quarantine/ partitions are kept, e.g. "30d". Default 0: forever.
+	Quarantine Age `mapstructure:"quarantine"`
+	// Failed is how long a dead letter under failed/ is kept after it was last written, e.g.
+	// "14d". Default 0: forever.
+	Failed Age `mapstructure:"failed"`
+	// Interval is how often retention runs; it also runs once at start. Default 1h.
+	Interval time.Duration `mapstructure:"interval"`
+}
+
+// Age is a duration that also accepts whole days, "180d", since retention is counted in days.
+type Age time.Duration
+
+// UnmarshalText reads "<n>d" or a Go duration ("720h").
+func (a *Age) UnmarshalText(text []byte) error {
+	s := strings.TrimSpace(string(text))
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number of days", s)
+		}
+		*a = Age(time.Duration(n) * 24 * time.Hour)
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is neither a number of days (\"30d\") nor a duration (\"720h\")", s)
+	}
+	*a = Age(d)
+	return nil
+}
+
+func (r RetentionConfig) enabled() bool { return r.Cases > 0 || r.Quarantine > 0 || r.Failed > 0 }
+
+func (r RetentionConfig) validate() []error {
+	var errs []error
+	for name, age := range map[string]Age{"cases": r.Cases, "quarantine": r.Quarantine, "failed": r.Failed} {
+		if age < 0 {
+			errs = append(errs, fmt.Errorf("retention.%s must not be negative, got %s", name, time.Duration(age)))
+		}
+	}
+	if r.enabled() && r.Interval <= 0 {
+		errs = append(errs, fmt.Errorf("retention.interval must be positive, got %s", r.Interval))
+	}
+	return errs
+}
+
+func (r RetentionConfig) policy() dataset.Retention {
+	return dataset.Retention{Cases: time.Duration(r.Cases), Quarantine: time.Duration(r.Quarantine), Failed: time.Duration(r.Failed)}
+}
+
+// startRetention runs retention at start and then every interval until stopRetention.
+func (e *parquetExporter) startRetention() {
+	if !e.cfg.Retention.enabled() {
+		return
+	}
+	e.retentionStop, e.retentionDone = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(e.retentionDone)
+		t := time.NewTicker(e.cfg.Retention.Interval)
+		defer t.Stop()
+		for {
+			e.expire(context.Background(), time.Now())
+			select {
+			case <-e.retentionStop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+func (e *parquetExporter) stopRetention() {
+	if e.retentionStop != nil {
+		close(e.retentionStop)
+		<-e.retentionDone
+		e.retentionStop = nil
+	}
+}
+
+// expire runs one retention pass: every removed partition is counted and logged; a failure is
+// logged and the pass goes on (the next pass tries again).
+func (e *parquetExporter) expire(ctx context.Context, now time.Time) {
+	got, err := dataset.Expire(e.cfg.Directory, e.cfg.Retention.policy(), now)
+	for _, x := range got {
+		attrs := metric.WithAttributes(attribute.String("dataset", x.Dataset))
+		e.telemetry.ExporterReplayParquetExpiredFiles.Add(ctx, int64(x.Files), attrs)
+		e.telemetry.ExporterReplayParquetExpiredBytes.Add(ctx, x.Bytes, attrs)
+		e.logger.Info("retention removed expired data", zap.String("dataset", x.Dataset), zap.String("dt", x.Partition),
+			zap.Int("files", x.Files), zap.Int64("bytes", x.Bytes), zap.Int("kept_recently_published", x.Kept))
+	}
+	if err != nil {
+		e.telemetry.ExporterReplayParquetRetentionFailures.Add(ctx, 1)
+		e.logger.Error("retention could not remove some expired files; the next pass tries again", zap.Error(err))
+	}
+}

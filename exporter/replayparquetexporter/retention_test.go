@@ -1,0 +1,83 @@
+package replayparquetexporter
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadatatest"
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+)
+
+// ageInto copies every published file of root into partition dt=day of its dataset, with an
+// old modification time, as if it had been written that day.
+func ageInto(t *testing.T, root, day string) {
+	old := time.Now().Add(-365 * 24 * time.Hour)
+	for _, f := range files(t, root) {
+		parts := strings.Split(filepath.ToSlash(f), "/")
+		require.Len(t, parts, 3, f)
+		data, err := os.ReadFile(filepath.Join(root, f))
+		require.NoError(t, err)
+		dst := filepath.Join(root, parts[0], dataset.PartitionKey+"="+day, parts[2])
+		require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o755))
+		require.NoError(t, os.WriteFile(dst, data, 0o644))
+		require.NoError(t, os.Chtimes(dst, old, old))
+	}
+}
+
+func TestRetentionRemovesOnlyExpiredPartitionsAtStart(t *testing.T) {
+	cfg := testConfig(t)
+	pipeline(t, cfg, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent)
+	current := files(t, cfg.Directory)
+	require.Len(t, current, 3, "one cases, one steps and one quarantine file")
+	oldDay := time.Now().UTC().Add(-200 * 24 * time.Hour).Format(time.DateOnly)
+	recentDay := time.Now().UTC().Add(-60 * 24 * time.Hour).Format(time.DateOnly)
+	ageInto(t, cfg.Directory, oldDay)
+	ageInto(t, cfg.Directory, recentDay)
+
+	cfg.Retention = RetentionConfig{Cases: Age(180 * 24 * time.Hour), Quarantine: Age(30 * 24 * time.Hour), Interval: time.Hour}
+	exp := newObserved(t, cfg)
+	require.Eventually(t, func() bool { return exp.logs.FilterMessage("retention removed expired data").Len() == 4 }, 10*time.Second, 10*time.Millisecond)
+	require.NoError(t, exp.Shutdown(context.Background()))
+
+	var want []string
+	for _, f := range current {
+		want = append(want, f)
+		if strings.HasPrefix(f, dataset.Cases) || strings.HasPrefix(f, dataset.Steps) {
+			parts := strings.Split(filepath.ToSlash(f), "/")
+			want = append(want, filepath.Join(parts[0], dataset.PartitionKey+"="+recentDay, parts[2]))
+		}
+	}
+	assert.ElementsMatch(t, want, files(t, cfg.Directory), "cases and steps kept 180 days, quarantine 30")
+
+	point := func(ds string, n int64) metricdata.DataPoint[int64] {
+		return metricdata.DataPoint[int64]{Value: n, Attributes: attribute.NewSet(attribute.String("dataset", ds))}
+	}
+	metadatatest.AssertEqualExporterReplayParquetExpiredFiles(t, exp.tel, []metricdata.DataPoint[int64]{
+		point(dataset.Cases, 1), point(dataset.Steps, 1), point(dataset.Quarantine, 2),
+	}, metricdatatest.IgnoreTimestamp())
+	for _, l := range exp.logs.FilterMessage("retention removed expired data").All() {
+		assert.Contains(t, []string{oldDay, recentDay}, l.ContextMap()["dt"])
+	}
+}
+
+func TestRetentionIsOffByDefault(t *testing.T) {
+	cfg := testConfig(t)
+	pipeline(t, cfg, testfixtures.OTelEvents)
+	ageInto(t, cfg.Directory, "2001-01-01")
+	before := files(t, cfg.Directory)
+	exp := newObserved(t, cfg)
+	require.NoError(t, exp.Shutdown(context.Background()))
+	assert.Equal(t, before, files(t, cfg.Directory))
+	assert.Zero(t, exp.logs.FilterMessage("retention removed expired data").Len())
+}

@@ -1,0 +1,273 @@
+package replaycaseprocessor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottllog"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottlspan"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/ottlfuncs"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+)
+
+// SelectConfig chooses which runs become cases. A run is selected when any rule matches any of
+// its spans or joined log events; the runs no rule selects are sampled at SampleRate.
+type SelectConfig struct {
+	// Rules maps a rule name to an OTTL condition. A condition that uses log.* paths is
+	// evaluated on each GenAI log event joined into the run (log.*, resource.*, scope.*); any
+	// other on each span (span.*, resource.*, scope.*, and IsRootSpan()). The case records the
+	// name of the rule that selected it in selected_by; when several match, the first in name
+	// order. Default none.
+	Rules map[string]string `mapstructure:"rules"`
+	// SampleRate is the fraction, 0 to 1, of the runs no rule selects that still become cases
+	// (selected_by "sample"). The decision is a hash of the trace id, so every collector and
+	// every re-drive of a run decides the same. Default 0.
+	SampleRate float64 `mapstructure:"sample_rate"`
+	// Unselected says what happens to a run that is not selected: "drop" (default; counted by
+	// reason) or "pass" (its spans and events are passed on unchanged, as for a trace without
+	// GenAI telemetry, and counted).
+	Unselected string `mapstructure:"unselected"`
+}
+
+const (
+	unselectedDrop = "drop"
+	unselectedPass = "pass"
+
+	// selectedBySample is the selected_by value of a run kept by the sample rate.
+	selectedBySample = "sample"
+	// notSelectedReason is the reason attribute of runs neither a rule nor the sample kept.
+	notSelectedReason = "no_rule_matched_not_sampled"
+)
+
+func (s *SelectConfig) validate() []error {
+	var errs []error
+	if math.IsNaN(s.SampleRate) || s.SampleRate < 0 || s.SampleRate > 1 {
+		errs = append(errs, fmt.Errorf("select.sample_rate must be between 0 and 1, got %v", s.SampleRate))
+	}
+	switch s.Unselected {
+	case "", unselectedDrop, unselectedPass: // "" is the default, drop
+	default:
+		errs = append(errs, fmt.Errorf("select.unselected must be %q or %q, got %q", unselectedDrop, unselectedPass, s.Unselected))
+	}
+	for name, cond := range s.Rules {
+		if name == "" || cond == "" {
+			errs = append(errs, fmt.Errorf("select.rules: entry %q needs a name and an OTTL condition", name))
+		}
+	}
+	// Parsed here as well as at creation, so that a bad rule is reported with the other
+	// mistakes; parsing needs no telemetry beyond a logger.
+	if _, err := newSelector(component.TelemetrySettings{Logger: zap.NewNop()}, s, 1); err != nil {
+		errs = append(errs, err)
+	}
+	if len(s.Rules) == 0 && s.SampleRate == 0 {
+		errs = append(errs, errors.New("select: no rules and sample_rate 0 would select no run; remove select to keep every run"))
+	}
+	return errs
+}
+
+// selector decides, once per closed trace, whether the run becomes a case and why.
+type selector struct {
+	names     []string // rule names in order; spanRules / logRules hold nil where the rule is of the other kind
+	spanRules []*ottl.Condition[*ottlspan.TransformContext]
+	logRules  []*ottl.Condition[*ottllog.TransformContext]
+	threshold uint64 // a trace whose hash is below it is sampled
+	sampleAll bool   // sample_rate 1: the threshold cannot express it in a uint64
+	recent    *recentSelections
+}
+
+// recentSelections remembers why the last n selected traces were selected. Spans that arrive
+// after a trace's case closed form a fragment case of their own; the rules see only the
+// fragment's spans (an error_root rule, say, no longer sees the root), so a fragment of a
+// selected run is kept for the reason its run was.
+type recentSelections struct {
+	mu   sync.Mutex
+	ring []pcommon.TraceID
+	next int
+	by   map[pcommon.TraceID]string
+}
+
+func newRecentSelections(n int) *recentSelections {
+	return &recentSelections{ring: make([]pcommon.TraceID, 0, n), by: make(map[pcommon.TraceID]string, n)}
+}
+
+func (r *recentSelections) add(id pcommon.TraceID, by string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.by[id]; ok {
+		return
+	}
+	if len(r.ring) < cap(r.ring) {
+		r.ring = append(r.ring, id)
+	} else {
+		delete(r.by, r.ring[r.next])
+		r.ring[r.next] = id
+		r.next = (r.next + 1) % len(r.ring)
+	}
+	r.by[id] = by
+}
+
+func (r *recentSelections) get(id pcommon.TraceID) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	by, ok := r.by[id]
+	return by, ok
+}
+
+// newSelector parses the rules. A nil config gives a nil selector, which selects every run.
+// remember is how many selected traces it remembers for their later fragments.
+func newSelector(set component.TelemetrySettings, cfg *SelectConfig, remember int) (*selector, error) {
+	if cfg == nil {
+		return nil, nil
+	}
+	spanParser, err := newSpanParser(set)
+	if err != nil {
+		return nil, err
+	}
+	logParser, err := ottllog.NewParser(ottlfuncs.StandardConverters[*ottllog.TransformContext](), set, ottllog.EnablePathContextNames())
+	if err != nil {
+		return nil, err
+	}
+	s := &selector{recent: newRecentSelections(max(remember, 1))}
+	// Rates just under 1 round up to 2^64, which a uint64 cannot hold.
+	if t := cfg.SampleRate * 0x1p64; t >= 0x1p64 {
+		s.sampleAll = true
+	} else {
+		s.threshold = uint64(t)
+	}
+	for name := range cfg.Rules {
+		s.names = append(s.names, name)
+	}
+	sort.Strings(s.names)
+	var errs []error
+	for _, name := range s.names {
+		// A condition is a span rule when the span parser takes it; log.* paths only parse in the
+		// log context, so a log rule falls through to it.
+		sc, spanErr := spanParser.ParseCondition(cfg.Rules[name])
+		if spanErr == nil {
+			s.spanRules, s.logRules = append(s.spanRules, sc), append(s.logRules, nil)
+			continue
+		}
+		lc, logErr := logParser.ParseCondition(cfg.Rules[name])
+		if logErr == nil {
+			s.spanRules, s.logRules = append(s.spanRules, nil), append(s.logRules, lc)
+			continue
+		}
+		errs = append(errs, fmt.Errorf("select.rules.%s: not a span condition (%w) nor a log condition (%w)", name, spanErr, logErr))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// decide returns the name of the first rule (in name order) that matches a span or an event of
+// the run, else "sample" when the trace id falls in the sample, else "". A rule whose
+// evaluation fails on an item (a type mismatch, say) counts as not matching that item.
+func (s *selector) decide(ctx context.Context, spans ptrace.Traces, events plog.Logs, traceID pcommon.TraceID) string {
+	for i, name := range s.names {
+		if s.spanRules[i] != nil && anySpan(ctx, spans, s.spanRules[i]) {
+			return name
+		}
+		if s.logRules[i] != nil && anyEvent(ctx, events, s.logRules[i]) {
+			return name
+		}
+	}
+	if s.sampled(traceID) {
+		return selectedBySample
+	}
+	return ""
+}
+
+// sampled hashes the whole trace id (FNV-1a), not only its low bits: trace ids that are not
+// random in every byte (X-Ray puts a timestamp first, test generators count) still spread.
+func (s *selector) sampled(traceID pcommon.TraceID) bool {
+	if s.sampleAll {
+		return true
+	}
+	h := fnv.New64a()
+	_, _ = h.Write(traceID[:])
+	return h.Sum64() < s.threshold
+}
+
+// selectRun decides whether a closed run becomes a case: by is the rule name or "sample", or ""
+// when it is not selected. Without a select config every run is selected (by "").
+func (p *caseProcessor) selectRun(ctx context.Context, b *traceBuffer) (by string, selected bool) {
+	if p.selector == nil {
+		return "", true
+	}
+	if b.fragment > 0 {
+		if by, ok := p.selector.recent.get(b.id); ok {
+			return by, true
+		}
+	}
+	by = p.selector.decide(ctx, b.spans, b.events, b.id)
+	if by == "" {
+		return "", false
+	}
+	p.selector.recent.add(b.id, by)
+	p.telemetry.ProcessorReplayCaseSelectedRuns.Add(ctx, 1, metric.WithAttributes(attribute.String("selected_by", by)))
+	return by, true
+}
+
+// unselected counts a run that is not selected and, for "pass", moves its telemetry into the
+// batch unchanged. A dropped run is logged at debug level only: dropping it is the configured
+// policy, not a loss, and at a 1 % sample it is nearly every run.
+func (p *caseProcessor) unselected(ctx context.Context, cl closing, b *batch) {
+	action := "dropped"
+	if p.cfg.Select.Unselected == unselectedPass {
+		action = "passed"
+		cl.buf.spans.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
+		cl.buf.events.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
+	}
+	p.telemetry.ProcessorReplayCaseUnselectedRuns.Add(ctx, 1, metric.WithAttributes(
+		attribute.String("reason", notSelectedReason), attribute.String("action", action)))
+	p.logger.Debug("run not selected", zap.String("trace_id", cl.buf.id.String()), zap.String("action", action))
+}
+
+func anySpan(ctx context.Context, td ptrace.Traces, cond *ottl.Condition[*ottlspan.TransformContext]) bool {
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		rs := td.ResourceSpans().At(i)
+		for j := 0; j < rs.ScopeSpans().Len(); j++ {
+			ss := rs.ScopeSpans().At(j)
+			for k := 0; k < ss.Spans().Len(); k++ {
+				tctx := ottlspan.NewTransformContext(rs, ss, ss.Spans().At(k))
+				ok, err := cond.Eval(ctx, tctx)
+				tctx.Close()
+				if err == nil && ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func anyEvent(ctx context.Context, ld plog.Logs, cond *ottl.Condition[*ottllog.TransformContext]) bool {
+	for i := 0; i < ld.ResourceLogs().Len(); i++ {
+		rl := ld.ResourceLogs().At(i)
+		for j := 0; j < rl.ScopeLogs().Len(); j++ {
+			sl := rl.ScopeLogs().At(j)
+			for k := 0; k < sl.LogRecords().Len(); k++ {
+				tctx := ottllog.NewTransformContext(rl, sl, sl.LogRecords().At(k))
+				ok, err := cond.Eval(ctx, tctx)
+				tctx.Close()
+				if err == nil && ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
