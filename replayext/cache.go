@@ -47,3 +47,11 @@ func (c *caseCache) touch(id string) {
 	}
 	c.order = append(c.order, id)
 }
+
+// drop forgets a case whose file is gone.
+func (c *caseCache) drop(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.cases, id)
+	c.order = slices.DeleteFunc(c.order, func(x string) bool { return x == id })
+}

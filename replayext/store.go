@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io/fs"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -141,6 +143,7 @@ func newStore(root string, cacheSize int) *store {
 // refresh indexes the files published since the last refresh. It returns how many cases were
 // added and the files it could not read (they are retried on the next refresh).
 func (s *store) refresh() (added int, failed map[string]error) {
+	s.forgetRemoved()
 	files, err := s.lister.Next()
 	if err != nil {
 		failed = map[string]error{"": err}
@@ -164,6 +167,40 @@ func (s *store) refresh() (added int, failed map[string]error) {
 		added -= s.sort()
 	}
 	return added, failed
+}
+
+// forgetRemoved drops the cases of indexed files that no longer exist (the exporter's retention
+// deleted their partition, or an operator did), so that they are neither listed nor replayed,
+// and returns how many it dropped. Their entries stay in s.entries (numbers must not move) but
+// nothing addresses them any more.
+func (s *store) forgetRemoved() (dropped int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	gone := map[int32]bool{}
+	for i, path := range s.files {
+		if path == "" {
+			continue
+		}
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			gone[int32(i)] = true
+			s.files[i] = ""
+		}
+	}
+	if len(gone) == 0 {
+		return 0
+	}
+	dead := map[int32]bool{}
+	for n := range s.entries {
+		if gone[s.entries[n].file] {
+			dead[int32(n)] = true
+			s.cache.drop(s.entries[n].id.String())
+		}
+	}
+	s.byID = slices.DeleteFunc(s.byID, func(x idSlot) bool { return dead[x.entry] })
+	s.byCall = slices.DeleteFunc(s.byCall, func(x idSlot) bool { return dead[x.entry] })
+	s.ordered = slices.DeleteFunc(s.ordered, func(n int32) bool { return dead[n] })
+	s.sortedIDs, s.sortedCalls = len(s.byID), len(s.byCall)
+	return len(dead)
 }
 
 // fillLegacyIDs computes the call-site ids of files written before they were recorded.
