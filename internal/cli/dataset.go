@@ -3,14 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
-
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -21,37 +19,20 @@ const defaultDataset = "./reprise-data"
 // superseded by a later row with the same case_id (a re-delivered or re-driven run) appears
 // once, as its latest row by file name (file names are time-ordered UUIDv7s).
 func readDataset(root string) ([]*replaycase.Case, error) {
-	var files []string
-	for _, ds := range []string{"cases", "quarantine"} {
-		dir := filepath.Join(root, ds)
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if os.IsNotExist(err) && path == dir {
-					return nil
-				}
-				return err
-			}
-			if !d.IsDir() && strings.HasSuffix(path, ".parquet") {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	if _, err := os.Stat(root); err != nil {
+		return nil, fmt.Errorf("dataset %s: %w", root, err)
 	}
-	if len(files) == 0 {
-		if _, err := os.Stat(root); err != nil {
-			return nil, fmt.Errorf("dataset %s: %w", root, err)
-		}
+	files, err := dataset.NewLister(root, dataset.Cases, dataset.Quarantine).Next()
+	if err != nil {
+		return nil, err
 	}
-	sort.Slice(files, func(i, j int) bool { return filepath.Base(files[i]) < filepath.Base(files[j]) })
+	sort.SliceStable(files, func(i, j int) bool { return filepath.Base(files[i].Path) < filepath.Base(files[j].Path) })
 	byID := map[string]*replaycase.Case{}
 	var order []string
 	for _, f := range files {
-		rows, err := parquet.ReadFile[replaycase.Case](f)
+		rows, err := dataset.ReadCases(f.Path)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", f, err)
+			return nil, fmt.Errorf("reading %s: %w", f.Path, err)
 		}
 		for i := range rows {
 			c := &rows[i]
@@ -100,7 +81,7 @@ func loadCase(ref, root string) (*replaycase.Case, error) {
 
 func caseFile(path string) (*replaycase.Case, error) {
 	if strings.HasSuffix(path, ".parquet") {
-		rows, err := parquet.ReadFile[replaycase.Case](path)
+		rows, err := dataset.ReadCases(path)
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}

@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
+
+	"github.com/reprise-dev/reprise/internal/storageclient"
 )
 
 // wal is the write-ahead copy of accepted telemetry in a storage extension. Every chunk (one
@@ -36,17 +38,9 @@ type wal struct {
 const walPrefix = "wal/"
 
 func openWAL(ctx context.Context, host component.Host, storageID, owner component.ID, logger *zap.Logger) (*wal, error) {
-	ext, ok := host.GetExtensions()[storageID]
-	if !ok {
-		return nil, fmt.Errorf("storage: extension %q not found; add it under extensions and service.extensions", storageID)
-	}
-	se, ok := ext.(storage.Extension)
-	if !ok {
-		return nil, fmt.Errorf("storage: extension %q is not a storage extension", storageID)
-	}
-	client, err := se.GetClient(ctx, component.KindProcessor, owner, "")
+	client, err := storageclient.Open(ctx, host, storageID, component.KindProcessor, owner)
 	if err != nil {
-		return nil, fmt.Errorf("storage: %w", err)
+		return nil, err
 	}
 	walker, ok := client.(storage.Walker)
 	if !ok {

@@ -7,6 +7,8 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
+
+	"github.com/reprise-dev/reprise/internal/storageclient"
 )
 
 // checkpoints keeps, per data file, the number of rows already handled (emitted, dropped or
@@ -17,17 +19,9 @@ type checkpoints struct {
 }
 
 func openCheckpoints(ctx context.Context, host component.Host, storageID, owner component.ID) (*checkpoints, error) {
-	ext, ok := host.GetExtensions()[storageID]
-	if !ok {
-		return nil, fmt.Errorf("storage: extension %q not found; add it under extensions and service.extensions", storageID)
-	}
-	se, ok := ext.(storage.Extension)
-	if !ok {
-		return nil, fmt.Errorf("storage: extension %q is not a storage extension", storageID)
-	}
-	client, err := se.GetClient(ctx, component.KindReceiver, owner, "")
+	client, err := storageclient.Open(ctx, host, storageID, component.KindReceiver, owner)
 	if err != nil {
-		return nil, fmt.Errorf("storage: %w", err)
+		return nil, err
 	}
 	return &checkpoints{client: client}, nil
 }
