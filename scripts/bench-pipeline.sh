@@ -16,6 +16,7 @@
 #
 # Usage: scripts/bench-pipeline.sh [runs, default 5000] [rounds, default 3] [paced runs/s, default 500]
 # The stock collector is built once into $BENCH_CACHE (default ~/.cache/reprise-bench).
+# BENCH_KEEP=DIR keeps the last reprise dataset of each mode in DIR/burst and DIR/paced.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5000}
@@ -130,7 +131,10 @@ run() { # collector mode → one result line
   t1=$(cpu_ticks $pid)
   hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill -TERM $pid; wait $pid || true
-  if [ "$who" = reprise ]; then bytes=$(du -sb "$work/reprise/data" | cut -f1); else bytes=$(cat "$work/stock/"*.json | wc -c); fi
+  if [ "$who" = reprise ]; then
+    bytes=$(du -sb "$work/reprise/data" | cut -f1)
+    if [ -n "${BENCH_KEEP:-}" ]; then rm -rf "$BENCH_KEEP/$mode"; mkdir -p "$BENCH_KEEP"; cp -r "$work/reprise/data" "$BENCH_KEEP/$mode"; fi
+  else bytes=$(cat "$work/stock/"*.json | wc -c); fi
   awk -v w="$who" -v m="$mode" -v c=$((t1 - t0)) -v hz="$ticks_per_s" -v s="$spans" -v h="$hwm" -v b="$bytes" \
     'BEGIN {printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d\n", w, m, c / hz / s * 1000, h / 1024, b}'
 }
