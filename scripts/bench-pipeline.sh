@@ -112,7 +112,7 @@ done_stock() { # every span and log record is in the output files
 
 run() { # collector mode → one result line
   local who=$1 mode=$2 pid t0 t1 hwm bytes load
-  rm -rf "$work/reprise" "$work/stock"; mkdir -p "$work/reprise/data" "$work/stock"
+  rm -rf "$work/reprise" "$work/stock" "$work/anon"; mkdir -p "$work/reprise/data" "$work/stock"
   if [ "$who" = reprise ]; then
     REPRISE_SCRUB_KEY=bench-key GOMEMLIMIT=320MiB "$work/bin-reprise" \
       --config config/local.yaml --config "$work/reprise-overrides.yaml" >"$work/$who.log" 2>&1 &
@@ -120,6 +120,14 @@ run() { # collector mode → one result line
     "$stock" --config "$work/stock.yaml" >"$work/$who.log" 2>&1 &
   fi
   pid=$!
+  # Peak anonymous RSS (heap and stacks): VmHWM also counts the pages of memory-mapped files,
+  # such as file_storage's bbolt databases, which the kernel can drop.
+  (anon=0; while [ -e "/proc/$pid/status" ]; do
+    a=$(awk '/RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null) || break
+    [ -n "$a" ] && (( a > anon )) && { anon=$a; echo "$anon" > "$work/anon"; }
+    sleep 0.1
+  done) &
+  sampler=$!
   for _ in $(seq 300); do ready && break; sleep 0.1; done
   ready || { echo "$who did not start:" >&2; tail -20 "$work/$who.log" >&2; exit 1; }
   t0=$(cpu_ticks $pid)
@@ -131,12 +139,14 @@ run() { # collector mode → one result line
   t1=$(cpu_ticks $pid)
   hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill -TERM $pid; wait $pid || true
+  wait $sampler || true
+  anon=$(cat "$work/anon")
   if [ "$who" = reprise ]; then
     bytes=$(du -sb "$work/reprise/data" | cut -f1)
     if [ -n "${BENCH_KEEP:-}" ]; then rm -rf "$BENCH_KEEP/$mode"; mkdir -p "$BENCH_KEEP"; cp -r "$work/reprise/data" "$BENCH_KEEP/$mode"; fi
   else bytes=$(cat "$work/stock/"*.json | wc -c); fi
-  awk -v w="$who" -v m="$mode" -v c=$((t1 - t0)) -v hz="$ticks_per_s" -v s="$spans" -v h="$hwm" -v b="$bytes" \
-    'BEGIN {printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d\n", w, m, c / hz / s * 1000, h / 1024, b}'
+  awk -v w="$who" -v m="$mode" -v c=$((t1 - t0)) -v hz="$ticks_per_s" -v s="$spans" -v h="$hwm" -v b="$bytes" -v a="$anon" \
+    'BEGIN {printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d peak_anon_rss_mib %.0f\n", w, m, c / hz / s * 1000, h / 1024, b, a / 1024}'
 }
 
 echo "corpus: $runs runs; input as OTLP/JSON $json_bytes bytes, gzip -6 $gzip_bytes bytes"
@@ -156,7 +166,8 @@ awk -v gz="$gzip_bytes" '
   }
   { vals[$1 " " $2 " cpu"] = vals[$1 " " $2 " cpu"] " " $4
     vals[$1 " " $2 " rss"] = vals[$1 " " $2 " rss"] " " $6
-    vals[$1 " " $2 " out"] = vals[$1 " " $2 " out"] " " $8 }
+    vals[$1 " " $2 " out"] = vals[$1 " " $2 " out"] " " $8
+    vals[$1 " " $2 " anon"] = vals[$1 " " $2 " anon"] " " $10 }
   END {
     print ""
     printf "%-6s %-34s %12s %12s %8s\n", "mode", "median of the rounds", "reprise", "stock", "ratio"
@@ -168,6 +179,8 @@ awk -v gz="$gzip_bytes" '
       ro = median("reprise " m " out"); so = median("stock " m " out")
       printf "%-6s %-34s %12.4f %12.4f %7.2fx\n", m, "CPU s per 1,000 spans", rc, sc, rc / sc
       printf "%-6s %-34s %12.0f %12.0f %7.2fx\n", m, "peak RSS MiB", rr, sr, rr / sr
+      ra = median("reprise " m " anon"); sa = median("stock " m " anon")
+      printf "%-6s %-34s %12.0f %12.0f %7.2fx\n", m, "peak anonymous RSS MiB", ra, sa, ra / sa
       printf "%-6s %-34s %12d %12d %7.3fx\n", m, "output bytes", ro, so, ro / so
       printf "%-6s %-34s %12d %12d %7.3fx\n", m, "dataset bytes vs gzip -6 OTLP/JSON", ro, gz, ro / gz
     }
