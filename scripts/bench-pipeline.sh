@@ -11,7 +11,7 @@
 # The collectors run one at a time, alternating which goes first each round. For each run it
 # prints CPU seconds of the collector process per 1,000 spans (utime + stime from
 # /proc/<pid>/stat, from ready until the last case is written / the last span is in the file),
-# peak RSS (VmHWM) and output bytes; then the medians and the ratios reprise / stock, and the
+# peak RSS (VmHWM), peak anonymous RSS and output bytes; then the medians and the ratios reprise / stock, and the
 # dataset bytes against gzip -6 of the input as OTLP/JSON.
 #
 # Usage: scripts/bench-pipeline.sh [runs, default 5000] [rounds, default 3] [paced runs/s, default 500]
