@@ -475,7 +475,14 @@ func getJSON(a pcommon.Map, key string, out any) error {
 	if !ok {
 		return nil
 	}
-	b, err := json.Marshal(v.AsRaw())
+	buf := jsonBuffers.Get().(*[]byte)
+	b, err := appendValueJSON((*buf)[:0], v)
+	defer func() {
+		if cap(b) <= maxPooledJSON { // a multi-megabyte tool result is not worth keeping
+			*buf = b
+			jsonBuffers.Put(buf)
+		}
+	}()
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)
 	}

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# End-to-end cost of Reprise against the stock collector it replaces, side by side on the same
+# input: N agent runs from the four fixture recordings in testdata/otlp with random trace and
+# span ids (traces + GenAI log records, OTLP/HTTP protobuf, scripts/benchload), sent in a burst
+# and paced, to
+#   reprise: config/local.yaml minus the debug exporter (ports and directories moved into a
+#            temporary directory, Prometheus metrics on a local port so that completion is read
+#            from them), GOMEMLIMIT=320MiB as that file says;
+#   stock:   ocb v0.165.0 build of otlpreceiver → contrib groupbytrace (wait_duration 2s) →
+#            contrib file exporter (OTLP/JSON), logs straight to a second file exporter.
+# The collectors run one at a time, alternating which goes first each round. For each run it
+# prints CPU seconds of the collector process per 1,000 spans (utime + stime from
+# /proc/<pid>/stat, from ready until the last case is written / the last span is in the file),
+# peak RSS (VmHWM), peak anonymous RSS and output bytes; then the medians and the ratios reprise / stock, and the
+# dataset bytes against gzip -6 of the input as OTLP/JSON.
+#
+# Usage: scripts/bench-pipeline.sh [runs, default 5000] [rounds, default 3] [paced runs/s, default 500]
+# The stock collector is built once into $BENCH_CACHE (default ~/.cache/reprise-bench).
+# BENCH_KEEP=DIR keeps the last reprise dataset of each mode in DIR/burst and DIR/paced.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5000}
+rounds=${2:-3}
+rate=${3:-500}
+cache=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/reprise-bench}
+otlp_port=24318 grpc_port=24317 metrics_port=28888 replay_port=28790
+export GOFLAGS=-buildvcs=false
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+for cmd in go builder curl gzip; do
+  command -v $cmd >/dev/null || { echo "missing $cmd (builder: go install go.opentelemetry.io/collector/cmd/builder@v0.165.0)" >&2; exit 1; }
+done
+for port in $otlp_port $grpc_port $metrics_port $replay_port; do
+  if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "port $port is in use" >&2; exit 1; fi
+done
+
+# --- builds -----------------------------------------------------------------------------------
+manifest=scripts/benchpipeline/stock-builder-config.yaml
+stock=$cache/stockcollector
+sum=$(sha256sum "$manifest" | cut -c1-16)
+if [ ! -x "$stock" ] || [ "$(cat "$cache/manifest.sum" 2>/dev/null)" != "$sum" ]; then
+  echo "building the stock collector with ocb into $cache (a few minutes the first time)"
+  mkdir -p "$cache"
+  sed "s#output_path: .*#output_path: $cache/src#" "$manifest" > "$cache/manifest.yaml"
+  # ocb's own `go mod tidy` fails: fileexporter's tests import otlpencodingextension v0.165.1,
+  # which the module proxy does not serve. Generate, tidy with -e (tests' imports only), build.
+  builder --config "$cache/manifest.yaml" --skip-compilation >"$cache/ocb.log" 2>&1 || true
+  [ -f "$cache/src/go.mod" ] || { cat "$cache/ocb.log" >&2; exit 1; }
+  (cd "$cache/src" && go mod tidy -e >>"$cache/ocb.log" 2>&1 && go build -trimpath -ldflags='-s -w' -o "$stock" .)
+  echo "$sum" > "$cache/manifest.sum"
+fi
+go build -o "$work/bin-reprise" ./cmd/reprise
+go build -o "$work/benchload" ./scripts/benchload
+go build -o "$work/reconcile" ./scripts/reconcile
+
+# --- input ------------------------------------------------------------------------------------
+"$work/benchload" -runs "$runs" -json "$work/corpus.json"
+json_bytes=$(wc -c < "$work/corpus.json")
+items=$(grep -o '"spanId"' "$work/corpus.json" | wc -l)   # spans + log records with a span id
+gzip_bytes=$(gzip -6 -c "$work/corpus.json" | wc -c)
+rm "$work/corpus.json"
+
+# --- configs ----------------------------------------------------------------------------------
+# Overrides merged over config/local.yaml (maps merge, lists are replaced): same components and
+# settings, the debug exporter out of the pipelines, everything else in $work/reprise.
+cat > "$work/reprise-overrides.yaml" <<YAML
+extensions:
+  file_storage: {directory: $work/reprise/queue}
+  replay: {endpoint: 127.0.0.1:$replay_port, directory: $work/reprise/data}
+receivers:
+  otlp: {protocols: {grpc: {endpoint: 127.0.0.1:$grpc_port}, http: {endpoint: 127.0.0.1:$otlp_port}}}
+exporters:
+  replay_parquet: {directory: $work/reprise/data}
+  nop: {}
+service:
+  telemetry: {metrics: {level: normal, readers: [{pull: {exporter: {prometheus: {host: 127.0.0.1, port: $metrics_port}}}}]}}
+  pipelines:
+    traces: {exporters: [replay_parquet]}
+    logs: {exporters: [nop]}
+YAML
+cat > "$work/stock.yaml" <<YAML
+receivers:
+  otlp: {protocols: {http: {endpoint: 127.0.0.1:$otlp_port}}}
+processors:
+  groupbytrace: {wait_duration: 2s}
+exporters:
+  file/traces: {path: $work/stock/traces.json}
+  file/logs: {path: $work/stock/logs.json}
+service:
+  telemetry: {metrics: {level: normal, readers: [{pull: {exporter: {prometheus: {host: 127.0.0.1, port: $metrics_port}}}}]}}
+  pipelines:
+    traces: {receivers: [otlp], processors: [groupbytrace], exporters: [file/traces]}
+    logs: {receivers: [otlp], exporters: [file/logs]}
+YAML
+
+# --- one measured run -------------------------------------------------------------------------
+ticks_per_s=$(getconf CLK_TCK)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+ready() { # the OTLP/HTTP receiver answers an empty export with 200
+  [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/x-protobuf' \
+    --data-binary '' "http://127.0.0.1:$otlp_port/v1/traces")" = 200 ]
+}
+done_reprise() { # every run is a row (accepted or quarantined) and the metrics agree
+  local out
+  out=$("$work/reconcile" -metrics "http://127.0.0.1:$metrics_port/metrics" -dataset "$work/reprise/data" 2>/dev/null) || return 1
+  echo "$out" > "$work/reconcile.txt"
+  awk -v want="$runs" '/^accepted cases|^quarantined cases/ {rows += $NF} END {exit rows != want}' <<<"$out"
+}
+done_stock() { # every span and log record is in the output files
+  [ "$(cat "$work/stock/traces.json" "$work/stock/logs.json" 2>/dev/null | grep -o '"spanId"' | wc -l)" -ge "$items" ]
+}
+
+run() { # collector mode → one result line
+  local who=$1 mode=$2 pid t0 t1 hwm bytes load
+  rm -rf "$work/reprise" "$work/stock" "$work/anon"; mkdir -p "$work/reprise/data" "$work/stock"
+  if [ "$who" = reprise ]; then
+    REPRISE_SCRUB_KEY=bench-key GOMEMLIMIT=320MiB "$work/bin-reprise" \
+      --config config/local.yaml --config "$work/reprise-overrides.yaml" >"$work/$who.log" 2>&1 &
+  else
+    "$stock" --config "$work/stock.yaml" >"$work/$who.log" 2>&1 &
+  fi
+  pid=$!
+  # Peak anonymous RSS (heap and stacks): VmHWM also counts the pages of memory-mapped files,
+  # such as file_storage's bbolt databases, which the kernel can drop.
+  (anon=0; while [ -e "/proc/$pid/status" ]; do
+    a=$(awk '/RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null) || break
+    [ -n "$a" ] && (( a > anon )) && { anon=$a; echo "$anon" > "$work/anon"; }
+    sleep 0.1
+  done) &
+  sampler=$!
+  for _ in $(seq 300); do ready && break; sleep 0.1; done
+  ready || { echo "$who did not start:" >&2; tail -20 "$work/$who.log" >&2; exit 1; }
+  t0=$(cpu_ticks $pid)
+  if [ "$mode" = burst ]; then rate_flag=0; else rate_flag=$rate; fi
+  load=$("$work/benchload" -runs "$runs" -rate "$rate_flag" -endpoint "http://127.0.0.1:$otlp_port")
+  spans=$(sed 's/.*spans=\([0-9]*\).*/\1/' <<<"$load")
+  for _ in $(seq 600); do "done_$who" && break; sleep 1; done
+  "done_$who" || { echo "$who: not everything arrived within 10 minutes ($load)" >&2; cat "$work/reconcile.txt" >&2 || true; exit 1; }
+  t1=$(cpu_ticks $pid)
+  hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+  kill -TERM $pid; wait $pid || true
+  wait $sampler || true
+  anon=$(cat "$work/anon")
+  if [ "$who" = reprise ]; then
+    bytes=$(du -sb "$work/reprise/data" | cut -f1)
+    if [ -n "${BENCH_KEEP:-}" ]; then rm -rf "$BENCH_KEEP/$mode"; mkdir -p "$BENCH_KEEP"; cp -r "$work/reprise/data" "$BENCH_KEEP/$mode"; fi
+  else bytes=$(cat "$work/stock/"*.json | wc -c); fi
+  awk -v w="$who" -v m="$mode" -v c=$((t1 - t0)) -v hz="$ticks_per_s" -v s="$spans" -v h="$hwm" -v b="$bytes" -v a="$anon" \
+    'BEGIN {printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d peak_anon_rss_mib %.0f\n", w, m, c / hz / s * 1000, h / 1024, b, a / 1024}'
+}
+
+echo "corpus: $runs runs; input as OTLP/JSON $json_bytes bytes, gzip -6 $gzip_bytes bytes"
+for r in $(seq "$rounds"); do
+  for mode in burst paced; do
+    if (( r % 2 )); then order="stock reprise"; else order="reprise stock"; fi
+    for who in $order; do run "$who" "$mode" | tee -a "$work/results.txt"; done
+  done
+done
+
+# --- summary ----------------------------------------------------------------------------------
+awk -v gz="$gzip_bytes" '
+  function median(key,   n, i, j, t, a) {
+    n = split(vals[key], a, " ")
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+    return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+  }
+  { vals[$1 " " $2 " cpu"] = vals[$1 " " $2 " cpu"] " " $4
+    vals[$1 " " $2 " rss"] = vals[$1 " " $2 " rss"] " " $6
+    vals[$1 " " $2 " out"] = vals[$1 " " $2 " out"] " " $8
+    vals[$1 " " $2 " anon"] = vals[$1 " " $2 " anon"] " " $10 }
+  END {
+    print ""
+    printf "%-6s %-34s %12s %12s %8s\n", "mode", "median of the rounds", "reprise", "stock", "ratio"
+    split("burst paced", modes, " ")
+    for (i = 1; i <= 2; i++) {
+      m = modes[i]
+      rc = median("reprise " m " cpu"); sc = median("stock " m " cpu")
+      rr = median("reprise " m " rss"); sr = median("stock " m " rss")
+      ro = median("reprise " m " out"); so = median("stock " m " out")
+      printf "%-6s %-34s %12.4f %12.4f %7.2fx\n", m, "CPU s per 1,000 spans", rc, sc, rc / sc
+      printf "%-6s %-34s %12.0f %12.0f %7.2fx\n", m, "peak RSS MiB", rr, sr, rr / sr
+      ra = median("reprise " m " anon"); sa = median("stock " m " anon")
+      printf "%-6s %-34s %12.0f %12.0f %7.2fx\n", m, "peak anonymous RSS MiB", ra, sa, ra / sa
+      printf "%-6s %-34s %12d %12d %7.3fx\n", m, "output bytes", ro, so, ro / so
+      printf "%-6s %-34s %12d %12d %7.3fx\n", m, "dataset bytes vs gzip -6 OTLP/JSON", ro, gz, ro / gz
+    }
+  }' "$work/results.txt"
