@@ -13,7 +13,7 @@ import (
 )
 
 // The canonical form must carry a case losslessly: the exporter and the replay extension
-// rebuild cases from it alone (decision D1).
+// rebuild cases from it alone, without reaching into the processor.
 func TestCanonicalFormRoundTrip(t *testing.T) {
 	for _, run := range []string{testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent} {
 		t.Run(run, func(t *testing.T) {

@@ -4,7 +4,7 @@
 // it called with which arguments and results, what the model answered and what it cost, plus a
 // verdict (accepted or quarantined, with machine-readable reasons). docs/case-model.md documents
 // every field; canonical.go converts a case to and from the OTLP form that travels between
-// components (decision D1).
+// components, which never share Go values across the pipeline.
 package replaycase
 
 import (
