@@ -12,7 +12,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
-// The canonical form (docs/canonical-form.md): a case travels as OTLP spans, so that any trace backend downstream of the processor can store and search it. The
+// The canonical form (docs/canonical-form.md): a case travels as OTLP spans, so that any trace
+// backend downstream of the processor can store and search it. The
 // case span carries the case-level fields; each step is one span with the OTel GenAI semconv
 // >= 1.37 attributes in structured form. What semconv lacks lives under replay.*.
 const (
