@@ -10,7 +10,7 @@ const { spawn, execFile } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { freePort, waitFor, startModelServer, runAgent } = require('./harness');
+const { freePort, waitFor, startModelServer, runAgent, recordingConfig } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
 const agentEnv = { INSTRUMENTATION: 'otel', RETRIEVAL: '1', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', SERVICE_NAME: 'weather-agent-ci' };
@@ -29,35 +29,7 @@ before(async () => {
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-ci-'));
   dataset = path.join(workDir, 'data');
   const otlpPort = await freePort();
-  fs.writeFileSync(path.join(workDir, 'config.yaml'), `
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: 127.0.0.1:${otlpPort}
-processors:
-  replay_case:
-    root_grace_period: 300ms
-exporters:
-  replay_parquet:
-    directory: ${dataset}
-    sending_queue:
-      enabled: false
-  nop:
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [replay_case]
-      exporters: [replay_parquet]
-    logs:
-      receivers: [otlp]
-      processors: [replay_case]
-      exporters: [nop]
-`);
+  fs.writeFileSync(path.join(workDir, 'config.yaml'), recordingConfig({ otlpPort, dir: dataset }));
   let log = '';
   const collector = spawn(bin, ['--config', path.join(workDir, 'config.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
   collector.stdout.on('data', (d) => (log += d));

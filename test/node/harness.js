@@ -68,4 +68,45 @@ async function getJSON(url) {
   return res.json();
 }
 
-module.exports = { freePort, sleep, waitFor, startModelServer, runAgent, getJSON };
+// recordingConfig is a collector config that records agent runs: OTLP/HTTP on otlpPort, every
+// run a case in the dataset at dir; with replayPort, the replay extension serves that dataset.
+function recordingConfig({ otlpPort, dir, replayPort, queue = 'enabled: false' }) {
+  const replay = replayPort ? `
+extensions:
+  replay:
+    endpoint: 127.0.0.1:${replayPort}
+    directory: ${dir}
+    refresh_interval: 200ms` : '';
+  return `${replay}
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:${otlpPort}
+processors:
+  replay_case:
+    root_grace_period: 300ms
+exporters:
+  replay_parquet:
+    directory: ${dir}
+    sending_queue:
+      ${queue}
+  nop:
+service:
+  ${replayPort ? 'extensions: [replay]' : ''}
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [replay_parquet]
+    logs:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [nop]
+`;
+}
+
+module.exports = { freePort, sleep, waitFor, startModelServer, runAgent, getJSON, recordingConfig };

@@ -9,7 +9,7 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { freePort, waitFor, startModelServer, runAgent, getJSON } = require('./harness');
+const { freePort, waitFor, startModelServer, runAgent, getJSON, recordingConfig } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
 let collector, otlp, replayURL, workDir, collectorLog = '';
@@ -28,42 +28,7 @@ before(async () => {
   const [otlpPort, replayPort] = [await freePort(), await freePort()];
   otlp = `http://127.0.0.1:${otlpPort}`;
   replayURL = `http://127.0.0.1:${replayPort}`;
-  const config = `
-extensions:
-  replay:
-    endpoint: 127.0.0.1:${replayPort}
-    directory: ${workDir}/data
-    refresh_interval: 200ms
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: 127.0.0.1:${otlpPort}
-processors:
-  replay_case:
-    root_grace_period: 300ms
-exporters:
-  replay_parquet:
-    directory: ${workDir}/data
-    sending_queue:
-      batch:
-        flush_timeout: 300ms
-  nop:
-service:
-  extensions: [replay]
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [replay_case]
-      exporters: [replay_parquet]
-    logs:
-      receivers: [otlp]
-      processors: [replay_case]
-      exporters: [nop]
-`;
+  const config = recordingConfig({ otlpPort, dir: `${workDir}/data`, replayPort, queue: 'batch:\n        flush_timeout: 300ms' });
   fs.writeFileSync(path.join(workDir, 'config.yaml'), config);
   collector = spawn(bin, ['--config', path.join(workDir, 'config.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
   collector.stdout.on('data', (d) => (collectorLog += d));
