@@ -24,6 +24,8 @@ func localConfig(t *testing.T, dir string) (cfg string, otlpHTTP int) {
 		"127.0.0.1:4318", fmt.Sprintf("127.0.0.1:%d", otlpHTTP),
 		"127.0.0.1:8790", fmt.Sprintf("127.0.0.1:%d", freePort(t)),
 		"./reprise-data", filepath.Join(dir, "reprise-data"),
+		// the collector's own metrics listen on a fixed port (8888) that parallel tests share
+		"\nservice:\n", "\nservice:\n  telemetry:\n    metrics:\n      level: none\n",
 	).Replace(string(b))
 	return cfg, otlpHTTP
 }

@@ -180,6 +180,8 @@ func TestFanOutToBackendAndReplayCases(t *testing.T) {
 		fmt.Sprintf("OTLP_GRPC_ENDPOINT=127.0.0.1:%d", testcollector.FreePort(t)),
 		fmt.Sprintf("HEALTH_CHECK_ENDPOINT=127.0.0.1:%d", testcollector.FreePort(t)),
 		fmt.Sprintf("REPLAY_ENDPOINT=127.0.0.1:%d", testcollector.FreePort(t)),
+		"TELEMETRY_HOST=127.0.0.1",
+		fmt.Sprintf("TELEMETRY_PORT=%d", testcollector.FreePort(t)),
 		"REPRISE_STATE_DIR=" + t.TempDir(),
 		"REPRISE_DATA_DIR=" + dataDir,
 	}
