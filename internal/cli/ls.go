@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -115,9 +116,11 @@ func runLs(args []string, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CASE_ID\tSTARTED\tSTATUS\tAGENT\tSTEPS\tTOKENS\tREASONS")
 	for _, c := range sel.apply(cases) {
-		codes := make([]string, len(c.Reasons))
-		for i, r := range c.Reasons {
-			codes[i] = r.Code
+		var codes []string // each code once: a case may carry one reason per step
+		for _, r := range c.Reasons {
+			if !slices.Contains(codes, r.Code) {
+				codes = append(codes, r.Code)
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", c.CaseID, c.StartTime.UTC().Format(time.RFC3339), c.Status,
 			c.AgentName, len(c.Steps), c.Usage.TotalTokens, strings.Join(codes, ","))
