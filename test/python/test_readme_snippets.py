@@ -72,11 +72,13 @@ def test_top_readme_duckdb_quickstart(in_reader_dir):
 
 def test_exporter_readme_duckdb(in_reader_dir):
     overview_block, dedupe_block = code_blocks(EXPORTER_README, "sql")
-    overview, tool_calls, reasons = run_sql(overview_block)
+    overview, tool_calls, costs, reasons = run_sql(overview_block)
     assert {r["case_id"] for r in overview} >= {in_reader_dir.accepted["case_id"], in_reader_dir.quickstart["case_id"]}
     assert all(r["status"] == "accepted" for r in overview)
     assert any(r["answer"] == ANSWER and r["tools"] == 1 and r["total_tokens"] == 177 for r in overview), overview
     assert any(r["name"] == "get_weather" and r["arguments"] == ARGUMENTS for r in tool_calls), tool_calls
+    # the weather agent calls gpt-4o-mini through openai: priced by the built-in genai-prices table
+    assert any(r["model_id"] == "gpt-4o-mini" and r["status"] == "computed" and r["usd"] > 0 for r in costs), costs
     codes = {r["code"]: r["count_star()"] for r in reasons}
     assert codes.get("no_input_messages", 0) >= 2 and codes.get("no_model_output", 0) >= 2, codes
     (deduped,) = run_sql(dedupe_block)
