@@ -3,7 +3,9 @@
 package main
 
 import (
+	kafkaexporter "github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
 	filestorage "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
+	kafkareceiver "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
 	replayparquetexporter "github.com/reprise-dev/reprise/exporter/replayparquetexporter"
 	replaycaseprocessor "github.com/reprise-dev/reprise/processor/replaycaseprocessor"
 	replayext "github.com/reprise-dev/reprise/replayext"
@@ -55,18 +57,21 @@ func components() (otelcol.Factories, error) {
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
 		otlpreceiver.NewFactory(),
+		kafkareceiver.NewFactory(),
 	)
 	if err != nil {
 		return otelcol.Factories{}, err
 	}
 	factories.ReceiverModules = makeModulesMap(factories.Receivers, map[component.Type]string{
-		otlpreceiver.NewFactory().Type(): "go.opentelemetry.io/collector/receiver/otlpreceiver v0.165.0",
+		otlpreceiver.NewFactory().Type():  "go.opentelemetry.io/collector/receiver/otlpreceiver v0.165.0",
+		kafkareceiver.NewFactory().Type(): "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver v0.165.1",
 	})
 
 	factories.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](
 		debugexporter.NewFactory(),
 		nopexporter.NewFactory(),
 		otlphttpexporter.NewFactory(),
+		kafkaexporter.NewFactory(),
 		replayparquetexporter.NewFactory(),
 	)
 	if err != nil {
@@ -76,6 +81,7 @@ func components() (otelcol.Factories, error) {
 		debugexporter.NewFactory().Type():         "go.opentelemetry.io/collector/exporter/debugexporter v0.165.0",
 		nopexporter.NewFactory().Type():           "go.opentelemetry.io/collector/exporter/nopexporter v0.165.0",
 		otlphttpexporter.NewFactory().Type():      "go.opentelemetry.io/collector/exporter/otlphttpexporter v0.165.0",
+		kafkaexporter.NewFactory().Type():         "github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter v0.165.1",
 		replayparquetexporter.NewFactory().Type(): "github.com/reprise-dev/reprise v0.0.0",
 	})
 

@@ -1,0 +1,231 @@
+// Package kafka runs the scale-out setup of docs/scale-out.md as a user would: a real Apache
+// Kafka broker (started by test/kafka/run.sh, which sets KAFKA_BROKERS), one tier-1 collector
+// with config/tier1-kafka.yaml and tier-2 collectors with config/tier2-kafka.yaml, all real
+// processes of the reprise binary built from this repository.
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// binary is the collector under test: REPRISE_BINARY, or built from the repository by TestMain.
+var binary string
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv("KAFKA_BROKERS") == "" {
+		// Without a broker every test skips (see brokers); nothing to build.
+		os.Exit(m.Run())
+	}
+	binary = os.Getenv("REPRISE_BINARY")
+	if binary == "" {
+		dir, err := os.MkdirTemp("", "reprise-kafka-e2e")
+		if err != nil {
+			panic(err)
+		}
+		defer os.RemoveAll(dir)
+		binary = filepath.Join(dir, "reprise")
+		build := exec.Command("go", "build", "-o", binary, "./cmd/reprise")
+		build.Dir = repoRoot()
+		build.Stdout, build.Stderr = os.Stdout, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building the collector:", err)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.Exit(code)
+}
+
+// brokers is the broker list run.sh started, or skips the test.
+func brokers(t *testing.T) string {
+	b := os.Getenv("KAFKA_BROKERS")
+	if b == "" {
+		t.Skip("KAFKA_BROKERS not set: run test/kafka/run.sh, which starts a Kafka broker")
+	}
+	return b
+}
+
+// createTopics creates the spans and logs topics with the same number of partitions, the
+// precondition for a trace id to map to the same partition number in both.
+func createTopics(t *testing.T, brokerList string, partitions int32, topics ...string) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(brokerList, ",")...))
+	require.NoError(t, err)
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := adm.CreateTopics(ctx, partitions, 1, map[string]*string{"max.message.bytes": ptr("8388608")}, topics...)
+	require.NoError(t, err)
+	for _, r := range resp.Sorted() {
+		require.NoError(t, r.Err, "creating topic %s", r.Topic)
+	}
+}
+
+// groupLag is the sum over partitions of what the consumer group has not committed yet.
+func groupLag(t *testing.T, brokerList, group string) int64 {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(brokerList, ",")...))
+	require.NoError(t, err)
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	lags, err := kadm.NewClient(cl).Lag(ctx, group)
+	require.NoError(t, err)
+	var sum int64
+	for _, l := range lags {
+		sum += l.Lag.Total()
+	}
+	return sum
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// collector is one reprise process running a shipped config with its environment.
+type collector struct {
+	name    string
+	config  string
+	env     []string
+	metrics string // Prometheus endpoint URL
+	cmd     *exec.Cmd
+	output  *logBuffer
+	done    chan struct{}
+}
+
+// start runs the collector and waits until its metrics endpoint answers (the pipelines have
+// started). It is killed when the test ends.
+func (c *collector) start(t *testing.T) {
+	t.Helper()
+	c.output = new(logBuffer)
+	c.cmd = exec.Command(binary, "--config", filepath.Join(repoRoot(), "config", c.config))
+	c.cmd.Env = append(os.Environ(), c.env...)
+	c.cmd.Stdout, c.cmd.Stderr = c.output, c.output
+	require.NoError(t, c.cmd.Start())
+	c.done = make(chan struct{})
+	cmd, done := c.cmd, c.done
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(c.metrics); err == nil {
+			resp.Body.Close()
+			return
+		}
+		select {
+		case <-done:
+			t.Fatalf("%s exited at start:\n%s", c.name, c.output)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	t.Fatalf("%s did not start:\n%s", c.name, c.output)
+}
+
+// kill sends SIGKILL and waits for the process to be gone.
+func (c *collector) kill(t *testing.T) {
+	require.NoError(t, c.cmd.Process.Kill())
+	<-c.done
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (c *collector) stop(t *testing.T) {
+	require.NoError(t, c.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case <-c.done:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("%s did not stop:\n%s", c.name, c.output)
+	}
+}
+
+// cluster is one tier-1 collector and n tier-2 collectors on fresh topics and groups, writing
+// one dataset root.
+type cluster struct {
+	brokers, group, data string
+	tier1                *collector
+	otlp                 string // tier 1's OTLP/HTTP base URL
+	tier2                []*collector
+}
+
+func newCluster(t *testing.T, tier2 int, partitions int32) *cluster {
+	b := brokers(t)
+	dir := t.TempDir()
+	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
+	spans, logs := "reprise_spans_"+suffix, "reprise_logs_"+suffix
+	createTopics(t, b, partitions, spans, logs)
+	c := &cluster{brokers: b, group: "reprise-" + suffix, data: filepath.Join(dir, "data")}
+	common := []string{"KAFKA_BROKERS=" + b, "REPRISE_SPANS_TOPIC=" + spans, "REPRISE_LOGS_TOPIC=" + logs, "REPRISE_SCRUB_KEY=kafka-e2e-key"}
+
+	otlpPort, grpcPort, metricsPort := freePort(t), freePort(t), freePort(t)
+	c.otlp = fmt.Sprintf("http://127.0.0.1:%d", otlpPort)
+	c.tier1 = &collector{
+		name: "tier1", config: "tier1-kafka.yaml",
+		metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
+		env: append(common,
+			"REPRISE_STATE_DIR="+filepath.Join(dir, "tier1-state"),
+			fmt.Sprintf("OTLP_HTTP_ENDPOINT=127.0.0.1:%d", otlpPort),
+			fmt.Sprintf("OTLP_GRPC_ENDPOINT=127.0.0.1:%d", grpcPort),
+			fmt.Sprintf("METRICS_PORT=%d", metricsPort)),
+	}
+	for i := range tier2 {
+		name := fmt.Sprintf("tier2-%c", 'a'+i)
+		port := freePort(t)
+		c.tier2 = append(c.tier2, &collector{
+			name: name, config: "tier2-kafka.yaml",
+			metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port),
+			env: append(append([]string{}, common...),
+				"REPRISE_INSTANCE="+name,
+				"REPRISE_GROUP="+c.group,
+				"REPRISE_STATE_DIR="+filepath.Join(dir, name+"-state"),
+				"REPRISE_DATA_DIR="+c.data,
+				fmt.Sprintf("METRICS_PORT=%d", port)),
+		})
+	}
+	return c
+}
+
+// lag is what the tier-2 groups (spans and logs) have not committed.
+func (c *cluster) lag(t *testing.T) int64 {
+	return groupLag(t, c.brokers, c.group+"-spans") + groupLag(t, c.brokers, c.group+"-logs")
+}
