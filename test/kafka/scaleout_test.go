@@ -95,6 +95,7 @@ func TestKillNineOfATier2CollectorLosesAndSplitsNothing(t *testing.T) {
 	assert.Zero(t, o.lateEvents, "otel-events runs whose log events are not in their case")
 	for _, p := range c.tier2 {
 		assert.Zero(t, metric(p.metrics, "otelcol_processor_replay_case_dropped_cases"), "%s dropped cases", p.name)
+		t.Logf("%s: %.0f cases closed since its (re)start", p.name, metric(p.metrics, "otelcol_processor_replay_case_cases_closed"))
 	}
 	// Offsets are committed once cases are safe: the groups catch up.
 	deadline := time.Now().Add(30 * time.Second)
