@@ -178,6 +178,14 @@ func (s *ObjectStore) put(ctx context.Context, root, file string) error {
 	return nil
 }
 
+// Resync makes the next Sync compare the whole root with the bucket: files were published that
+// no Upload was given (a committed batch finished by a later write or by Close).
+func (s *ObjectStore) Resync() {
+	s.mu.Lock()
+	s.dirty = true
+	s.mu.Unlock()
+}
+
 // Sync uploads every published file under root that the bucket does not hold yet: files
 // published before a crash that came before their upload, and uploads that failed. It lists
 // the bucket only on its first call and after a failure. It returns how many files it uploaded.

@@ -20,4 +20,4 @@ done
 echo "moto S3 server on 127.0.0.1:$port, pid $server"
 cd "$here/../.."
 export REPRISE_S3_ENDPOINT="http://127.0.0.1:$port" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
-GOFLAGS=-buildvcs=false go test -count=1 -race -run 'ObjectStore|S3' -v ./dataset/ "$@"
+GOFLAGS=-buildvcs=false go test -count=1 -race -run 'ObjectStore|S3|Uploads' -v ./dataset/ ./exporter/replayparquetexporter/ "$@"
