@@ -19,9 +19,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/reprise-dev/reprise/dataset"
 )
 
 // binary is the collector under test: REPRISE_BINARY, or built from the repository by TestMain.
@@ -96,6 +101,25 @@ func groupLag(t *testing.T, brokerList, group string) int64 {
 		sum += l.Lag.Total()
 	}
 	return sum
+}
+
+// s3Endpoint is the S3 server run.sh started.
+func s3Endpoint(t *testing.T) string {
+	ep := os.Getenv("REPRISE_S3_ENDPOINT")
+	if ep == "" {
+		t.Skip("REPRISE_S3_ENDPOINT not set: run test/kafka/run.sh, which starts a local S3 server")
+	}
+	return ep
+}
+
+// newBucket creates a bucket on the test S3 server.
+func newBucket(t *testing.T, name string) string {
+	cfg, err := awsconfig.LoadDefaultConfig(context.Background(), awsconfig.WithRegion("us-east-1"))
+	require.NoError(t, err)
+	client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint = aws.String(s3Endpoint(t)); o.UsePathStyle = true })
+	_, err = client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(name)})
+	require.NoError(t, err)
+	return name
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -179,13 +203,15 @@ func (c *collector) stop(t *testing.T) {
 	}
 }
 
-// cluster is one tier-1 collector and n tier-2 collectors on fresh topics and groups, writing
-// one dataset root.
+// cluster is one tier-1 collector and n tier-2 collectors on fresh topics and groups, each
+// tier-2 collector with a local folder of its own (as on separate hosts), all writing one
+// dataset in one bucket of the S3 server run.sh started.
 type cluster struct {
-	brokers, group, data string
-	tier1                *collector
-	otlp                 string // tier 1's OTLP/HTTP base URL
-	tier2                []*collector
+	brokers, group string
+	store          *dataset.ObjectStore
+	tier1          *collector
+	otlp           string // tier 1's OTLP/HTTP base URL
+	tier2          []*collector
 }
 
 func newCluster(t *testing.T, tier2 int, partitions int32) *cluster {
@@ -194,8 +220,13 @@ func newCluster(t *testing.T, tier2 int, partitions int32) *cluster {
 	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
 	spans, logs := "reprise_spans_"+suffix, "reprise_logs_"+suffix
 	createTopics(t, b, partitions, spans, logs)
-	c := &cluster{brokers: b, group: "reprise-" + suffix, data: filepath.Join(dir, "data")}
-	common := []string{"KAFKA_BROKERS=" + b, "REPRISE_SPANS_TOPIC=" + spans, "REPRISE_LOGS_TOPIC=" + logs, "REPRISE_SCRUB_KEY=kafka-e2e-key"}
+	c := &cluster{brokers: b, group: "reprise-" + suffix}
+	s3URL := "s3://" + newBucket(t, "reprise-"+suffix) + "/datasets"
+	var err error
+	c.store, err = dataset.NewObjectStore(context.Background(), dataset.ObjectStoreConfig{URL: s3URL, Endpoint: s3Endpoint(t), PathStyle: true})
+	require.NoError(t, err)
+	common := []string{"KAFKA_BROKERS=" + b, "REPRISE_SPANS_TOPIC=" + spans, "REPRISE_LOGS_TOPIC=" + logs, "REPRISE_SCRUB_KEY=kafka-e2e-key",
+		"REPRISE_S3_URL=" + s3URL, "REPRISE_S3_ENDPOINT=" + s3Endpoint(t), "REPRISE_S3_PATH_STYLE=true"}
 
 	otlpPort, grpcPort, metricsPort := freePort(t), freePort(t), freePort(t)
 	c.otlp = fmt.Sprintf("http://127.0.0.1:%d", otlpPort)
@@ -218,7 +249,7 @@ func newCluster(t *testing.T, tier2 int, partitions int32) *cluster {
 				"REPRISE_INSTANCE="+name,
 				"REPRISE_GROUP="+c.group,
 				"REPRISE_STATE_DIR="+filepath.Join(dir, name+"-state"),
-				"REPRISE_DATA_DIR="+c.data,
+				"REPRISE_DATA_DIR="+filepath.Join(dir, name+"-data"),
 				fmt.Sprintf("METRICS_PORT=%d", port)),
 		})
 	}
@@ -228,4 +259,71 @@ func newCluster(t *testing.T, tier2 int, partitions int32) *cluster {
 // lag is what the tier-2 groups (spans and logs) have not committed.
 func (c *cluster) lag(t *testing.T) int64 {
 	return groupLag(t, c.brokers, c.group+"-spans") + groupLag(t, c.brokers, c.group+"-logs")
+}
+
+// assignment is, per consumer group, which instance holds each partition number (its topic
+// aside): "a:0,1 b:2,3 c:4,5".
+func (c *cluster) assignment(t *testing.T, group string) (string, int) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(c.brokers, ",")...))
+	require.NoError(t, err)
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	described, err := kadm.NewClient(cl).DescribeGroups(ctx, group)
+	require.NoError(t, err)
+	g := described[group]
+	if g.State != "Stable" {
+		return group + " " + g.State, len(g.Members)
+	}
+	var parts []string
+	for _, m := range g.Members { // sorted by instance id
+		a, ok := m.Assigned.AsConsumer()
+		if !ok || m.InstanceID == nil {
+			return group + " has a member that is not a static consumer", len(g.Members)
+		}
+		var ps []string
+		for _, tp := range a.Topics {
+			for _, p := range tp.Partitions {
+				ps = append(ps, fmt.Sprint(p))
+			}
+		}
+		parts = append(parts, *m.InstanceID+":"+strings.Join(ps, ","))
+	}
+	return strings.Join(parts, " "), len(g.Members)
+}
+
+// waitAligned waits until both groups are stable with every tier-2 collector as a member and
+// give each partition number of both topics to the same collector, and returns that mapping.
+func (c *cluster) waitAligned(t *testing.T) string {
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		spans, n := c.assignment(t, c.group+"-spans")
+		logs, m := c.assignment(t, c.group+"-logs")
+		if spans == logs && n == len(c.tier2) && m == len(c.tier2) {
+			return spans
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("consumer groups not aligned: spans %q (%d members), logs %q (%d members)", spans, n, logs, m)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// waitClosed waits until no tier-2 collector holds an open case, so that every span and event
+// consumed is in a row (or on its way through the exporter's flush).
+func (c *cluster) waitClosed(t *testing.T, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for {
+		open := 0.0
+		for _, p := range c.tier2 {
+			open += metric(p.metrics, "otelcol_processor_replay_case_open_cases")
+		}
+		if open == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%.0f cases still open after %s", open, timeout)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }

@@ -2,18 +2,15 @@ package kafka
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -21,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -138,30 +136,27 @@ func (s *sender) send(runs []run, clients int) error {
 	return <-errs
 }
 
-// datasetRows reads every row of cases/ and quarantine/ under root; a file that cannot be read
-// fails the test (publishing is atomic, so a reader never sees a partial file).
-func datasetRows(t *testing.T, root string) []replaycase.Case {
+// datasetRows reads every row of cases/ and quarantine/ in the bucket; a file that cannot be
+// read fails the test (an object is visible only once whole).
+func datasetRows(t *testing.T, store *dataset.ObjectStore) []replaycase.Case {
 	var out []replaycase.Case
-	for _, ds := range []string{"cases", "quarantine"} {
-		_ = filepath.WalkDir(filepath.Join(root, ds), func(path string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			require.True(t, strings.HasSuffix(path, ".parquet"), "only complete .parquet files in the dataset: %s", path)
-			rows, err := parquet.ReadFile[replaycase.Case](path)
-			require.NoError(t, err, path)
+	for _, ds := range []string{dataset.Cases, dataset.Quarantine} {
+		objs, err := store.List(context.Background(), ds)
+		require.NoError(t, err)
+		for _, o := range objs {
+			rows, err := store.ReadObjectCases(context.Background(), o)
+			require.NoError(t, err, o.Key)
 			out = append(out, rows...)
-			return nil
-		})
+		}
 	}
 	return out
 }
 
 // waitForRuns waits until every run has a row, and returns the rows.
-func waitForRuns(t *testing.T, root string, runs []run, timeout time.Duration, logs func() string) []replaycase.Case {
+func waitForRuns(t *testing.T, store *dataset.ObjectStore, runs []run, timeout time.Duration, logs func() string) []replaycase.Case {
 	deadline := time.Now().Add(timeout)
 	for {
-		rows := datasetRows(t, root)
+		rows := datasetRows(t, store)
 		got := map[string]bool{}
 		for _, r := range rows {
 			got[r.Provenance.TraceID] = true
