@@ -57,20 +57,9 @@ for _ in $(seq 1 120); do
 done
 echo "kafka broker (KRaft) up on 127.0.0.1:$port, pid $broker, logs in $work"
 
-venv="$here/../objectstore/.venv"
-if [ ! -x "$venv/bin/moto_server" ]; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q 'moto[server]==5.1.4'
-fi
-s3port=${S3_PORT:-19001}
-"$venv/bin/moto_server" -H 127.0.0.1 -p "$s3port" >"$work/moto.log" 2>&1 &
-s3=$!
-trap 'kill "$s3" 2>/dev/null || true; wait "$s3" 2>/dev/null || true; cleanup' EXIT
-for _ in $(seq 1 100); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$s3port") 2>/dev/null; then break; fi
-  sleep 0.2
-done
-echo "moto S3 server on 127.0.0.1:$s3port, pid $s3"
-export REPRISE_S3_ENDPOINT="http://127.0.0.1:$s3port" AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
+# shellcheck source=../objectstore/moto.sh
+. "$here/../objectstore/moto.sh"
+start_moto "${S3_PORT:-19001}" "$work/moto.log"
+trap 'kill "$moto_pid" 2>/dev/null || true; wait "$moto_pid" 2>/dev/null || true; cleanup' EXIT
 cd "$here/../.."
 KAFKA_BROKERS="127.0.0.1:$port" GOFLAGS=-buildvcs=false go test -count=1 -timeout 20m -v ./test/kafka/ "$@"
