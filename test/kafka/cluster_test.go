@@ -7,14 +7,11 @@ package kafka
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,6 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testcollector"
 )
 
 // binary is the collector under test: REPRISE_BINARY, or built from the repository by TestMain.
@@ -124,82 +122,42 @@ func newBucket(t *testing.T, name string) string {
 
 func ptr[T any](v T) *T { return &v }
 
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // collector is one reprise process running a shipped config with its environment.
 type collector struct {
-	name    string
-	config  string
-	env     []string
-	metrics string // Prometheus endpoint URL
-	cmd     *exec.Cmd
-	output  *logBuffer
-	done    chan struct{}
+	name        string
+	config      string // file name under config/
+	env         []string
+	metricsPort int
+	metrics     string // Prometheus endpoint URL
+	proc        *testcollector.Process
+	done        chan struct{}
 }
 
-// start runs the collector and waits until its metrics endpoint answers (the pipelines have
-// started). It is killed when the test ends.
+// start runs the collector and waits until its metrics endpoint accepts connections (the
+// pipelines have started). It is killed when the test ends.
 func (c *collector) start(t *testing.T) {
 	t.Helper()
-	c.output = new(logBuffer)
-	c.cmd = exec.Command(binary, "--config", filepath.Join(repoRoot(), "config", c.config))
-	c.cmd.Env = append(os.Environ(), c.env...)
-	c.cmd.Stdout, c.cmd.Stderr = c.output, c.output
-	require.NoError(t, c.cmd.Start())
+	config, err := os.ReadFile(filepath.Join(repoRoot(), "config", c.config))
+	require.NoError(t, err)
+	c.proc = testcollector.Launch(t, binary, string(config), c.env, c.metricsPort)
 	c.done = make(chan struct{})
-	cmd, done := c.cmd, c.done
+	cmd, done := c.proc.Cmd, c.done
 	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(c.metrics); err == nil {
-			resp.Body.Close()
-			return
-		}
-		select {
-		case <-done:
-			t.Fatalf("%s exited at start:\n%s", c.name, c.output)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	t.Fatalf("%s did not start:\n%s", c.name, c.output)
 }
 
 // kill sends SIGKILL and waits for the process to be gone.
 func (c *collector) kill(t *testing.T) {
-	require.NoError(t, c.cmd.Process.Kill())
+	require.NoError(t, c.proc.Cmd.Process.Kill())
 	<-c.done
 }
 
 // stop sends SIGTERM and waits for a clean exit.
 func (c *collector) stop(t *testing.T) {
-	require.NoError(t, c.cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, c.proc.Cmd.Process.Signal(syscall.SIGTERM))
 	select {
 	case <-c.done:
 	case <-time.After(60 * time.Second):
-		t.Fatalf("%s did not stop:\n%s", c.name, c.output)
+		t.Fatalf("%s did not stop:\n%s", c.name, c.proc.Output)
 	}
 }
 
@@ -228,10 +186,10 @@ func newCluster(t *testing.T, tier2 int, partitions int32) *cluster {
 	common := []string{"KAFKA_BROKERS=" + b, "REPRISE_SPANS_TOPIC=" + spans, "REPRISE_LOGS_TOPIC=" + logs, "REPRISE_SCRUB_KEY=kafka-e2e-key",
 		"REPRISE_S3_URL=" + s3URL, "REPRISE_S3_ENDPOINT=" + s3Endpoint(t), "REPRISE_S3_PATH_STYLE=true"}
 
-	otlpPort, grpcPort, metricsPort := freePort(t), freePort(t), freePort(t)
+	otlpPort, grpcPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t), testcollector.FreePort(t)
 	c.otlp = fmt.Sprintf("http://127.0.0.1:%d", otlpPort)
 	c.tier1 = &collector{
-		name: "tier1", config: "tier1-kafka.yaml",
+		name: "tier1", config: "tier1-kafka.yaml", metricsPort: metricsPort,
 		metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
 		env: append(common,
 			"REPRISE_STATE_DIR="+filepath.Join(dir, "tier1-state"),
@@ -241,9 +199,9 @@ func newCluster(t *testing.T, tier2 int, partitions int32) *cluster {
 	}
 	for i := range tier2 {
 		name := fmt.Sprintf("tier2-%c", 'a'+i)
-		port := freePort(t)
+		port := testcollector.FreePort(t)
 		c.tier2 = append(c.tier2, &collector{
-			name: name, config: "tier2-kafka.yaml",
+			name: name, config: "tier2-kafka.yaml", metricsPort: port,
 			metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", port),
 			env: append(append([]string{}, common...),
 				"REPRISE_INSTANCE="+name,
