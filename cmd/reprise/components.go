@@ -3,9 +3,11 @@
 package main
 
 import (
+	kafkaexporter "github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter"
 	bearertokenauthextension "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
 	oidcauthextension "github.com/open-telemetry/opentelemetry-collector-contrib/extension/oidcauthextension"
 	filestorage "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
+	kafkareceiver "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver"
 	replayparquetexporter "github.com/reprise-dev/reprise/exporter/replayparquetexporter"
 	replaycaseprocessor "github.com/reprise-dev/reprise/processor/replaycaseprocessor"
 	replayparquetreceiver "github.com/reprise-dev/reprise/receiver/replayparquetreceiver"
@@ -63,6 +65,7 @@ func components() (otelcol.Factories, error) {
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
 		otlpreceiver.NewFactory(),
 		replayparquetreceiver.NewFactory(),
+		kafkareceiver.NewFactory(),
 	)
 	if err != nil {
 		return otelcol.Factories{}, err
@@ -70,12 +73,14 @@ func components() (otelcol.Factories, error) {
 	factories.ReceiverModules = makeModulesMap(factories.Receivers, map[component.Type]string{
 		otlpreceiver.NewFactory().Type():          "go.opentelemetry.io/collector/receiver/otlpreceiver v0.165.0",
 		replayparquetreceiver.NewFactory().Type(): "github.com/reprise-dev/reprise v0.0.0",
+		kafkareceiver.NewFactory().Type():         "github.com/open-telemetry/opentelemetry-collector-contrib/receiver/kafkareceiver v0.165.1",
 	})
 
 	factories.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](
 		debugexporter.NewFactory(),
 		nopexporter.NewFactory(),
 		otlphttpexporter.NewFactory(),
+		kafkaexporter.NewFactory(),
 		replayparquetexporter.NewFactory(),
 	)
 	if err != nil {
@@ -85,6 +90,7 @@ func components() (otelcol.Factories, error) {
 		debugexporter.NewFactory().Type():         "go.opentelemetry.io/collector/exporter/debugexporter v0.165.0",
 		nopexporter.NewFactory().Type():           "go.opentelemetry.io/collector/exporter/nopexporter v0.165.0",
 		otlphttpexporter.NewFactory().Type():      "go.opentelemetry.io/collector/exporter/otlphttpexporter v0.165.0",
+		kafkaexporter.NewFactory().Type():         "github.com/open-telemetry/opentelemetry-collector-contrib/exporter/kafkaexporter v0.165.1",
 		replayparquetexporter.NewFactory().Type(): "github.com/reprise-dev/reprise v0.0.0",
 	})
 

@@ -31,6 +31,12 @@ type Config struct {
 	RowGroupRows int `mapstructure:"row_group_rows"`
 	// Compression codec of every column: zstd (default), snappy, gzip or none.
 	Compression string `mapstructure:"compression"`
+	// ObjectStore, when set, also uploads every file published under Directory to an S3 bucket
+	// (url: s3://bucket/prefix; endpoint, region, path_style for S3-compatible servers), so
+	// that collectors on different hosts share one dataset. A file is uploaded after its local
+	// publish, whole, under its final key; the local folder is what failed uploads are retried
+	// from. Default: not set (local folder only).
+	ObjectStore configoptional.Optional[dataset.ObjectStoreConfig] `mapstructure:"object_store"`
 
 	// Retention deletes dt= partitions older than an age per dataset; off by default
 	// (retention.go).
@@ -67,6 +73,11 @@ func (c *Config) Validate() error {
 	}
 	if !slices.Contains(dataset.Compressions(), c.Compression) {
 		errs = append(errs, fmt.Errorf("compression must be one of %s; got %q", strings.Join(dataset.Compressions(), ", "), c.Compression))
+	}
+	if c.ObjectStore.HasValue() {
+		if err := c.ObjectStore.Get().Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("object_store: %w", err))
+		}
 	}
 	if c.QueueConfig.HasValue() && c.QueueConfig.Get().Sizer != exporterhelper.RequestSizerTypeBytes {
 		errs = append(errs, fmt.Errorf("sending_queue.sizer must be bytes, got %q: a queue counted in requests or items holds data of any size, so its memory has no bound", c.QueueConfig.Get().Sizer.String()))

@@ -25,6 +25,8 @@ type parquetExporter struct {
 	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
 	writer    *dataset.Writer
+	// store mirrors published files into an object store; nil without object_store.
+	store *dataset.ObjectStore
 	// writerOptions are passed to the dataset writer (tests inject write failures with them).
 	writerOptions []dataset.Option
 
@@ -44,7 +46,7 @@ func newParquetExporter(set exporter.Settings, cfg *Config) (*parquetExporter, e
 // persistent). A younger one may belong to another collector writing into the same root.
 const staleAfter = 15 * time.Minute
 
-func (e *parquetExporter) start(context.Context, component.Host) error {
+func (e *parquetExporter) start(ctx context.Context, _ component.Host) error {
 	w, err := dataset.NewWriter(dataset.WriterConfig{
 		Root: e.cfg.Directory, Staging: e.cfg.staging(), Compression: e.cfg.Compression,
 		MaxRowsPerFile: e.cfg.MaxRowsPerFile, RowGroupRows: e.cfg.RowGroupRows,
@@ -63,6 +65,9 @@ func (e *parquetExporter) start(context.Context, component.Host) error {
 		return fmt.Errorf("replay_parquet: recovering staging directory %s: %w", e.cfg.staging(), err)
 	}
 	e.writer = w
+	if err := e.startObjectStore(ctx); err != nil {
+		return err
+	}
 	e.startRetention()
 	return nil
 }
@@ -72,7 +77,10 @@ func (e *parquetExporter) shutdown(context.Context) error {
 	if e.writer == nil {
 		return nil
 	}
-	return e.writer.Close()
+	err := e.writer.Close()
+	e.resyncObjectStore() // Close may have published committed batches
+	e.syncObjectStore(context.Background())
+	return err
 }
 
 // push writes one batch of cases: every file is complete and published before push returns,
@@ -96,6 +104,7 @@ func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
 	switch {
 	case err == nil:
 		e.recordFiles(ctx, res)
+		e.upload(ctx, res)
 		if cleared, err := e.writer.ClearDeadLetter(key); cleared {
 			e.logger.Info("a dead-lettered batch was written on retry; its dead letter is removed", zap.String("path", e.writer.DeadLetterPath(key)))
 		} else if err != nil {
@@ -105,6 +114,7 @@ func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
 	case errors.Is(err, dataset.ErrCommitted):
 		// The batch is durable in staging; the next write or the next start publishes it.
 		// Returning the error would make the queue write it a second time.
+		e.resyncObjectStore()
 		e.logger.Error("a written batch could not be published yet; it is published by the next write or at the next start", zap.Strings("case_ids", ids), zap.Error(err))
 		return nil
 	}

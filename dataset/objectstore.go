@@ -1,0 +1,276 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// Object store: the dataset root mirrored into an S3 bucket, so that collectors on different
+// hosts share one dataset.
+//
+// A file is first published locally (staging, journal, rename: see publish.go) and only then
+// uploaded, with one PutObject, under its final key <prefix>/<dataset>/dt=<day>/<name>.parquet.
+// S3 makes an object visible only once its upload is complete, so a reader of the bucket sees a
+// file whole or not at all, the same guarantee as the local rename. The local copy stays: it is
+// what a failed or interrupted upload is retried from (Sync at start, and after a failure).
+
+// ObjectStoreConfig says where the mirror is. Credentials come from the AWS SDK's default chain
+// (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, shared config and credentials files, web identity,
+// instance or task roles).
+type ObjectStoreConfig struct {
+	// URL is s3://bucket[/prefix]. Required.
+	URL string `mapstructure:"url"`
+	// Endpoint overrides the S3 endpoint (an S3-compatible server such as MinIO, Ceph or a
+	// local test server), e.g. http://127.0.0.1:9000. Default: AWS's endpoint for the region.
+	Endpoint string `mapstructure:"endpoint"`
+	// Region of the bucket. Default: the SDK's (AWS_REGION, shared config), else us-east-1.
+	Region string `mapstructure:"region"`
+	// PathStyle addresses the bucket as <endpoint>/<bucket> instead of <bucket>.<endpoint>, as
+	// most S3-compatible servers need. Default false.
+	PathStyle bool `mapstructure:"path_style"`
+}
+
+// ParseS3URL splits s3://bucket/prefix into bucket and prefix (without surrounding slashes).
+func ParseS3URL(raw string) (bucket, prefix string, err error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", "", fmt.Errorf("url %q: %w", raw, err)
+	}
+	if u.Scheme != "s3" || u.Host == "" {
+		return "", "", fmt.Errorf("url %q: want s3://bucket[/prefix]", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", "", fmt.Errorf("url %q: a query or fragment is not part of an S3 location", raw)
+	}
+	return u.Host, strings.Trim(u.Path, "/"), nil
+}
+
+// Validate names the field that is wrong.
+func (c ObjectStoreConfig) Validate() error {
+	if c.URL == "" {
+		return errors.New("url is required (s3://bucket/prefix)")
+	}
+	if _, _, err := ParseS3URL(c.URL); err != nil {
+		return err
+	}
+	if c.Endpoint != "" {
+		if u, err := url.Parse(c.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("endpoint %q: want http(s)://host[:port]", c.Endpoint)
+		}
+	}
+	return nil
+}
+
+// ObjectStore reads and writes dataset files in one bucket under one prefix.
+type ObjectStore struct {
+	client *s3.Client
+	bucket string
+	prefix string
+
+	mu       sync.Mutex
+	uploaded map[string]bool // keys known to be in the bucket
+	dirty    bool            // an upload failed: the next Sync compares the whole root
+}
+
+// NewObjectStore connects to the bucket of cfg (no request is made yet).
+func NewObjectStore(ctx context.Context, cfg ObjectStoreConfig) (*ObjectStore, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	bucket, prefix, _ := ParseS3URL(cfg.URL)
+	var opts []func(*awsconfig.LoadOptions) error
+	if cfg.Region != "" {
+		opts = append(opts, awsconfig.WithRegion(cfg.Region))
+	}
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("object store: %w", err)
+	}
+	if awsCfg.Region == "" {
+		awsCfg.Region = "us-east-1"
+	}
+	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
+		if cfg.Endpoint != "" {
+			o.BaseEndpoint = aws.String(cfg.Endpoint)
+		}
+		o.UsePathStyle = cfg.PathStyle
+		// Reads are ranged GETs, which carry no whole-object checksum to validate; uploads
+		// still send one (the SDK's default), so the server rejects a corrupted upload.
+		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+	})
+	return &ObjectStore{client: client, bucket: bucket, prefix: prefix, uploaded: map[string]bool{}, dirty: true}, nil
+}
+
+// Key is the object key of a file at rel (slash-separated, relative to the dataset root).
+func (s *ObjectStore) Key(rel string) string {
+	if s.prefix == "" {
+		return rel
+	}
+	return s.prefix + "/" + rel
+}
+
+// datasetOrder is the order files of one batch are uploaded in, the journal's order: a reader
+// never sees a case row whose steps rows are not there yet.
+var datasetOrder = map[string]int{Steps: 0, Quarantine: 1, Cases: 2}
+
+// Upload uploads published files of the dataset rooted at root. A file that fails is retried by
+// the next Sync; the error lists it.
+func (s *ObjectStore) Upload(ctx context.Context, root string, files []File) error {
+	files = append([]File(nil), files...)
+	sort.SliceStable(files, func(i, j int) bool { return datasetOrder[files[i].Dataset] < datasetOrder[files[j].Dataset] })
+	var errs []error
+	for _, f := range files {
+		if err := s.put(ctx, root, f.Path); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		s.mu.Lock()
+		s.dirty = true
+		s.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+func (s *ObjectStore) put(ctx context.Context, root, file string) error {
+	rel, err := filepath.Rel(root, file)
+	if err != nil {
+		return err
+	}
+	key := s.Key(filepath.ToSlash(rel))
+	s.mu.Lock()
+	done := s.uploaded[key]
+	s.mu.Unlock()
+	if done {
+		return nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if _, err := s.client.PutObject(ctx, &s3.PutObjectInput{
+		Bucket: aws.String(s.bucket), Key: aws.String(key), Body: f,
+		ContentLength: aws.Int64(info.Size()), ContentType: aws.String("application/vnd.apache.parquet"),
+	}); err != nil {
+		return fmt.Errorf("uploading %s to s3://%s/%s: %w", file, s.bucket, key, err)
+	}
+	s.mu.Lock()
+	s.uploaded[key] = true
+	s.mu.Unlock()
+	return nil
+}
+
+// Resync makes the next Sync compare the whole root with the bucket: files were published that
+// no Upload was given (a committed batch finished by a later write or by Close).
+func (s *ObjectStore) Resync() {
+	s.mu.Lock()
+	s.dirty = true
+	s.mu.Unlock()
+}
+
+// Sync uploads every published file under root that the bucket does not hold yet: files
+// published before a crash that came before their upload, and uploads that failed. It lists
+// the bucket only on its first call and after a failure. It returns how many files it uploaded.
+func (s *ObjectStore) Sync(ctx context.Context, root string) (int, error) {
+	s.mu.Lock()
+	dirty := s.dirty
+	s.mu.Unlock()
+	if !dirty {
+		return 0, nil
+	}
+	keys, err := s.listKeys(ctx, s.Key(""))
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	for _, k := range keys {
+		s.uploaded[k.key] = true
+	}
+	s.mu.Unlock()
+	var files []File
+	for _, ds := range []string{Steps, Quarantine, Cases} {
+		err := filepath.WalkDir(filepath.Join(root, ds), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			if f, ok := fileOf(root, p); ok && !d.IsDir() {
+				files = append(files, f)
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	before := s.count()
+	s.mu.Lock()
+	s.dirty = false
+	s.mu.Unlock()
+	err = s.Upload(ctx, root, files)
+	return s.count() - before, err
+}
+
+func (s *ObjectStore) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.uploaded)
+}
+
+// object is one listed key and its size.
+type object struct {
+	key  string
+	size int64
+}
+
+func (s *ObjectStore) listKeys(ctx context.Context, prefix string) ([]object, error) {
+	var out []object
+	p := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{Bucket: aws.String(s.bucket), Prefix: aws.String(prefix)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("listing s3://%s/%s: %w", s.bucket, prefix, err)
+		}
+		for _, o := range page.Contents {
+			out = append(out, object{key: aws.ToString(o.Key), size: aws.ToInt64(o.Size)})
+		}
+	}
+	return out, nil
+}
+
+// relKey is key relative to the prefix, in the dataset/dt=day/name.parquet form of a local root.
+func (s *ObjectStore) relKey(key string) string {
+	if s.prefix == "" {
+		return key
+	}
+	return strings.TrimPrefix(key, s.prefix+"/")
+}
+
+// isDataFile reports whether rel is <dataset>/dt=<day>/<name>.parquet.
+func isDataFile(rel string) (dataset, day string, ok bool) {
+	parts := strings.Split(rel, "/")
+	if len(parts) != 3 || !strings.HasPrefix(parts[1], PartitionKey+"=") || path.Ext(parts[2]) != ".parquet" {
+		return "", "", false
+	}
+	return parts[0], strings.TrimPrefix(parts[1], PartitionKey+"="), true
+}

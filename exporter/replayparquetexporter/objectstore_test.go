@@ -1,0 +1,67 @@
+package replayparquetexporter
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+)
+
+func TestObjectStoreConfig(t *testing.T) {
+	cfg := loadConfig(t, "object_store")
+	require.NoError(t, confmap.Validate(cfg))
+	require.True(t, cfg.ObjectStore.HasValue())
+	assert.Equal(t, dataset.ObjectStoreConfig{URL: "s3://reprise-datasets/team-a", Endpoint: "http://127.0.0.1:9000", Region: "eu-west-1", PathStyle: true}, *cfg.ObjectStore.Get())
+	assert.False(t, loadConfig(t, "").ObjectStore.HasValue(), "no object store by default")
+
+	err := confmap.Validate(loadConfig(t, "bad_object_store"))
+	require.Error(t, err)
+	assert.ErrorContains(t, err, `object_store: url "gs://reprise-datasets/team-a": want s3://bucket[/prefix]`)
+}
+
+// The exporter with object_store publishes every file locally and in the bucket, under the
+// same relative path below the prefix (run by test/objectstore/run.sh, which starts an S3 server).
+func TestExporterUploadsEveryPublishedFile(t *testing.T) {
+	ep := os.Getenv("REPRISE_S3_ENDPOINT")
+	if ep == "" {
+		t.Skip("REPRISE_S3_ENDPOINT not set: run test/objectstore/run.sh, which starts a local S3 server")
+	}
+	ctx := context.Background()
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion("us-east-1"))
+	require.NoError(t, err)
+	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.BaseEndpoint = aws.String(ep); o.UsePathStyle = true })
+	bucket := fmt.Sprintf("reprise-exporter-%d", time.Now().UnixNano())
+	_, err = client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)})
+	require.NoError(t, err)
+
+	cfg := testConfig(t)
+	cfg.ObjectStore = configoptional.Some(dataset.ObjectStoreConfig{URL: "s3://" + bucket + "/reprise", Endpoint: ep, Region: "us-east-1", PathStyle: true})
+	pipeline(t, cfg, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent)
+
+	local := files(t, cfg.Directory)
+	require.NotEmpty(t, local)
+	out, err := client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	require.NoError(t, err)
+	var remote []string
+	for _, o := range out.Contents {
+		rel, err := filepath.Rel("reprise", aws.ToString(o.Key))
+		require.NoError(t, err)
+		remote = append(remote, rel)
+	}
+	sort.Strings(remote)
+	assert.Equal(t, local, remote)
+}
