@@ -2,10 +2,12 @@
 # The whole test suite, as CI runs it:
 #   1. every Go package, with the race detector (includes the end-to-end collector tests);
 #   2. test/readers: the datasets read by DuckDB and Apache Arrow (a module of its own, cgo);
-#   3. test/node: record an agent run through the collector with the real openai SDK and three
-#      GenAI instrumentations, then replay it offline through the replay extension;
-#   4. test/python (scripts/test-python.sh): the same with the Python openai SDK and four Python
+#   3. test/objectstore: the dataset's S3 backend against a local moto server (pinned, in a venv);
+#   4. test/node: record and replay with the real openai SDK and three GenAI instrumentations,
+#      and `reprise ci` against changed agents;
+#   5. test/python (scripts/test-python.sh): the same with the Python openai SDK and four Python
 #      GenAI instrumentations, the notebook under nbclient, the README reader snippets, PySpark.
+# Not here, because it needs minutes of a real Kafka broker: test/kafka/run.sh (docs/scale-out.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
@@ -16,6 +18,8 @@ go test -race ./...
 took "go test -race ./..."
 (cd test/readers && go test ./...)
 took "test/readers"
+test/objectstore/run.sh
+took "test/objectstore"
 
 bin_dir=$(mktemp -d)
 trap 'rm -rf "$bin_dir"' EXIT
