@@ -30,6 +30,7 @@ type replay struct {
 	store     *store
 	sessions  *sessions
 	scrubber  *scrub.Scrubber
+	upstream  *upstream // nil unless upstream.openai is configured
 
 	server *http.Server
 	addr   net.Addr
@@ -64,6 +65,10 @@ func (r *replay) Start(ctx context.Context, host component.Host) error {
 		return err
 	}
 	r.addr = ln.Addr()
+	if r.upstream, err = r.newUpstream(ctx, host); err != nil {
+		_ = ln.Close()
+		return err
+	}
 	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, r.routes())
 	if err != nil {
 		_ = ln.Close()
