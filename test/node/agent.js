@@ -4,8 +4,8 @@
 //
 // Environment: OPENAI_BASE_URL; OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT (http://host:port,
 // optional); INSTRUMENTATION (otel | openinference | traceloop | none); SERVICE_NAME; STREAM=1;
-// PROMPT, or REPRISE_CASE_FILE (what `reprise ci` gives: the recorded question); REPLAY_SESSION;
-// REPLAY_MODE (strict | lenient); OPENAI_API_KEY (default a dummy key). What a changed agent would change: SYSTEM_PROMPT,
+// PROMPT, or REPRISE_CASE_FILE (what `reprise ci` gives: the recorded question); REPLAY_SESSION
+// (else REPRISE_REPLAY_SESSION, which `reprise ci` sets); REPLAY_MODE (strict | lenient | hybrid); OPENAI_API_KEY (default a dummy key). What a changed agent would change: SYSTEM_PROMPT,
 // TEMPERATURE, TOOL_SKY (what get_weather returns), RETRIEVAL=1 to look up documents first,
 // DOCS (comma-separated ids the retriever returns).
 'use strict';
@@ -15,7 +15,7 @@ const { TracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace
 const { LoggerProvider, BatchLogRecordProcessor } = require('@opentelemetry/sdk-logs');
 const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http');
 const { OTLPLogExporter } = require('@opentelemetry/exporter-logs-otlp-http');
-const { resourceFromAttributes } = require('@opentelemetry/resources');
+const { resourceFromAttributes, detectResources, envDetector } = require('@opentelemetry/resources');
 const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
 const { registerInstrumentations } = require('@opentelemetry/instrumentation');
 
@@ -23,7 +23,10 @@ const env = process.env;
 const otlpEndpoint = env.OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
 let tracerProvider, loggerProvider;
 if (otlpEndpoint && env.INSTRUMENTATION !== 'none') {
-  const resource = resourceFromAttributes({ 'service.name': env.SERVICE_NAME || 'weather-agent', 'service.version': '1.0.0' });
+  // OTEL_RESOURCE_ATTRIBUTES too, as the SDK's default detectors read it: `reprise ci` links
+  // the new run to the recorded case through it.
+  const resource = resourceFromAttributes({ 'service.name': env.SERVICE_NAME || 'weather-agent', 'service.version': '1.0.0' })
+    .merge(detectResources({ detectors: [envDetector] }));
   api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   tracerProvider = new TracerProvider({ resource, spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: otlpEndpoint + "/v1/traces" }) })] });
   api.trace.setGlobalTracerProvider(tracerProvider);
@@ -91,7 +94,8 @@ async function complete(client, messages) {
 
 async function run() {
   const headers = {};
-  if (env.REPLAY_SESSION) headers['X-Replay-Session'] = env.REPLAY_SESSION;
+  const session = env.REPLAY_SESSION || env.REPRISE_REPLAY_SESSION;
+  if (session) headers['X-Replay-Session'] = session;
   if (env.REPLAY_MODE) headers['X-Replay-Mode'] = env.REPLAY_MODE;
   const client = new OpenAI({ baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY || 'sk-reprise-test-not-a-key', defaultHeaders: headers, maxRetries: 0 });
   const tracer = api.trace.getTracer('weather-agent', '1.0.0');
