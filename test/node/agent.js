@@ -7,7 +7,8 @@
 // PROMPT, or REPRISE_CASE_FILE (what `reprise ci` gives: the recorded question); REPLAY_SESSION
 // (else REPRISE_REPLAY_SESSION, which `reprise ci` sets); REPLAY_MODE (strict | lenient | hybrid); OPENAI_API_KEY (default a dummy key). What a changed agent would change: SYSTEM_PROMPT,
 // TEMPERATURE, TOOL_SKY (what get_weather returns), RETRIEVAL=1 to look up documents first,
-// DOCS (comma-separated ids the retriever returns).
+// DOCS (comma-separated ids the retriever returns); TOOLS_FROM_REPLAY=1 to take get_weather's
+// result from the replay extension (REPRISE_REPLAY_URL, which `reprise ci` sets).
 'use strict';
 const api = require('@opentelemetry/api');
 const logsAPI = require('@opentelemetry/api-logs');
@@ -52,7 +53,12 @@ const tools = [{
   },
 }];
 
-function getWeather(args) {
+async function getWeather(args) {
+  if (env.TOOLS_FROM_REPLAY === '1') { // the case's recorded (or mutated) result, from the replay extension
+    const res = await fetch(`${env.REPRISE_REPLAY_URL}/tools/get_weather`, { method: 'POST', body: JSON.stringify(args), headers: { 'X-Replay-Session': env.REPRISE_REPLAY_SESSION || '' } });
+    if (!res.ok) throw new Error(`replayed tool: ${res.status} ${await res.text()}`);
+    return (await res.json()).result;
+  }
   return JSON.stringify({ city: args.city, temperature: 14, unit: args.unit || 'celsius', sky: env.TOOL_SKY || 'overcast' });
 }
 
@@ -114,10 +120,10 @@ async function run() {
         }
         messages.push({ role: 'assistant', content: msg.content || null, tool_calls: msg.tool_calls });
         for (const tc of msg.tool_calls) {
-          const result = tracer.startActiveSpan('execute_tool ' + tc.function.name, {
+          const result = await tracer.startActiveSpan('execute_tool ' + tc.function.name, {
             attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tc.function.name, 'gen_ai.tool.call.id': tc.id, 'gen_ai.tool.call.arguments': tc.function.arguments },
-          }, (span) => {
-            const r = getWeather(JSON.parse(tc.function.arguments));
+          }, async (span) => {
+            const r = await getWeather(JSON.parse(tc.function.arguments));
             span.setAttribute('gen_ai.tool.call.result', r);
             span.end();
             return r;

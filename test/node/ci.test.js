@@ -157,3 +157,26 @@ test('hybrid: --mode hybrid without --upstream is a usage error', async () => {
   assert.equal(res.code, 2);
   assert.match(res.stderr, /--mode hybrid needs --upstream URL/);
 });
+
+// The mutate story: a case whose tool result was edited replays up to the edit, then goes live.
+test('hybrid: a mutated tool result replays up to the edit, then goes live', async () => {
+  const original = (await ci({})).report.results[0].case_id;
+  const show = await reprise(['show', original, '--dataset', dataset]);
+  const step = Number(show.stdout.match(/#(\d+) tool\s/)[1]);
+  const mutatedData = path.join(workDir, 'mutated');
+  const mutate = await reprise(['mutate', original, '--step', String(step), '--dataset', dataset, '--out', mutatedData,
+    '--tool-result', '{"city":"Paris","temperature":-5,"unit":"celsius","sky":"snow"}']);
+  assert.equal(mutate.code, 0, mutate.stderr);
+  const mutated = mutate.stdout.trim();
+  const before = model.server.requests;
+  const report = path.join(workDir, 'report-mutated.json');
+  const res = await reprise(['ci', '--dataset', mutatedData, '--json', report, '--mode', 'hybrid', '--upstream', model.url,
+    '--', process.execPath, path.join(__dirname, 'agent.js')], { ...agentEnv, TOOLS_FROM_REPLAY: '1' });
+  const result = JSON.parse(fs.readFileSync(report, 'utf8')).results[0];
+  assert.equal(result.case_id, mutated);
+  const out = JSON.parse(result.stdout.trim().split('\n').pop());
+  assert.equal(out.error, undefined, res.stderr);
+  assert.match(out.toolCalls[0].result, /snow/, 'the edited tool result was served');
+  assert.equal(model.server.requests - before, 1, 'the first model call replayed; the one after the edit went live');
+  assert.match(out.answer, /snow/, 'the live model saw the edited result');
+});
