@@ -152,3 +152,22 @@ func TestLenientDivergencesCarryFindingTypes(t *testing.T) {
 		assert.Equal(t, casediff.ToolArgsChanged, f.Type, f.Path)
 	}
 }
+
+func TestHybridUnreachableUpstreamIsABadGateway(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	cases := writeDataset(t, root, testfixtures.OTelEvents)
+	u := startUpstream(t)
+	s := hybridServer(t, root, u)
+	u.Close() // nothing listens there any more
+	req := sdkRequests(t)[0]
+	req["model"] = "gpt-other"
+	resp, body := s.do("POST", "/v1/cases/"+cases[0].CaseID+"/openai/v1/chat/completions", req, nil)
+	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
+	assert.Contains(t, string(body), `"type":"server_error"`)
+	assert.Contains(t, string(body), "could not be reached")
+}
+
+func TestAPISuffix(t *testing.T) {
+	assert.Equal(t, "/chat/completions", apiSuffix("/v1/cases/c1/openai/v1/chat/completions"))
+	assert.Equal(t, "/chat/completions", apiSuffix("/openai/v1/chat/completions"))
+}
