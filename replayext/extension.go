@@ -128,6 +128,9 @@ func (r *replay) routes() http.Handler {
 	mux.HandleFunc("GET /v1/divergences", r.listDivergences)
 	mux.HandleFunc("POST /v1/cases/{case_id}/openai/v1/chat/completions", r.chatCompletions)
 	mux.HandleFunc("POST /openai/v1/chat/completions", r.chatCompletions)
+	mux.HandleFunc("POST /v1/cases/{case_id}/openai/v1/responses", r.responses)
+	mux.HandleFunc("POST /openai/v1/responses", r.responses)
+	mux.HandleFunc("GET /v1/cases/{case_id}/openai/v1/responses/{response_id}", r.getResponse)
 	mux.HandleFunc("POST /v1/cases/{case_id}/tools/{tool_name}", r.toolResult)
 	mux.HandleFunc("POST /v1/cases/{case_id}/retrieval", r.retrieval)
 	return mux

@@ -84,8 +84,15 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 		writeRequestError(w, err)
 		return
 	}
-	scrubChat(r.scrubber, parsed) // the recordings were scrubbed with the same policy
 	requested := callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}
+	scrubRequest(r.scrubber, &requested) // the recordings were scrubbed with the same policy
+	r.modelCall(w, req, raw, caseID, requested, func(st *replaycase.Step) { wireapi.WriteChatResponse(w, parsed, st) })
+}
+
+// modelCall answers a model request of any API: the recorded step whose call-site id matches,
+// rendered by write, or what the mode says for a miss (a 404, the next recorded step, or the
+// upstream).
+func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, raw []byte, caseID string, requested callsite.Request, write func(*replaycase.Step)) {
 	var recordedForm, requestedForm map[string]any // of the compared call, for classify
 	h, ok := r.lookup(w, req, interactions{
 		endpoint: endpointChat, stream: endpointChat, scope: caseID, what: "model call",
@@ -115,13 +122,14 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 	}
 	w.Header().Set("X-Replay-Case-Id", h.caseID)
 	w.Header().Set("X-Replay-Call-Site-Id", st.CallSiteID)
-	wireapi.WriteChatResponse(w, parsed, st)
+	write(st)
 }
 
-// scrubChat applies the secrets policy to every string of a parsed request.
-func scrubChat(s *scrub.Scrubber, r *wireapi.ChatRequest) {
+// scrubRequest applies the secrets policy to every string of a model request.
+func scrubRequest(s *scrub.Scrubber, r *callsite.Request) {
 	rep := &scrub.Report{}
 	text := func(v *string) { *v = s.Text(*v, rep) }
+	text(&r.Model)
 	text(&r.Params.RequestModel)
 	text(&r.Params.ToolChoice)
 	for i := range r.Params.Stop {

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 	"time"
+	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
 	"github.com/stretchr/testify/assert"
