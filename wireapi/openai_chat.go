@@ -537,7 +537,7 @@ func outputMessage(m replaycase.Message) (content *string, calls []chatOutCall) 
 			tc.ID, tc.Type = p.ID, "function"
 			tc.Function.Name, tc.Function.Arguments = p.Name, p.Arguments
 			calls = append(calls, tc)
-		case "text":
+		case "text", "output_text": // output_text: the Responses part type, as OpenInference records it
 			text = append(text, p.Content)
 		}
 	}

@@ -119,9 +119,9 @@ func ParseResponsesRequest(body []byte) (*ResponsesRequest, error) {
 	return r, nil
 }
 
-// addItem appends one input item: a function call joins the assistant message before it (the
-// case model, like Chat Completions, keeps a turn's calls in one message), a function call
-// output becomes a tool message.
+// addItem appends one input item as one case-model message: a function call is an assistant
+// message with that one call, a function call output a tool message (one message per item,
+// as the API sends them and as instrumentations record them).
 func (r *ResponsesRequest) addItem(raw json.RawMessage, param string) error {
 	var it responsesItem
 	if kind(raw) != '{' || decodeObject(raw, &it) != nil {
@@ -149,7 +149,7 @@ func (r *ResponsesRequest) addItem(raw json.RawMessage, param string) error {
 		if err != nil {
 			return err
 		}
-		r.appendCall(replaycase.Part{Type: "tool_call", ID: it.CallID, Name: it.Name, Arguments: args})
+		r.Input = append(r.Input, replaycase.Message{Role: "assistant", Parts: []replaycase.Part{{Type: "tool_call", ID: it.CallID, Name: it.Name, Arguments: args}}})
 	case "function_call_output":
 		if it.CallID == "" {
 			return missing(param + ".call_id")
@@ -169,14 +169,6 @@ func (r *ResponsesRequest) addItem(raw json.RawMessage, param string) error {
 		return invalidValue(param+".type", "message, function_call, function_call_output, item_reference or reasoning")
 	}
 	return nil
-}
-
-func (r *ResponsesRequest) appendCall(p replaycase.Part) {
-	if n := len(r.Input); n > 0 && r.Input[n-1].Role == "assistant" {
-		r.Input[n-1].Parts = append(r.Input[n-1].Parts, p)
-		return
-	}
-	r.Input = append(r.Input, replaycase.Message{Role: "assistant", Parts: []replaycase.Part{p}})
 }
 
 // Recorded looks up a recorded response by id: its step, or nil.
@@ -200,19 +192,19 @@ func (r *ResponsesRequest) Resolve(recorded Recorded) ([]replaycase.Message, err
 			return nil, &RequestError{Param: "previous_response_id", Code: "invalid_value", Message: "Previous response not found in the replayed case."}
 		}
 		out = append(out, withoutSystem(st.InputMessages)...)
-		out = append(out, st.OutputMessages...)
+		out = append(out, asItems(st.OutputMessages)...)
 	}
 	for i := lead; i < len(r.Input); i++ {
 		m := r.Input[i]
 		if len(m.Parts) != 1 || m.Parts[0].Type != PartItemReference {
-			out = appendMessage(out, m)
+			out = append(out, m)
 			continue
 		}
 		part, ok := findItem(recorded, m.Parts[0].ID)
 		if !ok {
 			return nil, &RequestError{Param: fmt.Sprintf("input[%d].id", i), Code: "invalid_value", Message: "Referenced item not found in the replayed case."}
 		}
-		out = appendMessage(out, replaycase.Message{Role: "assistant", Parts: []replaycase.Part{part}})
+		out = append(out, replaycase.Message{Role: "assistant", Parts: []replaycase.Part{part}})
 	}
 	return out, nil
 }
@@ -228,22 +220,26 @@ func withoutSystem(msgs []replaycase.Message) []replaycase.Message {
 	return out
 }
 
-// appendMessage joins consecutive assistant tool calls into one message, as addItem does.
-func appendMessage(out []replaycase.Message, m replaycase.Message) []replaycase.Message {
-	if n := len(out); n > 0 && m.Role == "assistant" && out[n-1].Role == "assistant" && onlyCalls(m) && onlyCalls(out[n-1]) {
-		out[n-1].Parts = append(append([]replaycase.Part{}, out[n-1].Parts...), m.Parts...)
-		return out
-	}
-	return append(out, m)
-}
-
-func onlyCalls(m replaycase.Message) bool {
-	for _, p := range m.Parts {
-		if p.Type != "tool_call" {
-			return false
+// asItems splits recorded output messages the way the API lists output items: the text of a
+// message as one message, each tool call as its own.
+func asItems(msgs []replaycase.Message) []replaycase.Message {
+	var out []replaycase.Message
+	for _, m := range msgs {
+		text := replaycase.Message{Role: m.Role}
+		var calls []replaycase.Message
+		for _, p := range m.Parts {
+			if p.Type == "tool_call" {
+				calls = append(calls, replaycase.Message{Role: m.Role, Parts: []replaycase.Part{p}})
+			} else {
+				text.Parts = append(text.Parts, p)
+			}
 		}
+		if len(text.Parts) > 0 {
+			out = append(out, text)
+		}
+		out = append(out, calls...)
 	}
-	return len(m.Parts) > 0
+	return out
 }
 
 // findItem resolves an item id of the form responseItems renders: fc_<call_id> for a function

@@ -1,0 +1,155 @@
+// The OpenAI Responses API end to end: an agent on the real openai SDK's responses.create
+// (two parallel function calls, then an answer) is recorded through the collector under a real
+// instrumentation, then replayed through the replay extension, JSON and stream, with the model
+// server counting every call it gets. Needs REPRISE_BIN (scripts/test.sh builds it).
+'use strict';
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFile } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+const { freePort, waitFor, getJSON } = require('./harness');
+
+const bin = process.env.REPRISE_BIN;
+let collector, collectorLog = '', otlp, replayURL, model;
+
+// startResponsesServer answers like the Responses API: two parallel get_weather calls, then,
+// once their outputs come back, a text answer. Ids carry the request number.
+function startResponsesServer() {
+  return new Promise((resolve) => {
+    const server = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        const n = ++server.requests;
+        const body = JSON.parse(raw);
+        const last = body.input[body.input.length - 1];
+        const output = last.type === 'function_call_output'
+          ? [{ type: 'message', id: `msg_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Paris and Lyon: 14 and overcast.', annotations: [] }] }]
+          : ['Paris', 'Lyon'].map((city, i) => ({ type: 'function_call', id: `fc_${n}_${i}`, call_id: `call_${n}_${i}`, name: 'get_weather', arguments: JSON.stringify({ city }), status: 'completed' }));
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ id: `resp_${n}`, object: 'response', created_at: 1764460800 + n, status: 'completed', model: 'gpt-4.1-mini-2025-04-14', output,
+          parallel_tool_calls: true, usage: { input_tokens: 50 + n, output_tokens: 20, total_tokens: 70 + n, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } }));
+      });
+    });
+    server.requests = 0;
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/v1` }));
+  });
+}
+
+function runAgent(env) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(__dirname, 'responses-agent.js')], { env: { ...process.env, ...env }, timeout: 60000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`agent failed: ${err.message}\n${stderr}`));
+      resolve(JSON.parse(stdout.trim().split('\n').pop()));
+    });
+  });
+}
+
+before(async () => {
+  assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
+  model = await startResponsesServer();
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-responses-'));
+  const [otlpPort, replayPort] = [await freePort(), await freePort()];
+  otlp = `http://127.0.0.1:${otlpPort}`;
+  replayURL = `http://127.0.0.1:${replayPort}`;
+  fs.writeFileSync(path.join(workDir, 'config.yaml'), `
+extensions:
+  replay:
+    endpoint: 127.0.0.1:${replayPort}
+    directory: ${workDir}/data
+    refresh_interval: 200ms
+    upstream:
+      openai:
+        endpoint: ${model.url}
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:${otlpPort}
+processors:
+  replay_case:
+    root_grace_period: 300ms
+exporters:
+  replay_parquet:
+    directory: ${workDir}/data
+    sending_queue:
+      enabled: false
+  nop:
+service:
+  extensions: [replay]
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [replay_parquet]
+    logs:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [nop]
+`);
+  collector = spawn(bin, ['--config', path.join(workDir, 'config.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  collector.stdout.on('data', (d) => (collectorLog += d));
+  collector.stderr.on('data', (d) => (collectorLog += d));
+  await waitFor('the replay extension', () => getJSON(`${replayURL}/v1/cases`), () => collectorLog);
+});
+
+after(async () => {
+  if (collector) {
+    collector.kill('SIGTERM');
+    await new Promise((r) => collector.on('exit', r));
+  }
+  if (model) model.server.close();
+});
+
+async function record(instrumentation) {
+  const service = `responses-${instrumentation}`;
+  const out = await runAgent({ INSTRUMENTATION: instrumentation, SERVICE_NAME: service, OTLP_ENDPOINT: otlp, OPENAI_BASE_URL: model.url });
+  assert.equal(out.error, undefined);
+  const summary = await waitFor(`the case of ${service}`, async () => {
+    const list = await getJSON(`${replayURL}/v1/cases?status=`);
+    return list && list.cases.find((c) => c.provenance.service_name === service);
+  }, () => collectorLog);
+  return { out, summary };
+}
+
+test('openinference: a Responses run replays offline through the unmodified SDK, JSON and stream', async () => {
+  const { out: recorded, summary } = await record('openinference');
+  assert.equal(summary.status, 'accepted', JSON.stringify(summary.reasons));
+  const calls = model.server.requests;
+  for (const stream of ['0', '1']) {
+    const replayed = await runAgent({ INSTRUMENTATION: 'none', STREAM: stream, REPLAY_SESSION: `oi-${stream}`,
+      OPENAI_BASE_URL: `${replayURL}/v1/cases/${summary.case_id}/openai/v1` });
+    assert.equal(replayed.error, undefined, JSON.stringify(replayed.error));
+    assert.deepEqual(replayed.toolCalls.map((c) => [c.callId, c.arguments, c.result]), recorded.toolCalls.map((c) => [c.callId, c.arguments, c.result]), 'same calls, same call ids');
+    assert.equal(replayed.answer, recorded.answer);
+    assert.equal(replayed.responseId, recorded.responseId, 'the recorded response id');
+  }
+  assert.equal(model.server.requests, calls, 'zero upstream calls');
+
+  // Changed instructions: strict refuses, hybrid goes live at the first call and stays live.
+  const changed = { INSTRUMENTATION: 'none', INSTRUCTIONS: 'You are terse.', OPENAI_BASE_URL: `${replayURL}/v1/cases/${summary.case_id}/openai/v1` };
+  const strict = await runAgent({ ...changed, REPLAY_SESSION: 'oi-strict' });
+  assert.equal(strict.error.status, 404);
+  assert.match(strict.error.message, /differs from the next recorded model call .* at: messages\[0\]\.content\[0\]\.text/);
+  assert.equal(model.server.requests, calls);
+  const hybrid = await runAgent({ ...changed, REPLAY_SESSION: 'oi-hybrid', REPLAY_MODE: 'hybrid' });
+  assert.equal(hybrid.error, undefined, JSON.stringify(hybrid.error));
+  assert.equal(model.server.requests - calls, 2, 'both calls of the session went live');
+  assert.equal(hybrid.answer, recorded.answer);
+  const divs = await getJSON(`${replayURL}/v1/divergences?session=oi-hybrid`);
+  assert.deepEqual(divs.divergences.map((d) => [d.live, d.findings.map((f) => f.type)]), [[true, ['prompt_changed']]]);
+});
+
+// What the official instrumentation records for Responses today cannot be replayed: the run is
+// quarantined with the precise reasons, never accepted half-right.
+test('otel: a Responses run is quarantined with precise reasons', async () => {
+  const { summary } = await record('otel');
+  assert.equal(summary.status, 'quarantined');
+  assert.deepEqual([...new Set(summary.reasons.map((r) => r.code || r))].sort(), ['tool_call_without_result', 'unparseable_content']);
+});
