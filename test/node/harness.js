@@ -1,7 +1,8 @@
 // Helpers shared by the end-to-end tests: free ports, polling, a deterministic model server
 // and the agent run as a child process.
 'use strict';
-const { execFile } = require('node:child_process');
+const { execFile, spawn } = require('node:child_process');
+const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 const path = require('node:path');
@@ -68,4 +69,56 @@ async function getJSON(url) {
   return res.json();
 }
 
-module.exports = { freePort, sleep, waitFor, startModelServer, runAgent, getJSON };
+// startCollector runs the collector (bin) with the replay extension and an OTLP receiver
+// writing cases into workDir/data; replayExtra is more YAML for the extension (indented four
+// spaces). It resolves once the replay extension answers.
+async function startCollector(bin, workDir, replayExtra = '') {
+  const [otlpPort, replayPort] = [await freePort(), await freePort()];
+  const config = `
+extensions:
+  replay:
+    endpoint: 127.0.0.1:${replayPort}
+    directory: ${workDir}/data
+    refresh_interval: 200ms
+${replayExtra}
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:${otlpPort}
+processors:
+  replay_case:
+    root_grace_period: 300ms
+exporters:
+  replay_parquet:
+    directory: ${workDir}/data
+    sending_queue:
+      batch:
+        flush_timeout: 300ms
+  nop:
+service:
+  extensions: [replay]
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [replay_parquet]
+    logs:
+      receivers: [otlp]
+      processors: [replay_case]
+      exporters: [nop]
+`;
+  fs.writeFileSync(path.join(workDir, 'config.yaml'), config);
+  const proc = spawn(bin, ['--config', path.join(workDir, 'config.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const c = { proc, otlp: `http://127.0.0.1:${otlpPort}`, replayURL: `http://127.0.0.1:${replayPort}`, log: '' };
+  proc.stdout.on('data', (d) => (c.log += d));
+  proc.stderr.on('data', (d) => (c.log += d));
+  c.stop = () => new Promise((r) => { if (proc.exitCode !== null) r(); else { proc.on('exit', r); proc.kill('SIGTERM'); } });
+  await waitFor('the collector', () => getJSON(`${c.replayURL}/v1/cases`), () => c.log);
+  return c;
+}
+
+module.exports = { freePort, sleep, waitFor, startModelServer, runAgent, getJSON, startCollector };

@@ -5,15 +5,15 @@
 'use strict';
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFile } = require('node:child_process');
+const { execFile } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { freePort, waitFor, getJSON } = require('./harness');
+const { waitFor, getJSON, startCollector } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
-let collector, collectorLog = '', otlp, replayURL, model;
+let collector, otlp, replayURL, model;
 
 // startResponsesServer answers like the Responses API: two parallel get_weather calls, then,
 // once their outputs come back, a text answer. Ids carry the request number.
@@ -52,58 +52,15 @@ before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
   model = await startResponsesServer();
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-responses-'));
-  const [otlpPort, replayPort] = [await freePort(), await freePort()];
-  otlp = `http://127.0.0.1:${otlpPort}`;
-  replayURL = `http://127.0.0.1:${replayPort}`;
-  fs.writeFileSync(path.join(workDir, 'config.yaml'), `
-extensions:
-  replay:
-    endpoint: 127.0.0.1:${replayPort}
-    directory: ${workDir}/data
-    refresh_interval: 200ms
-    upstream:
+  collector = await startCollector(bin, workDir, `    upstream:
       openai:
-        endpoint: ${model.url}
-receivers:
-  otlp:
-    protocols:
-      http:
-        endpoint: 127.0.0.1:${otlpPort}
-processors:
-  replay_case:
-    root_grace_period: 300ms
-exporters:
-  replay_parquet:
-    directory: ${workDir}/data
-    sending_queue:
-      enabled: false
-  nop:
-service:
-  extensions: [replay]
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    traces:
-      receivers: [otlp]
-      processors: [replay_case]
-      exporters: [replay_parquet]
-    logs:
-      receivers: [otlp]
-      processors: [replay_case]
-      exporters: [nop]
-`);
-  collector = spawn(bin, ['--config', path.join(workDir, 'config.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  collector.stdout.on('data', (d) => (collectorLog += d));
-  collector.stderr.on('data', (d) => (collectorLog += d));
-  await waitFor('the replay extension', () => getJSON(`${replayURL}/v1/cases`), () => collectorLog);
+        endpoint: ${model.url}`);
+  otlp = collector.otlp;
+  replayURL = collector.replayURL;
 });
 
 after(async () => {
-  if (collector) {
-    collector.kill('SIGTERM');
-    await new Promise((r) => collector.on('exit', r));
-  }
+  if (collector) await collector.stop();
   if (model) model.server.close();
 });
 
@@ -114,7 +71,7 @@ async function record(instrumentation) {
   const summary = await waitFor(`the case of ${service}`, async () => {
     const list = await getJSON(`${replayURL}/v1/cases?status=`);
     return list && list.cases.find((c) => c.provenance.service_name === service);
-  }, () => collectorLog);
+  }, () => collector.log);
   return { out, summary };
 }
 
