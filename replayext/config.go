@@ -56,6 +56,10 @@ type UpstreamConfig struct {
 	// appended), plus timeout, tls, proxy_url, headers. Default: no endpoint, so hybrid mode
 	// refuses to start.
 	OpenAI confighttp.ClientConfig `mapstructure:"openai"`
+	// Anthropic is the Anthropic API client config: endpoint is the base URL the Anthropic
+	// SDKs use, without /v1 (e.g. https://api.anthropic.com; the part of the request path
+	// after /anthropic is appended). Default: no endpoint.
+	Anthropic confighttp.ClientConfig `mapstructure:"anthropic"`
 }
 
 // SessionsConfig bounds the sessions (see the README's "Sessions" rule).
@@ -82,12 +86,13 @@ func (c *Config) Validate() error {
 	if c.Mode != ModeStrict && c.Mode != ModeLenient && c.Mode != ModeHybrid {
 		errs = append(errs, fmt.Errorf("mode must be %q, %q or %q, got %s", ModeStrict, ModeLenient, ModeHybrid, c.Mode))
 	}
-	if e := c.Upstream.OpenAI.Endpoint; e != "" {
-		if u, err := url.Parse(e); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("upstream.openai.endpoint must be an http(s) base URL, got %q", e))
+	for api, e := range map[string]string{"openai": c.Upstream.OpenAI.Endpoint, "anthropic": c.Upstream.Anthropic.Endpoint} {
+		if u, err := url.Parse(e); e != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			errs = append(errs, fmt.Errorf("upstream.%s.endpoint must be an http(s) base URL, got %q", api, e))
 		}
-	} else if c.Mode == ModeHybrid {
-		errs = append(errs, errors.New("mode hybrid needs upstream.openai.endpoint"))
+	}
+	if c.Mode == ModeHybrid && c.Upstream.OpenAI.Endpoint == "" && c.Upstream.Anthropic.Endpoint == "" {
+		errs = append(errs, errors.New("mode hybrid needs upstream.openai.endpoint or upstream.anthropic.endpoint"))
 	}
 	if c.CaseCacheSize < 1 {
 		errs = append(errs, fmt.Errorf("case_cache_size must be positive, got %d", c.CaseCacheSize))

@@ -48,6 +48,7 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, ModeHybrid, custom.Mode)
 	assert.Equal(t, "https://api.openai.com/v1", custom.Upstream.OpenAI.Endpoint)
 	assert.Equal(t, 60*time.Second, custom.Upstream.OpenAI.Timeout)
+	assert.Equal(t, "https://api.anthropic.com", custom.Upstream.Anthropic.Endpoint)
 	assert.Empty(t, def.Upstream.OpenAI.Endpoint, "nothing is forwarded unless configured")
 	assert.True(t, custom.LocalDebug)
 	assert.Equal(t, SessionsConfig{MaxSessions: 500, IdleTimeout: 2 * time.Minute}, custom.Sessions)
@@ -64,7 +65,7 @@ func TestValidateNamesTheField(t *testing.T) {
 	_, err = loadConfig(t, "bad_mode")
 	assert.ErrorContains(t, err, `mode must be "strict", "lenient" or "hybrid", got "sloppy"`)
 	for name, want := range map[string]string{
-		"hybrid_without_upstream": "mode hybrid needs upstream.openai.endpoint",
+		"hybrid_without_upstream": "mode hybrid needs upstream.openai.endpoint or upstream.anthropic.endpoint",
 		"bad_upstream":            `upstream.openai.endpoint must be an http(s) base URL, got "api.openai.com/v1"`,
 	} {
 		cfg, err := loadConfig(t, name)

@@ -30,7 +30,7 @@ type replay struct {
 	store     *store
 	sessions  *sessions
 	scrubber  *scrub.Scrubber
-	upstream  *upstream // nil unless upstream.openai is configured
+	upstreams map[string]*upstream // by API, for those with an upstream endpoint
 
 	server *http.Server
 	addr   net.Addr
@@ -65,7 +65,7 @@ func (r *replay) Start(ctx context.Context, host component.Host) error {
 		return err
 	}
 	r.addr = ln.Addr()
-	if r.upstream, err = r.newUpstream(ctx, host); err != nil {
+	if r.upstreams, err = r.newUpstreams(ctx, host); err != nil {
 		_ = ln.Close()
 		return err
 	}
@@ -131,6 +131,8 @@ func (r *replay) routes() http.Handler {
 	mux.HandleFunc("POST /v1/cases/{case_id}/openai/v1/responses", r.responses)
 	mux.HandleFunc("POST /openai/v1/responses", r.responses)
 	mux.HandleFunc("GET /v1/cases/{case_id}/openai/v1/responses/{response_id}", r.getResponse)
+	mux.HandleFunc("POST /v1/cases/{case_id}/anthropic/v1/messages", r.anthropicMessages)
+	mux.HandleFunc("POST /anthropic/v1/messages", r.anthropicMessages)
 	mux.HandleFunc("POST /v1/cases/{case_id}/tools/{tool_name}", r.toolResult)
 	mux.HandleFunc("POST /v1/cases/{case_id}/retrieval", r.retrieval)
 	return mux

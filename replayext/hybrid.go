@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
 	"go.uber.org/zap"
 )
 
@@ -25,12 +26,30 @@ type upstream struct {
 	proxy *httputil.ReverseProxy
 }
 
-// newUpstream builds the proxy of one API from its client config; nil when none is configured.
-func (r *replay) newUpstream(ctx context.Context, host component.Host) (*upstream, error) {
-	cfg := r.cfg.Upstream.OpenAI
-	if cfg.Endpoint == "" {
-		return nil, nil
+// API names, as in the routes (/openai/v1/…, /anthropic/v1/…) and the upstream config.
+const (
+	apiOpenAI    = "openai"
+	apiAnthropic = "anthropic"
+)
+
+// newUpstreams builds the proxy of each API that has an upstream endpoint.
+func (r *replay) newUpstreams(ctx context.Context, host component.Host) (map[string]*upstream, error) {
+	out := map[string]*upstream{}
+	for api, cfg := range map[string]confighttp.ClientConfig{apiOpenAI: r.cfg.Upstream.OpenAI, apiAnthropic: r.cfg.Upstream.Anthropic} {
+		if cfg.Endpoint == "" {
+			continue
+		}
+		u, err := r.newUpstream(ctx, host, api, cfg)
+		if err != nil {
+			return nil, err
+		}
+		out[api] = u
 	}
+	return out, nil
+}
+
+// newUpstream builds the proxy of one API from its client config.
+func (r *replay) newUpstream(ctx context.Context, host component.Host, api string, cfg confighttp.ClientConfig) (*upstream, error) {
 	base, err := url.Parse(strings.TrimSuffix(cfg.Endpoint, "/"))
 	if err != nil {
 		return nil, err
@@ -45,7 +64,7 @@ func (r *replay) newUpstream(ctx context.Context, host component.Host) (*upstrea
 		FlushInterval: -1, // every SSE event reaches the client when the API sends it
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host = base.Scheme, base.Host
-			pr.Out.URL.Path = base.Path + apiSuffix(pr.In.URL.Path)
+			pr.Out.URL.Path = base.Path + apiSuffix(pr.In.URL.Path, api)
 			pr.Out.URL.RawPath = ""
 			pr.Out.Host = base.Host
 			for k := range pr.Out.Header {
@@ -63,9 +82,13 @@ func (r *replay) newUpstream(ctx context.Context, host component.Host) (*upstrea
 }
 
 // apiSuffix is the part of a replay route after the API's base: /chat/completions of
-// /v1/cases/{case_id}/openai/v1/chat/completions.
-func apiSuffix(path string) string {
-	const marker = "/openai/v1"
+// /v1/cases/{case_id}/openai/v1/chat/completions, /v1/messages of …/anthropic/v1/messages
+// (the Anthropic SDKs' base URL has no /v1).
+func apiSuffix(path, api string) string {
+	marker := "/openai/v1"
+	if api == apiAnthropic {
+		marker = "/anthropic"
+	}
 	if i := strings.Index(path, marker); i >= 0 {
 		return path[i+len(marker):]
 	}
@@ -76,9 +99,10 @@ func apiSuffix(path string) string {
 // sent again, with the client's own headers (its credentials included, which only hybrid mode
 // forwards). The answer is marked live and names the case the session diverged from, so the
 // harness that runs the agent can link the new case the live run records to it.
-func (r *replay) forward(w http.ResponseWriter, req *http.Request, body []byte, derivedFrom string) {
-	if r.upstream == nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "hybrid replay needs upstream.openai.endpoint in the replay extension's config", nil)
+func (r *replay) forward(w http.ResponseWriter, req *http.Request, api string, body []byte, derivedFrom string) {
+	up := r.upstreams[api]
+	if up == nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "hybrid replay needs upstream."+api+".endpoint in the replay extension's config", nil)
 		return
 	}
 	out := req.Clone(req.Context())
@@ -87,5 +111,5 @@ func (r *replay) forward(w http.ResponseWriter, req *http.Request, body []byte, 
 	if derivedFrom != "" {
 		w.Header().Set(headerDerivedFrom, derivedFrom)
 	}
-	r.upstream.proxy.ServeHTTP(w, out)
+	up.proxy.ServeHTTP(w, out)
 }

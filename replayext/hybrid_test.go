@@ -168,6 +168,7 @@ func TestHybridUnreachableUpstreamIsABadGateway(t *testing.T) {
 }
 
 func TestAPISuffix(t *testing.T) {
-	assert.Equal(t, "/chat/completions", apiSuffix("/v1/cases/c1/openai/v1/chat/completions"))
-	assert.Equal(t, "/chat/completions", apiSuffix("/openai/v1/chat/completions"))
+	assert.Equal(t, "/chat/completions", apiSuffix("/v1/cases/c1/openai/v1/chat/completions", apiOpenAI))
+	assert.Equal(t, "/chat/completions", apiSuffix("/openai/v1/chat/completions", apiOpenAI))
+	assert.Equal(t, "/v1/messages", apiSuffix("/v1/cases/c1/anthropic/v1/messages", apiAnthropic))
 }

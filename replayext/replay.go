@@ -86,13 +86,13 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 	}
 	requested := callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}
 	scrubRequest(r.scrubber, &requested) // the recordings were scrubbed with the same policy
-	r.modelCall(w, req, raw, caseID, requested, func(st *replaycase.Step) { wireapi.WriteChatResponse(w, parsed, st) })
+	r.modelCall(w, req, apiOpenAI, raw, caseID, requested, func(st *replaycase.Step) { wireapi.WriteChatResponse(w, parsed, st) })
 }
 
 // modelCall answers a model request of any API: the recorded step whose call-site id matches,
 // rendered by write, or what the mode says for a miss (a 404, the next recorded step, or the
 // upstream).
-func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, raw []byte, caseID string, requested callsite.Request, write func(*replaycase.Step)) {
+func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string, raw []byte, caseID string, requested callsite.Request, write func(*replaycase.Step)) {
 	var recordedForm, requestedForm map[string]any // of the compared call, for classify
 	h, ok := r.lookup(w, req, interactions{
 		endpoint: endpointChat, stream: endpointChat, scope: caseID, what: "model call",
@@ -110,7 +110,7 @@ func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, raw []byte,
 		classify: func(_ hit, diffs []Difference) []Finding {
 			return classifyModelCall(recordedForm, requestedForm, diffs)
 		},
-		live: func(from string) { r.forward(w, req, raw, from) },
+		live: func(from string) { r.forward(w, req, api, raw, from) },
 	})
 	if !ok {
 		return
