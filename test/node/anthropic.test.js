@@ -76,12 +76,7 @@ test('anthropic SDK telemetry: a recorded run replays through messages.create an
   const base = `${collector.replayURL}/v1/cases/${summary.case_id}/anthropic`;
   for (const stream of ['0', '1']) {
     const replayed = await runAgent({ STREAM: stream, REPLAY_SESSION: `an-${stream}`, ANTHROPIC_BASE_URL: base });
-    // The first model call replays: the same tool_use ids and inputs, JSON and stream. (The
-    // second one does not match yet: the SDK's spans record each tool_result's content as an
-    // array of text blocks, which the normalizer keeps as JSON text; see the README.)
-    assert.deepEqual(replayed.toolCalls, recorded.toolCalls, `stream=${stream}`);
-    assert.equal(replayed.error.status, 404);
-    assert.match(replayed.error.message, /"type":"error".*"type":"not_found_error"|"type":"not_found_error".*"type":"error"/, 'an Anthropic-shaped error');
+    assert.deepEqual(replayed, recorded, `stream=${stream}: the same tool_use ids, inputs, answer and message id`);
   }
   assert.equal(model.server.requests, calls, 'zero upstream calls');
 
@@ -92,4 +87,15 @@ test('anthropic SDK telemetry: a recorded run replays through messages.create an
   assert.equal(hybrid.answer, recorded.answer);
   const divs = await getJSON(`${collector.replayURL}/v1/divergences?session=an-hybrid`);
   assert.deepEqual(divs.divergences.map((d) => [d.live, d.findings.map((f) => f.type)]), [[true, ['prompt_changed']]]);
+});
+
+test('anthropic: a miss is an Anthropic-shaped error the SDK raises with its message', async () => {
+  const list = await getJSON(`${collector.replayURL}/v1/cases`);
+  const found = list.cases.find((c) => c.provenance.service_name === 'anthropic-sdk');
+  const res = await runAgent({ SYSTEM_PROMPT: 'You are terse.', REPLAY_SESSION: 'an-strict', ANTHROPIC_BASE_URL: `${collector.replayURL}/v1/cases/${found.case_id}/anthropic` });
+  assert.equal(res.error.status, 404);
+  const body = JSON.parse(res.error.message.replace(/^404 /, ''));
+  assert.equal(body.type, 'error');
+  assert.equal(body.error.type, 'not_found_error');
+  assert.deepEqual(body.error.paths, ['messages[0].content[0].text']);
 });
