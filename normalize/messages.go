@@ -52,7 +52,7 @@ func semconvParts(raw any) ([]replaycase.Part, error) {
 		}
 		p := replaycase.Part{
 			Type:     mapStr(m, "type"),
-			ID:       mapStr(m, "id"),
+			ID:       mapStr(m, "call_id", "id"), // Responses items: call_id is what results refer to, id the item's own (fc_…)
 			Name:     mapStr(m, "name"),
 			MimeType: mapStr(m, "mime_type"),
 			Modality: mapStr(m, "modality"),

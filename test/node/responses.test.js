@@ -1,7 +1,9 @@
 // The OpenAI Responses API end to end: an agent on the real openai SDK's responses.create
 // (two parallel function calls, then an answer) is recorded through the collector under a real
-// instrumentation, then replayed through the replay extension, JSON and stream, with the model
-// server counting every call it gets. Needs REPRISE_BIN (scripts/test.sh builds it).
+// instrumentation (OpenInference, and the official OTel JS one), then replayed through the
+// replay extension, JSON and stream, with the model server counting every call it gets; a
+// changed prompt is refused in strict mode and goes live in hybrid mode. Needs REPRISE_BIN
+// (scripts/test.sh builds it).
 'use strict';
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -75,12 +77,12 @@ async function record(instrumentation) {
   return { out, summary };
 }
 
-test('openinference: a Responses run replays offline through the unmodified SDK, JSON and stream', async () => {
-  const { out: recorded, summary } = await record('openinference');
+for (const instrumentation of ['openinference', 'otel']) test(`${instrumentation}: a Responses run replays offline through the unmodified SDK, JSON and stream`, async () => {
+  const { out: recorded, summary } = await record(instrumentation);
   assert.equal(summary.status, 'accepted', JSON.stringify(summary.reasons));
   const calls = model.server.requests;
   for (const stream of ['0', '1']) {
-    const replayed = await runAgent({ INSTRUMENTATION: 'none', STREAM: stream, REPLAY_SESSION: `oi-${stream}`,
+    const replayed = await runAgent({ INSTRUMENTATION: 'none', STREAM: stream, REPLAY_SESSION: `${instrumentation}-${stream}`,
       OPENAI_BASE_URL: `${replayURL}/v1/cases/${summary.case_id}/openai/v1` });
     assert.equal(replayed.error, undefined, JSON.stringify(replayed.error));
     assert.deepEqual(replayed.toolCalls.map((c) => [c.callId, c.arguments, c.result]), recorded.toolCalls.map((c) => [c.callId, c.arguments, c.result]), 'same calls, same call ids');
@@ -91,22 +93,14 @@ test('openinference: a Responses run replays offline through the unmodified SDK,
 
   // Changed instructions: strict refuses, hybrid goes live at the first call and stays live.
   const changed = { INSTRUMENTATION: 'none', INSTRUCTIONS: 'You are terse.', OPENAI_BASE_URL: `${replayURL}/v1/cases/${summary.case_id}/openai/v1` };
-  const strict = await runAgent({ ...changed, REPLAY_SESSION: 'oi-strict' });
+  const strict = await runAgent({ ...changed, REPLAY_SESSION: `${instrumentation}-strict` });
   assert.equal(strict.error.status, 404);
   assert.match(strict.error.message, /differs from the next recorded model call .* at: messages\[0\]\.content\[0\]\.text/);
   assert.equal(model.server.requests, calls);
-  const hybrid = await runAgent({ ...changed, REPLAY_SESSION: 'oi-hybrid', REPLAY_MODE: 'hybrid' });
+  const hybrid = await runAgent({ ...changed, REPLAY_SESSION: `${instrumentation}-hybrid`, REPLAY_MODE: 'hybrid' });
   assert.equal(hybrid.error, undefined, JSON.stringify(hybrid.error));
   assert.equal(model.server.requests - calls, 2, 'both calls of the session went live');
   assert.equal(hybrid.answer, recorded.answer);
-  const divs = await getJSON(`${replayURL}/v1/divergences?session=oi-hybrid`);
+  const divs = await getJSON(`${replayURL}/v1/divergences?session=${instrumentation}-hybrid`);
   assert.deepEqual(divs.divergences.map((d) => [d.live, d.findings.map((f) => f.type)]), [[true, ['prompt_changed']]]);
-});
-
-// What the official instrumentation records for Responses today cannot be replayed: the run is
-// quarantined with the precise reasons, never accepted half-right.
-test('otel: a Responses run is quarantined with precise reasons', async () => {
-  const { summary } = await record('otel');
-  assert.equal(summary.status, 'quarantined');
-  assert.deepEqual([...new Set(summary.reasons.map((r) => r.code || r))].sort(), ['tool_call_without_result', 'unparseable_content']);
 });
