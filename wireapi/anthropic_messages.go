@@ -1,7 +1,6 @@
 package wireapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -270,30 +269,13 @@ func WriteMessagesResponse(w http.ResponseWriter, req *MessagesRequest, st *repl
 	stop := anthropicStopReason(st)
 	msg := anthropicMessage{ID: anthropicID(st), Type: "message", Role: "assistant", Model: responseModel(st), Content: anthropicBlocks(st), StopReason: &stop, Usage: anthropicUsageOf(st.Usage)}
 	if !req.Stream {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(msg)
+		writeJSONBody(w, msg)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
+	es := newEventStream(w)
 	send := func(typ string, fields map[string]any) {
 		fields["type"] = typ
-		buf.Reset()
-		fmt.Fprintf(&buf, "event: %s\ndata: ", typ)
-		_ = enc.Encode(fields)
-		buf.WriteByte('\n')
-		_, _ = w.Write(buf.Bytes())
-		if flusher != nil {
-			flusher.Flush()
-		}
+		es.send(typ, fields)
 	}
 	start := msg
 	start.Content, start.StopReason = []map[string]any{}, nil

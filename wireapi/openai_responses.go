@@ -1,7 +1,6 @@
 package wireapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -358,11 +357,7 @@ func WriteResponsesResponse(w http.ResponseWriter, req *ResponsesRequest, st *re
 		writeResponsesStream(w, req, st)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(req.response(st, "completed", responseItems(st)))
+	writeJSONBody(w, req.response(st, "completed", responseItems(st)))
 }
 
 // writeResponsesStream sends the events OpenAI streams, each with its sequence_number and no
@@ -371,25 +366,12 @@ func WriteResponsesResponse(w http.ResponseWriter, req *ResponsesRequest, st *re
 // for a function call function_call_arguments.delta and .done, then output_item.done; last
 // response.completed with the usage.
 func writeResponsesStream(w http.ResponseWriter, req *ResponsesRequest, st *replaycase.Step) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
+	es := newEventStream(w)
 	seq := 0
 	send := func(typ string, fields map[string]any) {
 		fields["type"], fields["sequence_number"] = typ, seq
 		seq++
-		buf.Reset()
-		fmt.Fprintf(&buf, "event: %s\ndata: ", typ)
-		_ = enc.Encode(fields)
-		buf.WriteByte('\n')
-		_, _ = w.Write(buf.Bytes())
-		if flusher != nil {
-			flusher.Flush()
-		}
+		es.send(typ, fields)
 	}
 	items := responseItems(st)
 	send("response.created", map[string]any{"response": req.response(st, "in_progress", []responseItem{})})

@@ -6,12 +6,11 @@
 'use strict';
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { execFile } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { waitFor, getJSON, startCollector } = require('./harness');
+const { waitFor, getJSON, startCollector, runAgent: harnessRunAgent } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
 let collector, model;
@@ -40,14 +39,7 @@ function startMessagesServer() {
   });
 }
 
-function runAgent(env) {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [path.join(__dirname, 'anthropic-agent.js')], { env: { ...process.env, ...env }, timeout: 60000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`agent failed: ${err.message}\n${stderr}`));
-      resolve(JSON.parse(stdout.trim().split('\n').pop()));
-    });
-  });
-}
+const runAgent = (env) => harnessRunAgent(env, 'anthropic-agent.js');
 
 before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');

@@ -54,9 +54,11 @@ function startModelServer() {
   });
 }
 
-function runAgent(env) {
+// runAgent runs an agent script (default agent.js) with env added and resolves with the JSON
+// it prints last.
+function runAgent(env, script = 'agent.js') {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [path.join(__dirname, 'agent.js')], { env: { ...process.env, ...env }, timeout: 60000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [path.join(__dirname, script)], { env: { ...process.env, ...env }, timeout: 60000 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`agent failed: ${err.message}\n${stderr}`));
       resolve(JSON.parse(stdout.trim().split('\n').pop()));
     });
