@@ -7,10 +7,9 @@
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { waitFor, getJSON, startCollector, runAgent: harnessRunAgent } = require('./harness');
+const { waitFor, getJSON, startCollector, startJSONServer, runAgent: harnessRunAgent } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
 let collector, model;
@@ -18,25 +17,14 @@ let collector, model;
 // startMessagesServer answers like the Messages API: two parallel get_weather tool_use blocks,
 // then, once their results come back, a text answer. Ids carry the request number.
 function startMessagesServer() {
-  return new Promise((resolve) => {
-    const server = http.createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c) => (raw += c));
-      req.on('end', () => {
-        const n = ++server.requests;
-        const body = JSON.parse(raw);
-        const last = body.messages[body.messages.length - 1];
-        const answered = Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result');
-        const content = answered ? [{ type: 'text', text: 'Paris and Lyon: 14 and overcast.' }]
-          : ['Paris', 'Lyon'].map((city, i) => ({ type: 'tool_use', id: `toolu_${n}_${i}`, name: 'get_weather', input: { city } }));
-        res.setHeader('Content-Type', 'application/json');
-        res.end(JSON.stringify({ id: `msg_${n}`, type: 'message', role: 'assistant', model: 'claude-haiku-4-5-20251001', content,
-          stop_reason: answered ? 'end_turn' : 'tool_use', stop_sequence: null, usage: { input_tokens: 40 + n, output_tokens: 15, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } }));
-      });
-    });
-    server.requests = 0;
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}` }));
-  });
+  return startJSONServer((body, n) => {
+    const last = body.messages[body.messages.length - 1];
+    const answered = Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result');
+    const content = answered ? [{ type: 'text', text: 'Paris and Lyon: 14 and overcast.' }]
+      : ['Paris', 'Lyon'].map((city, i) => ({ type: 'tool_use', id: `toolu_${n}_${i}`, name: 'get_weather', input: { city } }));
+    return { id: `msg_${n}`, type: 'message', role: 'assistant', model: 'claude-haiku-4-5-20251001', content,
+      stop_reason: answered ? 'end_turn' : 'tool_use', stop_sequence: null, usage: { input_tokens: 40 + n, output_tokens: 15, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } };
+  }, '');
 }
 
 const runAgent = (env) => harnessRunAgent(env, 'anthropic-agent.js');

@@ -28,29 +28,35 @@ async function waitFor(what, fn, log = () => '', timeoutMs = 30000) {
   }
 }
 
-// A deterministic OpenAI-compatible model: it asks for get_weather(Paris) until it sees a tool
-// result, then answers with it. It counts the requests it gets.
-function startModelServer() {
+// startJSONServer is a fake model API: answer(body, n) gives the JSON reply to the n-th request
+// (from 1). It counts the requests it gets in server.requests; url is its address plus path.
+function startJSONServer(answer, path = '/v1') {
   return new Promise((resolve) => {
     const server = http.createServer((req, res) => {
       let raw = '';
       req.on('data', (c) => (raw += c));
       req.on('end', () => {
-        server.requests++;
-        const body = JSON.parse(raw);
-        const last = body.messages[body.messages.length - 1];
-        const n = server.requests;
-        const message = last.role === 'tool'
-          ? { role: 'assistant', content: `Answer: based on ${last.content} it is mild in Paris.` }
-          : { role: 'assistant', content: null, tool_calls: [{ id: `call_${n}_0`, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } }] };
-        const finish = message.tool_calls ? 'tool_calls' : 'stop';
-        const usage = { prompt_tokens: 70 + n, completion_tokens: 17, total_tokens: 87 + n };
+        const n = ++server.requests;
         res.setHeader('Content-Type', 'application/json');
-        res.end(JSON.stringify({ id: `chatcmpl-${n}`, object: 'chat.completion', created: 1764460800 + n, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage }));
+        res.end(JSON.stringify(answer(JSON.parse(raw), n)));
       });
     });
     server.requests = 0;
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/v1` }));
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}${path}` }));
+  });
+}
+
+// A deterministic OpenAI-compatible model: it asks for get_weather(Paris) until it sees a tool
+// result, then answers with it. It counts the requests it gets.
+function startModelServer() {
+  return startJSONServer((body, n) => {
+    const last = body.messages[body.messages.length - 1];
+    const message = last.role === 'tool'
+      ? { role: 'assistant', content: `Answer: based on ${last.content} it is mild in Paris.` }
+      : { role: 'assistant', content: null, tool_calls: [{ id: `call_${n}_0`, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' } }] };
+    const finish = message.tool_calls ? 'tool_calls' : 'stop';
+    const usage = { prompt_tokens: 70 + n, completion_tokens: 17, total_tokens: 87 + n };
+    return { id: `chatcmpl-${n}`, object: 'chat.completion', created: 1764460800 + n, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage };
   });
 }
 
@@ -123,4 +129,4 @@ service:
   return c;
 }
 
-module.exports = { freePort, sleep, waitFor, startModelServer, runAgent, getJSON, startCollector };
+module.exports = { freePort, sleep, waitFor, startJSONServer, startModelServer, runAgent, getJSON, startCollector };

@@ -8,10 +8,9 @@
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { waitFor, getJSON, startCollector, runAgent: harnessRunAgent } = require('./harness');
+const { waitFor, getJSON, startCollector, startJSONServer, runAgent: harnessRunAgent } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
 let collector, otlp, replayURL, model;
@@ -19,24 +18,13 @@ let collector, otlp, replayURL, model;
 // startResponsesServer answers like the Responses API: two parallel get_weather calls, then,
 // once their outputs come back, a text answer. Ids carry the request number.
 function startResponsesServer() {
-  return new Promise((resolve) => {
-    const server = http.createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c) => (raw += c));
-      req.on('end', () => {
-        const n = ++server.requests;
-        const body = JSON.parse(raw);
-        const last = body.input[body.input.length - 1];
-        const output = last.type === 'function_call_output'
-          ? [{ type: 'message', id: `msg_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Paris and Lyon: 14 and overcast.', annotations: [] }] }]
-          : ['Paris', 'Lyon'].map((city, i) => ({ type: 'function_call', id: `fc_${n}_${i}`, call_id: `call_${n}_${i}`, name: 'get_weather', arguments: JSON.stringify({ city }), status: 'completed' }));
-        res.setHeader('Content-Type', 'application/json');
-        res.end(JSON.stringify({ id: `resp_${n}`, object: 'response', created_at: 1764460800 + n, status: 'completed', model: 'gpt-4.1-mini-2025-04-14', output,
-          parallel_tool_calls: true, usage: { input_tokens: 50 + n, output_tokens: 20, total_tokens: 70 + n, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } }));
-      });
-    });
-    server.requests = 0;
-    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/v1` }));
+  return startJSONServer((body, n) => {
+    const last = body.input[body.input.length - 1];
+    const output = last.type === 'function_call_output'
+      ? [{ type: 'message', id: `msg_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Paris and Lyon: 14 and overcast.', annotations: [] }] }]
+      : ['Paris', 'Lyon'].map((city, i) => ({ type: 'function_call', id: `fc_${n}_${i}`, call_id: `call_${n}_${i}`, name: 'get_weather', arguments: JSON.stringify({ city }), status: 'completed' }));
+    return { id: `resp_${n}`, object: 'response', created_at: 1764460800 + n, status: 'completed', model: 'gpt-4.1-mini-2025-04-14', output,
+      parallel_tool_calls: true, usage: { input_tokens: 50 + n, output_tokens: 20, total_tokens: 70 + n, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } };
   });
 }
 
