@@ -135,12 +135,17 @@ func readContent(a pcommon.Map, b *stepBuilder, where string) {
 			b.problem(where+key, err)
 		}
 	}
-	parse("gen_ai.system_instructions", func(raw any) (err error) {
-		if st.SystemInstructions == nil {
-			st.SystemInstructions, err = semconvParts(raw)
-		}
-		return err
-	})
+	if plain := plainInstructions(a); plain != "" && st.SystemInstructions == nil {
+		st.SystemInstructions = []replaycase.Part{{Type: "text", Content: plain}}
+		b.plainSystem = plain
+	} else if plain == "" {
+		parse("gen_ai.system_instructions", func(raw any) (err error) {
+			if st.SystemInstructions == nil {
+				st.SystemInstructions, err = semconvParts(raw)
+			}
+			return err
+		})
+	}
 	parse("gen_ai.input.messages", func(raw any) error {
 		msgs, err := semconvMessages(raw)
 		b.setInput(msgs)
@@ -186,4 +191,30 @@ func retrievalDocuments(v pcommon.Value) ([]replaycase.Document, error) {
 		docs = append(docs, d)
 	}
 	return docs, nil
+}
+
+// plainInstructions is gen_ai.system_instructions when an instrumentation recorded it as the
+// plain instructions text instead of a JSON parts array (the official OTel JS OpenAI
+// instrumentation does for the Responses API's instructions); "" otherwise. Text that looks
+// like JSON is left to the parts parser, so malformed JSON is still reported.
+func plainInstructions(a pcommon.Map) string {
+	v, ok := a.Get("gen_ai.system_instructions")
+	if !ok || v.Type() != pcommon.ValueTypeStr {
+		return ""
+	}
+	s := strings.TrimSpace(v.Str())
+	if s == "" || strings.ContainsRune("[{\"", rune(s[0])) {
+		return ""
+	}
+	return v.Str()
+}
+
+// startsWithSystem reports input messages that already begin with the system message text:
+// the same instrumentation also records the instructions there, and keeping both would ask
+// the model for them twice.
+func startsWithSystem(msgs []replaycase.Message, text string) bool {
+	if len(msgs) == 0 || msgs[0].Role != "system" || len(msgs[0].Parts) != 1 {
+		return false
+	}
+	return msgs[0].Parts[0].Type == "text" && msgs[0].Parts[0].Content == text
 }

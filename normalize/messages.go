@@ -52,7 +52,7 @@ func semconvParts(raw any) ([]replaycase.Part, error) {
 		}
 		p := replaycase.Part{
 			Type:     mapStr(m, "type"),
-			ID:       mapStr(m, "id"),
+			ID:       mapStr(m, "call_id", "id"), // Responses items: call_id is what results refer to, id the item's own (fc_…)
 			Name:     mapStr(m, "name"),
 			MimeType: mapStr(m, "mime_type"),
 			Modality: mapStr(m, "modality"),
@@ -64,6 +64,9 @@ func semconvParts(raw any) ([]replaycase.Part, error) {
 			p.Arguments = text(m["arguments"])
 		case "tool_call_response":
 			p.Response = mapStr(m, "response", "result")
+			if t, ok := singleTextBlock(m["response"]); ok {
+				p.Response = t
+			}
 		case "text", "reasoning", "blob", "uri", "file", "":
 			p.Content = text(m["content"])
 		default: // server_tool_call, refusal, generic …: keep everything that was recorded
@@ -199,4 +202,21 @@ func toolDefinition(m map[string]any) replaycase.ToolDefinition {
 		d.Parameters = text(m["input_schema"])
 	}
 	return d
+}
+
+// singleTextBlock reads a tool result recorded as one Anthropic text block,
+// [{"type":"text","text":"…"}], as its text: the Anthropic SDK's own spans record a string
+// tool_result content in that form, and the API treats both the same, so the text is what
+// was sent and what a replayed request carries.
+func singleTextBlock(raw any) (string, bool) {
+	list, ok := raw.([]any)
+	if !ok || len(list) != 1 {
+		return "", false
+	}
+	b, ok := list[0].(map[string]any)
+	if !ok || len(b) != 2 || b["type"] != "text" {
+		return "", false
+	}
+	t, ok := b["text"].(string)
+	return t, ok
 }

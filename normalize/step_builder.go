@@ -14,6 +14,9 @@ import (
 type stepBuilder struct {
 	normalized
 	spanID string
+	// plainSystem is gen_ai.system_instructions recorded as plain text (see plainInstructions):
+	// dropped again when the input messages turn out to begin with the same system message.
+	plainSystem string
 }
 
 // problem records content an adapter could not read. Truncated JSON gets its own code.
@@ -51,6 +54,9 @@ func (b *stepBuilder) toolCall() *replaycase.ToolCall {
 func (b *stepBuilder) setInput(msgs []replaycase.Message) {
 	if len(b.Step.InputMessages) == 0 {
 		b.Step.InputMessages = msgs
+	}
+	if b.plainSystem != "" && startsWithSystem(b.Step.InputMessages, b.plainSystem) {
+		b.Step.SystemInstructions, b.plainSystem = nil, ""
 	}
 }
 

@@ -3,6 +3,7 @@ package replayext
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -27,8 +28,14 @@ type Config struct {
 	RefreshInterval time.Duration `mapstructure:"refresh_interval"`
 	// Mode is what a request that matches no recording exactly gets: "strict" (default), a
 	// 404 naming the fields where it differs from the next recorded call; "lenient", that
-	// next recorded call, logged as a divergence. A request can choose with X-Replay-Mode.
+	// next recorded call, logged as a divergence; "hybrid", the live answer of the upstream
+	// (for that call and every later model call of the session), logged as a divergence. A
+	// request can choose with X-Replay-Mode.
 	Mode Mode `mapstructure:"mode"`
+	// Upstream is where hybrid mode forwards model calls, per API. Nothing is ever forwarded
+	// in strict or lenient mode, and the client's own credentials are forwarded only in
+	// hybrid mode.
+	Upstream UpstreamConfig `mapstructure:"upstream"`
 	// LocalDebug adds the recorded and requested values of each differing field to miss errors
 	// and divergences. Default false. Enable it only on a server that you alone can reach: the
 	// values include recorded content, and comparing them lets a client test guesses of
@@ -40,6 +47,19 @@ type Config struct {
 	// like the replay_case processor's (same detectors, rules and key), so that a request that
 	// carries a real secret matches its scrubbed recording.
 	Scrub scrub.Config `mapstructure:"scrub"`
+}
+
+// UpstreamConfig names the live API of each wire format hybrid mode can forward.
+type UpstreamConfig struct {
+	// OpenAI is the OpenAI API client config: endpoint is the base URL the OpenAI SDKs use
+	// (e.g. https://api.openai.com/v1; the part of the request path after /openai/v1 is
+	// appended), plus timeout, tls, proxy_url, headers. Default: no endpoint, so hybrid mode
+	// refuses to start.
+	OpenAI confighttp.ClientConfig `mapstructure:"openai"`
+	// Anthropic is the Anthropic API client config: endpoint is the base URL the Anthropic
+	// SDKs use, without /v1 (e.g. https://api.anthropic.com; the part of the request path
+	// after /anthropic is appended). Default: no endpoint.
+	Anthropic confighttp.ClientConfig `mapstructure:"anthropic"`
 }
 
 // SessionsConfig bounds the sessions (see the README's "Sessions" rule).
@@ -63,8 +83,16 @@ func (c *Config) Validate() error {
 	if c.RefreshInterval <= 0 {
 		errs = append(errs, fmt.Errorf("refresh_interval must be positive, got %s", c.RefreshInterval))
 	}
-	if c.Mode != ModeStrict && c.Mode != ModeLenient {
-		errs = append(errs, fmt.Errorf("mode must be %q or %q, got %s", ModeStrict, ModeLenient, c.Mode))
+	if c.Mode != ModeStrict && c.Mode != ModeLenient && c.Mode != ModeHybrid {
+		errs = append(errs, fmt.Errorf("mode must be %q, %q or %q, got %s", ModeStrict, ModeLenient, ModeHybrid, c.Mode))
+	}
+	for api, e := range map[string]string{"openai": c.Upstream.OpenAI.Endpoint, "anthropic": c.Upstream.Anthropic.Endpoint} {
+		if u, err := url.Parse(e); e != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			errs = append(errs, fmt.Errorf("upstream.%s.endpoint must be an http(s) base URL, got %q", api, e))
+		}
+	}
+	if c.Mode == ModeHybrid && c.Upstream.OpenAI.Endpoint == "" && c.Upstream.Anthropic.Endpoint == "" {
+		errs = append(errs, errors.New("mode hybrid needs upstream.openai.endpoint or upstream.anthropic.endpoint"))
 	}
 	if c.CaseCacheSize < 1 {
 		errs = append(errs, fmt.Errorf("case_cache_size must be positive, got %d", c.CaseCacheSize))

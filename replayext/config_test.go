@@ -45,7 +45,11 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, "/var/lib/reprise/data", custom.Directory)
 	assert.Equal(t, 64, custom.CaseCacheSize)
 	assert.Equal(t, 5*time.Second, custom.RefreshInterval)
-	assert.Equal(t, ModeLenient, custom.Mode)
+	assert.Equal(t, ModeHybrid, custom.Mode)
+	assert.Equal(t, "https://api.openai.com/v1", custom.Upstream.OpenAI.Endpoint)
+	assert.Equal(t, 60*time.Second, custom.Upstream.OpenAI.Timeout)
+	assert.Equal(t, "https://api.anthropic.com", custom.Upstream.Anthropic.Endpoint)
+	assert.Empty(t, def.Upstream.OpenAI.Endpoint, "nothing is forwarded unless configured")
 	assert.True(t, custom.LocalDebug)
 	assert.Equal(t, SessionsConfig{MaxSessions: 500, IdleTimeout: 2 * time.Minute}, custom.Sessions)
 }
@@ -59,11 +63,19 @@ func TestValidateNamesTheField(t *testing.T) {
 		assert.ErrorContains(t, err, want)
 	}
 	_, err = loadConfig(t, "bad_mode")
-	assert.ErrorContains(t, err, `mode must be "strict" or "lenient", got "hybrid"`)
+	assert.ErrorContains(t, err, `mode must be "strict", "lenient" or "hybrid", got "sloppy"`)
+	for name, want := range map[string]string{
+		"hybrid_without_upstream": "mode hybrid needs upstream.openai.endpoint or upstream.anthropic.endpoint",
+		"bad_upstream":            `upstream.openai.endpoint must be an http(s) base URL, got "api.openai.com/v1"`,
+	} {
+		cfg, err := loadConfig(t, name)
+		require.NoError(t, err)
+		assert.ErrorContains(t, confmap.Validate(cfg), want, name)
+	}
 }
 
 func TestModeNames(t *testing.T) {
-	for _, m := range []Mode{ModeStrict, ModeLenient} {
+	for _, m := range []Mode{ModeStrict, ModeLenient, ModeHybrid} {
 		var back Mode
 		text, err := m.MarshalText()
 		require.NoError(t, err)

@@ -8,14 +8,21 @@ import (
 	"time"
 )
 
-// Divergence is a lenient answer that was not an exact match.
+// Divergence is a lenient or hybrid answer that was not an exact match.
 type Divergence struct {
 	CaseID   string `json:"case_id"`
 	Endpoint string `json:"endpoint"`
-	// Served names the recorded item served instead (a call-site id, tool call id or span id).
-	Served string `json:"served"`
-	// Paths are the fields where the request differs from the item served.
+	// Served names the recorded item served instead (a call-site id, tool call id or span id);
+	// empty for a live answer.
+	Served string `json:"served,omitempty"`
+	// Live is true when the request was forwarded to the upstream (hybrid mode): from here on
+	// the session's model calls are answered live.
+	Live bool `json:"live,omitempty"`
+	// Paths are the fields where the request differs from the next recorded item; empty when
+	// the case recorded no further item to compare with.
 	Paths []string `json:"paths"`
+	// Findings give each path its finding type, as `reprise diff` names them.
+	Findings []Finding `json:"findings,omitempty"`
 	// Differences carry the recorded and requested values; only with local_debug.
 	Differences []Difference `json:"differences,omitempty"`
 	Time        time.Time    `json:"time"`

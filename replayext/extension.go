@@ -30,6 +30,7 @@ type replay struct {
 	store     *store
 	sessions  *sessions
 	scrubber  *scrub.Scrubber
+	upstreams map[string]*upstream // by API, for those with an upstream endpoint
 
 	server *http.Server
 	addr   net.Addr
@@ -64,6 +65,10 @@ func (r *replay) Start(ctx context.Context, host component.Host) error {
 		return err
 	}
 	r.addr = ln.Addr()
+	if r.upstreams, err = r.newUpstreams(ctx, host); err != nil {
+		_ = ln.Close()
+		return err
+	}
 	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, r.routes())
 	if err != nil {
 		_ = ln.Close()
@@ -123,6 +128,11 @@ func (r *replay) routes() http.Handler {
 	mux.HandleFunc("GET /v1/divergences", r.listDivergences)
 	mux.HandleFunc("POST /v1/cases/{case_id}/openai/v1/chat/completions", r.chatCompletions)
 	mux.HandleFunc("POST /openai/v1/chat/completions", r.chatCompletions)
+	mux.HandleFunc("POST /v1/cases/{case_id}/openai/v1/responses", r.responses)
+	mux.HandleFunc("POST /openai/v1/responses", r.responses)
+	mux.HandleFunc("GET /v1/cases/{case_id}/openai/v1/responses/{response_id}", r.getResponse)
+	mux.HandleFunc("POST /v1/cases/{case_id}/anthropic/v1/messages", r.anthropicMessages)
+	mux.HandleFunc("POST /anthropic/v1/messages", r.anthropicMessages)
 	mux.HandleFunc("POST /v1/cases/{case_id}/tools/{tool_name}", r.toolResult)
 	mux.HandleFunc("POST /v1/cases/{case_id}/retrieval", r.retrieval)
 	return mux

@@ -23,7 +23,7 @@ func NewFactory() extension.Factory {
 func createDefaultConfig() component.Config {
 	server := confighttp.NewDefaultServerConfig()
 	server.NetAddr.Endpoint = DefaultEndpoint
-	return &Config{ServerConfig: server, Directory: "./reprise-data", CaseCacheSize: 256, RefreshInterval: time.Second, Mode: ModeStrict,
+	return &Config{ServerConfig: server, Directory: "./reprise-data", CaseCacheSize: 256, RefreshInterval: time.Second, Mode: ModeStrict, Upstream: UpstreamConfig{OpenAI: confighttp.NewDefaultClientConfig(), Anthropic: confighttp.NewDefaultClientConfig()},
 		Sessions: SessionsConfig{MaxSessions: 10_000, IdleTimeout: 15 * time.Minute}, Scrub: scrub.DefaultConfig()}
 }
 

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/reprise-dev/reprise/casediff"
 )
 
 const (
@@ -15,6 +17,7 @@ const (
 	outcomeExact     = "exact"
 	outcomeDivergent = "divergent"
 	outcomeMiss      = "miss"
+	outcomeLive      = "live"
 
 	headerMode       = "X-Replay-Mode"
 	headerDivergence = "X-Replay-Divergence"
@@ -42,6 +45,11 @@ type interactions struct {
 	compare func(h hit) ([]Difference, error)
 	// label names item h in the divergence log.
 	label func(h hit) string
+	// classify gives the finding type of each differing path.
+	classify func(h hit, diffs []Difference) []Finding
+	// live answers the request from the upstream, naming the case the session diverged from;
+	// nil for endpoints that have no upstream (tools and retrievals are the agent's own).
+	live func(derivedFrom string)
 }
 
 // mode is the request's X-Replay-Mode, else the configured mode.
@@ -58,17 +66,25 @@ func (r *replay) mode(req *http.Request) Mode {
 // the one the session was served last in the case (the first case when the session has none),
 // chosen by position so that nothing about the answer depends on the request's values; strict
 // mode refuses with the paths where the request differs from it, lenient mode serves it and
-// logs a divergence. lookup writes every refusal itself; ok is false then.
+// logs a divergence; hybrid mode forwards it live, and every later request of the session
+// that has an upstream too. lookup writes every refusal and live answer itself; ok is false
+// then.
 func (r *replay) lookup(w http.ResponseWriter, req *http.Request, in interactions) (served hit, ok bool) {
 	start := time.Now()
 	id, fresh := sessionOf(req)
 	if fresh {
 		w.Header().Set(headerSession, id)
 	}
+	mode := r.mode(req)
+	hybrid := mode == ModeHybrid && in.live != nil
 	key, hits := in.match()
 	var candidate hit
-	found := false
+	found, live, liveFrom := false, false, ""
 	r.sessions.with(id, func(ses *session) {
+		if hybrid && ses.live {
+			live, liveFrom = true, ses.liveFrom
+			return
+		}
 		if len(hits) > 0 {
 			served, ok = hits[ses.next(cursorKey{in.scope, in.stream, key}, len(hits))], true
 			ses.last[cursorKey{served.caseID, in.stream, ""}] = served.pos
@@ -85,9 +101,19 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, in interaction
 		candidate = hit{caseID, ses.after(cursorKey{caseID, in.stream, ""})}
 		found = caseID != "" && candidate.pos < in.count(caseID)
 	})
+	if live {
+		r.record(req.Context(), in.endpoint, outcomeLive, start)
+		in.live(liveFrom)
+		return hit{}, false
+	}
 	if ok {
 		r.record(req.Context(), in.endpoint, outcomeExact, start)
 		return served, true
+	}
+	if !found && hybrid {
+		r.goLive(req, id, in, Divergence{CaseID: candidate.caseID, Endpoint: in.endpoint, Live: true,
+			Findings: []Finding{{Type: casediff.ModelCallAdded}}, Time: time.Now().UTC()}, start)
+		return hit{}, false
 	}
 	if !found {
 		r.record(req.Context(), in.endpoint, outcomeMiss, start)
@@ -107,12 +133,17 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, in interaction
 	if r.cfg.LocalDebug {
 		detail["differences"] = diffs
 	}
-	switch r.mode(req) {
-	case ModeLenient:
-		d := Divergence{CaseID: candidate.caseID, Endpoint: in.endpoint, Served: in.label(candidate), Paths: paths(diffs), Time: time.Now().UTC()}
-		if r.cfg.LocalDebug {
-			d.Differences = diffs
-		}
+	d := Divergence{CaseID: candidate.caseID, Endpoint: in.endpoint, Paths: paths(diffs), Findings: in.classify(candidate, diffs), Time: time.Now().UTC()}
+	if r.cfg.LocalDebug {
+		d.Differences = diffs
+	}
+	switch {
+	case hybrid:
+		d.Live = true
+		r.goLive(req, id, in, d, start)
+		return hit{}, false
+	case mode == ModeLenient:
+		d.Served = in.label(candidate)
 		r.sessions.with(id, func(ses *session) {
 			ses.last[cursorKey{candidate.caseID, in.stream, ""}] = candidate.pos
 			ses.lastCase[in.stream] = candidate.caseID
@@ -121,11 +152,22 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, in interaction
 		w.Header().Set(headerDivergence, "true")
 		r.record(req.Context(), in.endpoint, outcomeDivergent, start)
 		return candidate, true
-	default: // ModeStrict
+	default: // strict, or hybrid on an endpoint without upstream
 		r.record(req.Context(), in.endpoint, outcomeMiss, start)
 		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf(
 			"strict replay: no recorded %s matches this request; it differs from the next recorded %s of case %s at: %s",
 			in.what, in.what, candidate.caseID, strings.Join(paths(diffs), ", ")), detail)
 		return hit{}, false
 	}
+}
+
+// goLive switches a session to live answers at its first miss: the divergence is logged and
+// the request, like every later one of the session, is answered by the upstream.
+func (r *replay) goLive(req *http.Request, id string, in interactions, d Divergence, start time.Time) {
+	r.sessions.with(id, func(ses *session) {
+		ses.live, ses.liveFrom = true, d.CaseID
+		ses.diverged(d)
+	})
+	r.record(req.Context(), in.endpoint, outcomeLive, start)
+	in.live(d.CaseID)
 }

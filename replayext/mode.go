@@ -11,9 +11,13 @@ const (
 	ModeStrict Mode = iota
 	// ModeLenient serves the next recorded call of the case instead, and logs a divergence.
 	ModeLenient
+	// ModeHybrid serves recorded calls until the first miss of a session, then forwards that
+	// model call and every later one of the session to the configured upstream, and logs the
+	// divergence.
+	ModeHybrid
 )
 
-var modeNames = [...]string{ModeStrict: "strict", ModeLenient: "lenient"}
+var modeNames = [...]string{ModeStrict: "strict", ModeLenient: "lenient", ModeHybrid: "hybrid"}
 
 func (m Mode) String() string {
 	if int(m) < len(modeNames) {
@@ -25,7 +29,7 @@ func (m Mode) String() string {
 // MarshalText writes the mode's name, as configured.
 func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
-// UnmarshalText reads "strict" or "lenient".
+// UnmarshalText reads "strict", "lenient" or "hybrid".
 func (m *Mode) UnmarshalText(b []byte) error {
 	for i, name := range modeNames {
 		if string(b) == name {
@@ -33,5 +37,5 @@ func (m *Mode) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("mode must be %q or %q, got %q", ModeStrict, ModeLenient, string(b))
+	return fmt.Errorf("mode must be %q, %q or %q, got %q", ModeStrict, ModeLenient, ModeHybrid, string(b))
 }

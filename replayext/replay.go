@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/reprise-dev/reprise/callsite"
+	"github.com/reprise-dev/reprise/casediff"
 	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/scrub"
 	"github.com/reprise-dev/reprise/wireapi"
@@ -83,20 +84,33 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 		writeRequestError(w, err)
 		return
 	}
-	scrubChat(r.scrubber, parsed) // the recordings were scrubbed with the same policy
-	live := callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}
+	requested := callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}
+	scrubRequest(r.scrubber, &requested) // the recordings were scrubbed with the same policy
+	r.modelCall(w, req, apiOpenAI, raw, caseID, requested, func(st *replaycase.Step) { wireapi.WriteChatResponse(w, parsed, st) })
+}
+
+// modelCall answers a model request of any API: the recorded step whose call-site id matches,
+// rendered by write, or what the mode says for a miss (a 404, the next recorded step, or the
+// upstream).
+func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string, raw []byte, caseID string, requested callsite.Request, write func(*replaycase.Step)) {
+	var recordedForm, requestedForm map[string]any // of the compared call, for classify
 	h, ok := r.lookup(w, req, interactions{
 		endpoint: endpointChat, stream: endpointChat, scope: caseID, what: "model call",
-		match: func() (string, []hit) { return r.store.match(live, caseID) },
+		match: func() (string, []hit) { return r.store.match(requested, caseID) },
 		count: r.store.llmCount,
 		compare: func(h hit) ([]Difference, error) {
 			st, err := r.store.llmStep(h)
 			if err != nil {
 				return nil, err
 			}
-			return diff("", callsite.FromStep(st).Canonical(st.CallSiteFields), live.Canonical(st.CallSiteFields), nil), nil
+			recordedForm, requestedForm = callsite.FromStep(st).Canonical(st.CallSiteFields), requested.Canonical(st.CallSiteFields)
+			return diff("", recordedForm, requestedForm, nil), nil
 		},
 		label: r.store.callSiteID,
+		classify: func(_ hit, diffs []Difference) []Finding {
+			return classifyModelCall(recordedForm, requestedForm, diffs)
+		},
+		live: func(from string) { r.forward(w, req, api, raw, from) },
 	})
 	if !ok {
 		return
@@ -108,13 +122,14 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 	}
 	w.Header().Set("X-Replay-Case-Id", h.caseID)
 	w.Header().Set("X-Replay-Call-Site-Id", st.CallSiteID)
-	wireapi.WriteChatResponse(w, parsed, st)
+	write(st)
 }
 
-// scrubChat applies the secrets policy to every string of a parsed request.
-func scrubChat(s *scrub.Scrubber, r *wireapi.ChatRequest) {
+// scrubRequest applies the secrets policy to every string of a model request.
+func scrubRequest(s *scrub.Scrubber, r *callsite.Request) {
 	rep := &scrub.Report{}
 	text := func(v *string) { *v = s.Text(*v, rep) }
+	text(&r.Model)
 	text(&r.Params.RequestModel)
 	text(&r.Params.ToolChoice)
 	for i := range r.Params.Stop {
@@ -155,7 +170,7 @@ func (r *replay) toolResult(w http.ResponseWriter, req *http.Request) {
 	}
 	requested := map[string]any{"arguments": argumentsValue(r.scrubber.Text(string(raw), &scrub.Report{}))}
 	recorded := func(h hit) any { return map[string]any{"arguments": argumentsValue(calls[h.pos].Arguments)} }
-	h, ok := r.lookup(w, req, r.itemsOf(caseID, endpointTool, "tool:"+name, name+" call", len(calls), requested, recorded, func(h hit) string { return calls[h.pos].ID }))
+	h, ok := r.lookup(w, req, r.itemsOf(caseID, endpointTool, "tool:"+name, name+" call", len(calls), requested, recorded, func(h hit) string { return calls[h.pos].ID }, casediff.ToolArgsChanged))
 	if ok {
 		writeJSON(w, http.StatusOK, calls[h.pos])
 	}
@@ -197,7 +212,7 @@ func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
 	refs := c.RetrievalRefs
 	requested := shape(r.scrubber.Text(*q.Query, &scrub.Report{}), q.DataSource)
 	recorded := func(h hit) any { return shape(refs[h.pos].Query, refs[h.pos].DataSource) }
-	h, ok := r.lookup(w, req, r.itemsOf(caseID, endpointRetrieval, endpointRetrieval, "retrieval", len(refs), requested, recorded, func(h hit) string { return refs[h.pos].SpanID }))
+	h, ok := r.lookup(w, req, r.itemsOf(caseID, endpointRetrieval, endpointRetrieval, "retrieval", len(refs), requested, recorded, func(h hit) string { return refs[h.pos].SpanID }, casediff.RetrievalDrift))
 	if ok {
 		writeJSON(w, http.StatusOK, refs[h.pos])
 	}
@@ -205,7 +220,7 @@ func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
 
 // itemsOf describes a case's recorded tool calls or retrievals for lookup: the matcher is
 // equality of the request with the recorded item in the same JSON shape.
-func (r *replay) itemsOf(caseID, endpoint, stream, what string, n int, requested any, recorded func(hit) any, label func(hit) string) interactions {
+func (r *replay) itemsOf(caseID, endpoint, stream, what string, n int, requested any, recorded func(hit) any, label func(hit) string, finding casediff.FindingType) interactions {
 	return interactions{
 		endpoint: endpoint, stream: stream, scope: caseID, what: what,
 		match: func() (string, []hit) {
@@ -218,8 +233,9 @@ func (r *replay) itemsOf(caseID, endpoint, stream, what string, n int, requested
 			key, _ := json.Marshal(requested)
 			return string(key), hits
 		},
-		count:   func(string) int { return n },
-		compare: func(h hit) ([]Difference, error) { return diff("", recorded(h), requested, nil), nil },
-		label:   label,
+		count:    func(string) int { return n },
+		compare:  func(h hit) ([]Difference, error) { return diff("", recorded(h), requested, nil), nil },
+		label:    label,
+		classify: classifyAs(finding),
 	}
 }

@@ -44,6 +44,10 @@ type session struct {
 	// request names no case.
 	lastCase map[string]string
 	divs     []Divergence
+	// live is set at a hybrid session's first miss: its later model calls are answered by the
+	// upstream. liveFrom is the case it diverged from ("" when none was recorded).
+	live     bool
+	liveFrom string
 }
 
 // cursorKey is the one key of replay cursors within a session: the scope (a case id, or ""

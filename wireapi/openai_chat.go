@@ -468,34 +468,17 @@ func WriteChatResponse(w http.ResponseWriter, req *ChatRequest, st *replaycase.S
 		finish := finishReason(m.FinishReason)
 		out.Choices = append(out.Choices, chatChoice{Index: i, Message: &chatOutMessage{Role: "assistant", Content: content, ToolCalls: calls}, FinishReason: &finish})
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(out)
+	writeJSONBody(w, out)
 }
 
 // writeChatStream sends the recorded response as Chat Completions Server-Sent Events: the
 // role, the content, each tool call (id and name, then arguments), the finish reason, the
 // usage chunk when asked for, and [DONE].
 func writeChatStream(w http.ResponseWriter, st *replaycase.Step, includeUsage bool) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
+	es := newEventStream(w)
 	send := func(c chatCompletion) {
 		c.ID, c.Object, c.Created, c.Model = responseID(st), "chat.completion.chunk", st.StartTime.Unix(), responseModel(st)
-		buf.Reset()
-		buf.WriteString("data: ")
-		_ = enc.Encode(c) // ends with the newline
-		buf.WriteByte('\n')
-		_, _ = w.Write(buf.Bytes())
-		if flusher != nil {
-			flusher.Flush()
-		}
+		es.send("", c)
 	}
 	delta := func(i int, d chatDelta, finish *string) chatCompletion {
 		return chatCompletion{Choices: []chatChoice{{Index: i, Delta: &d, FinishReason: finish}}}
@@ -521,10 +504,7 @@ func writeChatStream(w http.ResponseWriter, st *replaycase.Step, includeUsage bo
 	if includeUsage {
 		send(chatCompletion{Choices: []chatChoice{}, Usage: usage(st.Usage)})
 	}
-	_, _ = io.WriteString(w, "data: [DONE]\n\n")
-	if flusher != nil {
-		flusher.Flush()
-	}
+	es.raw([]byte("data: [DONE]\n\n"))
 }
 
 // outputMessage renders a recorded output message's text and tool calls.
@@ -537,7 +517,7 @@ func outputMessage(m replaycase.Message) (content *string, calls []chatOutCall) 
 			tc.ID, tc.Type = p.ID, "function"
 			tc.Function.Name, tc.Function.Arguments = p.Name, p.Arguments
 			calls = append(calls, tc)
-		case "text":
+		case "text", "output_text": // output_text: the Responses part type, as OpenInference records it
 			text = append(text, p.Content)
 		}
 	}

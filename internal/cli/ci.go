@@ -16,11 +16,11 @@ import (
 
 // ciOptions are the flags of `reprise ci`.
 type ciOptions struct {
-	dataset, junit, jsonOut, markdownOut, record, policyFile, mode, scrubKeyEnv string
-	jobs                                                                        int
-	timeout                                                                     time.Duration
-	sel                                                                         selection
-	command                                                                     []string
+	dataset, junit, jsonOut, markdownOut, record, policyFile, mode, upstream, scrubKeyEnv string
+	jobs                                                                                  int
+	timeout                                                                               time.Duration
+	sel                                                                                   selection
+	command                                                                               []string
 }
 
 func runCI(args []string, stdout, stderr io.Writer) int {
@@ -33,17 +33,21 @@ func runCI(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.markdownOut, "markdown", "", "write a Markdown report to this file")
 	fs.StringVar(&o.record, "record", "", "also write the new runs as cases into this dataset root")
 	fs.StringVar(&o.policyFile, "policy", "", "YAML file: which finding types fail a case, which drifts are allowed")
-	fs.StringVar(&o.mode, "mode", "strict", "replay mode: strict (any miss fails the case; zero live model calls)")
+	fs.StringVar(&o.mode, "mode", "strict", "replay mode: strict (any miss fails the case; zero live model calls) or hybrid (from a run's first miss on, its model calls go to --upstream)")
+	fs.StringVar(&o.upstream, "upstream", "", "hybrid mode: the live OpenAI API base URL, e.g. https://api.openai.com/v1 (the command's own OPENAI_API_KEY is forwarded)")
 	fs.StringVar(&o.scrubKeyEnv, "scrub-key-env", "REPRISE_SCRUB_KEY", "environment variable holding the scrub key the dataset was recorded with")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "longest one run of COMMAND may take")
 	o.sel.register(fs, "accepted")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `usage: reprise ci --dataset DIR [--status …] [--agent …] [--metadata K=V] [--case ID] [-j N]
-                  [--junit FILE] [--json FILE] [--markdown FILE] [--record DIR] [--policy FILE] -- COMMAND [ARGS…]
+                  [--junit FILE] [--json FILE] [--markdown FILE] [--record DIR] [--policy FILE]
+                  [--mode strict|hybrid [--upstream URL]] -- COMMAND [ARGS…]
 For each selected case (default: every accepted case), COMMAND runs with OPENAI_BASE_URL and
 ANTHROPIC_BASE_URL pointed at a replay server for that case, OTEL_EXPORTER_OTLP_ENDPOINT at an
 in-process OTLP receiver, and REPRISE_CASE_ID / REPRISE_CASE_FILE saying what to ask. The run it
-emits becomes a case, compared with the recording decision point by decision point.
+emits becomes a case (metadata derived_from = the recorded case), compared with the recording
+decision point by decision point. With --mode hybrid, a run that diverges continues against the
+live API from its first miss on.
 Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error.`)
 		fs.PrintDefaults()
 	}
@@ -58,8 +62,12 @@ Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error
 		err = errors.New("no command: reprise ci [flags] -- COMMAND [ARGS…]")
 	case o.jobs < 1:
 		err = fmt.Errorf("-j %d: want at least 1", o.jobs)
-	case o.mode != "strict":
-		err = fmt.Errorf("--mode %q: only strict is available (hybrid needs the replay extension's hybrid mode)", o.mode)
+	case o.mode != "strict" && o.mode != "hybrid":
+		err = fmt.Errorf("--mode %q: want strict or hybrid", o.mode)
+	case o.mode == "hybrid" && o.upstream == "":
+		err = errors.New("--mode hybrid needs --upstream URL (the live API's base URL)")
+	case o.mode == "strict" && o.upstream != "":
+		err = errors.New("--upstream is used only with --mode hybrid (strict replay never calls a live API)")
 	case o.timeout <= 0:
 		err = fmt.Errorf("--timeout %s: want a positive duration", o.timeout)
 	default:

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,7 +41,7 @@ extensions:
   replay:
     endpoint: 127.0.0.1:%[1]d
     directory: %[2]q
-    mode: %[3]s
+    mode: %[3]s%[9]s
     scrub:
       key: ${env:%[7]s}
 receivers:
@@ -51,6 +53,8 @@ processors:
   replay_case:
     root_grace_period: 100ms
     raw_spans: none
+    metadata:
+      derived_from: resource.attributes["reprise.derived_from"]
     scrub:
       key: ${env:%[7]s}
 exporters:
@@ -82,6 +86,23 @@ const recordExporter = `  replay_parquet/record:
     directory: %q
     sending_queue:
       enabled: false`
+
+// hybridUpstream is the replay extension's upstream in hybrid mode.
+const hybridUpstream = `
+    upstream:
+      openai:
+        endpoint: %q`
+
+// resourceAttributes adds the link to the recorded case to the command's
+// OTEL_RESOURCE_ATTRIBUTES: the OpenTelemetry SDKs put it on the run's resource, and the
+// harness's processor reads it into the new case's metadata derived_from.
+func resourceAttributes(caseID string) string {
+	link := "reprise.derived_from=" + url.QueryEscape(caseID)
+	if v := os.Getenv("OTEL_RESOURCE_ATTRIBUTES"); v != "" {
+		return v + "," + link
+	}
+	return link
+}
 
 // freePort is a loopback TCP port nothing listens on right now.
 func freePort() (int, error) {
@@ -124,7 +145,11 @@ func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.
 	if err != nil {
 		return fail(err)
 	}
-	cfg := fmt.Sprintf(harnessConfig, replayPort, dataset, o.mode, otlpPort, newRuns, extra, o.scrubKeyEnv, exporters)
+	upstream := ""
+	if o.mode == "hybrid" {
+		upstream = fmt.Sprintf(hybridUpstream, o.upstream)
+	}
+	cfg := fmt.Sprintf(harnessConfig, replayPort, dataset, o.mode, otlpPort, newRuns, extra, o.scrubKeyEnv, exporters, upstream)
 	stopCollector, err := startHarness(ctx, filepath.Join(work, "collector.yaml"), cfg, otlpPort, replayPort)
 	if err != nil {
 		return fail(fmt.Errorf("starting the replay harness: %w", err))
@@ -145,7 +170,12 @@ func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.
 		"REPRISE_REPLAY_URL="+base,
 		fmt.Sprintf("OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:%d", otlpPort),
 		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
+		"OTEL_RESOURCE_ATTRIBUTES="+resourceAttributes(c.CaseID),
 		"REPRISE_CASE_ID="+c.CaseID,
+		// One replay session per run: an agent that sends it as X-Replay-Session keeps its
+		// cursors (and, in hybrid mode, stays live after its first miss) even when its HTTP
+		// calls carry no traceparent.
+		"REPRISE_REPLAY_SESSION="+c.CaseID+"-"+strconv.FormatInt(start.UnixNano(), 36),
 		"REPRISE_CASE_FILE="+caseFile,
 	)
 	var stdout, stderr bytes.Buffer

@@ -4,10 +4,11 @@
 //
 // Environment: OPENAI_BASE_URL; OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT (http://host:port,
 // optional); INSTRUMENTATION (otel | openinference | traceloop | none); SERVICE_NAME; STREAM=1;
-// PROMPT, or REPRISE_CASE_FILE (what `reprise ci` gives: the recorded question); REPLAY_SESSION;
-// REPLAY_MODE (strict | lenient); OPENAI_API_KEY (default a dummy key). What a changed agent would change: SYSTEM_PROMPT,
+// PROMPT, or REPRISE_CASE_FILE (what `reprise ci` gives: the recorded question); REPLAY_SESSION
+// (else REPRISE_REPLAY_SESSION, which `reprise ci` sets); REPLAY_MODE (strict | lenient | hybrid); OPENAI_API_KEY (default a dummy key). What a changed agent would change: SYSTEM_PROMPT,
 // TEMPERATURE, TOOL_SKY (what get_weather returns), RETRIEVAL=1 to look up documents first,
-// DOCS (comma-separated ids the retriever returns).
+// DOCS (comma-separated ids the retriever returns); TOOLS_FROM_REPLAY=1 to take get_weather's
+// result from the replay extension (REPRISE_REPLAY_URL, which `reprise ci` sets).
 'use strict';
 const api = require('@opentelemetry/api');
 const logsAPI = require('@opentelemetry/api-logs');
@@ -15,7 +16,7 @@ const { TracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace
 const { LoggerProvider, BatchLogRecordProcessor } = require('@opentelemetry/sdk-logs');
 const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http');
 const { OTLPLogExporter } = require('@opentelemetry/exporter-logs-otlp-http');
-const { resourceFromAttributes } = require('@opentelemetry/resources');
+const { resourceFromAttributes, detectResources, envDetector } = require('@opentelemetry/resources');
 const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
 const { registerInstrumentations } = require('@opentelemetry/instrumentation');
 
@@ -23,7 +24,10 @@ const env = process.env;
 const otlpEndpoint = env.OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
 let tracerProvider, loggerProvider;
 if (otlpEndpoint && env.INSTRUMENTATION !== 'none') {
-  const resource = resourceFromAttributes({ 'service.name': env.SERVICE_NAME || 'weather-agent', 'service.version': '1.0.0' });
+  // OTEL_RESOURCE_ATTRIBUTES too, as the SDK's default detectors read it: `reprise ci` links
+  // the new run to the recorded case through it.
+  const resource = resourceFromAttributes({ 'service.name': env.SERVICE_NAME || 'weather-agent', 'service.version': '1.0.0' })
+    .merge(detectResources({ detectors: [envDetector] }));
   api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   tracerProvider = new TracerProvider({ resource, spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: otlpEndpoint + "/v1/traces" }) })] });
   api.trace.setGlobalTracerProvider(tracerProvider);
@@ -49,7 +53,12 @@ const tools = [{
   },
 }];
 
-function getWeather(args) {
+async function getWeather(args) {
+  if (env.TOOLS_FROM_REPLAY === '1') { // the case's recorded (or mutated) result, from the replay extension
+    const res = await fetch(`${env.REPRISE_REPLAY_URL}/tools/get_weather`, { method: 'POST', body: JSON.stringify(args), headers: { 'X-Replay-Session': env.REPRISE_REPLAY_SESSION || '' } });
+    if (!res.ok) throw new Error(`replayed tool: ${res.status} ${await res.text()}`);
+    return (await res.json()).result;
+  }
   return JSON.stringify({ city: args.city, temperature: 14, unit: args.unit || 'celsius', sky: env.TOOL_SKY || 'overcast' });
 }
 
@@ -91,7 +100,8 @@ async function complete(client, messages) {
 
 async function run() {
   const headers = {};
-  if (env.REPLAY_SESSION) headers['X-Replay-Session'] = env.REPLAY_SESSION;
+  const session = env.REPLAY_SESSION || env.REPRISE_REPLAY_SESSION;
+  if (session) headers['X-Replay-Session'] = session;
   if (env.REPLAY_MODE) headers['X-Replay-Mode'] = env.REPLAY_MODE;
   const client = new OpenAI({ baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY || 'sk-reprise-test-not-a-key', defaultHeaders: headers, maxRetries: 0 });
   const tracer = api.trace.getTracer('weather-agent', '1.0.0');
@@ -110,10 +120,10 @@ async function run() {
         }
         messages.push({ role: 'assistant', content: msg.content || null, tool_calls: msg.tool_calls });
         for (const tc of msg.tool_calls) {
-          const result = tracer.startActiveSpan('execute_tool ' + tc.function.name, {
+          const result = await tracer.startActiveSpan('execute_tool ' + tc.function.name, {
             attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tc.function.name, 'gen_ai.tool.call.id': tc.id, 'gen_ai.tool.call.arguments': tc.function.arguments },
-          }, (span) => {
-            const r = getWeather(JSON.parse(tc.function.arguments));
+          }, async (span) => {
+            const r = await getWeather(JSON.parse(tc.function.arguments));
             span.setAttribute('gen_ai.tool.call.result', r);
             span.end();
             return r;

@@ -49,10 +49,10 @@ before(async () => {
 
 after(() => model && model.server.close());
 
-async function ci(variant) {
-  const report = path.join(workDir, `report-${Object.keys(variant).join('-') || 'unchanged'}.json`);
+async function ci(variant, flags = []) {
+  const report = path.join(workDir, `report-${[...flags, ...Object.keys(variant)].join('-').replace(/[^\w-]/g, '_') || 'unchanged'}.json`);
   const junit = report.replace(/\.json$/, '.xml');
-  const res = await reprise(['ci', '--dataset', dataset, '--json', report, '--junit', junit, '--', process.execPath, path.join(__dirname, 'agent.js')],
+  const res = await reprise(['ci', '--dataset', dataset, '--json', report, '--junit', junit, ...flags, '--', process.execPath, path.join(__dirname, 'agent.js')],
     { ...agentEnv, ...variant });
   const parsed = fs.existsSync(report) ? JSON.parse(fs.readFileSync(report, 'utf8')) : undefined;
   return { ...res, report: parsed, junit: fs.existsSync(junit) ? fs.readFileSync(junit, 'utf8') : '' };
@@ -94,3 +94,61 @@ for (const change of changes) {
     assert.equal(model.server.requests, model.requestsWhenRecorded, 'no request reached the model server');
   });
 }
+
+// Hybrid replay: the model server is the upstream. Unchanged, nothing reaches it; changed, the
+// run goes live at its first divergence and stays live, so it runs to the end instead of
+// stopping at the miss, and the new case names the recorded one in metadata derived_from.
+test('hybrid: the unchanged agent passes with zero upstream calls', async () => {
+  const before = model.server.requests;
+  const res = await ci({}, ['--mode', 'hybrid', '--upstream', model.url]);
+  assert.equal(res.code, 0, res.stderr);
+  assert.equal(res.report.passed, 1, JSON.stringify(res.report.results[0], null, 1));
+  assert.equal(model.server.requests, before, 'no request reached the upstream');
+});
+
+test('hybrid: a changed prompt goes live at the first call and stays live', async () => {
+  const before = model.server.requests;
+  const record = path.join(workDir, 'hybrid-runs');
+  const res = await ci({ SYSTEM_PROMPT: 'You are a terse weather assistant.' }, ['--mode', 'hybrid', '--upstream', model.url, '--record', record]);
+  assert.equal(res.code, 1, res.stderr);
+  const result = res.report.results[0];
+  assert.equal(model.server.requests - before, 2, 'both model calls of the run went live: ' + result.stdout);
+  const out = JSON.parse(result.stdout.trim().split('\n').pop());
+  assert.equal(out.error, undefined);
+  assert.match(out.answer, /^Answer: based on /, 'the live run ran to its answer');
+  const types = failingTypes(res.report);
+  assert.ok(types.includes('prompt_changed'), types.join());
+  assert.ok(!types.includes('model_call_removed'), 'the run did not stop at the miss: ' + types.join());
+  const ls = await reprise(['ls', '--dataset', record, '--metadata', `derived_from=${result.case_id}`]);
+  assert.equal(ls.code, 0, ls.stderr);
+  assert.ok(ls.stdout.includes(result.new_case_id), 'the live case is linked to the recorded one: ' + ls.stdout);
+});
+
+test('hybrid: --mode hybrid without --upstream is a usage error', async () => {
+  const res = await reprise(['ci', '--dataset', dataset, '--mode', 'hybrid', '--', 'true']);
+  assert.equal(res.code, 2);
+  assert.match(res.stderr, /--mode hybrid needs --upstream URL/);
+});
+
+// The mutate story: a case whose tool result was edited replays up to the edit, then goes live.
+test('hybrid: a mutated tool result replays up to the edit, then goes live', async () => {
+  const original = (await ci({})).report.results[0].case_id;
+  const show = await reprise(['show', original, '--dataset', dataset]);
+  const step = Number(show.stdout.match(/#(\d+) tool\s/)[1]);
+  const mutatedData = path.join(workDir, 'mutated');
+  const mutate = await reprise(['mutate', original, '--step', String(step), '--dataset', dataset, '--out', mutatedData,
+    '--tool-result', '{"city":"Paris","temperature":-5,"unit":"celsius","sky":"snow"}']);
+  assert.equal(mutate.code, 0, mutate.stderr);
+  const mutated = mutate.stdout.trim();
+  const before = model.server.requests;
+  const report = path.join(workDir, 'report-mutated.json');
+  const res = await reprise(['ci', '--dataset', mutatedData, '--json', report, '--mode', 'hybrid', '--upstream', model.url,
+    '--', process.execPath, path.join(__dirname, 'agent.js')], { ...agentEnv, TOOLS_FROM_REPLAY: '1' });
+  const result = JSON.parse(fs.readFileSync(report, 'utf8')).results[0];
+  assert.equal(result.case_id, mutated);
+  const out = JSON.parse(result.stdout.trim().split('\n').pop());
+  assert.equal(out.error, undefined, res.stderr);
+  assert.match(out.toolCalls[0].result, /snow/, 'the edited tool result was served');
+  assert.equal(model.server.requests - before, 1, 'the first model call replayed; the one after the edit went live');
+  assert.match(out.answer, /snow/, 'the live model saw the edited result');
+});

@@ -9,36 +9,28 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { freePort, waitFor, startModelServer, runAgent, getJSON, recordingConfig } = require('./harness');
+const { freePort, waitFor, startModelServer, runAgent, getJSON, startCollector } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
-let collector, otlp, replayURL, workDir, collectorLog = '';
+let collector, otlp, replayURL, workDir;
 
 // caseOf waits until the case recorded by service is listed.
 function caseOf(service) {
   return waitFor(`the case of ${service}`, async () => {
     const list = await getJSON(`${replayURL}/v1/cases?agent=weather-bot`);
     return list.cases.find((c) => c.provenance.service_name === service);
-  }, () => collectorLog);
+  }, () => collector.log);
 }
 
 before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-node-'));
-  const [otlpPort, replayPort] = [await freePort(), await freePort()];
-  otlp = `http://127.0.0.1:${otlpPort}`;
-  replayURL = `http://127.0.0.1:${replayPort}`;
-  const config = recordingConfig({ otlpPort, dir: `${workDir}/data`, replayPort, queue: 'batch:\n        flush_timeout: 300ms' });
-  fs.writeFileSync(path.join(workDir, 'config.yaml'), config);
-  collector = spawn(bin, ['--config', path.join(workDir, 'config.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  collector.stdout.on('data', (d) => (collectorLog += d));
-  collector.stderr.on('data', (d) => (collectorLog += d));
-  await waitFor('the collector', () => getJSON(`${replayURL}/v1/cases`), () => collectorLog);
+  collector = await startCollector(bin, workDir);
+  otlp = collector.otlp;
+  replayURL = collector.replayURL;
 });
 
-after(() => {
-  if (collector) collector.kill('SIGTERM');
-});
+after(() => collector && collector.stop());
 
 for (const instrumentation of ['otel', 'openinference', 'traceloop']) {
   test(`${instrumentation}: a recorded run replays offline through the unmodified SDK`, async () => {

@@ -1,0 +1,92 @@
+package replayext
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/reprise-dev/reprise/callsite"
+	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/wireapi"
+)
+
+// responses replays an OpenAI Responses call. Its conversation may continue recorded
+// responses by reference (previous_response_id, item_reference items); those resolve against
+// the case the route names, else the case the session was served last, and the resolved
+// conversation is matched like a Chat Completions request: the case model is the same for
+// both APIs, so a call recorded through either replays through either.
+func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
+	caseID, raw, ok := r.begin(w, req)
+	if !ok {
+		return
+	}
+	parsed, err := wireapi.ParseResponsesRequest(raw)
+	if err != nil {
+		writeRequestError(w, err)
+		return
+	}
+	requested := callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Input, Tools: parsed.Tools, Params: parsed.Params}
+	scrubRequest(r.scrubber, &requested) // before resolving: what references resolve to is recorded, hence scrubbed already
+	parsed.Input = requested.Messages
+	refCase := caseID
+	if refCase == "" {
+		id, _ := sessionOf(req)
+		r.sessions.peek(id, func(ses *session) { refCase = ses.lastCase[endpointChat] })
+	}
+	var c *replaycase.Case
+	if refCase != "" {
+		if c, ok = r.recordedCase(w, refCase); !ok {
+			return
+		}
+	}
+	if requested.Messages, err = parsed.Resolve(func(key string) *replaycase.Step { return recordedResponse(c, key) }); err != nil {
+		writeRequestError(w, err)
+		return
+	}
+	r.modelCall(w, req, apiOpenAI, raw, caseID, requested, func(st *replaycase.Step) { wireapi.WriteResponsesResponse(w, parsed, st) })
+}
+
+// getResponse: GET /v1/cases/{case_id}/openai/v1/responses/{response_id} → the recorded
+// response, as the API's retrieve endpoint answers it.
+func (r *replay) getResponse(w http.ResponseWriter, req *http.Request) {
+	caseID, ok := r.scopedCase(w, req)
+	if !ok {
+		return
+	}
+	c, ok := r.recordedCase(w, caseID)
+	if !ok {
+		return
+	}
+	st := recordedResponse(c, req.PathValue("response_id"))
+	if st == nil {
+		writeError(w, http.StatusNotFound, "not_found_error", "no recorded response with that id in case "+caseID, nil)
+		return
+	}
+	wireapi.WriteResponsesResponse(w, &wireapi.ResponsesRequest{}, st)
+}
+
+// recordedResponse finds the model step of case c that answered as response id key, or, for a
+// key of the form wireapi.ItemLookup+call id, the step whose output called that tool; nil when
+// there is none (or no case).
+func recordedResponse(c *replaycase.Case, key string) *replaycase.Step {
+	if c == nil {
+		return nil
+	}
+	callID, byCall := strings.CutPrefix(key, wireapi.ItemLookup)
+	for i := range c.Steps {
+		st := &c.Steps[i]
+		if st.Kind != replaycase.StepLLM {
+			continue
+		}
+		if !byCall && wireapi.ResponsesID(st) == key {
+			return st
+		}
+		for _, m := range st.OutputMessages {
+			for _, p := range m.Parts {
+				if byCall && p.Type == "tool_call" && p.ID == callID {
+					return st
+				}
+			}
+		}
+	}
+	return nil
+}

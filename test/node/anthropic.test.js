@@ -1,0 +1,81 @@
+// The Anthropic Messages API end to end: an agent on the real @anthropic-ai/sdk (two parallel
+// tool_use blocks, then an answer), recorded through the collector from the SDK's own
+// OpenTelemetry spans (content mode), replayed through the replay extension with
+// messages.create and messages.stream, the model server counting every call it gets.
+// Needs REPRISE_BIN (scripts/test.sh builds it).
+'use strict';
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { waitFor, getJSON, startCollector, startJSONServer, runAgent: harnessRunAgent } = require('./harness');
+
+const bin = process.env.REPRISE_BIN;
+let collector, model;
+
+// startMessagesServer answers like the Messages API: two parallel get_weather tool_use blocks,
+// then, once their results come back, a text answer. Ids carry the request number.
+function startMessagesServer() {
+  return startJSONServer((body, n) => {
+    const last = body.messages[body.messages.length - 1];
+    const answered = Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result');
+    const content = answered ? [{ type: 'text', text: 'Paris and Lyon: 14 and overcast.' }]
+      : ['Paris', 'Lyon'].map((city, i) => ({ type: 'tool_use', id: `toolu_${n}_${i}`, name: 'get_weather', input: { city } }));
+    return { id: `msg_${n}`, type: 'message', role: 'assistant', model: 'claude-haiku-4-5-20251001', content,
+      stop_reason: answered ? 'end_turn' : 'tool_use', stop_sequence: null, usage: { input_tokens: 40 + n, output_tokens: 15, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } };
+  }, '');
+}
+
+const runAgent = (env) => harnessRunAgent(env, 'anthropic-agent.js');
+
+before(async () => {
+  assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
+  model = await startMessagesServer();
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-anthropic-'));
+  collector = await startCollector(bin, workDir, `    upstream:
+      anthropic:
+        endpoint: ${model.url}`);
+});
+
+after(async () => {
+  if (collector) await collector.stop();
+  if (model) model.server.close();
+});
+
+test('anthropic SDK telemetry: a recorded run replays through messages.create and messages.stream', async () => {
+  const recorded = await runAgent({ OTLP_ENDPOINT: collector.otlp, SERVICE_NAME: 'anthropic-sdk', ANTHROPIC_BASE_URL: model.url, ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE: 'content' });
+  assert.equal(recorded.error, undefined);
+  assert.deepEqual(recorded.toolCalls.map((c) => c.id), ['toolu_1_0', 'toolu_1_1']);
+  const summary = await waitFor('the case of anthropic-sdk', async () => {
+    const list = await getJSON(`${collector.replayURL}/v1/cases`);
+    return list && list.cases.find((c) => c.provenance.service_name === 'anthropic-sdk');
+  }, () => collector.log);
+  assert.equal(summary.status, 'accepted', JSON.stringify(summary.reasons));
+  const calls = model.server.requests;
+  const base = `${collector.replayURL}/v1/cases/${summary.case_id}/anthropic`;
+  for (const stream of ['0', '1']) {
+    const replayed = await runAgent({ STREAM: stream, REPLAY_SESSION: `an-${stream}`, ANTHROPIC_BASE_URL: base });
+    assert.deepEqual(replayed, recorded, `stream=${stream}: the same tool_use ids, inputs, answer and message id`);
+  }
+  assert.equal(model.server.requests, calls, 'zero upstream calls');
+
+  // Hybrid: a changed system prompt goes live at the first call and stays live.
+  const hybrid = await runAgent({ SYSTEM_PROMPT: 'You are terse.', REPLAY_SESSION: 'an-hybrid', REPLAY_MODE: 'hybrid', ANTHROPIC_BASE_URL: base });
+  assert.equal(hybrid.error, undefined, JSON.stringify(hybrid.error));
+  assert.equal(model.server.requests - calls, 2, 'both calls of the session went live');
+  assert.equal(hybrid.answer, recorded.answer);
+  const divs = await getJSON(`${collector.replayURL}/v1/divergences?session=an-hybrid`);
+  assert.deepEqual(divs.divergences.map((d) => [d.live, d.findings.map((f) => f.type)]), [[true, ['prompt_changed']]]);
+});
+
+test('anthropic: a miss is an Anthropic-shaped error the SDK raises with its message', async () => {
+  const list = await getJSON(`${collector.replayURL}/v1/cases`);
+  const found = list.cases.find((c) => c.provenance.service_name === 'anthropic-sdk');
+  const res = await runAgent({ SYSTEM_PROMPT: 'You are terse.', REPLAY_SESSION: 'an-strict', ANTHROPIC_BASE_URL: `${collector.replayURL}/v1/cases/${found.case_id}/anthropic` });
+  assert.equal(res.error.status, 404);
+  const body = JSON.parse(res.error.message.replace(/^404 /, ''));
+  assert.equal(body.type, 'error');
+  assert.equal(body.error.type, 'not_found_error');
+  assert.deepEqual(body.error.paths, ['messages[0].content[0].text']);
+});
