@@ -10,8 +10,10 @@ process, once.
 
 Environment: OPENAI_BASE_URL; OTLP_ENDPOINT (http://host:port, optional); INSTRUMENTATION
 (otel | openinference | traceloop | pydantic-ai | none); SERVICE_NAME; STREAM=1; PROMPT;
-REPLAY_SESSION; REPLAY_MODE (strict | lenient). The instrumentations read their own variables
-too (OTEL_SEMCONV_STABILITY_OPT_IN, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT).
+REPLAY_SESSION; REPLAY_MODE (strict | lenient); SYSTEM_PROMPT (what a changed agent would change).
+Under `reprise ci`, OTEL_EXPORTER_OTLP_ENDPOINT stands in for OTLP_ENDPOINT. The
+instrumentations read their own variables too (OTEL_SEMCONV_STABILITY_OPT_IN,
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT).
 """
 
 import asyncio
@@ -21,7 +23,9 @@ import sys
 
 from opentelemetry import trace
 
-SYSTEM = "You are a weather assistant. Use get_weather(city, unit) for live conditions."
+SYSTEM = (
+    os.environ.get("SYSTEM_PROMPT") or "You are a weather assistant. Use get_weather(city, unit) for live conditions."
+)
 PROMPT = os.environ.get("PROMPT") or "What is the weather in Paris today?"
 TOOLS = [
     {
@@ -53,7 +57,7 @@ def setup_telemetry(instrumentation: str):
     """Installs the SDK providers exporting OTLP/HTTP to the collector, then the instrumentation.
 
     Returns the providers to flush at exit (empty when nothing is recorded)."""
-    endpoint = os.environ.get("OTLP_ENDPOINT")
+    endpoint = os.environ.get("OTLP_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
     if not endpoint or instrumentation == "none":
         return []
     from opentelemetry._logs import set_logger_provider
