@@ -51,7 +51,11 @@ receivers:
         endpoint: 127.0.0.1:%[4]d
 processors:
   replay_case:
-    root_grace_period: 100ms
+    # Cases close when the harness shuts down, after COMMAND has exited and flushed its
+    # telemetry: a grace period would race the agent's log events under load.
+    root_grace_period: 1h
+    idle_timeout: 1h
+    max_age: 2h
     raw_spans: none
     metadata:
       derived_from: resource.attributes["reprise.derived_from"]
