@@ -10,8 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/parquet-go/parquet-go"
-
-	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // ObjectFile is one data file in the bucket.
@@ -102,26 +100,6 @@ func (s *ObjectStore) ReadObjectIndex(ctx context.Context, f ObjectFile) ([]Inde
 		return nil, fmt.Errorf("s3://%s/%s: %w", s.bucket, f.Key, err)
 	}
 	return out, nil
-}
-
-// ReadObjectCase reads the case at row (IndexEntry.Row) of a cases/ or quarantine/ file in the
-// bucket, fetching only the footer and the pages that hold that row.
-func (s *ObjectStore) ReadObjectCase(ctx context.Context, f ObjectFile, row int64) (*replaycase.Case, error) {
-	pf, err := s.OpenObject(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	return readRow(pf, "s3://"+s.bucket+"/"+f.Key, row)
-}
-
-// ReadObjectRows reads several rows of a cases/ or quarantine/ file in the bucket in one pass
-// (see ReadRows).
-func (s *ObjectStore) ReadObjectRows(ctx context.Context, f ObjectFile, rows []int64) (map[int64]*replaycase.Case, error) {
-	pf, err := s.OpenObject(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	return readRows(pf, "s3://"+s.bucket+"/"+f.Key, rows)
 }
 
 func readObject[T any](ctx context.Context, s *ObjectStore, f ObjectFile) ([]T, error) {

@@ -92,10 +92,10 @@ func TestStoreReadsTheDatasetFromTheObjectStore(t *testing.T) {
 	}
 }
 
-// A bucket that cannot be listed is a refresh failure that is reported, never an empty dataset
-// that forgets what was indexed.
+// A bucket that cannot be listed is a refresh failure that is reported, never an empty listing
+// that would forget what was indexed.
 func TestObjectSourceListingFailureKeepsTheIndex(t *testing.T) {
-	ep, bucket, _ := testfixtures.S3Bucket(t)
+	ep, bucket, client := testfixtures.S3Bucket(t)
 	cfg := dataset.ObjectStoreConfig{URL: "s3://" + bucket, Endpoint: ep, Region: "us-east-1", PathStyle: true}
 	uploadFrom(t, cfg, 0, 3)
 	src, err := newObjectSource(context.Background(), cfg)
@@ -104,10 +104,18 @@ func TestObjectSourceListingFailureKeepsTheIndex(t *testing.T) {
 	added, _ := s.refresh()
 	require.Equal(t, 3, added)
 
-	src.store, err = dataset.NewObjectStore(context.Background(), dataset.ObjectStoreConfig{URL: "s3://" + bucket + "-missing", Endpoint: ep, Region: "us-east-1", PathStyle: true})
+	ctx := context.Background()
+	out, err := client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	require.NoError(t, err)
+	for _, o := range out.Contents {
+		_, err := client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: o.Key})
+		require.NoError(t, err)
+	}
+	_, err = client.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)})
 	require.NoError(t, err)
 	_, failed := s.refresh()
-	assert.Contains(t, failed, "")
+	require.Contains(t, failed, "")
+	assert.ErrorContains(t, failed[""], "listing s3://"+bucket)
 	s.refresh()
 	assert.Len(t, s.list(caseFilter{}), 3)
 }
