@@ -7,6 +7,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -97,11 +99,7 @@ func (l *ObjectLister) ReadIndex(ctx context.Context, path string) ([]IndexEntry
 
 // ReadCase reads one case row of a listed file (see ReadCase).
 func (l *ObjectLister) ReadCase(ctx context.Context, path string, row int64) (*replaycase.Case, error) {
-	f, err := l.file(path)
-	if err != nil {
-		return nil, err
-	}
-	pf, err := l.store.OpenObject(ctx, f)
+	pf, err := l.open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -110,11 +108,7 @@ func (l *ObjectLister) ReadCase(ctx context.Context, path string, row int64) (*r
 
 // ReadRows reads several case rows of a listed file in one pass (see ReadRows).
 func (l *ObjectLister) ReadRows(ctx context.Context, path string, rows []int64) (map[int64]*replaycase.Case, error) {
-	f, err := l.file(path)
-	if err != nil {
-		return nil, err
-	}
-	pf, err := l.store.OpenObject(ctx, f)
+	pf, err := l.open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -123,13 +117,18 @@ func (l *ObjectLister) ReadRows(ctx context.Context, path string, rows []int64) 
 
 // ScanCases scans the rows of a listed file from row `from` on (see ScanCases).
 func (l *ObjectLister) ScanCases(ctx context.Context, path string, from int64, rowsPerRead int, fn func(row int64, c *CaseRow) error) error {
-	f, err := l.file(path)
-	if err != nil {
-		return err
-	}
-	pf, err := l.store.OpenObject(ctx, f)
+	pf, err := l.open(ctx, path)
 	if err != nil {
 		return err
 	}
 	return scanCases(pf, path, from, rowsPerRead, fn)
+}
+
+// open opens a listed file for reading.
+func (l *ObjectLister) open(ctx context.Context, path string) (*parquet.File, error) {
+	f, err := l.file(path)
+	if err != nil {
+		return nil, err
+	}
+	return l.store.OpenObject(ctx, f)
 }
