@@ -3,19 +3,18 @@ package dataset_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	. "github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testfixtures"
 )
 
 func TestParseS3URL(t *testing.T) {
@@ -38,24 +37,9 @@ func TestParseS3URL(t *testing.T) {
 	assert.NoError(t, ObjectStoreConfig{URL: "s3://b/p", Endpoint: "http://127.0.0.1:9000"}.Validate())
 }
 
-// s3Endpoint is the S3-compatible server test/objectstore/run.sh started, or skips the test.
-func s3Endpoint(t *testing.T) string {
-	ep := os.Getenv("REPRISE_S3_ENDPOINT")
-	if ep == "" {
-		t.Skip("REPRISE_S3_ENDPOINT not set: run test/objectstore/run.sh, which starts a local S3 server")
-	}
-	return ep
-}
-
 // newBucket creates a fresh bucket on the test server and returns its config with a prefix.
 func newBucket(t *testing.T) (ObjectStoreConfig, *s3.Client) {
-	ep := s3Endpoint(t)
-	awsCfg, err := awsconfig.LoadDefaultConfig(context.Background(), awsconfig.WithRegion("us-east-1"))
-	require.NoError(t, err)
-	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.BaseEndpoint = aws.String(ep); o.UsePathStyle = true })
-	bucket := fmt.Sprintf("reprise-test-%d", time.Now().UnixNano())
-	_, err = client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucket)})
-	require.NoError(t, err)
+	ep, bucket, client := testfixtures.S3Bucket(t)
 	return ObjectStoreConfig{URL: "s3://" + bucket + "/team-a/reprise", Endpoint: ep, Region: "us-east-1", PathStyle: true}, client
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
-// readRows reads several rows of one cases/ or quarantine/ file in one pass: the file and its
+// ReadRows reads several rows of one cases/ or quarantine/ file in one pass: the file and its
 // footer are opened once, and rows that follow each other are read without seeking. A listing
 // page reads its cases this way; ReadCase, one row per open, serves single lookups. Raw spans
 // and events are left out: whoever serves cases does not serve them.
@@ -26,13 +26,15 @@ func ReadRows(path string, rows []int64) (map[int64]*replaycase.Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	pf, err := parquet.OpenFile(f, info.Size(), parquet.SkipBloomFilters(true))
+	pf, err := openFile(f, info.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if v, _ := pf.Lookup(SchemaVersionKey); v != SchemaVersion {
-		return nil, fmt.Errorf("%s: footer %s is %q; this build reads %q", path, SchemaVersionKey, v, SchemaVersion)
-	}
+	return readRows(pf, path, rows)
+}
+
+// readRows reads rows of an open cases/ or quarantine/ file; path names it in errors.
+func readRows(pf *parquet.File, path string, rows []int64) (map[int64]*replaycase.Case, error) {
 	r := parquet.NewGenericReader[CaseRow](pf)
 	defer r.Close()
 	rows = slices.Clone(rows)

@@ -226,6 +226,11 @@ func ReadCase(path string, row int64) (*replaycase.Case, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readRow(pf, path, row)
+}
+
+// readRow reads one case row of an open cases/ or quarantine/ file; path names it in errors.
+func readRow(pf *parquet.File, path string, row int64) (*replaycase.Case, error) {
 	if row < 0 || row >= pf.NumRows() {
 		return nil, fmt.Errorf("%s: row %d out of range (the file has %d rows)", path, row, pf.NumRows())
 	}

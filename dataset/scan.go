@@ -18,6 +18,11 @@ func ScanCases(path string, from int64, rowsPerRead int, fn func(row int64, c *C
 		return err
 	}
 	defer f.Close()
+	return scanCases(pf, path, from, rowsPerRead, fn)
+}
+
+// scanCases scans an open cases/ or quarantine/ file; path names it in errors.
+func scanCases(pf *parquet.File, path string, from int64, rowsPerRead int, fn func(row int64, c *CaseRow) error) error {
 	if from >= pf.NumRows() {
 		return nil
 	}

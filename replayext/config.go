@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/confmap"
 
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/scrub"
 )
 
@@ -19,8 +21,14 @@ type Config struct {
 	// tls, auth (any server authenticator extension), cors, max_request_body_size, timeouts.
 	confighttp.ServerConfig `mapstructure:",squash"`
 	// Directory is the dataset root the replay_parquet exporter writes (its `directory`).
-	// Default "./reprise-data".
+	// Default "./reprise-data". Not read when object_store is set.
 	Directory string `mapstructure:"directory"`
+	// ObjectStore, when set, reads the dataset from the S3 bucket the replay_parquet exporters
+	// upload to (the exporter's `object_store` block: url s3://bucket/prefix; endpoint, region,
+	// path_style for S3-compatible servers) instead of Directory, so that one replay server
+	// serves the cases that collectors on several hosts wrote. Each refresh lists the bucket;
+	// cases are read with ranged GETs. Default: not set (Directory).
+	ObjectStore configoptional.Optional[dataset.ObjectStoreConfig] `mapstructure:"object_store"`
 	// CaseCacheSize is how many recently served cases are kept in memory; the others are read
 	// from the Parquet files when a request needs them. Default 256.
 	CaseCacheSize int `mapstructure:"case_cache_size"`
@@ -77,7 +85,11 @@ var _ confmap.Validator = (*Config)(nil)
 // Validate rejects settings the extension cannot honour.
 func (c *Config) Validate() error {
 	var errs []error
-	if strings.TrimSpace(c.Directory) == "" {
+	if c.ObjectStore.HasValue() {
+		if err := c.ObjectStore.Get().Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("object_store: %w", err))
+		}
+	} else if strings.TrimSpace(c.Directory) == "" {
 		errs = append(errs, errors.New("directory must not be empty"))
 	}
 	if c.RefreshInterval <= 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -47,7 +48,11 @@ func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &replay{cfg: cfg, set: set, telemetry: tb, store: newStore(cfg.Directory, cfg.CaseCacheSize), sessions: newSessions(cfg.Sessions.MaxSessions, cfg.Sessions.IdleTimeout, time.Now), scrubber: scrubber, stop: make(chan struct{})}
+	src, err := newSource(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &replay{cfg: cfg, set: set, telemetry: tb, store: newStoreOf(src, cfg.CaseCacheSize), sessions: newSessions(cfg.Sessions.MaxSessions, cfg.Sessions.IdleTimeout, time.Now), scrubber: scrubber, stop: make(chan struct{})}
 	ctx := context.Background()
 	r.sessions.created = func() { tb.ExtensionReplaySessions.Add(ctx, 1) }
 	r.sessions.evicted = func(reason string) {
@@ -94,8 +99,28 @@ func (r *replay) Start(ctx context.Context, host component.Host) error {
 			}
 		}
 	}()
-	r.set.Logger.Info("replay extension serving", zap.String("endpoint", r.addr.String()), zap.String("directory", r.cfg.Directory))
+	r.set.Logger.Info("replay extension serving", zap.String("endpoint", r.addr.String()), zap.String("dataset", r.cfg.location()))
 	return nil
+}
+
+// newSource is the dataset cfg names: the bucket when object_store is set, else the directory.
+func newSource(cfg *Config) (source, error) {
+	if cfg.ObjectStore.HasValue() {
+		src, err := newObjectSource(context.Background(), *cfg.ObjectStore.Get())
+		if err != nil {
+			return nil, fmt.Errorf("object_store: %w", err)
+		}
+		return src, nil
+	}
+	return newLocalSource(cfg.Directory), nil
+}
+
+// location names the dataset read, for logs.
+func (c *Config) location() string {
+	if c.ObjectStore.HasValue() {
+		return c.ObjectStore.Get().URL
+	}
+	return c.Directory
 }
 
 func (r *replay) refresh() {

@@ -1,7 +1,6 @@
 package replayext
 
 import (
-	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -32,7 +31,7 @@ func (s *store) getMany(ids []string) ([]*replaycase.Case, error) {
 		for j, w := range wants {
 			rows[j] = w.row
 		}
-		read, err := dataset.ReadRows(path, rows)
+		read, err := s.src.readRows(path, rows)
 		if err != nil {
 			return nil, err
 		}

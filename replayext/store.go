@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"io/fs"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -23,7 +21,7 @@ import (
 
 // store is the replay index of a dataset root. Memory holds only the index: for each case its
 // file and row, what listings filter on, and its recorded model calls by call-site id. Case
-// content is read from the Parquet files on demand (one row, through dataset.ReadCase) and
+// content is read from the Parquet files on demand (one row at a time) and
 // kept in a small LRU cache, so memory does not grow with what the cases hold. Each refresh
 // indexes only the files published since the last one, so cases written by any collector into
 // the same root become replayable.
@@ -33,8 +31,8 @@ import (
 // sorted slices of 8-byte id hashes (a hash match is confirmed on the full id), repeated
 // strings interned.
 type store struct {
-	lister *dataset.Lister
-	cache  *caseCache
+	src   source
+	cache *caseCache
 
 	mu      sync.RWMutex
 	files   []string    // data files indexed, by number
@@ -133,35 +131,35 @@ func sortSlots(index []idSlot) {
 	})
 }
 
-func newStore(root string, cacheSize int) *store {
-	return &store{
-		lister: dataset.NewLister(root, dataset.Cases, dataset.Quarantine), cache: newCaseCache(cacheSize),
-		nameIDs: map[string]uint16{},
-	}
+// newStore indexes the dataset root at a local directory.
+func newStore(root string, cacheSize int) *store { return newStoreOf(newLocalSource(root), cacheSize) }
+
+func newStoreOf(src source, cacheSize int) *store {
+	return &store{src: src, cache: newCaseCache(cacheSize), nameIDs: map[string]uint16{}}
 }
 
 // refresh indexes the files published since the last refresh. It returns how many cases were
 // added and the files it could not read (they are retried on the next refresh).
 func (s *store) refresh() (added int, failed map[string]error) {
 	s.forgetRemoved()
-	files, err := s.lister.Next()
+	files, err := s.src.next()
 	if err != nil {
 		failed = map[string]error{"": err}
 	}
 	for _, f := range files {
-		entries, err := dataset.ReadIndex(f.Path)
+		entries, err := s.src.readIndex(f)
 		if err == nil {
-			err = s.fillLegacyIDs(f.Path, entries)
+			err = s.fillLegacyIDs(f, entries)
 		}
 		if err != nil {
 			if failed == nil {
 				failed = map[string]error{}
 			}
-			failed[f.Path] = err
-			s.lister.Retry(f)
+			failed[f] = err
+			s.src.retry(f)
 			continue
 		}
-		added += s.add(f.Path, entries)
+		added += s.add(f, entries)
 	}
 	if added > 0 {
 		added -= s.sort()
@@ -181,7 +179,7 @@ func (s *store) forgetRemoved() (dropped int) {
 		if path == "" {
 			continue
 		}
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if s.src.removed(path) {
 			gone[int32(i)] = true
 			s.files[i] = ""
 		}
@@ -210,7 +208,7 @@ func (s *store) fillLegacyIDs(path string, entries []dataset.IndexEntry) error {
 			if ref.CallSiteID != "" {
 				continue
 			}
-			c, err := dataset.ReadCase(path, entries[i].Row)
+			c, err := s.src.readCase(path, entries[i].Row)
 			if err != nil {
 				return err
 			}
@@ -365,7 +363,7 @@ func (s *store) get(id string) (*replaycase.Case, error) {
 	if !ok {
 		return nil, errNoCase
 	}
-	c, err := dataset.ReadCase(path, row)
+	c, err := s.src.readCase(path, row)
 	if err != nil {
 		return nil, fmt.Errorf("reading case %s: %w", id, err)
 	}

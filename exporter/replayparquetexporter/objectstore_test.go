@@ -2,15 +2,11 @@ package replayparquetexporter
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,17 +32,8 @@ func TestObjectStoreConfig(t *testing.T) {
 // The exporter with object_store publishes every file locally and in the bucket, under the
 // same relative path below the prefix (run by test/objectstore/run.sh, which starts an S3 server).
 func TestExporterUploadsEveryPublishedFile(t *testing.T) {
-	ep := os.Getenv("REPRISE_S3_ENDPOINT")
-	if ep == "" {
-		t.Skip("REPRISE_S3_ENDPOINT not set: run test/objectstore/run.sh, which starts a local S3 server")
-	}
+	ep, bucket, client := testfixtures.S3Bucket(t)
 	ctx := context.Background()
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion("us-east-1"))
-	require.NoError(t, err)
-	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.BaseEndpoint = aws.String(ep); o.UsePathStyle = true })
-	bucket := fmt.Sprintf("reprise-exporter-%d", time.Now().UnixNano())
-	_, err = client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)})
-	require.NoError(t, err)
 
 	cfg := testConfig(t)
 	cfg.ObjectStore = configoptional.Some(dataset.ObjectStoreConfig{URL: "s3://" + bucket + "/reprise", Endpoint: ep, Region: "us-east-1", PathStyle: true})

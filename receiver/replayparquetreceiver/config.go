@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configoptional"
 
 	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/replaycase"
@@ -30,8 +31,14 @@ const (
 // Config is the replay_parquet receiver's configuration.
 type Config struct {
 	// Directory is the dataset root written by the replay_parquet exporter (the exporter's
-	// `directory`). Required.
+	// `directory`). Required unless object_store is set.
 	Directory string `mapstructure:"directory"`
+	// ObjectStore, when set, reads the dataset from the S3 bucket the replay_parquet exporters
+	// upload to (the exporter's `object_store` block: url s3://bucket/prefix; endpoint, region,
+	// path_style for S3-compatible servers) instead of Directory: each poll lists the bucket,
+	// files are read with ranged GETs. Checkpoints name files by their path under the root, so
+	// they are the same for a directory and its bucket copy. Default: not set (Directory).
+	ObjectStore configoptional.Optional[dataset.ObjectStoreConfig] `mapstructure:"object_store"`
 	// Emit is what each selected case becomes: "raw" (default) or "cases".
 	Emit string `mapstructure:"emit"`
 	// Mode is "once" (default: the files present at start, then idle) or "watch" (also the
@@ -86,8 +93,12 @@ var knownReasonCodes = map[string]bool{
 // Validate names the field at fault.
 func (c *Config) Validate() error {
 	var errs []error
-	if c.Directory == "" {
-		errs = append(errs, errors.New("directory: required (the dataset root the replay_parquet exporter writes)"))
+	if c.ObjectStore.HasValue() {
+		if err := c.ObjectStore.Get().Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("object_store: %w", err))
+		}
+	} else if c.Directory == "" {
+		errs = append(errs, errors.New("directory: required (the dataset root the replay_parquet exporter writes), or object_store"))
 	}
 	if c.Emit != EmitRaw && c.Emit != EmitCases {
 		errs = append(errs, fmt.Errorf("emit: must be %q or %q, got %q", EmitRaw, EmitCases, c.Emit))

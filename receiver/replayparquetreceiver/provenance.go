@@ -3,6 +3,7 @@ package replayparquetreceiver
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -31,9 +32,12 @@ type source struct {
 	ingestedAt string // from the file name, RFC 3339
 }
 
-func sourceOf(root string, f dataset.File) source {
-	rel, _ := filepath.Rel(root, f.Path)
-	return source{rel: filepath.ToSlash(rel), ingestedAt: fileTime(filepath.Base(f.Path))}
+// sourceOf names a file by its path under the dataset root, the same whether the root is a local
+// directory or a bucket prefix, so that checkpoints and provenance do not depend on where the
+// dataset is read.
+func sourceOf(f dataset.File) source {
+	name := path.Base(filepath.ToSlash(f.Path))
+	return source{rel: f.Dataset + "/" + dataset.PartitionKey + "=" + f.Partition + "/" + name, ingestedAt: fileTime(name)}
 }
 
 // fileTime is the creation time in a "part-<uuidv7>.<codec>.parquet" name (the first 48 bits

@@ -35,6 +35,7 @@ type replayReceiver struct {
 	nextTraces consumer.Traces
 	nextLogs   consumer.Logs // nil when the component is in no logs pipeline
 
+	files       files // where the dataset is read
 	checkpoints *checkpoints
 	cancel      context.CancelFunc
 	done        chan struct{}
@@ -55,6 +56,11 @@ func (r *replayReceiver) Start(ctx context.Context, host component.Host) error {
 	if r.nextTraces == nil {
 		return errors.New("replay_parquet must be in a traces pipeline: cases are emitted as spans (raw log events go to its logs pipeline)")
 	}
+	source, err := newFiles(ctx, r.cfg)
+	if err != nil {
+		return fmt.Errorf("object_store: %w", err)
+	}
+	r.files = source
 	cp, err := openCheckpoints(ctx, host, *r.cfg.Storage, r.id)
 	if err != nil {
 		return err
@@ -85,16 +91,16 @@ func (r *replayReceiver) Shutdown(ctx context.Context) error {
 
 func (r *replayReceiver) run(ctx context.Context) {
 	defer close(r.done)
-	lister := dataset.NewLister(r.cfg.Directory, r.cfg.Select.Datasets...)
+	lister := r.files
 	var pending []dataset.File // listed files not read yet, in order
 	backlog, listed := true, false
 	for {
 		// Once mode reads what is present at start: it lists until a listing succeeds, then
 		// only retries the files it could not read.
 		if r.cfg.Mode == ModeWatch || !listed {
-			files, err := lister.Next()
+			files, err := lister.next(ctx)
 			if err != nil {
-				r.logger.Warn("listing the dataset; listing again at the next poll", zap.String("directory", r.cfg.Directory), zap.Error(err))
+				r.logger.Warn("listing the dataset; listing again at the next poll", zap.String("dataset", r.cfg.location()), zap.Error(err))
 			}
 			listed = err == nil
 			for _, f := range files {
@@ -124,7 +130,7 @@ func (r *replayReceiver) run(ctx context.Context) {
 			backlog = false
 			close(r.backlogDone)
 			if r.cfg.Mode == ModeOnce {
-				r.logger.Info("replay_parquet: backlog done (mode: once); no further files are read", zap.String("directory", r.cfg.Directory))
+				r.logger.Info("replay_parquet: backlog done (mode: once); no further files are read", zap.String("dataset", r.cfg.location()))
 				return
 			}
 		}
@@ -139,7 +145,7 @@ func (r *replayReceiver) run(ctx context.Context) {
 // processFile emits the selected rows of one file that its checkpoint does not cover,
 // decoding batch_size rows at a time.
 func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error {
-	src := sourceOf(r.cfg.Directory, f)
+	src := sourceOf(f)
 	done, err := r.checkpoints.rowsDone(ctx, src.rel)
 	if err != nil {
 		return err
@@ -156,7 +162,7 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 		b, selected = newBatch(), 0
 		return nil
 	}
-	err = dataset.ScanCases(f.Path, done, r.cfg.BatchSize, func(row int64, c *dataset.CaseRow) error {
+	err = r.files.scan(ctx, f, done, r.cfg.BatchSize, func(row int64, c *dataset.CaseRow) error {
 		next = row + 1
 		if !r.cfg.Select.selectsCase(c) {
 			return nil

@@ -1,0 +1,52 @@
+package replayparquetreceiver
+
+import (
+	"context"
+
+	"github.com/reprise-dev/reprise/dataset"
+)
+
+// files is where the receiver reads the dataset: a local root, or the bucket that the
+// exporters of several hosts upload to.
+type files interface {
+	// next returns the files of the selected datasets published since the last call.
+	next(ctx context.Context) ([]dataset.File, error)
+	// scan calls fn for each row of a file from row `from` on (dataset.ScanCases).
+	scan(ctx context.Context, f dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error) error
+}
+
+type localFiles struct{ lister *dataset.Lister }
+
+func (l localFiles) next(context.Context) ([]dataset.File, error) { return l.lister.Next() }
+
+func (localFiles) scan(_ context.Context, f dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error) error {
+	return dataset.ScanCases(f.Path, from, rowsPerRead, fn)
+}
+
+type objectFiles struct{ lister *dataset.ObjectLister }
+
+func (o objectFiles) next(ctx context.Context) ([]dataset.File, error) { return o.lister.Next(ctx) }
+
+func (o objectFiles) scan(ctx context.Context, f dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error) error {
+	return o.lister.ScanCases(ctx, f.Path, from, rowsPerRead, fn)
+}
+
+// newFiles is the dataset cfg names: the bucket when object_store is set, else the directory.
+func newFiles(ctx context.Context, cfg *Config) (files, error) {
+	if !cfg.ObjectStore.HasValue() {
+		return localFiles{dataset.NewLister(cfg.Directory, cfg.Select.Datasets...)}, nil
+	}
+	st, err := dataset.NewObjectStore(ctx, *cfg.ObjectStore.Get())
+	if err != nil {
+		return nil, err
+	}
+	return objectFiles{st.NewObjectLister(cfg.Select.Datasets...)}, nil
+}
+
+// location names the dataset read, for logs.
+func (c *Config) location() string {
+	if c.ObjectStore.HasValue() {
+		return c.ObjectStore.Get().URL
+	}
+	return c.Directory
+}

@@ -1,0 +1,96 @@
+package replayext
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// source is where the dataset's files are: a local root, or a bucket the exporters of several
+// hosts upload to. Files are named by a string the source alone interprets (a path, or an
+// s3:// location).
+type source interface {
+	// next returns the cases/ and quarantine/ files published since the last call.
+	next() ([]string, error)
+	// retry makes the next call of next return file again (it could not be read).
+	retry(file string)
+	// removed reports whether file is known to be gone (retention deleted its partition).
+	removed(file string) bool
+	readIndex(file string) ([]dataset.IndexEntry, error)
+	readCase(file string, row int64) (*replaycase.Case, error)
+	readRows(file string, rows []int64) (map[int64]*replaycase.Case, error)
+}
+
+// localSource reads a dataset root on the local file system.
+type localSource struct{ lister *dataset.Lister }
+
+func newLocalSource(root string) *localSource {
+	return &localSource{lister: dataset.NewLister(root, dataset.Cases, dataset.Quarantine)}
+}
+
+func (l *localSource) next() ([]string, error) { return filePaths(l.lister.Next()) }
+
+func (l *localSource) retry(file string) { l.lister.Retry(dataset.File{Path: file}) }
+
+func (l *localSource) removed(file string) bool {
+	_, err := os.Stat(file)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+func (l *localSource) readIndex(file string) ([]dataset.IndexEntry, error) {
+	return dataset.ReadIndex(file)
+}
+
+func (l *localSource) readCase(file string, row int64) (*replaycase.Case, error) {
+	return dataset.ReadCase(file, row)
+}
+
+func (l *localSource) readRows(file string, rows []int64) (map[int64]*replaycase.Case, error) {
+	return dataset.ReadRows(file, rows)
+}
+
+// objectSource reads a dataset in an S3 bucket. Each next lists the cases/ and quarantine/
+// keys; a key that a listing no longer shows is removed (a deletion is seen one refresh after
+// it happens, without a request per file).
+type objectSource struct{ lister *dataset.ObjectLister }
+
+func newObjectSource(ctx context.Context, cfg dataset.ObjectStoreConfig) (*objectSource, error) {
+	st, err := dataset.NewObjectStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &objectSource{lister: st.NewObjectLister(dataset.Cases, dataset.Quarantine)}, nil
+}
+
+func (o *objectSource) next() ([]string, error) {
+	return filePaths(o.lister.Next(context.Background()))
+}
+
+func (o *objectSource) retry(file string) { o.lister.Retry(dataset.File{Path: file}) }
+
+func (o *objectSource) removed(file string) bool { return o.lister.Removed(file) }
+
+func (o *objectSource) readIndex(file string) ([]dataset.IndexEntry, error) {
+	return o.lister.ReadIndex(context.Background(), file)
+}
+
+func (o *objectSource) readCase(file string, row int64) (*replaycase.Case, error) {
+	return o.lister.ReadCase(context.Background(), file, row)
+}
+
+func (o *objectSource) readRows(file string, rows []int64) (map[int64]*replaycase.Case, error) {
+	return o.lister.ReadRows(context.Background(), file, rows)
+}
+
+// filePaths are the paths of listed files.
+func filePaths(files []dataset.File, err error) ([]string, error) {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.Path
+	}
+	return out, err
+}
