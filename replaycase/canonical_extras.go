@@ -21,6 +21,8 @@ const (
 	// AttrCost is the cost of a step or a case with its price provenance, as a structured value
 	// in the shape of Cost (docs/cost.md).
 	AttrCost = "replay.cost"
+	// AttrStepAPI is the provider API a model or embedding step called (Step.API).
+	AttrStepAPI = "replay.step.api"
 )
 
 func putCaseExtras(a pcommon.Map, c *Case) {
@@ -37,6 +39,7 @@ func getCaseExtras(a pcommon.Map, c *Case) error {
 }
 
 func putStepExtras(a pcommon.Map, st *Step) {
+	putStr(a, AttrStepAPI, st.API)
 	putStr(a, AttrWorkflowName, st.WorkflowName)
 	putStr(a, AttrAgentInvocation, st.AgentInvocation)
 	putJSON(a, AttrExceptions, st.Exceptions)
@@ -47,6 +50,7 @@ func putStepExtras(a pcommon.Map, st *Step) {
 }
 
 func getStepExtras(a pcommon.Map, st *Step) error {
+	st.API = str(a, AttrStepAPI)
 	st.WorkflowName = str(a, AttrWorkflowName)
 	st.AgentInvocation = str(a, AttrAgentInvocation)
 	if v, ok := a.Get(AttrNoParent); ok && v.Bool() {
