@@ -23,6 +23,8 @@ const (
 	AttrCost = "replay.cost"
 	// AttrStepAPI is the provider API a model or embedding step called (Step.API).
 	AttrStepAPI = "replay.step.api"
+	// AttrEmbeddings is an embedding step's inputs and vectors (Step.Embeddings), a structured list.
+	AttrEmbeddings = "replay.embeddings"
 )
 
 func putCaseExtras(a pcommon.Map, c *Case) {
@@ -43,6 +45,7 @@ func putStepExtras(a pcommon.Map, st *Step) {
 	putStr(a, AttrWorkflowName, st.WorkflowName)
 	putStr(a, AttrAgentInvocation, st.AgentInvocation)
 	putJSON(a, AttrExceptions, st.Exceptions)
+	putJSON(a, AttrEmbeddings, st.Embeddings)
 	putJSON(a, AttrCost, st.Cost)
 	if st.ParentSpanID == "" {
 		a.PutBool(AttrNoParent, true)
@@ -56,5 +59,5 @@ func getStepExtras(a pcommon.Map, st *Step) error {
 	if v, ok := a.Get(AttrNoParent); ok && v.Bool() {
 		st.ParentSpanID = ""
 	}
-	return errors.Join(getJSON(a, AttrExceptions, &st.Exceptions), getJSON(a, AttrCost, &st.Cost))
+	return errors.Join(getJSON(a, AttrExceptions, &st.Exceptions), getJSON(a, AttrCost, &st.Cost), getJSON(a, AttrEmbeddings, &st.Embeddings))
 }

@@ -273,6 +273,16 @@ type Step struct {
 	Exceptions []Exception `json:"exceptions,omitempty" parquet:"exceptions,list"`
 	// Cost is what this LLM or embedding call cost (package pricing); nil for other kinds.
 	Cost *Cost `json:"cost,omitempty" parquet:"cost,optional"`
+	// Embeddings are the inputs of an embedding step with the vector returned for each, in
+	// request order; empty when the telemetry recorded neither.
+	Embeddings []Embedding `json:"embeddings,omitempty" parquet:"embeddings,list"`
+}
+
+// Embedding is one input text of an embedding call and the vector the model returned for it.
+// Either is empty when the telemetry did not record it.
+type Embedding struct {
+	Text   string    `json:"text,omitempty" parquet:"text,optional"`
+	Vector []float64 `json:"vector,omitempty" parquet:"vector,list"`
 }
 
 // StepStatus is the span status of a step.
