@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"math"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -40,6 +41,10 @@ func openInference(in *spanInput, b *stepBuilder) bool {
 		openInferenceLLM(a, b)
 	case "EMBEDDING":
 		setStr(&b.Step.ModelConfig.RequestModel, getStr(a, "embedding.model_name"))
+		setStr(&b.Step.ModelConfig.Provider, canonicalProvider(getStr(a, "llm.system", "llm.provider")))
+		if b.Step.Embeddings == nil {
+			b.Step.Embeddings = openInferenceEmbeddings(a)
+		}
 	case "TOOL":
 		tc := b.toolCall()
 		setStr(&tc.Name, getStr(a, "tool.name"))
@@ -216,4 +221,43 @@ func openInferenceDocuments(a pcommon.Map, prefix string) []replaycase.Document 
 		docs = append(docs, d)
 	}
 	return docs
+}
+
+// openInferenceEmbeddings reads embedding.embeddings.N.embedding.text (the request's input N)
+// and embedding.embeddings.N.embedding.vector (the response's vector N, a number array). A
+// vector with an element that is not a finite number is left out: the step then lacks it and
+// the evidence check says so.
+func openInferenceEmbeddings(a pcommon.Map) []replaycase.Embedding {
+	var out []replaycase.Embedding
+	for _, item := range indexed(a, "embedding.embeddings.") {
+		e := replaycase.Embedding{}
+		if v, ok := item["embedding.text"]; ok {
+			e.Text = v.AsString()
+		}
+		if v, ok := item["embedding.vector"]; ok && v.Type() == pcommon.ValueTypeSlice {
+			e.Vector = numbers(v.Slice())
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// numbers is a slice of finite numbers (OTLP exporters write whole numbers as ints), or nil.
+func numbers(s pcommon.Slice) []float64 {
+	out := make([]float64, s.Len())
+	for i := range s.Len() {
+		v := s.At(i)
+		switch v.Type() {
+		case pcommon.ValueTypeDouble:
+			out[i] = v.Double()
+		case pcommon.ValueTypeInt:
+			out[i] = float64(v.Int())
+		default:
+			return nil
+		}
+		if math.IsNaN(out[i]) || math.IsInf(out[i], 0) {
+			return nil
+		}
+	}
+	return out
 }

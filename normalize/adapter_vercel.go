@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"encoding/json"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -35,6 +36,9 @@ func vercelAI(in *spanInput, b *stepBuilder) bool {
 		return true
 	case strings.HasSuffix(op, ".doEmbed"):
 		b.kind(replaycase.StepEmbedding, "embeddings")
+		if st.Embeddings == nil {
+			st.Embeddings = vercelEmbeddings(a)
+		}
 	case strings.HasSuffix(op, ".doGenerate"), strings.HasSuffix(op, ".doStream"):
 		b.kind(replaycase.StepLLM, "chat")
 		if raw, ok := jsonAttr(a, "ai.prompt.messages", b); ok {
@@ -195,4 +199,28 @@ func vercelPrompt(m map[string]any) []replaycase.Message {
 		msgs = append(msgs, more...)
 	}
 	return msgs
+}
+
+// vercelEmbeddings pairs ai.values (each input, JSON-encoded) with ai.embeddings (each vector,
+// a JSON number array), the two lists a .doEmbed span records when inputs and outputs are
+// recorded. An input that is not a JSON string, or a vector that is not all finite numbers, is
+// left empty: the step then lacks it and the evidence check says so.
+func vercelEmbeddings(a pcommon.Map) []replaycase.Embedding {
+	values, vectors := getStrings(a, "ai.values"), getStrings(a, "ai.embeddings")
+	out := make([]replaycase.Embedding, max(len(values), len(vectors)))
+	for i := range out {
+		if i < len(values) {
+			_ = json.Unmarshal([]byte(values[i]), &out[i].Text)
+		}
+		if i < len(vectors) {
+			var v []float64 // encoding/json refuses NaN and Inf, which JSON cannot spell
+			if json.Unmarshal([]byte(vectors[i]), &v) == nil {
+				out[i].Vector = v
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

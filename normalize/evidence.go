@@ -18,6 +18,11 @@ func evidence(c *replaycase.Case, hasRoot bool) []replaycase.Reason {
 	}
 	llm := 0
 	for _, st := range c.Steps {
+		if st.Kind == replaycase.StepEmbedding {
+			if detail := missingEmbeddings(st); detail != "" {
+				add(replaycase.ReasonEmbeddingsNotRecorded, fmt.Sprintf("embedding call %q %s", st.Name, detail), st.SpanID)
+			}
+		}
 		if st.Kind != replaycase.StepLLM {
 			continue
 		}
@@ -50,6 +55,23 @@ func evidence(c *replaycase.Case, hasRoot bool) []replaycase.Reason {
 		}
 	}
 	return out
+}
+
+// missingEmbeddings says what an embedding step lacks to be served again: every input's text
+// (to match the request) and every vector (the response). "" when nothing is missing.
+func missingEmbeddings(st replaycase.Step) string {
+	if len(st.Embeddings) == 0 {
+		return "recorded neither its input text nor its vectors (OpenInference records them; OTel GenAI semconv does not)"
+	}
+	for i, e := range st.Embeddings {
+		switch {
+		case e.Text == "":
+			return fmt.Sprintf("recorded no text for input %d", i)
+		case len(e.Vector) == 0:
+			return fmt.Sprintf("recorded no vector (or one that is not all finite numbers) for input %d", i)
+		}
+	}
+	return ""
 }
 
 // hasContent reports whether any message has a part with recorded content.

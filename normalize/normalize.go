@@ -16,7 +16,7 @@ import (
 
 // adapterVersion changes whenever a change to an adapter can change the case built from the
 // same telemetry. It is recorded in every case.
-const adapterVersion = "reprise-normalize/3"
+const adapterVersion = "reprise-normalize/4"
 
 // Convention names recorded in provenance.conventions and steps[].conventions.
 const (
@@ -102,6 +102,7 @@ func normalizeSpan(in *spanInput) (n normalized, ok bool) {
 		return b.normalized, false
 	}
 	checkRanges(b)
+	b.Step.API = modelAPI(sp.Name(), sp.Attributes(), &b.Step)
 	if u := &b.Step.Usage; u.TotalTokens == 0 {
 		u.TotalTokens = u.InputTokens + u.OutputTokens
 	}

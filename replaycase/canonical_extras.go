@@ -21,6 +21,10 @@ const (
 	// AttrCost is the cost of a step or a case with its price provenance, as a structured value
 	// in the shape of Cost (docs/cost.md).
 	AttrCost = "replay.cost"
+	// AttrStepAPI is the provider API a model or embedding step called (Step.API).
+	AttrStepAPI = "replay.step.api"
+	// AttrEmbeddings is an embedding step's inputs and vectors (Step.Embeddings), a structured list.
+	AttrEmbeddings = "replay.embeddings"
 )
 
 func putCaseExtras(a pcommon.Map, c *Case) {
@@ -37,9 +41,11 @@ func getCaseExtras(a pcommon.Map, c *Case) error {
 }
 
 func putStepExtras(a pcommon.Map, st *Step) {
+	putStr(a, AttrStepAPI, st.API)
 	putStr(a, AttrWorkflowName, st.WorkflowName)
 	putStr(a, AttrAgentInvocation, st.AgentInvocation)
 	putJSON(a, AttrExceptions, st.Exceptions)
+	putJSON(a, AttrEmbeddings, st.Embeddings)
 	putJSON(a, AttrCost, st.Cost)
 	if st.ParentSpanID == "" {
 		a.PutBool(AttrNoParent, true)
@@ -47,10 +53,11 @@ func putStepExtras(a pcommon.Map, st *Step) {
 }
 
 func getStepExtras(a pcommon.Map, st *Step) error {
+	st.API = str(a, AttrStepAPI)
 	st.WorkflowName = str(a, AttrWorkflowName)
 	st.AgentInvocation = str(a, AttrAgentInvocation)
 	if v, ok := a.Get(AttrNoParent); ok && v.Bool() {
 		st.ParentSpanID = ""
 	}
-	return errors.Join(getJSON(a, AttrExceptions, &st.Exceptions), getJSON(a, AttrCost, &st.Cost))
+	return errors.Join(getJSON(a, AttrExceptions, &st.Exceptions), getJSON(a, AttrCost, &st.Cost), getJSON(a, AttrEmbeddings, &st.Embeddings))
 }

@@ -33,6 +33,11 @@ func TestCanonicalFormRoundTrip(t *testing.T) {
 			c.Steps[0].Retrieval.TopK = &topK
 			c.Steps[2].Status, c.Steps[2].Error = replaycase.StepError, "TimeoutError"
 			c.Steps[2].ToolCall.Error = "TimeoutError"
+			for _, st := range c.Steps {
+				if st.Kind == replaycase.StepLLM {
+					require.Equal(t, replaycase.APIOpenAIChatCompletions, st.API, "the round trip must carry the step's API")
+				}
+			}
 
 			td := ptrace.NewTraces()
 			require.NoError(t, replaycase.Encode(c, td))

@@ -51,6 +51,15 @@ const (
 	StepAgent     StepKind = "agent" // a nested agent invocation (the root agent is the case itself)
 )
 
+// The provider APIs a model or embedding step can have called (Step.API). The replay endpoint
+// that serves a step is the one of its API.
+const (
+	APIOpenAIChatCompletions = "openai.chat_completions"
+	APIOpenAIResponses       = "openai.responses"
+	APIAnthropicMessages     = "anthropic.messages"
+	APIOpenAIEmbeddings      = "openai.embeddings"
+)
+
 // Case is one agent run. JSON names are the dataset column names.
 type Case struct {
 	CaseID         string     `json:"case_id" parquet:"case_id"`
@@ -222,9 +231,12 @@ func (u *Usage) Add(o Usage) {
 
 // Step is one LLM call, tool execution, retrieval, embedding or nested agent, in start order.
 type Step struct {
-	Index        int        `json:"index" parquet:"index"`
-	Kind         StepKind   `json:"kind" parquet:"kind,dict"`
-	Operation    string     `json:"operation" parquet:"operation,optional,dict"`
+	Index     int      `json:"index" parquet:"index"`
+	Kind      StepKind `json:"kind" parquet:"kind,dict"`
+	Operation string   `json:"operation" parquet:"operation,optional,dict"`
+	// API is the provider API an LLM or embedding step called (one of the API* constants),
+	// empty when the telemetry does not tell it.
+	API          string     `json:"api,omitempty" parquet:"api,optional,dict"`
 	Name         string     `json:"name" parquet:"name,optional"`
 	SpanID       string     `json:"span_id" parquet:"span_id,optional"`
 	ParentSpanID string     `json:"parent_span_id" parquet:"parent_span_id,optional"`
@@ -261,6 +273,16 @@ type Step struct {
 	Exceptions []Exception `json:"exceptions,omitempty" parquet:"exceptions,list"`
 	// Cost is what this LLM or embedding call cost (package pricing); nil for other kinds.
 	Cost *Cost `json:"cost,omitempty" parquet:"cost,optional"`
+	// Embeddings are the inputs of an embedding step with the vector returned for each, in
+	// request order; empty when the telemetry recorded neither.
+	Embeddings []Embedding `json:"embeddings,omitempty" parquet:"embeddings,list"`
+}
+
+// Embedding is one input text of an embedding call and the vector the model returned for it.
+// Either is empty when the telemetry did not record it.
+type Embedding struct {
+	Text   string    `json:"text,omitempty" parquet:"text,optional"`
+	Vector []float64 `json:"vector,omitempty" parquet:"vector,list"`
 }
 
 // StepStatus is the span status of a step.

@@ -13,6 +13,7 @@ const (
 	ReasonTruncatedContent      = "truncated_content"        // content was cut by the emitter or an attribute limit
 	ReasonContentRef            = "content_ref_only"         // content was uploaded elsewhere (*_ref attributes)
 	ReasonSecretDetected        = "secret_detected"          // the scrub policy found a kind whose action is quarantine
+	ReasonEmbeddingsNotRecorded = "embeddings_not_recorded"  // an embedding call lacks its input text or returned vector, so it cannot be replayed
 
 	// Lifecycle (always applied).
 	ReasonEvicted   = "evicted"    // closed early because a memory limit was hit

@@ -32,7 +32,7 @@ type hit struct {
 // interactions describe what a request can be answered from and how it is matched: the one
 // description every replay endpoint hands to lookup.
 type interactions struct {
-	endpoint string // telemetry name: chat, tool, retrieval
+	endpoint string // telemetry name: chat, tool, retrieval, embeddings
 	stream   string // which recorded items of a case: chat, tool:NAME, retrieval
 	scope    string // the case the request named; "" when it named none
 	what     string // how messages name one item: "model call", "get_weather call"

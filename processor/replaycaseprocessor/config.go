@@ -114,6 +114,7 @@ var evidenceChecks = map[string][]string{
 	"model_output":      {replaycase.ReasonNoModelOutput},
 	"model_name":        {replaycase.ReasonNoModelName},
 	"tool_results":      {replaycase.ReasonToolCallWithoutResult},
+	"embeddings":        {replaycase.ReasonEmbeddingsNotRecorded},
 	"parseable_content": {replaycase.ReasonUnparseableContent, replaycase.ReasonTruncatedContent},
 	"inline_content":    {replaycase.ReasonContentRef},
 	"valid_values":      {replaycase.ReasonInvalidUsage, replaycase.ReasonInvalidParameter, replaycase.ReasonInvalidTimestamp, replaycase.ReasonEndBeforeStart},

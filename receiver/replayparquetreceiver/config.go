@@ -84,7 +84,7 @@ var knownReasonCodes = map[string]bool{
 	replaycase.ReasonNoRootSpan: true, replaycase.ReasonNoLLMSteps: true, replaycase.ReasonNoInputMessages: true,
 	replaycase.ReasonNoModelOutput: true, replaycase.ReasonNoModelName: true, replaycase.ReasonToolCallWithoutResult: true,
 	replaycase.ReasonUnparseableContent: true, replaycase.ReasonTruncatedContent: true, replaycase.ReasonContentRef: true,
-	replaycase.ReasonSecretDetected: true, replaycase.ReasonEvicted: true, replaycase.ReasonSpanLimit: true,
+	replaycase.ReasonSecretDetected: true, replaycase.ReasonEmbeddingsNotRecorded: true, replaycase.ReasonEvicted: true, replaycase.ReasonSpanLimit: true,
 	replaycase.ReasonShutdown: true, replaycase.ReasonMaxAge: true, replaycase.ReasonLateSpans: true,
 	replaycase.ReasonInvalidUTF8: true, replaycase.ReasonInvalidTraceID: true, replaycase.ReasonEventLimit: true,
 	"undecodable_case": true, // the exporter's, for case spans it could not decode

@@ -77,7 +77,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ExtensionReplayLookups, err = builder.meter.Int64Counter(
 		"otelcol_extension_replay_lookups",
-		metric.WithDescription("Replay lookups by endpoint (chat, tool, retrieval) and outcome (exact, divergent, miss, live) [Development]"),
+		metric.WithDescription("Replay lookups by endpoint (chat, tool, retrieval, embeddings) and outcome (exact, divergent, miss, live) [Development]"),
 		metric.WithUnit("{lookups}"),
 	)
 	errs = errors.Join(errs, err)

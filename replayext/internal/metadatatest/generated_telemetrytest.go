@@ -55,7 +55,7 @@ func AssertEqualExtensionReplayLookupDuration(t *testing.T, tt *componenttest.Te
 func AssertEqualExtensionReplayLookups(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_extension_replay_lookups",
-		Description: "Replay lookups by endpoint (chat, tool, retrieval) and outcome (exact, divergent, miss, live) [Development]",
+		Description: "Replay lookups by endpoint (chat, tool, retrieval, embeddings) and outcome (exact, divergent, miss, live) [Development]",
 		Unit:        "{lookups}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,

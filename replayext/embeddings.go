@@ -1,0 +1,74 @@
+package replayext
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/reprise-dev/reprise/casediff"
+	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/scrub"
+	"github.com/reprise-dev/reprise/wireapi"
+)
+
+// endpointEmbeddings counts and orders embedding lookups apart from model calls.
+const endpointEmbeddings = "embeddings"
+
+// embeddings replays an OpenAI embeddings call: the recorded vectors of the case's embedding
+// step with the same model and input texts, in the order the session asks. The cross-case route
+// has no index of embedding calls, so it answers from the case the session's model calls were
+// last served from; before any model call it names the scoped route to use instead.
+func (r *replay) embeddings(w http.ResponseWriter, req *http.Request) {
+	caseID, raw, ok := r.begin(w, req)
+	if !ok {
+		return
+	}
+	parsed, err := wireapi.ParseEmbeddingsRequest(raw)
+	if err != nil {
+		writeRequestError(w, err)
+		return
+	}
+	if caseID == "" {
+		id, _ := sessionOf(req)
+		r.sessions.peek(id, func(ses *session) { caseID = ses.lastCase[endpointChat] })
+		if caseID == "" {
+			writeError(w, http.StatusNotFound, "not_found_error", "no case is bound to this replay session yet: send embeddings to /v1/cases/{case_id}/openai/v1/embeddings", nil)
+			return
+		}
+	}
+	c, ok := r.recordedCase(w, caseID)
+	if !ok {
+		return
+	}
+	var steps []*replaycase.Step
+	for i := range c.Steps {
+		if c.Steps[i].Kind == replaycase.StepEmbedding {
+			steps = append(steps, &c.Steps[i])
+		}
+	}
+	for i, in := range parsed.Input {
+		parsed.Input[i] = r.scrubber.Text(in, &scrub.Report{}) // recorded texts are scrubbed already
+	}
+	shape := func(model string, input []string) any { return map[string]any{"model": model, "input": input} }
+	requested := shape(parsed.Model, parsed.Input)
+	recorded := func(h hit) any {
+		st := steps[h.pos]
+		texts := make([]string, len(st.Embeddings))
+		for i, e := range st.Embeddings {
+			texts[i] = e.Text
+		}
+		return shape(st.ModelConfig.RequestModel, texts)
+	}
+	label := func(h hit) string { return steps[h.pos].SpanID }
+	h, ok := r.lookup(w, req, r.itemsOf(caseID, endpointEmbeddings, endpointEmbeddings, "embedding call", len(steps), requested, recorded, label, casediff.RetrievalDrift))
+	if !ok {
+		return
+	}
+	st := steps[h.pos]
+	for i, e := range st.Embeddings {
+		if len(e.Vector) == 0 { // only a case accepted without the embeddings evidence check
+			writeError(w, http.StatusNotFound, "not_found_error", "case "+caseID+" recorded no vector for input "+strconv.Itoa(i)+" of this embedding call ("+replaycase.ReasonEmbeddingsNotRecorded+")", nil)
+			return
+		}
+	}
+	wireapi.WriteEmbeddingsResponse(w, parsed, st)
+}

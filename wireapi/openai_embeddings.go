@@ -1,0 +1,84 @@
+package wireapi
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"net/http"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// EmbeddingsRequest is what an OpenAI embeddings request asks for that a recorded call can
+// answer: the model and the input texts, and whether the vectors come back as base64 (the
+// openai npm SDK asks for base64 unless told otherwise and decodes it itself).
+type EmbeddingsRequest struct {
+	Model  string
+	Input  []string
+	Base64 bool
+}
+
+// ParseEmbeddingsRequest reads POST /v1/embeddings. Token-array inputs are refused: the
+// telemetry records input texts, so only texts can be matched against a recording.
+func ParseEmbeddingsRequest(raw []byte) (*EmbeddingsRequest, error) {
+	var body struct {
+		Model          *string         `json:"model"`
+		Input          json.RawMessage `json:"input"`
+		EncodingFormat string          `json:"encoding_format"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return nil, &RequestError{Code: "invalid_json", Message: "We could not parse the JSON body of your request."}
+	}
+	if body.Model == nil {
+		return nil, missing("model")
+	}
+	if len(body.Input) == 0 {
+		return nil, missing("input")
+	}
+	r := &EmbeddingsRequest{Model: *body.Model}
+	var one string
+	if json.Unmarshal(body.Input, &one) == nil {
+		r.Input = []string{one}
+	} else if json.Unmarshal(body.Input, &r.Input) != nil || len(r.Input) == 0 {
+		return nil, invalidType("input", "a string or a non-empty array of strings (token arrays cannot be replayed)")
+	}
+	switch body.EncodingFormat {
+	case "", "float":
+	case "base64":
+		r.Base64 = true
+	default:
+		return nil, invalidValue("encoding_format", "'float' or 'base64'")
+	}
+	return r, nil
+}
+
+// WriteEmbeddingsResponse answers with the recorded vectors of an embedding step, in the
+// shape of OpenAI's embeddings response. base64 is the little-endian float32 bytes of each
+// vector, which is what the API sends.
+func WriteEmbeddingsResponse(w http.ResponseWriter, r *EmbeddingsRequest, st *replaycase.Step) {
+	type item struct {
+		Object    string `json:"object"`
+		Index     int    `json:"index"`
+		Embedding any    `json:"embedding"`
+	}
+	data := make([]item, len(st.Embeddings))
+	for i, e := range st.Embeddings {
+		data[i] = item{Object: "embedding", Index: i, Embedding: e.Vector}
+		if r.Base64 {
+			buf := make([]byte, 4*len(e.Vector))
+			for j, f := range e.Vector {
+				binary.LittleEndian.PutUint32(buf[4*j:], math.Float32bits(float32(f)))
+			}
+			data[i].Embedding = base64.StdEncoding.EncodeToString(buf)
+		}
+	}
+	model := st.ModelConfig.ResponseModel
+	if model == "" {
+		model = st.ModelConfig.RequestModel
+	}
+	writeJSONBody(w, map[string]any{
+		"object": "list", "data": data, "model": model,
+		"usage": map[string]int64{"prompt_tokens": st.Usage.InputTokens, "total_tokens": st.Usage.InputTokens},
+	})
+}
