@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/replayext/internal/metadata"
 	"github.com/reprise-dev/reprise/scrub"
 	"github.com/reprise-dev/reprise/wireapi"
@@ -31,6 +32,10 @@ type replay struct {
 	sessions  *sessions
 	scrubber  *scrub.Scrubber
 	upstreams map[string]*upstream // by API, for those with an upstream endpoint
+	// chatRequests remembers decoded, scrubbed Chat Completions bodies; chatResponses the JSON
+	// answer rendered from a recorded step (steps are never modified once read).
+	chatRequests  bodyMemo[chatInput]
+	chatResponses *memo[*replaycase.Step, []byte]
 
 	server *http.Server
 	addr   net.Addr
@@ -47,7 +52,8 @@ func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &replay{cfg: cfg, set: set, telemetry: tb, store: newStore(cfg.Directory, cfg.CaseCacheSize), sessions: newSessions(cfg.Sessions.MaxSessions, cfg.Sessions.IdleTimeout, time.Now), scrubber: scrubber, stop: make(chan struct{})}
+	r := &replay{cfg: cfg, set: set, telemetry: tb, store: newStore(cfg.Directory, cfg.CaseCacheSize), sessions: newSessions(cfg.Sessions.MaxSessions, cfg.Sessions.IdleTimeout, time.Now), scrubber: scrubber, stop: make(chan struct{}),
+		chatRequests: newBodyMemo[chatInput](), chatResponses: newMemo[*replaycase.Step, []byte](memoEntries)}
 	ctx := context.Background()
 	r.sessions.created = func() { tb.ExtensionReplaySessions.Add(ctx, 1) }
 	r.sessions.evicted = func(reason string) {

@@ -79,14 +79,31 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	parsed, err := wireapi.ParseChatRequest(raw)
-	if err != nil {
-		writeRequestError(w, err)
-		return
+	in, ok := r.chatRequests.get(raw)
+	if !ok {
+		parsed, err := wireapi.ParseChatRequest(raw)
+		if err != nil {
+			writeRequestError(w, err)
+			return
+		}
+		in = chatInput{parsed: parsed, requested: callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}}
+		scrubRequest(r.scrubber, &in.requested) // the recordings were scrubbed with the same policy
+		r.chatRequests.put(raw, in)
 	}
-	requested := callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}
-	scrubRequest(r.scrubber, &requested) // the recordings were scrubbed with the same policy
-	r.modelCall(w, req, apiOpenAI, raw, caseID, requested, func(st *replaycase.Step) { wireapi.WriteChatResponse(w, parsed, st) })
+	r.modelCall(w, req, apiOpenAI, raw, caseID, in.requested, func(st *replaycase.Step) {
+		if in.parsed.Stream {
+			wireapi.WriteChatResponse(w, in.parsed, st)
+			return
+		}
+		body, ok := r.chatResponses.get(st)
+		if !ok {
+			body = wireapi.ChatResponseJSON(st)
+			r.chatResponses.put(st, body)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
+	})
 }
 
 // modelCall answers a model request of any API: the recorded step whose call-site id matches,
