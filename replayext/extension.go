@@ -146,8 +146,32 @@ func (r *replay) routes() http.Handler {
 
 // record counts one lookup and its latency.
 func (r *replay) record(ctx context.Context, endpoint, outcome string, start time.Time) {
-	r.telemetry.ExtensionReplayLookups.Add(ctx, 1, metric.WithAttributes(attribute.String("endpoint", endpoint), attribute.String("outcome", outcome)))
-	r.telemetry.ExtensionReplayLookupDuration.Record(ctx, float64(time.Since(start).Microseconds())/1000, metric.WithAttributes(attribute.String("endpoint", endpoint)))
+	r.telemetry.ExtensionReplayLookups.Add(ctx, 1, lookupAttributes(endpoint, outcome))
+	r.telemetry.ExtensionReplayLookupDuration.Record(ctx, float64(time.Since(start).Microseconds())/1000, lookupAttributes(endpoint, ""))
+}
+
+// lookupOptions are the metric attributes of every endpoint and outcome (outcome "" for the
+// duration, which has none), built once: building them per request was a measurable share of
+// a replayed call.
+var lookupOptions = func() map[[2]string]metric.MeasurementOption {
+	m := map[[2]string]metric.MeasurementOption{}
+	for _, e := range []string{endpointChat, endpointTool, endpointRetrieval} {
+		m[[2]string{e, ""}] = metric.WithAttributes(attribute.String("endpoint", e))
+		for _, o := range []string{outcomeExact, outcomeDivergent, outcomeMiss, outcomeLive} {
+			m[[2]string{e, o}] = metric.WithAttributes(attribute.String("endpoint", e), attribute.String("outcome", o))
+		}
+	}
+	return m
+}()
+
+func lookupAttributes(endpoint, outcome string) metric.MeasurementOption {
+	if o, ok := lookupOptions[[2]string{endpoint, outcome}]; ok {
+		return o
+	}
+	if outcome == "" {
+		return metric.WithAttributes(attribute.String("endpoint", endpoint))
+	}
+	return metric.WithAttributes(attribute.String("endpoint", endpoint), attribute.String("outcome", outcome))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -70,4 +70,30 @@ const (
 type chatInput struct {
 	parsed    *wireapi.ChatRequest
 	requested callsite.Request
+	ids       *callSiteIDs
+}
+
+// callSiteIDs remembers one request's call-site id per field set of the store, by the field
+// set's number (the store only ever appends field sets, so a number keeps its meaning).
+type callSiteIDs struct {
+	mu         sync.Mutex
+	byFieldSet []string
+}
+
+// of is req's call-site id over fields, the store's n-th field set; ids may be nil.
+func (ids *callSiteIDs) of(req callsite.Request, n int, fields []string) string {
+	if ids == nil {
+		return req.ID(fields)
+	}
+	ids.mu.Lock()
+	defer ids.mu.Unlock()
+	if n < len(ids.byFieldSet) && ids.byFieldSet[n] != "" {
+		return ids.byFieldSet[n]
+	}
+	id := req.ID(fields)
+	if n >= len(ids.byFieldSet) {
+		ids.byFieldSet = append(ids.byFieldSet, make([]string, n+1-len(ids.byFieldSet))...)
+	}
+	ids.byFieldSet[n] = id
+	return id
 }
