@@ -12,7 +12,7 @@ import (
 // decodes to and what a step renders to can be looked up instead of computed again. When full
 // it starts over: its entries are cheap to recompute and the bound is what matters.
 type memo[K comparable, V any] struct {
-	mu      sync.Mutex
+	mu      sync.RWMutex // read-locked on the hit path, which every repeated request takes
 	entries map[K]V
 	max     int
 }
@@ -22,8 +22,8 @@ func newMemo[K comparable, V any](max int) *memo[K, V] {
 }
 
 func (m *memo[K, V]) get(k K) (V, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.mu.RLock()
+	defer m.mu.RUnlock()
 	v, ok := m.entries[k]
 	return v, ok
 }
@@ -45,8 +45,8 @@ func newBodyMemo[V any]() bodyMemo[V] { return bodyMemo[V]{newMemo[string, V](me
 
 // get looks a body up without copying it into a string key.
 func (b bodyMemo[V]) get(body []byte) (V, bool) {
-	b.m.mu.Lock()
-	defer b.m.mu.Unlock()
+	b.m.mu.RLock()
+	defer b.m.mu.RUnlock()
 	v, ok := b.m.entries[string(body)]
 	return v, ok
 }
