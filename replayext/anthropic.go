@@ -27,7 +27,7 @@ func (r *replay) anthropicMessages(w http.ResponseWriter, req *http.Request) {
 	}
 	requested := callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}
 	scrubRequest(r.scrubber, &requested)
-	r.modelCall(aw, req, apiAnthropic, raw, caseID, requested, func(st *replaycase.Step) { wireapi.WriteMessagesResponse(aw, parsed, st) })
+	r.modelCall(aw, req, apiAnthropic, raw, caseID, requested, nil, func(st *replaycase.Step) { wireapi.WriteMessagesResponse(aw, parsed, st) })
 }
 
 // anthropicErrors rewrites the errors replay writes in OpenAI's shape ({"error": {"message",

@@ -14,7 +14,9 @@ import (
 )
 
 // BenchmarkChatReplay is one exact-match Chat Completions replay through the handler, without
-// sockets: what the extension adds to the work of any HTTP server.
+// sockets: what the extension adds to the work of any HTTP server. "repeated" sends the same
+// body every time (a re-run of a recorded agent: answered from the memos); "new" sends a body
+// the memos do not hold each time (trailing spaces vary it), paying the full decode.
 func BenchmarkChatReplay(b *testing.B) {
 	root := filepath.Join(b.TempDir(), "data")
 	cases := writeDataset(b, root, testfixtures.OTelEvents)
@@ -23,14 +25,30 @@ func BenchmarkChatReplay(b *testing.B) {
 	require.NoError(b, err)
 	handler := s.ext.routes()
 	path := "/v1/cases/" + cases[0].CaseID + "/openai/v1/chat/completions"
-	b.ReportAllocs()
-	for b.Loop() {
-		req := httptest.NewRequest("POST", path, bytes.NewReader(body))
-		req.Header.Set(headerSession, "bench")
-		w := httptest.NewRecorder()
-		handler.ServeHTTP(w, req)
-		if w.Code != http.StatusOK {
-			b.Fatal(w.Code, w.Body.String())
-		}
+	variants := make([][]byte, 4*memoEntries) // more than a memo holds: each is gone when it recurs
+	for i := range variants {
+		variants[i] = append(bytes.Clone(body), bytes.Repeat([]byte(" "), i)...)
+	}
+	for _, bench := range []struct {
+		name string
+		body func(i int) []byte
+	}{
+		{"repeated", func(int) []byte { return body }},
+		{"new", func(i int) []byte { return variants[i%len(variants)] }},
+	} {
+		b.Run(bench.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				req := httptest.NewRequest("POST", path, bytes.NewReader(bench.body(i)))
+				i++
+				req.Header.Set(headerSession, "bench")
+				w := httptest.NewRecorder()
+				handler.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatal(w.Code, w.Body.String())
+				}
+			}
+		})
 	}
 }

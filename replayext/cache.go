@@ -42,6 +42,9 @@ func (c *caseCache) put(id string, v *replaycase.Case) {
 
 // touch moves id to the most recently used end. The cache is small, so a slice will do.
 func (c *caseCache) touch(id string) {
+	if n := len(c.order); n > 0 && c.order[n-1] == id {
+		return // already the most recent: the common case of a run replayed call after call
+	}
 	if i := slices.Index(c.order, id); i >= 0 {
 		c.order = append(c.order[:i], c.order[i+1:]...)
 	}

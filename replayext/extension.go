@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/replayext/internal/metadata"
 	"github.com/reprise-dev/reprise/scrub"
 	"github.com/reprise-dev/reprise/wireapi"
@@ -32,6 +33,10 @@ type replay struct {
 	sessions  *sessions
 	scrubber  *scrub.Scrubber
 	upstreams map[string]*upstream // by API, for those with an upstream endpoint
+	// chatRequests remembers decoded, scrubbed Chat Completions bodies; chatResponses the JSON
+	// answer rendered from a recorded step (steps are never modified once read).
+	chatRequests  bodyMemo[chatInput]
+	chatResponses *memo[*replaycase.Step, []byte]
 
 	server *http.Server
 	addr   net.Addr
@@ -52,7 +57,8 @@ func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &replay{cfg: cfg, set: set, telemetry: tb, store: newStoreOf(src, cfg.CaseCacheSize), sessions: newSessions(cfg.Sessions.MaxSessions, cfg.Sessions.IdleTimeout, time.Now), scrubber: scrubber, stop: make(chan struct{})}
+	r := &replay{cfg: cfg, set: set, telemetry: tb, store: newStoreOf(src, cfg.CaseCacheSize), sessions: newSessions(cfg.Sessions.MaxSessions, cfg.Sessions.IdleTimeout, time.Now), scrubber: scrubber, stop: make(chan struct{}),
+		chatRequests: newBodyMemo[chatInput](), chatResponses: newMemo[*replaycase.Step, []byte](memoEntries)}
 	ctx := context.Background()
 	r.sessions.created = func() { tb.ExtensionReplaySessions.Add(ctx, 1) }
 	r.sessions.evicted = func(reason string) {
@@ -167,8 +173,32 @@ func (r *replay) routes() http.Handler {
 
 // record counts one lookup and its latency.
 func (r *replay) record(ctx context.Context, endpoint, outcome string, start time.Time) {
-	r.telemetry.ExtensionReplayLookups.Add(ctx, 1, metric.WithAttributes(attribute.String("endpoint", endpoint), attribute.String("outcome", outcome)))
-	r.telemetry.ExtensionReplayLookupDuration.Record(ctx, float64(time.Since(start).Microseconds())/1000, metric.WithAttributes(attribute.String("endpoint", endpoint)))
+	r.telemetry.ExtensionReplayLookups.Add(ctx, 1, lookupAttributes(endpoint, outcome))
+	r.telemetry.ExtensionReplayLookupDuration.Record(ctx, float64(time.Since(start).Microseconds())/1000, lookupAttributes(endpoint, ""))
+}
+
+// lookupOptions are the metric attributes of every endpoint and outcome (outcome "" for the
+// duration, which has none), built once: building them per request was a measurable share of
+// a replayed call.
+var lookupOptions = func() map[[2]string]metric.MeasurementOption {
+	m := map[[2]string]metric.MeasurementOption{}
+	for _, e := range []string{endpointChat, endpointTool, endpointRetrieval} {
+		m[[2]string{e, ""}] = metric.WithAttributes(attribute.String("endpoint", e))
+		for _, o := range []string{outcomeExact, outcomeDivergent, outcomeMiss, outcomeLive} {
+			m[[2]string{e, o}] = metric.WithAttributes(attribute.String("endpoint", e), attribute.String("outcome", o))
+		}
+	}
+	return m
+}()
+
+func lookupAttributes(endpoint, outcome string) metric.MeasurementOption {
+	if o, ok := lookupOptions[[2]string{endpoint, outcome}]; ok {
+		return o
+	}
+	if outcome == "" {
+		return metric.WithAttributes(attribute.String("endpoint", endpoint))
+	}
+	return metric.WithAttributes(attribute.String("endpoint", endpoint), attribute.String("outcome", outcome))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

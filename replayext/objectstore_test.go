@@ -55,7 +55,7 @@ func TestStoreReadsTheDatasetFromTheObjectStore(t *testing.T) {
 		got, err := s.get(rec.CaseID)
 		require.NoError(t, err)
 		assert.Equal(t, rec.Steps[0].InputMessages, got.Steps[0].InputMessages)
-		id, hits := s.match(requestOf(rec), "")
+		id, hits := s.match(requestOf(rec), "", nil)
 		require.Equal(t, []hit{{rec.CaseID, 0}}, hits)
 		step, err := s.llmStep(hits[0])
 		require.NoError(t, err)

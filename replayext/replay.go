@@ -79,24 +79,41 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	parsed, err := wireapi.ParseChatRequest(raw)
-	if err != nil {
-		writeRequestError(w, err)
-		return
+	in, ok := r.chatRequests.get(raw)
+	if !ok {
+		parsed, err := wireapi.ParseChatRequest(raw)
+		if err != nil {
+			writeRequestError(w, err)
+			return
+		}
+		in = chatInput{parsed: parsed, ids: &callSiteIDs{}, requested: callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}}
+		scrubRequest(r.scrubber, &in.requested) // the recordings were scrubbed with the same policy
+		r.chatRequests.put(raw, in)
 	}
-	requested := callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}
-	scrubRequest(r.scrubber, &requested) // the recordings were scrubbed with the same policy
-	r.modelCall(w, req, apiOpenAI, raw, caseID, requested, func(st *replaycase.Step) { wireapi.WriteChatResponse(w, parsed, st) })
+	r.modelCall(w, req, apiOpenAI, raw, caseID, in.requested, in.ids, func(st *replaycase.Step) {
+		if in.parsed.Stream {
+			wireapi.WriteChatResponse(w, in.parsed, st)
+			return
+		}
+		body, ok := r.chatResponses.get(st)
+		if !ok {
+			body = wireapi.ChatResponseJSON(st)
+			r.chatResponses.put(st, body)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
+	})
 }
 
-// modelCall answers a model request of any API: the recorded step whose call-site id matches,
-// rendered by write, or what the mode says for a miss (a 404, the next recorded step, or the
+// modelCall answers a model request of any API: the recorded step whose call-site id matches
+// (ids remembers the request's ids when not nil), rendered by write, or what the mode says for a miss (a 404, the next recorded step, or the
 // upstream).
-func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string, raw []byte, caseID string, requested callsite.Request, write func(*replaycase.Step)) {
+func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string, raw []byte, caseID string, requested callsite.Request, ids *callSiteIDs, write func(*replaycase.Step)) {
 	var recordedForm, requestedForm map[string]any // of the compared call, for classify
 	h, ok := r.lookup(w, req, interactions{
 		endpoint: endpointChat, stream: endpointChat, scope: caseID, what: "model call",
-		match: func() (string, []hit) { return r.store.match(requested, caseID) },
+		match: func() (string, []hit) { return r.store.match(requested, caseID, ids) },
 		count: r.store.llmCount,
 		compare: func(h hit) ([]Difference, error) {
 			st, err := r.store.llmStep(h)

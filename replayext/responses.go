@@ -42,7 +42,7 @@ func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
 		writeRequestError(w, err)
 		return
 	}
-	r.modelCall(w, req, apiOpenAI, raw, caseID, requested, func(st *replaycase.Step) { wireapi.WriteResponsesResponse(w, parsed, st) })
+	r.modelCall(w, req, apiOpenAI, raw, caseID, requested, nil, func(st *replaycase.Step) { wireapi.WriteResponsesResponse(w, parsed, st) })
 }
 
 // getResponse: GET /v1/cases/{case_id}/openai/v1/responses/{response_id} → the recorded

@@ -381,11 +381,12 @@ func (s *store) has(id string) bool {
 
 // match returns the recorded LLM steps whose call-site id equals the request's, computed over
 // each recorded field set; only steps of caseID when it is set.
-func (s *store) match(req callsite.Request, caseID string) (string, []hit) {
+// ids, when not nil, remembers the request's ids across calls.
+func (s *store) match(req callsite.Request, caseID string, ids *callSiteIDs) (string, []hit) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	for _, fields := range s.fieldSets {
-		id := req.ID(fields)
+	for i, fields := range s.fieldSets {
+		id := ids.of(req, i, fields)
 		if hits := s.occurrences(id, caseID); len(hits) > 0 {
 			return id, hits
 		}

@@ -83,7 +83,7 @@ func TestStoreMemoryIsBoundedByTheIndex(t *testing.T) {
 
 	for _, i := range []int{0, 2_345, n - 1} {
 		c := syntheticCase(i, content)
-		key, hits := s.match(requestOf(c), "")
+		key, hits := s.match(requestOf(c), "", nil)
 		require.Len(t, hits, 1, "case %d", i)
 		assert.Equal(t, c.Steps[0].CallSiteID, key)
 		st, err := s.llmStep(hits[0])

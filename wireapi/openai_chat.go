@@ -462,13 +462,22 @@ func WriteChatResponse(w http.ResponseWriter, req *ChatRequest, st *replaycase.S
 		writeChatStream(w, st, req.IncludeUsage)
 		return
 	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(ChatResponseJSON(st))
+}
+
+// ChatResponseJSON is the non-streaming Chat Completions answer of a recorded step, as the
+// body WriteChatResponse sends (newline-terminated JSON, HTML characters unescaped). It
+// depends on the step alone, so a caller may keep it.
+func ChatResponseJSON(st *replaycase.Step) []byte {
 	out := chatCompletion{ID: responseID(st), Object: "chat.completion", Created: st.StartTime.Unix(), Model: responseModel(st), Choices: make([]chatChoice, 0, len(st.OutputMessages)), Usage: usage(st.Usage)}
 	for i, m := range st.OutputMessages {
 		content, calls := outputMessage(m)
 		finish := finishReason(m.FinishReason)
 		out.Choices = append(out.Choices, chatChoice{Index: i, Message: &chatOutMessage{Role: "assistant", Content: content, ToolCalls: calls}, FinishReason: &finish})
 	}
-	writeJSONBody(w, out)
+	return encodeJSON(out)
 }
 
 // writeChatStream sends the recorded response as Chat Completions Server-Sent Events: the

@@ -11,9 +11,16 @@ import (
 func writeJSONBody(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	enc := json.NewEncoder(w)
+	_, _ = w.Write(encodeJSON(v))
+}
+
+// encodeJSON is v as newline-terminated JSON, HTML characters unescaped as the APIs send them.
+func encodeJSON(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
+	return buf.Bytes()
 }
 
 // eventStream writes Server-Sent Events, each flushed as it is written.
