@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -24,7 +23,16 @@ type ciOptions struct {
 }
 
 func runCI(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("ci", flag.ContinueOnError)
+	fs := newFlagSet("ci", `usage: reprise ci --dataset DIR [--status …] [--agent …] [--metadata K=V] [--case ID] [-j N]
+                  [--junit FILE] [--json FILE] [--markdown FILE] [--record DIR] [--policy FILE]
+                  [--mode strict|hybrid [--upstream URL]] -- COMMAND [ARGS…]
+For each selected case (default: every accepted case), COMMAND runs with OPENAI_BASE_URL and
+ANTHROPIC_BASE_URL pointed at a replay server for that case, OTEL_EXPORTER_OTLP_ENDPOINT at an
+in-process OTLP receiver, and REPRISE_CASE_ID / REPRISE_CASE_FILE saying what to ask. The run it
+emits becomes a case (metadata derived_from = the recorded case), compared with the recording
+decision point by decision point. With --mode hybrid, a run that diverges continues against the
+live API from its first miss on.
+Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error.`)
 	var o ciOptions
 	fs.StringVar(&o.dataset, "dataset", defaultDataset, "dataset root holding the recorded cases")
 	fs.IntVar(&o.jobs, "j", 1, "cases replayed at once")
@@ -38,20 +46,6 @@ func runCI(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.scrubKeyEnv, "scrub-key-env", "REPRISE_SCRUB_KEY", "environment variable holding the scrub key the dataset was recorded with")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "longest one run of COMMAND may take")
 	o.sel.register(fs, "accepted")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `usage: reprise ci --dataset DIR [--status …] [--agent …] [--metadata K=V] [--case ID] [-j N]
-                  [--junit FILE] [--json FILE] [--markdown FILE] [--record DIR] [--policy FILE]
-                  [--mode strict|hybrid [--upstream URL]] -- COMMAND [ARGS…]
-For each selected case (default: every accepted case), COMMAND runs with OPENAI_BASE_URL and
-ANTHROPIC_BASE_URL pointed at a replay server for that case, OTEL_EXPORTER_OTLP_ENDPOINT at an
-in-process OTLP receiver, and REPRISE_CASE_ID / REPRISE_CASE_FILE saying what to ask. The run it
-emits becomes a case (metadata derived_from = the recorded case), compared with the recording
-decision point by decision point. With --mode hybrid, a run that diverges continues against the
-live API from its first miss on.
-Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error.`)
-		fs.PrintDefaults()
-	}
-	fs.SetOutput(io.Discard)
 	pos, command, err := parseInterleaved(fs, args)
 	o.command = command
 	switch {

@@ -81,6 +81,18 @@ func parseInterleaved(fs *flag.FlagSet, args []string) (positional, rest []strin
 	}
 }
 
+// newFlagSet is a subcommand's flags: parse errors are returned rather than printed, and
+// usageError prints the usage line, then the flags, once.
+func newFlagSet(name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
 // usageError prints a usage problem and returns ExitError.
 func usageError(stderr io.Writer, fs *flag.FlagSet, err error) int {
 	if !errors.Is(err, flag.ErrHelp) {

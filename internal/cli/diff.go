@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -9,14 +8,9 @@ import (
 )
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs := newFlagSet("diff", "usage: reprise diff A B [--dataset DIR] [--format json|markdown]\n  A, B: case ids (or unique prefixes) in the dataset, or case files (.json, .parquet)\n  exit 0: no difference, 1: differences, 2: error")
 	dataset := fs.String("dataset", defaultDataset, "dataset root the case ids are looked up in")
 	format := fs.String("format", "markdown", "output format: json (the contract, docs/diff.md) or markdown")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: reprise diff A B [--dataset DIR] [--format json|markdown]\n  A, B: case ids (or unique prefixes) in the dataset, or case files (.json, .parquet)\n  exit 0: no difference, 1: differences, 2: error")
-		fs.PrintDefaults()
-	}
-	fs.SetOutput(io.Discard)
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError(stderr, fs, err)

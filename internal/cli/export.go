@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -11,14 +10,9 @@ import (
 // runExport writes the named cases, as their current rows (every column, raw spans included),
 // into one self-contained Parquet file that `reprise import` adds to another dataset.
 func runExport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs := newFlagSet("export", "usage: reprise export CASE... --out FILE [--dataset DIR]\n  CASE: a case id (or unique prefix) in the dataset, or a case file (.json, .parquet)")
 	root := fs.String("dataset", defaultDataset, "dataset root the case ids are looked up in")
 	out := fs.String("out", "", "the Parquet file to write (required)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: reprise export CASE... --out FILE [--dataset DIR]\n  CASE: a case id (or unique prefix) in the dataset, or a case file (.json, .parquet)")
-		fs.PrintDefaults()
-	}
-	fs.SetOutput(io.Discard)
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError(stderr, fs, err)

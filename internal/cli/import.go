@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -13,13 +12,8 @@ import (
 // column. A case whose id the dataset already holds is skipped, so importing the same file
 // twice adds nothing.
 func runImport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	fs := newFlagSet("import", "usage: reprise import FILE --dataset DIR\n  FILE: a file written by reprise export")
 	root := fs.String("dataset", "", "dataset root to add the cases to (required; created if missing)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: reprise import FILE --dataset DIR\n  FILE: a file written by reprise export")
-		fs.PrintDefaults()
-	}
-	fs.SetOutput(io.Discard)
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError(stderr, fs, err)

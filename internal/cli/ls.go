@@ -89,15 +89,10 @@ func (s *selection) apply(cases []*replaycase.Case) []*replaycase.Case {
 }
 
 func runLs(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("ls", flag.ContinueOnError)
+	fs := newFlagSet("ls", "usage: reprise ls [--dataset DIR] [--status accepted|quarantined|all] [--agent NAME] [--metadata K=V] [--case ID] [--since TIME]")
 	dataset := fs.String("dataset", defaultDataset, "dataset root")
 	var sel selection
 	sel.register(fs, "all")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: reprise ls [--dataset DIR] [--status accepted|quarantined|all] [--agent NAME] [--metadata K=V] [--case ID] [--since TIME]")
-		fs.PrintDefaults()
-	}
-	fs.SetOutput(io.Discard)
 	pos, _, err := parseInterleaved(fs, args)
 	if err == nil && len(pos) > 0 {
 		err = fmt.Errorf("unexpected argument %q", pos[0])

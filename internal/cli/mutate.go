@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -28,18 +27,13 @@ type mutation struct {
 // runMutate writes a new case: the named case with one step edited, a new id, derived_from
 // the original and the edit recorded in its metadata. Replaying it serves the edited step.
 func runMutate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
+	fs := newFlagSet("mutate", "usage: reprise mutate CASE --step N (--response JSON | --tool-result JSON | --tool-error TEXT) [--dataset DIR] [--out DIR]")
 	root := fs.String("dataset", defaultDataset, "dataset root the case is looked up in")
 	out := fs.String("out", "", "dataset root to write the new case into (default: --dataset)")
 	step := fs.Int("step", -1, "index of the step to edit (as `reprise show` numbers them)")
 	response := fs.String("response", "", "new model output of an LLM step: a JSON string (the text), a message or an array of messages")
 	toolResult := fs.String("tool-result", "", "new result of a tool step, JSON")
 	toolError := fs.String("tool-error", "", "make a tool step fail with this error text")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: reprise mutate CASE --step N (--response JSON | --tool-result JSON | --tool-error TEXT) [--dataset DIR] [--out DIR]")
-		fs.PrintDefaults()
-	}
-	fs.SetOutput(io.Discard)
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError(stderr, fs, err)

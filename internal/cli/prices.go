@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,15 +34,10 @@ func runPrices(args []string, stdout, stderr io.Writer) int {
 // runPricesUpdate validates a genai-prices data file and installs it as
 // DIR/genai-prices-<version>.json, the name the processor reads the version from.
 func runPricesUpdate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("prices update", flag.ContinueOnError)
+	fs := newFlagSet("prices update", "usage: reprise prices update --from FILE [--to DIR] [--version V]")
 	from := fs.String("from", "", "genai-prices JSON file to install (prices/data.json of the genai-prices repository, or written by pricing/data/snapshot.py)")
 	to := fs.String("to", "prices", "directory to install it in")
 	version := fs.String("version", "", "data version to record with every cost (default: the version in the file name, else a hash of its content)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: reprise prices update --from FILE [--to DIR] [--version V]")
-		fs.PrintDefaults()
-	}
-	fs.SetOutput(io.Discard)
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError(stderr, fs, err)
@@ -103,15 +97,10 @@ func writeAtomic(path string, data []byte) error {
 }
 
 func runPricesShow(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("prices show", flag.ContinueOnError)
+	fs := newFlagSet("prices show", "usage: reprise prices show MODEL [--provider P] [--at DATE] [--price-file FILE]")
 	provider := fs.String("provider", "", "provider name as recorded (gen_ai.provider.name); default: the provider whose models match")
 	atDate := fs.String("at", "", "the price in force at this UTC date or time (YYYY-MM-DD or RFC 3339); default: now")
 	priceFile := fs.String("price-file", "", "price file to read (default: the table built into this binary)")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: reprise prices show MODEL [--provider P] [--at DATE] [--price-file FILE]")
-		fs.PrintDefaults()
-	}
-	fs.SetOutput(io.Discard)
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError(stderr, fs, err)

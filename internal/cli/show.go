@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -11,14 +10,9 @@ import (
 )
 
 func runShow(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("show", flag.ContinueOnError)
+	fs := newFlagSet("show", "usage: reprise show CASE [--dataset DIR] [--width N]\n  CASE: a case id (or unique prefix) in the dataset, or a case file (.json, .parquet)")
 	dataset := fs.String("dataset", defaultDataset, "dataset root the case id is looked up in")
 	width := fs.Int("width", 100, "truncate long values to this many characters")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: reprise show CASE [--dataset DIR] [--width N]\n  CASE: a case id (or unique prefix) in the dataset, or a case file (.json, .parquet)")
-		fs.PrintDefaults()
-	}
-	fs.SetOutput(io.Discard)
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError(stderr, fs, err)
