@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
@@ -17,19 +16,11 @@ import (
 // page reads its cases this way; ReadCase, one row per open, serves single lookups. Raw spans
 // and events are left out: whoever serves cases does not serve them.
 func ReadRows(path string, rows []int64) (map[int64]*replaycase.Case, error) {
-	f, err := os.Open(path)
+	f, pf, err := open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	pf, err := openFile(f, info.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	return readRows(pf, path, rows)
 }
 
