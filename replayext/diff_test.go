@@ -37,5 +37,6 @@ func TestDiffPathsDoNotDependOnGuessedValues(t *testing.T) {
 	keyed := map[string]any{"<secret:email:aaaaaaaaaaaa>": 1.0}
 	assert.Equal(t, []string{"args"}, paths(diff("args", keyed, map[string]any{"<secret:email:aaaaaaaaaaaa>": 2.0}, nil)))
 	assert.Equal(t, []string{"args"}, paths(diff("args", keyed, map[string]any{"<secret:email:bbbbbbbbbbbb>": 2.0}, nil)))
-	assert.True(t, equalJSON(recorded, map[string]any{"phone": "<secret:phone:aaaaaaaaaaaa>", "city": "Paris"}), "matching is plain equality")
+	assert.True(t, equalJSON(recorded, map[string]any{"phone": "<secret:phone:aaaaaaaaaaaa>", "city": "Paris"}), "matching is plain equality: the same placeholder matches")
+	assert.False(t, equalJSON(recorded, map[string]any{"phone": "<secret:phone:bbbbbbbbbbbb>", "city": "Paris"}), "another placeholder does not")
 }

@@ -130,9 +130,9 @@ func (c *Config) location() string {
 }
 
 func (r *replay) refresh() {
-	added, failed := r.store.refresh()
-	if added > 0 {
-		r.telemetry.ExtensionReplayCasesLoaded.Add(context.Background(), int64(added))
+	added, dropped, failed := r.store.refresh()
+	if added != dropped {
+		r.telemetry.ExtensionReplayCasesLoaded.Add(context.Background(), int64(added-dropped))
 	}
 	for file, err := range failed {
 		r.set.Logger.Debug("dataset file not readable yet", zap.String("file", file), zap.Error(err))

@@ -129,10 +129,6 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, in interaction
 		r.unreadable(w, err)
 		return hit{}, false
 	}
-	detail := map[string]any{"paths": paths(diffs)}
-	if r.cfg.LocalDebug {
-		detail["differences"] = diffs
-	}
 	d := Divergence{CaseID: candidate.caseID, Endpoint: in.endpoint, Paths: paths(diffs), Findings: in.classify(candidate, diffs), Time: time.Now().UTC()}
 	if r.cfg.LocalDebug {
 		d.Differences = diffs
@@ -156,7 +152,7 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, in interaction
 		r.record(req.Context(), in.endpoint, outcomeMiss, start)
 		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf(
 			"strict replay: no recorded %s matches this request; it differs from the next recorded %s of case %s at: %s",
-			in.what, in.what, candidate.caseID, strings.Join(paths(diffs), ", ")), detail)
+			in.what, in.what, candidate.caseID, strings.Join(d.Paths, ", ")), missDetail(d))
 		return hit{}, false
 	}
 }
@@ -170,4 +166,14 @@ func (r *replay) goLive(req *http.Request, id string, in interactions, d Diverge
 	})
 	r.record(req.Context(), in.endpoint, outcomeLive, start)
 	in.live(d.CaseID)
+}
+
+// missDetail is what a strict miss tells the client: the differing paths, and the values only
+// with local_debug.
+func missDetail(d Divergence) map[string]any {
+	detail := map[string]any{"paths": d.Paths}
+	if d.Differences != nil {
+		detail["differences"] = d.Differences
+	}
+	return detail
 }

@@ -138,10 +138,11 @@ func newStoreOf(src source, cacheSize int) *store {
 	return &store{src: src, cache: newCaseCache(cacheSize), nameIDs: map[string]uint16{}}
 }
 
-// refresh indexes the files published since the last refresh. It returns how many cases were
-// added and the files it could not read (they are retried on the next refresh).
-func (s *store) refresh() (added int, failed map[string]error) {
-	s.forgetRemoved()
+// refresh forgets the cases of removed files and indexes the files published since the last
+// refresh. It returns how many cases were added and dropped, and the files it could not read
+// (they are retried on the next refresh).
+func (s *store) refresh() (added, dropped int, failed map[string]error) {
+	dropped = s.forgetRemoved()
 	files, err := s.src.next()
 	if err != nil {
 		failed = map[string]error{"": err}
@@ -164,7 +165,7 @@ func (s *store) refresh() (added int, failed map[string]error) {
 	if added > 0 {
 		added -= s.sort()
 	}
-	return added, failed
+	return added, dropped, failed
 }
 
 // forgetRemoved drops the cases of indexed files that no longer exist (the exporter's retention
@@ -172,20 +173,25 @@ func (s *store) refresh() (added int, failed map[string]error) {
 // and returns how many it dropped. Their entries stay in s.entries (numbers must not move) but
 // nothing addresses them any more.
 func (s *store) forgetRemoved() (dropped int) {
+	// Check the files without the lock (a stat, or a listing, per file): lookups go on meanwhile.
+	s.mu.RLock()
+	files := slices.Clone(s.files)
+	s.mu.RUnlock()
+	var removed []int
+	for i, path := range files {
+		if path != "" && s.src.removed(path) {
+			removed = append(removed, i)
+		}
+	}
+	if len(removed) == 0 {
+		return 0
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	gone := map[int32]bool{}
-	for i, path := range s.files {
-		if path == "" {
-			continue
-		}
-		if s.src.removed(path) {
-			gone[int32(i)] = true
-			s.files[i] = ""
-		}
-	}
-	if len(gone) == 0 {
-		return 0
+	for _, i := range removed {
+		gone[int32(i)] = true
+		s.files[i] = ""
 	}
 	dead := map[int32]bool{}
 	for n := range s.entries {
@@ -204,13 +210,16 @@ func (s *store) forgetRemoved() (dropped int) {
 // fillLegacyIDs computes the call-site ids of files written before they were recorded.
 func (s *store) fillLegacyIDs(path string, entries []dataset.IndexEntry) error {
 	for i := range entries {
+		var c *replaycase.Case // read once per case, only when a step lacks its id
 		for j, ref := range entries[i].LLMSteps {
 			if ref.CallSiteID != "" {
 				continue
 			}
-			c, err := s.src.readCase(path, entries[i].Row)
-			if err != nil {
-				return err
+			if c == nil {
+				var err error
+				if c, err = s.src.readCase(path, entries[i].Row); err != nil {
+					return err
+				}
 			}
 			req := callsite.FromStep(&c.Steps[ref.Index])
 			ref.CallSiteFields = req.RecordedFields()
