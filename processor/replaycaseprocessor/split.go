@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/reprise-dev/reprise/internal/pdatawalk"
 	"github.com/reprise-dev/reprise/normalize"
 )
 
@@ -30,34 +31,28 @@ type traceChunk struct {
 func splitTraces(td ptrace.Traces) []*traceChunk {
 	byID := map[pcommon.TraceID]*traceChunk{}
 	var out []*traceChunk
-	for i := 0; i < td.ResourceSpans().Len(); i++ {
-		rs := td.ResourceSpans().At(i)
-		for j := 0; j < rs.ScopeSpans().Len(); j++ {
-			ss := rs.ScopeSpans().At(j)
-			for k := 0; k < ss.Spans().Len(); k++ {
-				sp := ss.Spans().At(k)
-				c, ok := byID[sp.TraceID()]
-				if !ok {
-					c = &traceChunk{id: sp.TraceID(), td: ptrace.NewTraces(), rsIdx: -1}
-					byID[c.id] = c
-					out = append(out, c)
-				}
-				if c.rsIdx != i {
-					c.rs = c.td.ResourceSpans().AppendEmpty()
-					rs.Resource().CopyTo(c.rs.Resource())
-					c.rs.SetSchemaUrl(rs.SchemaUrl())
-					c.rsIdx, c.ssIdx = i, -1
-				}
-				if c.ssIdx != j {
-					c.ss = c.rs.ScopeSpans().AppendEmpty()
-					ss.Scope().CopyTo(c.ss.Scope())
-					c.ss.SetSchemaUrl(ss.SchemaUrl())
-					c.ssIdx = j
-				}
-				c.items++
-				sp.MoveTo(c.ss.Spans().AppendEmpty())
-			}
+	for r := range pdatawalk.Spans(td) {
+		sp := r.Span
+		c, ok := byID[sp.TraceID()]
+		if !ok {
+			c = &traceChunk{id: sp.TraceID(), td: ptrace.NewTraces(), rsIdx: -1}
+			byID[c.id] = c
+			out = append(out, c)
 		}
+		if c.rsIdx != r.ResourceIndex {
+			c.rs = c.td.ResourceSpans().AppendEmpty()
+			r.Resource.Resource().CopyTo(c.rs.Resource())
+			c.rs.SetSchemaUrl(r.Resource.SchemaUrl())
+			c.rsIdx, c.ssIdx = r.ResourceIndex, -1
+		}
+		if c.ssIdx != r.ScopeIndex {
+			c.ss = c.rs.ScopeSpans().AppendEmpty()
+			r.Scope.Scope().CopyTo(c.ss.Scope())
+			c.ss.SetSchemaUrl(r.Scope.SchemaUrl())
+			c.ssIdx = r.ScopeIndex
+		}
+		c.items++
+		sp.MoveTo(c.ss.Spans().AppendEmpty())
 	}
 	return out
 }
@@ -81,38 +76,37 @@ type logChunk struct {
 func splitLogs(ld plog.Logs, keep bool) []*logChunk {
 	byID := map[pcommon.TraceID]*logChunk{}
 	var out []*logChunk
-	for i := 0; i < ld.ResourceLogs().Len(); i++ {
-		rl := ld.ResourceLogs().At(i)
-		for j := 0; j < rl.ScopeLogs().Len(); j++ {
-			sl := rl.ScopeLogs().At(j)
-			sl.LogRecords().RemoveIf(func(lr plog.LogRecord) bool {
-				if lr.TraceID().IsEmpty() || !normalize.IsGenAIEvent(lr) {
-					return false
-				}
-				c, ok := byID[lr.TraceID()]
-				if !ok {
-					c = &logChunk{id: lr.TraceID(), ld: plog.NewLogs(), rlIdx: -1}
-					byID[c.id] = c
-					out = append(out, c)
-				}
-				if c.rlIdx != i {
-					c.rl = c.ld.ResourceLogs().AppendEmpty()
-					rl.Resource().CopyTo(c.rl.Resource())
-					c.rlIdx, c.slIdx = i, -1
-				}
-				if c.slIdx != j {
-					c.sl = c.rl.ScopeLogs().AppendEmpty()
-					sl.Scope().CopyTo(c.sl.Scope())
-					c.slIdx = j
-				}
-				c.items++
-				lr.CopyTo(c.sl.LogRecords().AppendEmpty())
-				return !keep
-			})
+	pdatawalk.RemoveLogRecordsIf(ld, func(r pdatawalk.LogRecord) bool {
+		lr := r.Record
+		if lr.TraceID().IsEmpty() || !normalize.IsGenAIEvent(lr) {
+			return false
 		}
-		rl.ScopeLogs().RemoveIf(func(sl plog.ScopeLogs) bool { return sl.LogRecords().Len() == 0 })
-	}
-	ld.ResourceLogs().RemoveIf(func(rl plog.ResourceLogs) bool { return rl.ScopeLogs().Len() == 0 })
+		c, ok := byID[lr.TraceID()]
+		if !ok {
+			c = &logChunk{id: lr.TraceID(), ld: plog.NewLogs(), rlIdx: -1}
+			byID[c.id] = c
+			out = append(out, c)
+		}
+		if c.rlIdx != r.ResourceIndex {
+			c.rl = c.ld.ResourceLogs().AppendEmpty()
+			r.Resource.Resource().CopyTo(c.rl.Resource())
+			c.rl.SetSchemaUrl(r.Resource.SchemaUrl())
+			c.rlIdx, c.slIdx = r.ResourceIndex, -1
+		}
+		if c.slIdx != r.ScopeIndex {
+			c.sl = c.rl.ScopeLogs().AppendEmpty()
+			r.Scope.Scope().CopyTo(c.sl.Scope())
+			c.sl.SetSchemaUrl(r.Scope.SchemaUrl())
+			c.slIdx = r.ScopeIndex
+		}
+		c.items++
+		if keep { // the record also stays for the next logs consumer
+			lr.CopyTo(c.sl.LogRecords().AppendEmpty())
+			return false
+		}
+		lr.MoveTo(c.sl.LogRecords().AppendEmpty())
+		return true
+	})
 	return out
 }
 
