@@ -28,8 +28,6 @@ func (r *recentTraces) add(id pcommon.TraceID) {
 	r.set[id]++
 }
 
-func (r *recentTraces) has(id pcommon.TraceID) bool { return r.set[id] > 0 }
-
 // count is how many times the trace was closed among the remembered ones: the ordinal of the
 // next fragment of the trace.
 func (r *recentTraces) count(id pcommon.TraceID) int { return r.set[id] }

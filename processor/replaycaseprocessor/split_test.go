@@ -126,12 +126,12 @@ func TestRecentTracesForgetsTheOldest(t *testing.T) {
 	r.add(pcommon.TraceID{1})
 	r.add(pcommon.TraceID{2})
 	r.add(pcommon.TraceID{1}) // closed twice (a late fragment): replaces its own older entry
-	assert.True(t, r.has(pcommon.TraceID{1}))
-	assert.True(t, r.has(pcommon.TraceID{2}))
+	assert.Equal(t, 1, r.count(pcommon.TraceID{1}))
+	assert.Equal(t, 1, r.count(pcommon.TraceID{2}))
 	r.add(pcommon.TraceID{3})
-	assert.False(t, r.has(pcommon.TraceID{2}), "the oldest entry is forgotten")
-	assert.True(t, r.has(pcommon.TraceID{1}))
+	assert.Zero(t, r.count(pcommon.TraceID{2}), "the oldest entry is forgotten")
+	assert.Equal(t, 1, r.count(pcommon.TraceID{1}))
 	r.add(pcommon.TraceID{4})
-	assert.False(t, r.has(pcommon.TraceID{1}))
-	assert.True(t, r.has(pcommon.TraceID{4}))
+	assert.Zero(t, r.count(pcommon.TraceID{1}))
+	assert.Equal(t, 1, r.count(pcommon.TraceID{4}))
 }
