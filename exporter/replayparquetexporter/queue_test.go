@@ -17,6 +17,7 @@ import (
 
 	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadata"
+	"github.com/reprise-dev/reprise/internal/testdataset/faults"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -32,9 +33,9 @@ func (h storageHost) GetExtensions() map[component.ID]component.Component {
 	return map[component.ID]component.Component{h.id: h.ext}
 }
 
-// The default queue is counted in bytes; with storage, what is still queued at shutdown is kept
-// and written after a restart.
-func TestPersistentQueueCountedInBytes(t *testing.T) {
+// With storage, a batch the exporter could not write before shutdown (the disk is full) stays
+// in the queue and is written after a restart.
+func TestPersistentQueueKeepsUnwrittenBatchesAcrossARestart(t *testing.T) {
 	f := filestorage.NewFactory()
 	storageCfg := f.CreateDefaultConfig().(*filestorage.Config)
 	storageCfg.Directory = t.TempDir()
@@ -49,20 +50,22 @@ func TestPersistentQueueCountedInBytes(t *testing.T) {
 	cfg.QueueConfig.Get().StorageID = &host.id
 	cfg.QueueConfig.Get().Batch.Get().FlushTimeout = 50 * time.Millisecond
 	require.NoError(t, cfg.Validate())
-	start := func() exporter.Traces {
+	start := func(opts ...dataset.Option) exporter.Traces {
 		set := exportertest.NewNopSettings(metadata.Type)
 		set.ID = component.NewID(metadata.Type) // the queue's storage is keyed by the component id
-		exp, err := NewFactory().CreateTraces(context.Background(), set, cfg)
+		exp, err := newTraces(context.Background(), set, cfg, opts...)
 		require.NoError(t, err)
 		require.NoError(t, exp.Start(context.Background(), host))
 		return exp
 	}
-	exp := start()
+	exp := start(faults.DiskFull(0, dataset.Steps))
 	td, cases := caseSpans(t, testfixtures.OTelEvents, testfixtures.Traceloop)
-	require.NoError(t, exp.ConsumeTraces(context.Background(), td))
+	require.NoError(t, exp.ConsumeTraces(context.Background(), td)) // queued
+	time.Sleep(200 * time.Millisecond)                              // past the flush timeout: the write is attempted and fails
 	require.NoError(t, exp.Shutdown(context.Background()))
+	assert.NoDirExists(t, filepath.Join(cfg.Directory, dataset.Cases), "nothing was written before the restart")
 
-	// Whatever was still queued at shutdown is in storage, and a restart writes it.
+	// The batch is still in storage, and a restart with a working disk writes it.
 	exp = start()
 	require.Eventually(t, func() bool {
 		return len(readAll[replaycase.Case](t, cfg.Directory, dataset.Cases)) >= len(cases)
