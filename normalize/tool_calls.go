@@ -29,7 +29,10 @@ func toolCalls(steps []replaycase.Step) []replaycase.ToolCall {
 		case replaycase.StepLLM:
 			for _, m := range st.InputMessages {
 				for _, p := range m.Parts {
-					if i := find(p.ID, ""); p.Type == "tool_call_response" && p.ID != "" && i >= 0 {
+					if p.Type != "tool_call_response" || p.ID == "" {
+						continue // look a call up only for a tool result that names it
+					}
+					if i := find(p.ID, ""); i >= 0 {
 						setStr(&calls[i].Result, p.Response)
 					}
 				}

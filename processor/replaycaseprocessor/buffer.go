@@ -130,7 +130,7 @@ func (p *caseProcessor) dedupeSpans(b *traceBuffer, td ptrace.Traces) (roots int
 		})
 	})
 	if dups > 0 {
-		p.telemetry.ProcessorReplayCaseDuplicates.Add(context.Background(), int64(dups), metric.WithAttributes(attribute.String("signal", "traces")))
+		p.telemetry.ProcessorReplayCaseDuplicates.Add(context.Background(), int64(dups), signalTraces)
 	}
 	return roots
 }
@@ -162,7 +162,7 @@ func (p *caseProcessor) addEvents(c *logChunk, now time.Time) {
 	})
 	ctx := context.Background()
 	if dups > 0 {
-		p.telemetry.ProcessorReplayCaseDuplicates.Add(ctx, int64(dups), metric.WithAttributes(attribute.String("signal", "logs")))
+		p.telemetry.ProcessorReplayCaseDuplicates.Add(ctx, int64(dups), signalLogs)
 	}
 	if over > 0 {
 		b.droppedEvents += over

@@ -181,7 +181,7 @@ var errBackpressure = errors.New("replay_case: the next consumer is refusing clo
 // caller's own spans were accepted.
 func (p *caseProcessor) ConsumeTraces(ctx context.Context, td ptrace.Traces) error {
 	if err := p.admit(ctx); err != nil {
-		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(td.SpanCount()), metric.WithAttributes(attribute.String("signal", "traces")))
+		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(td.SpanCount()), signalTraces)
 		return err
 	}
 	trusted := ptrace.NewTraces()
@@ -191,21 +191,23 @@ func (p *caseProcessor) ConsumeTraces(ctx context.Context, td ptrace.Traces) err
 	chunks := splitTraces(td)
 	// Stored as received, before sanitizing, so that a restore repairs and flags the same way.
 	if err := p.wal.writeTraces(ctx, chunks); err != nil {
-		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(td.SpanCount()), metric.WithAttributes(attribute.String("signal", "traces")))
+		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(td.SpanCount()), signalTraces)
 		return err
 	}
 	var fixed sanitized
+	items := 0
 	for _, c := range chunks {
+		items += c.items
 		s := sanitizeTraces(c.td)
 		c.repaired = s.repaired
 		fixed.add(s)
 	}
 	p.countSanitized(ctx, "traces", fixed)
+	p.telemetry.ProcessorReplayCaseReceived.Add(ctx, int64(items), signalTraces)
 	p.mu.Lock()
 	now := p.now()
 	var due []closing
 	for _, c := range chunks {
-		p.telemetry.ProcessorReplayCaseReceived.Add(ctx, int64(c.items), metric.WithAttributes(attribute.String("signal", "traces")))
 		due = p.addSpans(c, now, due)
 	}
 	due = p.enforceLimits(due)
@@ -237,25 +239,27 @@ func (p *caseProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 		return p.nextLogs.ConsumeLogs(ctx, ld)
 	}
 	if err := p.admit(ctx); err != nil {
-		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(ld.LogRecordCount()), metric.WithAttributes(attribute.String("signal", "logs")))
+		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(ld.LogRecordCount()), signalLogs)
 		return err
 	}
 	chunks := splitLogs(ld, p.cfg.ForwardJoinedLogs)
 	if err := p.wal.writeLogs(ctx, chunks); err != nil {
-		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(ld.LogRecordCount()), metric.WithAttributes(attribute.String("signal", "logs")))
+		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(ld.LogRecordCount()), signalLogs)
 		return err
 	}
 	fixed := sanitizeLogs(ld) // the records passed on
+	items := 0
 	for _, c := range chunks {
+		items += c.items
 		s := sanitizeLogs(c.ld)
 		c.repaired = s.repaired
 		fixed.add(s)
 	}
 	p.countSanitized(ctx, "logs", fixed)
+	p.telemetry.ProcessorReplayCaseReceived.Add(ctx, int64(items), signalLogs)
 	p.mu.Lock()
 	now := p.now()
 	for _, c := range chunks {
-		p.telemetry.ProcessorReplayCaseReceived.Add(ctx, int64(c.items), metric.WithAttributes(attribute.String("signal", "logs")))
 		p.addEvents(c, now)
 	}
 	p.outbox = append(p.outbox, p.enforceLimits(nil)...)
@@ -283,3 +287,9 @@ func (p *caseProcessor) countSanitized(ctx context.Context, signal string, s san
 func (p *caseProcessor) Capabilities() consumer.Capabilities {
 	return consumer.Capabilities{MutatesData: true}
 }
+
+// The signal attribute of the per-request metrics, built once rather than per request.
+var (
+	signalTraces = metric.WithAttributes(attribute.String("signal", "traces"))
+	signalLogs   = metric.WithAttributes(attribute.String("signal", "logs"))
+)
