@@ -30,11 +30,8 @@ func fileOf(root, path string) (File, bool) {
 	if err != nil {
 		return File{}, false
 	}
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	if len(parts) != 3 || !strings.HasPrefix(parts[1], PartitionKey+"=") || !strings.HasSuffix(parts[2], ".parquet") {
-		return File{}, false
-	}
-	return File{Dataset: parts[0], Partition: strings.TrimPrefix(parts[1], PartitionKey+"="), Path: path}, true
+	ds, day, ok := isDataFile(filepath.ToSlash(rel))
+	return File{Dataset: ds, Partition: day, Path: path}, ok
 }
 
 // Lister lists the data files of some datasets under a root, incrementally: each Next returns
