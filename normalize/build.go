@@ -117,8 +117,8 @@ func evaluationsOf(read spansRead, eventsBySpan map[string][]plog.LogRecord) ([]
 	sort.Strings(ids)
 	for _, id := range ids {
 		for _, lr := range eventsBySpan[id] {
-			if ev := logEvent(lr); ev.name == "gen_ai.evaluation.result" {
-				e, problem := evaluation(ev)
+			if eventName(lr) == "gen_ai.evaluation.result" { // convert only what is kept
+				e, problem := evaluation(logEvent(lr))
 				out = append(out, e)
 				if problem != nil {
 					problems = append(problems, *problem)
