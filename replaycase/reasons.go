@@ -21,6 +21,10 @@ const (
 	ReasonShutdown  = "shutdown"   // flushed at shutdown before its root span arrived
 	ReasonMaxAge    = "max_age"    // still open after max_age
 	ReasonLateSpans = "late_spans" // spans of a trace whose case was already closed
+	// ReasonTraceSplit marks a case built from data consumed from Kafka that holds only part of
+	// its trace (a partition moved between collectors, or data arrived after the case closed):
+	// the other parts are rows with the same trace id.
+	ReasonTraceSplit = "trace_split"
 )
 
 // Recorded values that cannot be right. The value is left out of the case (a token count stays

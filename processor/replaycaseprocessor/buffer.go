@@ -27,7 +27,9 @@ type traceBuffer struct {
 	firstSeen     time.Time
 	lastSeen      time.Time
 	rootSeen      bool
-	fragment      int // 0 for the first case of a trace, n for its n-th later fragment
+	fragment      int  // 0 for the first case of a trace, n for its n-th later fragment
+	spanLimitPart bool // continues a case closed at limits.max_spans_per_trace, not a late arrival
+	fromKafka     bool // holds data consumed from Kafka, so a partial trace is a split (split_trace.go)
 	seenSpans     map[pcommon.SpanID]struct{}
 	seenEvents    map[eventKey]struct{}
 	repaired      int      // strings repaired to valid UTF-8
@@ -78,12 +80,15 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		c.td.ResourceSpans().MoveAndAppendTo(b.spans.ResourceSpans())
 		return append(due, closing{buf: b, cause: replaycase.ClosedInvalidTraceID, detail: "spans without a trace id"})
 	}
-	rootSeen := false // the case just closed at the span limit had its root
+	rootSeen := false  // the case just closed at the span limit had its root
+	continued := false // b continues the case just closed at the span limit
 	for {
 		b := p.buffer(c.id, now)
 		// A fragment cut off at the span limit of a trace whose root has arrived closes after
 		// the root grace period, like the case it continues, not after idle_timeout.
 		b.rootSeen = b.rootSeen || rootSeen
+		b.spanLimitPart = b.spanLimitPart || continued
+		b.fromKafka = b.fromKafka || c.fromKafka
 		b.repaired += c.repaired
 		c.repaired = 0
 		b.walKeys = append(b.walKeys, c.walKeys...) // each fragment holds the chunk's record
@@ -103,7 +108,7 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		if n <= room {
 			return due
 		}
-		rootSeen = b.rootSeen
+		rootSeen, continued = b.rootSeen, true
 		p.telemetry.ProcessorReplayCaseEvictions.Add(context.Background(), 1, metric.WithAttributes(attribute.String("limit", "max_spans_per_trace")))
 		due = append(due, p.take(b, replaycase.ClosedSpanLimit, fmt.Sprintf("trace reached limits.max_spans_per_trace (%d); its later spans form further cases", p.cfg.Limits.MaxSpansPerTrace)))
 	}
@@ -140,6 +145,7 @@ func (p *caseProcessor) dedupeSpans(b *traceBuffer, td ptrace.Traces) (roots int
 // must not close a case and push its spans into a fragment). Caller holds mu.
 func (p *caseProcessor) addEvents(c *logChunk, now time.Time) {
 	b := p.buffer(c.id, now)
+	b.fromKafka = b.fromKafka || c.fromKafka
 	b.repaired += c.repaired
 	b.walKeys = append(b.walKeys, c.walKeys...)
 	p.wal.hold(c.walKeys)

@@ -189,6 +189,10 @@ func (p *caseProcessor) ConsumeTraces(ctx context.Context, td ptrace.Traces) err
 		trusted = takeCaseSpans(td)
 	}
 	chunks := splitTraces(td)
+	kafka := fromKafka(ctx)
+	for _, c := range chunks {
+		c.fromKafka = kafka
+	}
 	// Stored as received, before sanitizing, so that a restore repairs and flags the same way.
 	if err := p.wal.writeTraces(ctx, chunks); err != nil {
 		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(td.SpanCount()), signalTraces)
@@ -243,6 +247,10 @@ func (p *caseProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 		return err
 	}
 	chunks := splitLogs(ld, p.cfg.ForwardJoinedLogs)
+	kafka := fromKafka(ctx)
+	for _, c := range chunks {
+		c.fromKafka = kafka
+	}
 	if err := p.wal.writeLogs(ctx, chunks); err != nil {
 		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(ld.LogRecordCount()), signalLogs)
 		return err

@@ -18,8 +18,9 @@ type traceChunk struct {
 	td    ptrace.Traces
 	items int
 
-	repaired int      // strings repaired to valid UTF-8 (sanitize.go)
-	walKeys  []string // write-ahead records of this chunk (wal.go)
+	repaired  int      // strings repaired to valid UTF-8 (sanitize.go)
+	walKeys   []string // write-ahead records of this chunk (wal.go)
+	fromKafka bool     // consumed from Kafka (split_trace.go)
 
 	rsIdx, ssIdx int // source resource/scope the current destination copies
 	rs           ptrace.ResourceSpans
@@ -63,8 +64,9 @@ type logChunk struct {
 	ld    plog.Logs
 	items int
 
-	repaired int
-	walKeys  []string
+	repaired  int
+	walKeys   []string
+	fromKafka bool
 
 	rlIdx, slIdx int
 	rl           plog.ResourceLogs

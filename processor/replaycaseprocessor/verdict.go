@@ -31,7 +31,7 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.
 	p.scrubber.Traces(b.spans, &scrubbed)
 	p.scrubber.Logs(b.events, &scrubbed)
 	c, findings, genAI := normalize.Build(b.spans, b.events)
-	if !genAI {
+	if !genAI && !eventsOfASplit(b) {
 		return nil, runNotGenAI
 	}
 	// Selected once per closed trace, before the verdict: a selected run is still quarantined
@@ -68,6 +68,7 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.
 		c.CaseID = replaycase.ID(c.Provenance.TraceID, fmt.Sprintf("fragment/%d/%s", b.fragment, c.CaseID))
 		c.Quarantine(replaycase.ReasonLateSpans, fmt.Sprintf("spans or events arrived after this trace's case was closed; this is fragment %d", b.fragment), "")
 	}
+	p.markSplit(ctx, c, cl)
 	if cl.cause == replaycase.ClosedInvalidTraceID {
 		c.Provenance.TraceID = zeroTraceID
 		c.Quarantine(replaycase.ReasonInvalidTraceID, "the spans have an all-zero trace id, so they cannot be grouped into runs; this case holds the ones of one request", "")

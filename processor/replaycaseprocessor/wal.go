@@ -23,8 +23,10 @@ import (
 // and deleted once every case built from it has been taken by the next consumer. On start the
 // records left are replayed into the buffers. A nil *wal does nothing.
 //
-// Keys: "wal/<trace id hex>/<sequence, 16 hex digits>"; value: one kind byte ('t' spans,
-// 'l' log events) and the OTLP protobuf of the chunk.
+// Keys: "wal/<trace id hex>/<sequence, 16 hex digits>", with "/kafka" appended when the chunk
+// was consumed from Kafka (split_trace.go; a suffix, so that an older version still restores
+// the record); value: one kind byte ('t' spans, 'l' log events) and the OTLP protobuf of the
+// chunk.
 type wal struct {
 	client storage.Client
 	walker storage.Walker
@@ -35,7 +37,10 @@ type wal struct {
 	refs map[string]int // buffers (cases) still holding a record
 }
 
-const walPrefix = "wal/"
+const (
+	walPrefix      = "wal/"
+	walKafkaSuffix = "/kafka"
+)
 
 func openWAL(ctx context.Context, host component.Host, storageID, owner component.ID, logger *zap.Logger) (*wal, error) {
 	client, err := storageclient.Open(ctx, host, storageID, component.KindProcessor, owner)
@@ -50,43 +55,47 @@ func openWAL(ctx context.Context, host component.Host, storageID, owner componen
 	return &wal{client: client, walker: walker, logger: logger, seq: uint64(time.Now().UnixNano()), refs: map[string]int{}}, nil
 }
 
-func (w *wal) key(id pcommon.TraceID) string {
+func (w *wal) key(id pcommon.TraceID, fromKafka bool) string {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.seq++
-	return fmt.Sprintf("%s%x/%016x", walPrefix, id[:], w.seq)
+	k := fmt.Sprintf("%s%x/%016x", walPrefix, id[:], w.seq)
+	w.mu.Unlock()
+	if fromKafka {
+		k += walKafkaSuffix
+	}
+	return k
 }
 
 // writeTraces stores each chunk and gives it its key. An error means nothing may be
 // acknowledged: the caller refuses the request with a retryable error.
 func (w *wal) writeTraces(ctx context.Context, chunks []*traceChunk) error {
-	return writeChunks(ctx, w, chunks, 't', func(c *traceChunk) (pcommon.TraceID, *[]string, []byte, error) {
+	return writeChunks(ctx, w, chunks, 't', func(c *traceChunk) (pcommon.TraceID, bool, *[]string, []byte, error) {
 		body, err := tracesSizer.MarshalTraces(c.td)
-		return c.id, &c.walKeys, body, err
+		return c.id, c.fromKafka, &c.walKeys, body, err
 	})
 }
 
 // writeLogs is writeTraces for GenAI log events.
 func (w *wal) writeLogs(ctx context.Context, chunks []*logChunk) error {
-	return writeChunks(ctx, w, chunks, 'l', func(c *logChunk) (pcommon.TraceID, *[]string, []byte, error) {
+	return writeChunks(ctx, w, chunks, 'l', func(c *logChunk) (pcommon.TraceID, bool, *[]string, []byte, error) {
 		body, err := logsSizer.MarshalLogs(c.ld)
-		return c.id, &c.walKeys, body, err
+		return c.id, c.fromKafka, &c.walKeys, body, err
 	})
 }
 
 // writeChunks stores the encoding of each chunk under a new key of its trace, in one batch,
 // and records the key in the chunk.
-func writeChunks[C any](ctx context.Context, w *wal, chunks []C, kind byte, encode func(C) (pcommon.TraceID, *[]string, []byte, error)) error {
+func writeChunks[C any](ctx context.Context, w *wal, chunks []C, kind byte, encode func(C) (pcommon.TraceID, bool, *[]string, []byte, error)) error {
 	if w == nil || len(chunks) == 0 {
 		return nil
 	}
 	ops := make([]*storage.Operation, 0, len(chunks))
 	for _, c := range chunks {
-		id, keys, body, err := encode(c)
+		id, fromKafka, keys, body, err := encode(c)
 		if err != nil {
 			return err
 		}
-		*keys = []string{w.key(id)}
+		*keys = []string{w.key(id, fromKafka)}
 		ops = append(ops, storage.SetOperation((*keys)[0], append([]byte{kind}, body...)))
 	}
 	if err := w.client.Batch(ctx, ops...); err != nil {
@@ -179,7 +188,7 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 			spans += td.SpanCount()
 			chunks := splitTraces(td)
 			for _, c := range chunks {
-				c.walKeys = []string{r.key}
+				c.walKeys, c.fromKafka = []string{r.key}, strings.HasSuffix(r.key, walKafkaSuffix)
 				c.repaired = sanitizeTraces(c.td).repaired
 			}
 			p.mu.Lock()
@@ -199,7 +208,7 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 			chunks := splitLogs(ld, false)
 			p.mu.Lock()
 			for _, c := range chunks {
-				c.walKeys = []string{r.key}
+				c.walKeys, c.fromKafka = []string{r.key}, strings.HasSuffix(r.key, walKafkaSuffix)
 				c.repaired = sanitizeLogs(c.ld).repaired
 				p.addEvents(c, p.now())
 			}

@@ -85,7 +85,7 @@ var knownReasonCodes = map[string]bool{
 	replaycase.ReasonNoModelOutput: true, replaycase.ReasonNoModelName: true, replaycase.ReasonToolCallWithoutResult: true,
 	replaycase.ReasonUnparseableContent: true, replaycase.ReasonTruncatedContent: true, replaycase.ReasonContentRef: true,
 	replaycase.ReasonSecretDetected: true, replaycase.ReasonEmbeddingsNotRecorded: true, replaycase.ReasonEvicted: true, replaycase.ReasonSpanLimit: true,
-	replaycase.ReasonShutdown: true, replaycase.ReasonMaxAge: true, replaycase.ReasonLateSpans: true,
+	replaycase.ReasonShutdown: true, replaycase.ReasonMaxAge: true, replaycase.ReasonLateSpans: true, replaycase.ReasonTraceSplit: true,
 	replaycase.ReasonInvalidUTF8: true, replaycase.ReasonInvalidTraceID: true, replaycase.ReasonEventLimit: true,
 	"undecodable_case": true, // the exporter's, for case spans it could not decode
 }

@@ -44,6 +44,7 @@ type TelemetryBuilder struct {
 	ProcessorReplayCaseRefused            metric.Int64Counter
 	ProcessorReplayCaseReservedAttributes metric.Int64Counter
 	ProcessorReplayCaseSelectedRuns       metric.Int64Counter
+	ProcessorReplayCaseSplitTraces        metric.Int64Counter
 	ProcessorReplayCaseTokens             metric.Int64Counter
 	ProcessorReplayCaseUnselectedRuns     metric.Int64Counter
 }
@@ -183,6 +184,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_replay_case_selected_runs",
 		metric.WithDescription("GenAI runs selected to become cases (select config set), by selected_by (the rule name that matched, or sample) [Development]"),
 		metric.WithUnit("{runs}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseSplitTraces, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_split_traces",
+		metric.WithDescription("Cases built from data consumed from Kafka that hold only part of their trace (a partition moved between collectors, or data arrived after the case closed), quarantined with reason trace_split, by evidence (late, no_spans, orphan_spans, orphan_events); each is logged with its trace id, unsampled [Development]"),
+		metric.WithUnit("{cases}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseTokens, err = builder.meter.Int64Counter(

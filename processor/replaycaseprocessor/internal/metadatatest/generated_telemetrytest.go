@@ -309,6 +309,22 @@ func AssertEqualProcessorReplayCaseSelectedRuns(t *testing.T, tt *componenttest.
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorReplayCaseSplitTraces(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_replay_case_split_traces",
+		Description: "Cases built from data consumed from Kafka that hold only part of their trace (a partition moved between collectors, or data arrived after the case closed), quarantined with reason trace_split, by evidence (late, no_spans, orphan_spans, orphan_events); each is logged with its trace id, unsampled [Development]",
+		Unit:        "{cases}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_replay_case_split_traces")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorReplayCaseTokens(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_tokens",
