@@ -22,7 +22,7 @@ func TestREADMESQLSnippetsRun(t *testing.T) {
 	db := duck(t)
 	block := regexp.MustCompile("(?s)```sql\n(.*?)```")
 	ran := 0
-	for _, doc := range []string{"README.md", "exporter/replayparquetexporter/README.md", "receiver/replayparquetreceiver/README.md"} {
+	for _, doc := range []string{"README.md", "exporter/replayparquetexporter/README.md", "receiver/replayparquetreceiver/README.md", "docs/scale-out.md"} {
 		text, err := os.ReadFile(filepath.Join(repo, doc))
 		require.NoError(t, err)
 		for _, m := range block.FindAllStringSubmatch(string(text), -1) {
