@@ -7,7 +7,9 @@
 #      and `reprise ci` against changed agents;
 #   5. test/python (scripts/test-python.sh): the same with the Python openai SDK and four Python
 #      GenAI instrumentations, the notebook under nbclient, the README reader snippets, PySpark.
-# Not here, because it needs minutes of a real Kafka broker: test/kafka/run.sh (docs/scale-out.md).
+#   6. test/kafka: the scale-out setup (docs/scale-out.md) on a real Kafka broker (KRaft, jars from
+#      Maven Central, cached) and moto: 10,000 runs through 1 tier-1 and 3 tier-2 collectors with
+#      a kill -9, and the 1 vs 3 tier-2 throughput ratio; about 3 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
@@ -27,3 +29,6 @@ go build -o "$bin_dir/reprise" ./cmd/reprise
 (cd test/node && npm ci --no-audit --no-fund --loglevel=error && REPRISE_BIN="$bin_dir/reprise" npm test)
 took "test/node (with the collector build)"
 REPRISE_BIN="$bin_dir/reprise" scripts/test-python.sh
+step_start=$SECONDS # test-python.sh reports its own time
+REPRISE_BINARY="$bin_dir/reprise" test/kafka/run.sh
+took "test/kafka (Kafka broker, moto, 1 tier-1 + 3 tier-2 collectors)"

@@ -183,6 +183,7 @@ type outcome struct {
 	duplicates int      // rows repeating a case_id already seen (redelivery after a kill)
 	split      []string // trace ids with more than one distinct case_id: the trace was split
 	lateEvents int      // otel-events runs whose case has no event: its log events were not joined
+	splitRows  int      // rows replay_case marked trace_split (one part of a split trace)
 }
 
 // check relates every run to its rows: one case_id per trace id (a case_id may be written twice
@@ -203,6 +204,9 @@ func check(rows []replaycase.Case, runs []run) outcome {
 		}
 		caseIDs[r.Provenance.TraceID][r.CaseID] = true
 		events[r.Provenance.TraceID] += r.Provenance.EventCount
+		if r.HasReason(replaycase.ReasonTraceSplit) {
+			o.splitRows++
+		}
 	}
 	for _, r := range runs {
 		if len(caseIDs[r.traceID]) != 1 {

@@ -10,8 +10,13 @@ start_moto() {
   fi
   "$venv/bin/moto_server" -H 127.0.0.1 -p "$port" >"$log" 2>&1 &
   moto_pid=$!
-  for _ in $(seq 1 100); do
+  for i in $(seq 1 100); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+    if [ "$i" -eq 100 ] || ! kill -0 "$moto_pid" 2>/dev/null; then
+      echo "moto did not listen on 127.0.0.1:$port within 20 s:" >&2
+      tail -n 20 "$log" >&2
+      return 1
+    fi
     sleep 0.2
   done
   echo "moto S3 server on 127.0.0.1:$port, pid $moto_pid"
