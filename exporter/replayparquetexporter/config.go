@@ -17,12 +17,20 @@ import (
 
 // Config of the replay_parquet exporter.
 type Config struct {
-	// Directory is the dataset root; cases/, steps/ and quarantine/ are created below it.
+	// Directory is the dataset root; cases/, steps/ and quarantine/ are created below it. A
+	// local folder, or s3://bucket/prefix: the dataset then lives in that bucket, and every file
+	// is published in local_directory first and uploaded whole from there, exactly as with an
+	// object_store block (which must then be left out). For an S3-compatible server the URL
+	// takes the block's other settings as query parameters:
+	// s3://bucket/prefix?endpoint=http://host:9000&region=us-east-1&use_path_style=true.
 	// Default "./reprise-data".
 	Directory string `mapstructure:"directory"`
-	// StagingDirectory holds files while they are written. It must be outside Directory (so
-	// readers never see a partial file) and on the same filesystem (so publishing is an atomic
-	// rename). Default: Directory + ".staging".
+	// LocalDirectory is, with an s3:// directory only, the local folder files are published in
+	// before their upload, and what a failed upload is retried from. Default "./reprise-data".
+	LocalDirectory string `mapstructure:"local_directory"`
+	// StagingDirectory holds files while they are written. It must be outside the local dataset
+	// root (so readers never see a partial file) and on the same filesystem (so publishing is an
+	// atomic rename). Default: the local root (directory, or local_directory) + ".staging".
 	StagingDirectory string `mapstructure:"staging_directory"`
 	// MaxRowsPerFile caps the rows of one file; a larger batch is written as several files.
 	// Default 100000.
@@ -35,7 +43,8 @@ type Config struct {
 	// (url: s3://bucket/prefix; endpoint, region, path_style for S3-compatible servers), so
 	// that collectors on different hosts share one dataset. A file is uploaded after its local
 	// publish, whole, under its final key; the local folder is what failed uploads are retried
-	// from. Default: not set (local folder only).
+	// from. Not with an s3:// directory, which is the same mirror. Default: not set (local
+	// folder only).
 	ObjectStore configoptional.Optional[dataset.ObjectStoreConfig] `mapstructure:"object_store"`
 
 	// Retention deletes dt= partitions older than an age per dataset; off by default
@@ -59,11 +68,13 @@ var _ confmap.Validator = (*Config)(nil)
 // Validate rejects settings that would lose data or publish partial files.
 func (c *Config) Validate() error {
 	var errs []error
-	if strings.TrimSpace(c.Directory) == "" {
-		errs = append(errs, errors.New("directory must not be empty"))
-	}
-	if staging, root := c.staging(), filepath.Clean(c.Directory); staging == root || strings.HasPrefix(staging, root+string(filepath.Separator)) {
-		errs = append(errs, fmt.Errorf("staging_directory (%s) must be outside directory (%s): readers would see files being written", staging, root))
+	errs = append(errs, c.validateLocation()...)
+	if staging, root := c.staging(), c.root(); staging == root || strings.HasPrefix(staging, root+string(filepath.Separator)) {
+		field := "directory"
+		if c.bucketDirectory() {
+			field = "local_directory"
+		}
+		errs = append(errs, fmt.Errorf("staging_directory (%s) must be outside %s (%s): readers would see files being written", staging, field, root))
 	}
 	if c.MaxRowsPerFile <= 0 {
 		errs = append(errs, fmt.Errorf("max_rows_per_file must be positive, got %d", c.MaxRowsPerFile))
@@ -73,11 +84,6 @@ func (c *Config) Validate() error {
 	}
 	if !slices.Contains(dataset.Compressions(), c.Compression) {
 		errs = append(errs, fmt.Errorf("compression must be one of %s; got %q", strings.Join(dataset.Compressions(), ", "), c.Compression))
-	}
-	if c.ObjectStore.HasValue() {
-		if err := c.ObjectStore.Get().Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("object_store: %w", err))
-		}
 	}
 	if c.QueueConfig.HasValue() && c.QueueConfig.Get().Sizer != exporterhelper.RequestSizerTypeBytes {
 		errs = append(errs, fmt.Errorf("sending_queue.sizer must be bytes, got %q: a queue counted in requests or items holds data of any size, so its memory has no bound", c.QueueConfig.Get().Sizer.String()))
@@ -94,5 +100,5 @@ func (c *Config) staging() string {
 	if c.StagingDirectory != "" {
 		return filepath.Clean(c.StagingDirectory)
 	}
-	return filepath.Clean(c.Directory) + ".staging"
+	return c.root() + ".staging"
 }

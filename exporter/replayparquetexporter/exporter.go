@@ -26,7 +26,8 @@ type parquetExporter struct {
 	telemetry *metadata.TelemetryBuilder
 	writer    *dataset.Writer
 	// store mirrors published files into an object store; nil without object_store.
-	store *dataset.ObjectStore
+	store    *dataset.ObjectStore
+	storeURL string // the bucket's s3:// URL, for log lines
 	// writerOptions are passed to the dataset writer (tests inject write failures with them).
 	writerOptions []dataset.Option
 
@@ -48,7 +49,7 @@ const staleAfter = 15 * time.Minute
 
 func (e *parquetExporter) start(ctx context.Context, _ component.Host) error {
 	w, err := dataset.NewWriter(dataset.WriterConfig{
-		Root: e.cfg.Directory, Staging: e.cfg.staging(), Compression: e.cfg.Compression,
+		Root: e.cfg.root(), Staging: e.cfg.staging(), Compression: e.cfg.Compression,
 		MaxRowsPerFile: e.cfg.MaxRowsPerFile, RowGroupRows: e.cfg.RowGroupRows,
 	}, e.writerOptions...)
 	if err != nil {

@@ -15,14 +15,15 @@ import (
 // would duplicate them — it is retried by the next write, at shutdown and at the next start.
 
 func (e *parquetExporter) startObjectStore(ctx context.Context) error {
-	if !e.cfg.ObjectStore.HasValue() {
+	oc, ok := e.cfg.objectStore()
+	if !ok {
 		return nil
 	}
-	store, err := dataset.NewObjectStore(ctx, *e.cfg.ObjectStore.Get())
+	store, err := dataset.NewObjectStore(ctx, oc)
 	if err != nil {
 		return fmt.Errorf("replay_parquet: object_store: %w", err)
 	}
-	e.store = store
+	e.store, e.storeURL = store, oc.URL
 	// Files published before a crash that came before their upload.
 	e.syncObjectStore(ctx)
 	return nil
@@ -40,13 +41,13 @@ func (e *parquetExporter) syncObjectStore(ctx context.Context) {
 	if e.store == nil {
 		return
 	}
-	n, err := e.store.Sync(ctx, e.cfg.Directory)
+	n, err := e.store.Sync(ctx, e.cfg.root())
 	if n > 0 {
-		e.logger.Info("uploaded files the object store did not hold yet", zap.Int("files", n), zap.String("url", e.cfg.ObjectStore.Get().URL))
+		e.logger.Info("uploaded files the object store did not hold yet", zap.Int("files", n), zap.String("url", e.storeURL))
 	}
 	if err != nil {
 		e.logger.Error("object store: some published files are not uploaded yet; they stay in the local folder and are retried by the next write and at the next start",
-			zap.String("url", e.cfg.ObjectStore.Get().URL), zap.Error(err))
+			zap.String("url", e.storeURL), zap.Error(err))
 	}
 }
 
@@ -60,8 +61,8 @@ func (e *parquetExporter) upload(ctx context.Context, res dataset.Result) {
 	for i, f := range res.Files {
 		files[i] = f.File
 	}
-	if err := e.store.Upload(ctx, e.cfg.Directory, files); err != nil {
+	if err := e.store.Upload(ctx, e.cfg.root(), files); err != nil {
 		e.logger.Error("object store: published files not uploaded yet; they stay in the local folder and are retried by the next write and at the next start",
-			zap.String("url", e.cfg.ObjectStore.Get().URL), zap.Error(err))
+			zap.String("url", e.storeURL), zap.Error(err))
 	}
 }

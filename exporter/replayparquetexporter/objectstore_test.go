@@ -2,6 +2,7 @@ package replayparquetexporter
 
 import (
 	"context"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -51,4 +52,51 @@ func TestExporterUploadsEveryPublishedFile(t *testing.T) {
 	}
 	sort.Strings(remote)
 	assert.Equal(t, local, remote)
+}
+
+// directory: s3://bucket/prefix is the same mirror as an object_store block: every file is
+// published in local_directory and uploaded under the prefix (run by test/objectstore/run.sh).
+func TestExporterWithAnS3DirectoryUploadsEveryPublishedFile(t *testing.T) {
+	ep, bucket, client := testfixtures.S3Bucket(t)
+	ctx := context.Background()
+
+	cfg := testConfig(t)
+	local := cfg.Directory
+	cfg.Directory, cfg.LocalDirectory = "s3://"+bucket+"/team-a?endpoint="+url.QueryEscape(ep)+"&region=us-east-1&use_path_style=true", local
+	require.NoError(t, confmap.Validate(cfg))
+	emitted := pipeline(t, cfg, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent)
+
+	published := files(t, local)
+	require.NotEmpty(t, published)
+	out, err := client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	require.NoError(t, err)
+	var remote []string
+	for _, o := range out.Contents {
+		rel, err := filepath.Rel("team-a", aws.ToString(o.Key))
+		require.NoError(t, err)
+		remote = append(remote, rel)
+	}
+	sort.Strings(remote)
+	assert.Equal(t, published, remote)
+
+	// The bucket holds the dataset: every case emitted reads back from it.
+	store, err := dataset.NewObjectStore(ctx, dataset.ObjectStoreConfig{URL: "s3://" + bucket + "/team-a", Endpoint: ep, Region: "us-east-1", PathStyle: true})
+	require.NoError(t, err)
+	var read []string
+	for _, ds := range []string{dataset.Cases, dataset.Quarantine} {
+		objs, err := store.List(ctx, ds)
+		require.NoError(t, err)
+		for _, o := range objs {
+			rows, err := store.ReadObjectCases(ctx, o)
+			require.NoError(t, err)
+			for _, r := range rows {
+				read = append(read, r.CaseID)
+			}
+		}
+	}
+	var want []string
+	for _, c := range emitted {
+		want = append(want, c.CaseID)
+	}
+	assert.ElementsMatch(t, want, read)
 }

@@ -102,7 +102,7 @@ func (e *parquetExporter) stopRetention() {
 // expire runs one retention pass: every removed partition is counted and logged; a failure is
 // logged and the pass goes on (the next pass tries again).
 func (e *parquetExporter) expire(ctx context.Context, now time.Time) {
-	got, err := dataset.Expire(e.cfg.Directory, e.cfg.Retention.policy(), now)
+	got, err := dataset.Expire(e.cfg.root(), e.cfg.Retention.policy(), now)
 	for _, x := range got {
 		attrs := metric.WithAttributes(attribute.String("dataset", x.Dataset))
 		e.telemetry.ExporterReplayParquetExpiredFiles.Add(ctx, int64(x.Files), attrs)
