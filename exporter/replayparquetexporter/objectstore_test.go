@@ -34,24 +34,28 @@ func TestObjectStoreConfig(t *testing.T) {
 // same relative path below the prefix (run by test/objectstore/run.sh, which starts an S3 server).
 func TestExporterUploadsEveryPublishedFile(t *testing.T) {
 	ep, bucket, client := testfixtures.S3Bucket(t)
-	ctx := context.Background()
-
 	cfg := testConfig(t)
 	cfg.ObjectStore = configoptional.Some(dataset.ObjectStoreConfig{URL: "s3://" + bucket + "/reprise", Endpoint: ep, Region: "us-east-1", PathStyle: true})
 	pipeline(t, cfg, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent)
 
 	local := files(t, cfg.Directory)
 	require.NotEmpty(t, local)
-	out, err := client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	assert.Equal(t, local, bucketFiles(t, client, bucket, "reprise"))
+}
+
+// bucketFiles lists the keys under prefix in the bucket, relative to it and sorted.
+func bucketFiles(t *testing.T, client *s3.Client, bucket, prefix string) []string {
+	t.Helper()
+	out, err := client.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
 	require.NoError(t, err)
 	var remote []string
 	for _, o := range out.Contents {
-		rel, err := filepath.Rel("reprise", aws.ToString(o.Key))
+		rel, err := filepath.Rel(prefix, aws.ToString(o.Key))
 		require.NoError(t, err)
 		remote = append(remote, rel)
 	}
 	sort.Strings(remote)
-	assert.Equal(t, local, remote)
+	return remote
 }
 
 // directory: s3://bucket/prefix is the same mirror as an object_store block: every file is
@@ -68,16 +72,7 @@ func TestExporterWithAnS3DirectoryUploadsEveryPublishedFile(t *testing.T) {
 
 	published := files(t, local)
 	require.NotEmpty(t, published)
-	out, err := client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
-	require.NoError(t, err)
-	var remote []string
-	for _, o := range out.Contents {
-		rel, err := filepath.Rel("team-a", aws.ToString(o.Key))
-		require.NoError(t, err)
-		remote = append(remote, rel)
-	}
-	sort.Strings(remote)
-	assert.Equal(t, published, remote)
+	assert.Equal(t, published, bucketFiles(t, client, bucket, "team-a"))
 
 	// The bucket holds the dataset: every case emitted reads back from it.
 	store, err := dataset.NewObjectStore(ctx, dataset.ObjectStoreConfig{URL: "s3://" + bucket + "/team-a", Endpoint: ep, Region: "us-east-1", PathStyle: true})

@@ -63,12 +63,14 @@ func splitEvidence(b *traceBuffer, cause replaycase.CloseCause) (evidence, detai
 	for r := range pdatawalk.Spans(b.spans) {
 		spans[r.Span.SpanID()] = struct{}{}
 	}
+	missing := func(id pcommon.SpanID) bool {
+		_, ok := spans[id]
+		return !id.IsEmpty() && !ok
+	}
 	missingParents := 0
 	for r := range pdatawalk.Spans(b.spans) {
-		if parent := r.Span.ParentSpanID(); !parent.IsEmpty() {
-			if _, ok := spans[parent]; !ok {
-				missingParents++
-			}
+		if missing(r.Span.ParentSpanID()) {
+			missingParents++
 		}
 	}
 	if missingParents > 0 {
@@ -76,10 +78,8 @@ func splitEvidence(b *traceBuffer, cause replaycase.CloseCause) (evidence, detai
 	}
 	missingSpans := 0
 	for r := range pdatawalk.LogRecords(b.events) {
-		if id := r.Record.SpanID(); !id.IsEmpty() {
-			if _, ok := spans[id]; !ok {
-				missingSpans++
-			}
+		if missing(r.Record.SpanID()) {
+			missingSpans++
 		}
 	}
 	if missingSpans > 0 {
