@@ -9,7 +9,8 @@
 #      GenAI instrumentations, the notebook under nbclient, the README reader snippets, PySpark.
 #   6. test/kafka: the scale-out setup (docs/scale-out.md) on a real Kafka broker (KRaft, jars from
 #      Maven Central, cached) and moto: 10,000 runs through 1 tier-1 and 3 tier-2 collectors with
-#      a kill -9, and the 1 vs 3 tier-2 throughput ratio; about 3 minutes on 2 cores.
+#      a kill -9, a trace split forced by a rebalance (marked trace_split and counted), and the
+#      1 vs 3 tier-2 throughput ratio; about 4½ minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
