@@ -1,0 +1,63 @@
+package normalize
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// nodeRun reads a run captured from test/node (testdata/node/<run>/traces.json and, when the
+// run has log records, logs.json).
+func nodeRun(t *testing.T, run string) (ptrace.Traces, plog.Logs) {
+	t.Helper()
+	dir := filepath.Join("testdata", "node", run)
+	b, err := os.ReadFile(filepath.Join(dir, "traces.json"))
+	require.NoError(t, err)
+	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
+	require.NoError(t, err)
+	ld := plog.NewLogs()
+	if b, err := os.ReadFile(filepath.Join(dir, "logs.json")); err == nil {
+		ld, err = (&plog.JSONUnmarshaler{}).UnmarshalLogs(b)
+		require.NoError(t, err)
+	}
+	return td, ld
+}
+
+// toolCallParts lists each model step's requested tool calls as "id name arguments".
+func toolCallParts(c *replaycase.Case) [][]string {
+	var out [][]string
+	for _, st := range c.Steps {
+		if st.Kind != replaycase.StepLLM {
+			continue
+		}
+		var calls []string
+		for _, m := range st.OutputMessages {
+			for _, p := range m.Parts {
+				if p.Type == "tool_call" {
+					calls = append(calls, p.ID+" "+p.Name+" "+p.Arguments)
+				}
+			}
+		}
+		out = append(out, calls)
+	}
+	return out
+}
+
+// The official OTel JS OpenAI instrumentation (0.21) reports a streamed Responses call as one
+// details event with the input and one more per output item; both parallel function calls
+// of the first call are its output, not just the first item's.
+func TestOTelJSStreamedResponsesKeepEveryOutputItem(t *testing.T) {
+	c, _, _ := Build(nodeRun(t, "otel-responses-stream"))
+	require.Equal(t, replaycase.StatusAccepted, c.Status, c.Reasons)
+	require.Equal(t, [][]string{
+		{`call_1_0 get_weather {"city":"Paris"}`, `call_1_1 get_weather {"city":"Lyon"}`},
+		nil,
+	}, toolCallParts(c))
+	require.Equal(t, "Paris and Lyon: 14 and overcast.", c.Steps[len(c.Steps)-1].OutputMessages[0].Parts[0].Content)
+}
