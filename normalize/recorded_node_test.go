@@ -61,3 +61,22 @@ func TestOTelJSStreamedResponsesKeepEveryOutputItem(t *testing.T) {
 	}, toolCallParts(c))
 	require.Equal(t, "Paris and Lyon: 14 and overcast.", c.Steps[len(c.Steps)-1].OutputMessages[0].Parts[0].Content)
 }
+
+// OpenInference's JS Anthropic instrumentation (0.2.8) writes each tool_use block as
+// contents.N.tool_call.* and again as tool_calls.N.*: one tool_call part each, with its id,
+// name and input, with messages.create and with messages.stream.
+func TestOpenInferenceJSAnthropicToolUse(t *testing.T) {
+	for _, run := range []string{"anthropic-openinference-create", "anthropic-openinference-stream"} {
+		c, _, _ := Build(nodeRun(t, run))
+		var calls [][]string
+		for _, st := range c.Steps {
+			if st.Name == "Anthropic Messages" {
+				calls = append(calls, toolCallParts(&replaycase.Case{Steps: []replaycase.Step{st}})...)
+			}
+		}
+		require.Equal(t, [][]string{
+			{`toolu_1_0 get_weather {"city":"Paris"}`, `toolu_1_1 get_weather {"city":"Lyon"}`},
+			nil,
+		}, calls, run)
+	}
+}
