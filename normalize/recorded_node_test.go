@@ -80,3 +80,22 @@ func TestOpenInferenceJSAnthropicToolUse(t *testing.T) {
 		}, calls, run)
 	}
 }
+
+// The Anthropic TypeScript SDK's own span for a call (content-less, nested under
+// OpenInference's span with messages.create, a sibling containing it with messages.stream) is
+// the same model call, not a second one: one model step per call, with the response id the
+// SDK's span recorded, and the case is accepted.
+func TestAnthropicSDKSpanUnderOpenInferenceIsOneModelStep(t *testing.T) {
+	for _, run := range []string{"anthropic-openinference-create", "anthropic-openinference-stream"} {
+		c, findings, _ := Build(nodeRun(t, run))
+		require.Empty(t, findings, run)
+		var llm []string
+		for _, st := range c.Steps {
+			if st.Kind == replaycase.StepLLM {
+				llm = append(llm, st.Name+" "+st.ResponseID+" "+st.API)
+			}
+		}
+		require.Equal(t, []string{"Anthropic Messages msg_1 anthropic.messages", "Anthropic Messages msg_2 anthropic.messages"}, llm, run)
+		require.Equal(t, []string{"openinference", "otel_genai"}, c.Provenance.Conventions, run)
+	}
+}

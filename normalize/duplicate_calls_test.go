@@ -1,0 +1,39 @@
+package normalize
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// A content-less model span is folded only when it matches exactly one step with content and
+// that step matches only it: parallel calls whose spans overlap stay apart (and the evidence
+// check quarantines the empty one), as does a call of another model.
+func TestFoldDuplicateModelCallsOnlyWhenUnambiguous(t *testing.T) {
+	t0 := time.Unix(1764460800, 0)
+	step := func(id string, content bool, from, to int, model string) normalized {
+		st := replaycase.Step{Kind: replaycase.StepLLM, SpanID: id, ParentSpanID: "root", StartTime: t0.Add(time.Duration(from) * time.Millisecond),
+			EndTime: t0.Add(time.Duration(to) * time.Millisecond), ModelConfig: replaycase.ModelConfig{Provider: "anthropic", RequestModel: model}}
+		if content {
+			st.OutputMessages = []replaycase.Message{{Role: "assistant", Parts: []replaycase.Part{{Type: "text", Content: "hi"}}}}
+		}
+		return normalized{Step: st}
+	}
+	ids := func(steps []normalized) (out []string) {
+		for _, s := range steps {
+			out = append(out, s.Step.SpanID)
+		}
+		return out
+	}
+	// One empty span containing one content span: folded.
+	require.Equal(t, []string{"content"}, ids(foldDuplicateModelCalls([]normalized{step("sdk", false, 0, 10, "m"), step("content", true, 1, 9, "m")})))
+	// One empty span containing two content spans (parallel calls): kept.
+	require.Len(t, foldDuplicateModelCalls([]normalized{step("sdk", false, 0, 10, "m"), step("a", true, 1, 9, "m"), step("b", true, 2, 8, "m")}), 3)
+	// Two empty spans both containing one content span: kept.
+	require.Len(t, foldDuplicateModelCalls([]normalized{step("sdk1", false, 0, 10, "m"), step("sdk2", false, 0, 11, "m"), step("a", true, 1, 9, "m")}), 3)
+	// Another model: kept.
+	require.Len(t, foldDuplicateModelCalls([]normalized{step("sdk", false, 0, 10, "m"), step("a", true, 1, 9, "other")}), 2)
+}
