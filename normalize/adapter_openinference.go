@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/wireapi"
 )
 
 var openInferenceKinds = map[string]struct {
@@ -100,6 +101,14 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	}
 	setStr(&mc.RequestModel, getStr(a, "llm.model_name"))
 
+	// For Anthropic the recorded request body comes first: the JS instrumentation (0.2)
+	// flattens a user turn with several tool_result blocks into one message that names only
+	// the last one, and writes the system prompt only in the body.
+	if mc.Provider == "anthropic" && getStr(a, "input.mime_type") == "application/json" {
+		if r, err := wireapi.ParseMessagesRequest([]byte(getStr(a, "input.value"))); err == nil {
+			b.setInput(r.Messages)
+		}
+	}
 	b.setInput(openInferenceMessages(a, "llm.input_messages."))
 	b.setInput(request.Messages)
 	var response OpenAIResponse

@@ -99,3 +99,33 @@ func TestAnthropicSDKSpanUnderOpenInferenceIsOneModelStep(t *testing.T) {
 		require.Equal(t, []string{"openinference", "otel_genai"}, c.Provenance.Conventions, run)
 	}
 }
+
+// OpenInference's JS Anthropic instrumentation flattens the tool results of one user turn
+// into one message naming the last result only, and keeps the system prompt only in
+// input.value: the case's input is read from that request body, every result included.
+func TestOpenInferenceJSAnthropicInputFromRequestBody(t *testing.T) {
+	for _, run := range []string{"anthropic-openinference-create", "anthropic-openinference-stream"} {
+		c, _, _ := Build(nodeRun(t, run))
+		var second *replaycase.Step
+		for i := range c.Steps {
+			if c.Steps[i].Kind == replaycase.StepLLM && c.Steps[i].Name == "Anthropic Messages" {
+				second = &c.Steps[i]
+			}
+		}
+		require.NotNil(t, second, run)
+		var got []string
+		for _, m := range second.InputMessages {
+			for _, p := range m.Parts {
+				got = append(got, m.Role+" "+p.Type+" "+p.ID+" "+p.Content+p.Response)
+			}
+		}
+		require.Equal(t, []string{
+			"system text  You are a weather assistant.",
+			"user text  Weather in Paris and Lyon?",
+			"assistant tool_call toolu_1_0 ",
+			"assistant tool_call toolu_1_1 ",
+			`tool tool_call_response toolu_1_0 {"city":"Paris","temperature":14,"sky":"overcast"}`,
+			`tool tool_call_response toolu_1_1 {"city":"Lyon","temperature":14,"sky":"overcast"}`,
+		}, got, run)
+	}
+}
