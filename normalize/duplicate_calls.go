@@ -9,8 +9,8 @@ import (
 // One model call can arrive as two spans: an instrumentation's span with the content, and the
 // client SDK's own span without it. The Anthropic TypeScript SDK 1.x emits GenAI spans
 // whenever a tracer provider is registered; under OpenInference its span for messages.create
-// is the child of OpenInference's span, and for messages.stream a sibling that contains it in
-// time. Left as two steps, the case would expect two requests and be quarantined for the empty
+// is the child of OpenInference's span, and for messages.stream a sibling over the same time
+// (which of the two ends first varies from run to run). Left as two steps, the case would expect two requests and be quarantined for the empty
 // one.
 
 // foldDuplicateModelCalls drops each content-less model step that records the same call as
@@ -66,8 +66,8 @@ func recordsContent(st *replaycase.Step) bool {
 }
 
 // sameModelCall tells whether content-less step x records the call of step y: the same
-// provider and model, and x is y's child, or has y's response id, or shares y's parent with
-// one of the two inside the other's time range.
+// provider and model, and x is y's child, or has y's response id, or shares y's parent and
+// overlaps y in time.
 func sameModelCall(x, y *replaycase.Step) bool {
 	if x.ModelConfig.Provider != y.ModelConfig.Provider {
 		return false
@@ -81,13 +81,9 @@ func sameModelCall(x, y *replaycase.Step) bool {
 	case x.ResponseID != "" && x.ResponseID == y.ResponseID:
 		return true
 	case x.ParentSpanID == y.ParentSpanID:
-		return within(x, y) || within(y, x)
+		return x.StartTime.Before(y.EndTime) && y.StartTime.Before(x.EndTime)
 	}
 	return false
-}
-
-func within(inner, outer *replaycase.Step) bool {
-	return !inner.StartTime.Before(outer.StartTime) && !inner.EndTime.After(outer.EndTime)
 }
 
 // absorb gives keep what only dup recorded of the same call.

@@ -28,8 +28,11 @@ func TestFoldDuplicateModelCallsOnlyWhenUnambiguous(t *testing.T) {
 		}
 		return out
 	}
-	// One empty span containing one content span: folded.
+	// One empty span overlapping one content span: folded.
 	require.Equal(t, []string{"content"}, ids(foldDuplicateModelCalls([]normalized{step("sdk", false, 0, 10, "m"), step("content", true, 1, 9, "m")})))
+	require.Equal(t, []string{"content"}, ids(foldDuplicateModelCalls([]normalized{step("sdk", false, 0, 10, "m"), step("content", true, 1, 11, "m")})))
+	// Calls one after the other, touching ends: each folds into its own.
+	require.Equal(t, []string{"a", "b"}, ids(foldDuplicateModelCalls([]normalized{step("sdk1", false, 0, 10, "m"), step("a", true, 1, 10, "m"), step("sdk2", false, 10, 20, "m"), step("b", true, 10, 19, "m")})))
 	// One empty span containing two content spans (parallel calls): kept.
 	require.Len(t, foldDuplicateModelCalls([]normalized{step("sdk", false, 0, 10, "m"), step("a", true, 1, 9, "m"), step("b", true, 2, 8, "m")}), 3)
 	// Two empty spans both containing one content span: kept.
