@@ -1,10 +1,12 @@
 // A tool-using agent on the real @anthropic-ai/sdk (messages.create, or messages.stream with
-// STREAM=1), traced by the SDK's own OpenTelemetry spans: the same code records a run and
-// replays it. Prints what it did as JSON on stdout.
+// STREAM=1), traced by the SDK's own OpenTelemetry spans and, with INSTRUMENTATION, by another
+// instrumentation too: the same code records a run and replays it. Prints what it did as JSON
+// on stdout.
 //
 // Environment: ANTHROPIC_BASE_URL; OTLP_ENDPOINT (http://host:port, optional); SERVICE_NAME;
-// STREAM=1; SYSTEM_PROMPT; REPLAY_SESSION; REPLAY_MODE;
-// ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content to record content.
+// INSTRUMENTATION (openinference | traceloop | none: the SDK's own spans only); STREAM=1;
+// SYSTEM_PROMPT; REPLAY_SESSION; REPLAY_MODE;
+// ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content to record content in the SDK's spans.
 'use strict';
 const api = require('@opentelemetry/api');
 const { TracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace');
@@ -19,6 +21,14 @@ if (env.OTLP_ENDPOINT) {
   provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': env.SERVICE_NAME || 'anthropic-agent' }),
     spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: env.OTLP_ENDPOINT + '/v1/traces' }) })] });
   api.trace.setGlobalTracerProvider(provider);
+  const instrumentations = {
+    openinference: () => new (require('@arizeai/openinference-instrumentation-anthropic').AnthropicInstrumentation)(),
+    traceloop: () => new (require('@traceloop/instrumentation-anthropic').AnthropicInstrumentation)({ traceContent: true }),
+  };
+  if (instrumentations[env.INSTRUMENTATION]) {
+    const { registerInstrumentations } = require('@opentelemetry/instrumentation');
+    registerInstrumentations({ instrumentations: [instrumentations[env.INSTRUMENTATION]()] });
+  }
 }
 const Anthropic = require('@anthropic-ai/sdk');
 

@@ -2,7 +2,7 @@
 // same code records a run and replays it. Prints what it did as JSON on stdout.
 //
 // Environment: OPENAI_BASE_URL; OTLP_ENDPOINT (http://host:port, optional); INSTRUMENTATION
-// (otel | openinference | none); SERVICE_NAME; STREAM=1; PROMPT; INSTRUCTIONS; REPLAY_SESSION;
+// (otel | openinference | traceloop | none); SERVICE_NAME; STREAM=1; PROMPT; INSTRUCTIONS; REPLAY_SESSION;
 // REPLAY_MODE.
 'use strict';
 const api = require('@opentelemetry/api');
@@ -28,6 +28,7 @@ if (env.OTLP_ENDPOINT && env.INSTRUMENTATION !== 'none') {
   const instrumentations = {
     otel: () => new (require('@opentelemetry/instrumentation-openai').OpenAIInstrumentation)({ captureMessageContent: true }),
     openinference: () => new (require('@arizeai/openinference-instrumentation-openai').OpenAIInstrumentation)(),
+    traceloop: () => new (require('@traceloop/instrumentation-openai').OpenAIInstrumentation)({ traceContent: true }),
   };
   registerInstrumentations({ instrumentations: [instrumentations[env.INSTRUMENTATION]()] });
 }
