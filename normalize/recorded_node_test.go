@@ -1,8 +1,10 @@
 package normalize
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -127,5 +129,45 @@ func TestOpenInferenceJSAnthropicInputFromRequestBody(t *testing.T) {
 			`tool tool_call_response toolu_1_0 {"city":"Paris","temperature":14,"sky":"overcast"}`,
 			`tool tool_call_response toolu_1_1 {"city":"Lyon","temperature":14,"sky":"overcast"}`,
 		}, got, run)
+	}
+}
+
+// inputShape lists a step's input messages as "role part-type id" per part.
+func inputShape(st *replaycase.Step) []string {
+	var out []string
+	for i, m := range st.InputMessages {
+		for _, p := range m.Parts {
+			out = append(out, fmt.Sprintf("%d %s %s %s", i, m.Role, p.Type, p.ID))
+		}
+	}
+	return out
+}
+
+// The Vercel AI SDK (ai 6.0.325) records an assistant turn with two tool calls as one
+// message; a Responses request carries them as two function_call items, so the Responses
+// step's input holds one message per call (as a live request is read). Its Anthropic steps
+// keep the turn whole, and their tool_choice is the object @ai-sdk/anthropic sends.
+func TestVercelRecordedRequestsReadAsTheProviderSendsThem(t *testing.T) {
+	for _, run := range []string{"vercel-openai-generate", "vercel-openai-stream", "vercel-anthropic-generate", "vercel-anthropic-stream"} {
+		c, findings, _ := Build(nodeRun(t, run))
+		require.Empty(t, findings, run)
+		var llm []*replaycase.Step
+		for i := range c.Steps {
+			if c.Steps[i].Kind == replaycase.StepLLM {
+				llm = append(llm, &c.Steps[i])
+			}
+		}
+		require.Len(t, llm, 2, run)
+		if strings.Contains(run, "openai") {
+			require.Equal(t, replaycase.APIOpenAIResponses, llm[1].API)
+			require.Equal(t, "auto", llm[1].ModelConfig.ToolChoice)
+			require.Equal(t, []string{"0 system text ", "1 user text ", "2 assistant tool_call call_1_0", "3 assistant tool_call call_1_1",
+				"4 tool tool_call_response call_1_0", "4 tool tool_call_response call_1_1"}, inputShape(llm[1]), run)
+			continue
+		}
+		require.Equal(t, replaycase.APIAnthropicMessages, llm[1].API)
+		require.Equal(t, `{"type":"auto"}`, llm[1].ModelConfig.ToolChoice)
+		require.Equal(t, []string{"0 system text ", "1 user text ", "2 assistant tool_call toolu_1_0", "2 assistant tool_call toolu_1_1",
+			"3 tool tool_call_response toolu_1_0", "3 tool tool_call_response toolu_1_1"}, inputShape(llm[1]), run)
 	}
 }
