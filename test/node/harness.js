@@ -31,7 +31,7 @@ async function waitFor(what, fn, log = () => '', timeoutMs = 30000) {
 // startJSONServer is a fake model API: answer(body, n) gives the JSON reply to the n-th request
 // (from 1). A request with "stream": true gets that reply as server-sent events from
 // toEvents(reply) (a list of [event, data]). It counts the requests it gets in
-// server.requests; url is its address plus path.
+// server.requests and keeps their bodies in server.bodies; url is its address plus path.
 function startJSONServer(answer, path = '/v1', toEvents) {
   return new Promise((resolve) => {
     const server = http.createServer((req, res) => {
@@ -40,6 +40,7 @@ function startJSONServer(answer, path = '/v1', toEvents) {
       req.on('end', () => {
         const n = ++server.requests;
         const body = JSON.parse(raw);
+        server.bodies.push(body);
         const reply = answer(body, n);
         if (body.stream && toEvents) {
           res.setHeader('Content-Type', 'text/event-stream');
@@ -51,6 +52,7 @@ function startJSONServer(answer, path = '/v1', toEvents) {
       });
     });
     server.requests = 0;
+    server.bodies = [];
     server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}${path}` }));
   });
 }
