@@ -141,6 +141,24 @@ function startMessagesServer() {
   }, '', messagesEvents);
 }
 
+// startEmbeddingsServer answers embeddings requests with a fixed 4-dimensional vector per input
+// (values a float32 holds exactly, so float and base64 answers decode to the same numbers) and
+// Responses requests with a text answer naming the instructions it was given.
+function startEmbeddingsServer() {
+  return startJSONServer((body, n) => {
+    if (body.model.startsWith('text-embedding')) {
+      const vectors = body.input.map((text, i) => [0.5, -0.25, 0.125 * (i + 1), text.length / 64]);
+      const data = vectors.map((v, index) => ({ object: 'embedding', index,
+        embedding: body.encoding_format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v }));
+      return { object: 'list', data, model: 'text-embedding-3-small', usage: { prompt_tokens: 20, total_tokens: 20 } };
+    }
+    const text = `From "${body.instructions}": mild.`;
+    return { id: `resp_${n}`, object: 'response', created_at: 1764460800 + n, status: 'completed', model: 'gpt-4.1-mini-2025-04-14',
+      output: [{ type: 'message', id: `msg_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+      usage: { input_tokens: 30, output_tokens: 8, total_tokens: 38, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } };
+  });
+}
+
 // runAgent runs an agent script (default agent.js) with env added and resolves with the JSON
 // it prints last.
 function runAgent(env, script = 'agent.js') {
@@ -217,4 +235,4 @@ async function startCollector(bin, workDir, replayExtra = '') {
   return c;
 }
 
-module.exports = { freePort, sleep, waitFor, startJSONServer, responsesEvents, messagesEvents, startModelServer, startResponsesServer, startMessagesServer, runAgent, getJSON, recordingConfig, startCollector };
+module.exports = { freePort, sleep, waitFor, startJSONServer, responsesEvents, messagesEvents, startModelServer, startResponsesServer, startMessagesServer, startEmbeddingsServer, runAgent, getJSON, recordingConfig, startCollector };
