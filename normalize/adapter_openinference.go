@@ -129,6 +129,7 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	}
 	b.setOutput(outputs)
 	b.setOutput(response.Choices)
+	keepItemIDs(st.OutputMessages, responseBody)
 	setStr(&st.ResponseID, response.ID)
 	if st.FinishReasons == nil {
 		st.FinishReasons = response.FinishReasons

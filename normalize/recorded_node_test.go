@@ -171,3 +171,39 @@ func TestVercelRecordedRequestsReadAsTheProviderSendsThem(t *testing.T) {
 			"3 tool tool_call_response toolu_1_0", "3 tool tool_call_response toolu_1_1"}, inputShape(llm[1]), run)
 	}
 }
+
+// itemIDs lists each model step's output parts that carry an item id, as "type id item-id".
+func itemIDs(c *replaycase.Case) [][]string {
+	var out [][]string
+	for _, st := range c.Steps {
+		if st.Kind != replaycase.StepLLM {
+			continue
+		}
+		var ids []string
+		for _, m := range st.OutputMessages {
+			for _, p := range m.Parts {
+				if p.ItemID != "" {
+					ids = append(ids, p.Type+" "+p.ID+" "+p.ItemID)
+				}
+			}
+		}
+		out = append(out, ids)
+	}
+	return out
+}
+
+// The Responses item ids the telemetry recorded are kept: OpenInference's output.value holds
+// the whole response (fc_… and msg_…), the official OTel JS instrumentation writes each
+// function call's item id beside its call_id (it records no message item id).
+func TestResponsesItemIDsFromRecordedRuns(t *testing.T) {
+	for run, want := range map[string][][]string{
+		"openinference-responses":        {{"tool_call call_1_0 fc_1_0", "tool_call call_1_1 fc_1_1"}, {"output_text  msg_2"}},
+		"openinference-responses-stream": {{"tool_call call_1_0 fc_1_0", "tool_call call_1_1 fc_1_1"}, {"output_text  msg_2"}},
+		"otel-responses":                 {{"tool_call call_1_0 fc_1_0", "tool_call call_1_1 fc_1_1"}, nil},
+		"otel-responses-stream":          {{"tool_call call_1_0 fc_1_0", "tool_call call_1_1 fc_1_1"}, nil},
+	} {
+		c, findings, _ := Build(nodeRun(t, run))
+		require.Empty(t, findings, run)
+		require.Equal(t, want, itemIDs(c), run)
+	}
+}

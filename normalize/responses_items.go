@@ -36,3 +36,42 @@ func responsesItems(msgs []replaycase.Message) []replaycase.Message {
 	}
 	return out
 }
+
+// keepItemIDs gives a step's output parts the item ids of a recorded Responses response body
+// (OpenInference's output.value holds the whole response): each function_call item's id to
+// the tool call with its call_id, each message item's id to the text of the output message
+// at the same place among the messages with text. A part that has an item id keeps it.
+func keepItemIDs(msgs []replaycase.Message, body map[string]any) {
+	if mapStr(body, "object") != "response" {
+		return
+	}
+	items, _ := body["output"].([]any)
+	var messageIDs []string
+	callItems := map[string]string{}
+	for _, it := range items {
+		m, _ := it.(map[string]any)
+		switch mapStr(m, "type") {
+		case "function_call":
+			callItems[mapStr(m, "call_id")] = mapStr(m, "id")
+		case "message":
+			messageIDs = append(messageIDs, mapStr(m, "id"))
+		}
+	}
+	next := 0
+	for i := range msgs {
+		withText := false
+		for j := range msgs[i].Parts {
+			p := &msgs[i].Parts[j]
+			switch {
+			case p.ItemID != "":
+			case p.Type == "tool_call":
+				p.ItemID = callItems[p.ID]
+			case p.Content != "" && next < len(messageIDs):
+				p.ItemID, withText = messageIDs[next], true
+			}
+		}
+		if withText {
+			next++
+		}
+	}
+}
