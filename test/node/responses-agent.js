@@ -62,6 +62,7 @@ async function run() {
         if (calls.length === 0) {
           out.answer = res.output_text || res.output.filter((i) => i.type === 'message').map((m) => m.content.map((c) => c.text).join('')).join('');
           out.responseId = res.id;
+          out.messageItemIds = res.output.filter((i) => i.type === 'message').map((i) => i.id);
           break;
         }
         for (const c of calls) {

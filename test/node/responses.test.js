@@ -57,6 +57,10 @@ for (const instrumentation of ['openinference', 'otel']) test(`${instrumentation
     assert.deepEqual(replayed.toolCalls.map((c) => [c.callId, c.arguments, c.result]), recorded.toolCalls.map((c) => [c.callId, c.arguments, c.result]), 'same calls, same call ids');
     assert.equal(replayed.answer, recorded.answer);
     assert.equal(replayed.responseId, recorded.responseId, 'the recorded response id');
+    assert.deepEqual(replayed.toolCalls.map((c) => c.id), recorded.toolCalls.map((c) => c.id), 'the recorded function_call item ids');
+    // OpenInference records the whole response, the message item id included; the official
+    // OTel instrumentation does not record it, so the replay derives one.
+    if (instrumentation === 'openinference') assert.deepEqual(replayed.messageItemIds, recorded.messageItemIds, 'the recorded message item id');
   }
   assert.equal(model.server.requests, calls, 'zero upstream calls');
 
