@@ -6,29 +6,17 @@
 // Environment: PROVIDER; BASE_URL (the provider's base URL); OTLP_ENDPOINT (http://host:port,
 // optional); SERVICE_NAME; STREAM=1; SYSTEM_PROMPT; REPLAY_SESSION; REPLAY_MODE.
 'use strict';
-const api = require('@opentelemetry/api');
-const { TracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace');
-const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http');
-const { resourceFromAttributes } = require('@opentelemetry/resources');
-const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
+const { startTracing, finish, replayHeaders } = require('./tracing');
 
 const env = process.env;
-let provider;
-if (env.OTLP_ENDPOINT) {
-  api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': env.SERVICE_NAME || 'vercel-agent' }),
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: env.OTLP_ENDPOINT + '/v1/traces' }) })] });
-  api.trace.setGlobalTracerProvider(provider);
-}
+const provider = startTracing('vercel-agent');
 const { generateText, streamText, tool, stepCountIs } = require('ai');
 const { createOpenAI } = require('@ai-sdk/openai');
 const { createAnthropic } = require('@ai-sdk/anthropic');
 const { z } = require('zod');
 
 async function run() {
-  const headers = {};
-  if (env.REPLAY_SESSION) headers['X-Replay-Session'] = env.REPLAY_SESSION;
-  if (env.REPLAY_MODE) headers['X-Replay-Mode'] = env.REPLAY_MODE;
+  const headers = replayHeaders();
   const model = env.PROVIDER === 'anthropic'
     ? createAnthropic({ baseURL: env.BASE_URL, apiKey: 'sk-ant-reprise-test-not-a-key', headers })('claude-haiku-4-5')
     : createOpenAI({ baseURL: env.BASE_URL, apiKey: 'sk-reprise-test-not-a-key', headers })('gpt-4.1-mini');
@@ -59,8 +47,4 @@ async function run() {
   return out;
 }
 
-run().then(async (out) => {
-  if (provider) await provider.forceFlush();
-  process.stdout.write(JSON.stringify(out) + '\n');
-  if (provider) await provider.shutdown();
-});
+run().then((out) => finish(provider, out));
