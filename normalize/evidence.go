@@ -42,6 +42,7 @@ func evidence(c *replaycase.Case, hasRoot bool) []replaycase.Reason {
 			add(replaycase.ReasonNoModelName, call+" names no model", st.SpanID)
 		}
 	}
+	out = append(out, lostToolArguments(c)...)
 	if llm == 0 {
 		add(replaycase.ReasonNoLLMSteps, fmt.Sprintf("no model call among %d spans", c.Provenance.SpanCount), "")
 	}

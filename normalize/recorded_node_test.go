@@ -207,3 +207,23 @@ func TestResponsesItemIDsFromRecordedRuns(t *testing.T) {
 		require.Equal(t, want, itemIDs(c), run)
 	}
 }
+
+// OpenLLMetry's Anthropic instrumentation (0.27.0, SDK 0.137.0) records a streamed call's
+// tool_use blocks from their start events only: arguments {}, while the tool executions and
+// the next request show {"city":"Paris"} and {"city":"Lyon"}. That run is quarantined naming
+// each call; the same agent with messages.create is accepted, with the SDK's own span folded.
+func TestTraceloopAnthropicStreamLosesToolArguments(t *testing.T) {
+	c, findings, _ := Build(nodeRun(t, "anthropic-traceloop-create"))
+	require.Empty(t, findings)
+	require.Equal(t, []string{"otel_genai"}, c.Provenance.Conventions)
+
+	_, findings, _ = Build(nodeRun(t, "anthropic-traceloop-stream"))
+	var got []string
+	for _, f := range findings {
+		got = append(got, f.Code+": "+f.Detail)
+	}
+	require.Equal(t, []string{
+		`no_model_output: model call "chat claude-haiku-4-5" recorded tool call "toolu_1_0" with arguments {}, but the trace shows it made with {"city":"Paris"} (arguments lost, as when a stream is recorded from its start events only)`,
+		`no_model_output: model call "chat claude-haiku-4-5" recorded tool call "toolu_1_1" with arguments {}, but the trace shows it made with {"city":"Lyon"} (arguments lost, as when a stream is recorded from its start events only)`,
+	}, got)
+}
