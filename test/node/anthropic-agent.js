@@ -5,7 +5,7 @@
 //
 // Environment: ANTHROPIC_BASE_URL; OTLP_ENDPOINT (http://host:port, optional); SERVICE_NAME;
 // INSTRUMENTATION (openinference | traceloop | none: the SDK's own spans only); STREAM=1;
-// SYSTEM_PROMPT; REPLAY_SESSION; REPLAY_MODE;
+// ANTHROPIC_SDK=0 (see below); SYSTEM_PROMPT; REPLAY_SESSION; REPLAY_MODE;
 // ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content to record content in the SDK's spans.
 'use strict';
 const { startTracing, finish, replayHeaders, inAgentSpan } = require('./tracing');
@@ -19,10 +19,15 @@ if (provider) {
   };
   if (instrumentations[env.INSTRUMENTATION]) {
     const { registerInstrumentations } = require('@opentelemetry/instrumentation');
-    registerInstrumentations({ instrumentations: [instrumentations[env.INSTRUMENTATION]()] });
+    const instrumentation = instrumentations[env.INSTRUMENTATION]();
+    registerInstrumentations({ instrumentations: [instrumentation] });
+    // The 0.x SDK is installed under an alias the require hook does not know by name.
+    if (env.ANTHROPIC_SDK === '0') instrumentation.manuallyInstrument(require('anthropic-sdk-0'));
   }
 }
-const Anthropic = require('@anthropic-ai/sdk');
+// ANTHROPIC_SDK=0 runs the agent on @anthropic-ai/sdk 0.137.0 (npm alias anthropic-sdk-0), the
+// last 0.x release, which OpenLLMetry's Anthropic instrumentation can still patch.
+const Anthropic = env.ANTHROPIC_SDK === '0' ? require('anthropic-sdk-0') : require('@anthropic-ai/sdk');
 
 const tools = [{ name: 'get_weather', description: 'Current weather for a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
 
