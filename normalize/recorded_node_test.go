@@ -227,3 +227,13 @@ func TestTraceloopAnthropicStreamLosesToolArguments(t *testing.T) {
 		`no_model_output: model call "chat claude-haiku-4-5" recorded tool call "toolu_1_1" with arguments {}, but the trace shows it made with {"city":"Lyon"} (arguments lost, as when a stream is recorded from its start events only)`,
 	}, got)
 }
+
+// OpenLLMetry's OpenAI instrumentation (0.27.0) records a Responses call whose output is two
+// function_call items as one assistant message with an empty text part: the finding says the
+// message has no content, not that there was none.
+func TestTraceloopResponsesOutputWithoutContent(t *testing.T) {
+	_, findings, _ := Build(nodeRun(t, "traceloop-responses"))
+	require.Len(t, findings, 1)
+	require.Equal(t, replaycase.ReasonNoModelOutput, findings[0].Code)
+	require.Equal(t, `model call "chat gpt-4.1-mini" recorded 1 output message(s) with no content`, findings[0].Detail)
+}
