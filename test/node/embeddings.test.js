@@ -2,8 +2,8 @@
 // (embeddings.create, floats or the SDK's default base64), then answers with responses.create,
 // recorded through the collector under OpenInference (which records every input text and
 // vector) and replayed through the replay extension in both encodings with the model server
-// counting every call it gets; a changed question is refused in strict mode (and should go
-// live in hybrid mode: a todo below). Needs REPRISE_BIN (scripts/test.sh builds it).
+// counting every call it gets; a changed question is refused in strict mode and goes live in
+// hybrid mode. Needs REPRISE_BIN (scripts/test.sh builds it).
 'use strict';
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -55,16 +55,15 @@ for (const encoding of ['float', 'base64']) test(`openinference: embeddings reco
   assert.equal(strict.error.status, 404, JSON.stringify(strict));
   assert.match(strict.error.message, /no recorded embedding call matches this request; .* at: input$/);
   assert.equal(model.server.requests, calls);
-  cases[encoding] = { base, calls };
+  cases[encoding] = { base };
 });
 
-// Known gap, kept visible as a todo until it is fixed: the embeddings route of the replay
-// extension (replayext/embeddings.go) gives its lookup no live forwarder, so hybrid mode
-// answers an embeddings miss with the strict 404 instead of going live.
-test('openinference: a changed question goes live in hybrid mode', { todo: 'replayext: the embeddings route does not forward a miss upstream in hybrid mode' }, async () => {
+test('openinference: a changed question goes live in hybrid mode, the embeddings call first', async () => {
   const { base } = cases.float;
   const calls = model.server.requests;
   const hybrid = await runAgent({ QUESTION: 'What is Lyon like in autumn?', OPENAI_BASE_URL: base, REPLAY_SESSION: 'embeddings-hybrid', REPLAY_MODE: 'hybrid' });
   assert.equal(hybrid.error, undefined, JSON.stringify(hybrid.error));
   assert.equal(model.server.requests - calls, 2, 'the embeddings call and the answer went live');
+  const divs = await getJSON(`${collector.replayURL}/v1/divergences?session=embeddings-hybrid`);
+  assert.deepEqual(divs.divergences.map((d) => [d.endpoint, d.live]), [['embeddings', true]], JSON.stringify(divs));
 });
