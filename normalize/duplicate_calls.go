@@ -2,7 +2,9 @@ package normalize
 
 import (
 	"slices"
+	"strings"
 
+	"github.com/reprise-dev/reprise/callsite"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -13,22 +15,24 @@ import (
 // (which of the two ends first varies from run to run). Left as two steps, the case would expect two requests and be quarantined for the empty
 // one.
 
-// foldDuplicateModelCalls drops each content-less model step that records the same call as
-// exactly one model step with content (and is the only one to match that step); the kept step
-// takes what only the dropped one recorded: its response id and its conventions. A
-// content-less step that matches no step, or several, stays, and the evidence check reports it.
+// foldDuplicateModelCalls drops each model step that records the same call as exactly one
+// other model step (and is the only one to match that step): a content-less step matching a
+// step with content, or, when both recorded content (the Anthropic SDK in its content mode),
+// the inner or later one. The kept step takes what only the dropped one recorded: its response
+// id and its conventions. A step that matches no step, or several, stays; a content-less one
+// is then reported by the evidence check.
 func foldDuplicateModelCalls(steps []normalized) []normalized {
-	into := map[int]int{}    // content-less step → the step it duplicates
-	matched := map[int]int{} // step with content → how many content-less steps match it
+	into := map[int]int{}    // duplicate step → the step it duplicates
+	matched := map[int]int{} // kept step → how many duplicates match it
 	for i := range steps {
 		x := &steps[i].Step
-		if x.Kind != replaycase.StepLLM || recordsContent(x) {
+		if x.Kind != replaycase.StepLLM {
 			continue
 		}
 		match := -1
 		for j := range steps {
 			y := &steps[j].Step
-			if j == i || y.Kind != replaycase.StepLLM || !recordsContent(y) || !sameModelCall(x, y) {
+			if j == i || y.Kind != replaycase.StepLLM || !recordsContent(y) || !duplicates(x, y) {
 				continue
 			}
 			if match >= 0 {
@@ -43,8 +47,8 @@ func foldDuplicateModelCalls(steps []normalized) []normalized {
 		}
 	}
 	drop := map[int]bool{}
-	for i, j := range into {
-		if matched[j] == 1 {
+	for i := range steps {
+		if j, ok := into[i]; ok && matched[j] == 1 && !drop[j] {
 			absorb(&steps[j].Step, &steps[i].Step)
 			drop[i] = true
 		}
@@ -59,6 +63,46 @@ func foldDuplicateModelCalls(steps []normalized) []normalized {
 		}
 	}
 	return out
+}
+
+// duplicates tells whether step x is a second record of the call step y (which has content)
+// recorded: sameModelCall when x has no content; when it has, x must be y's child, or share
+// y's response id, or share y's parent, overlap it in time, send the same request and get the
+// same answer; and be the later of the two, so that of two records one is kept.
+func duplicates(x, y *replaycase.Step) bool {
+	if !recordsContent(x) {
+		return sameModelCall(x, y)
+	}
+	if x.ModelConfig.Provider != y.ModelConfig.Provider || y.ParentSpanID == x.SpanID {
+		return false
+	}
+	if x.ResponseID != "" && y.ResponseID != "" && x.ResponseID != y.ResponseID {
+		return false
+	}
+	if x.ParentSpanID == y.SpanID {
+		return true
+	}
+	later := stepBefore(y, x)
+	if x.ResponseID != "" && x.ResponseID == y.ResponseID {
+		return later
+	}
+	return later && sameModelCall(x, y) && callsite.FromStep(x).ID(nil) == callsite.FromStep(y).ID(nil) && answer(x) == answer(y)
+}
+
+// answer is what a model step answered, for telling two records of one call from two calls with
+// the same request (sampling): its text and the ids of the tools it called.
+func answer(st *replaycase.Step) string {
+	var b strings.Builder
+	for _, m := range st.OutputMessages {
+		for _, p := range m.Parts {
+			if p.Type == "tool_call" {
+				b.WriteString("\x00" + p.ID + "\x00")
+			} else {
+				b.WriteString(p.Content)
+			}
+		}
+	}
+	return b.String()
 }
 
 func recordsContent(st *replaycase.Step) bool {

@@ -100,6 +100,21 @@ func TestAnthropicSDKSpanUnderOpenInferenceIsOneModelStep(t *testing.T) {
 		require.Equal(t, []string{"Anthropic Messages msg_1 anthropic.messages", "Anthropic Messages msg_2 anthropic.messages"}, llm, run)
 		require.Equal(t, []string{"openinference", "otel_genai"}, c.Provenance.Conventions, run)
 	}
+	// With the SDK's content mode on, both spans of a call carry the content: still one step
+	// per call (the SDK's span nested under OpenInference's is dropped; of the two siblings of
+	// a stream, the later-starting one), and the usage is counted once.
+	for _, run := range []string{"anthropic-openinference-content-create", "anthropic-openinference-content-stream"} {
+		c, findings, _ := Build(nodeRun(t, run))
+		require.Empty(t, findings, run)
+		var ids []string
+		for _, st := range c.Steps {
+			if st.Kind == replaycase.StepLLM {
+				ids = append(ids, st.ResponseID)
+			}
+		}
+		require.Equal(t, []string{"msg_1", "msg_2"}, ids, run)
+		require.Equal(t, int64(83), c.Usage.InputTokens, run)
+	}
 }
 
 // OpenInference's JS Anthropic instrumentation flattens the tool results of one user turn
