@@ -73,14 +73,17 @@ test('anthropic: a miss is an Anthropic-shaped error the SDK raises with its mes
 // OpenInference (@arizeai/openinference-instrumentation-anthropic 0.2.8) runs on the pinned
 // SDK 1.14.0; OpenLLMetry (@traceloop/instrumentation-anthropic 0.27.0) only on 0.x, here
 // 0.137.0 (the last 0.x, which emits its own spans too).
+// With the SDK's content mode on too, both spans of a call carry the content: still one step.
 const underOthers = [
-  { instrumentation: 'openinference', sdk: '', step: 'Anthropic Messages', streams: ['0', '1'] },
-  { instrumentation: 'traceloop', sdk: '0', step: 'chat claude-haiku-4-5', streams: ['0'] },
+  { instrumentation: 'openinference', sdk: '', content: '', streams: ['0', '1'] },
+  { instrumentation: 'openinference', sdk: '', content: 'content', streams: ['0', '1'] },
+  { instrumentation: 'traceloop', sdk: '0', content: '', streams: ['0'] },
 ];
-for (const { instrumentation, sdk, step, streams } of underOthers) for (const recordStream of streams) {
-  test(`${instrumentation}: a run recorded with ${recordStream === '1' ? 'messages.stream' : 'messages.create'} replays, one model step per call`, async () => {
-    const service = `anthropic-${instrumentation}-${recordStream}`;
-    const recorded = await runAgent({ INSTRUMENTATION: instrumentation, ANTHROPIC_SDK: sdk, STREAM: recordStream, OTLP_ENDPOINT: collector.otlp, SERVICE_NAME: service, ANTHROPIC_BASE_URL: model.url });
+for (const { instrumentation, sdk, content, streams } of underOthers) for (const recordStream of streams) {
+  test(`${instrumentation}${content ? ' with the SDK content mode' : ''}: a run recorded with ${recordStream === '1' ? 'messages.stream' : 'messages.create'} replays, one model step per call`, async () => {
+    const service = `anthropic-${instrumentation}-${content}-${recordStream}`;
+    const recorded = await runAgent({ INSTRUMENTATION: instrumentation, ANTHROPIC_SDK: sdk, STREAM: recordStream, OTLP_ENDPOINT: collector.otlp, SERVICE_NAME: service, ANTHROPIC_BASE_URL: model.url,
+      ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE: content });
     assert.equal(recorded.error, undefined);
     const summary = await waitFor(`the case of ${service}`, async () => {
       const list = await getJSON(`${collector.replayURL}/v1/cases?status=`);
@@ -88,11 +91,11 @@ for (const { instrumentation, sdk, step, streams } of underOthers) for (const re
     }, () => collector.log);
     assert.equal(summary.status, 'accepted', JSON.stringify(summary.reasons));
     const full = await getJSON(`${collector.replayURL}/v1/cases/${summary.case_id}`);
-    assert.deepEqual(full.steps.filter((st) => st.kind === 'llm').map((st) => [st.name, st.response_id]),
-      [[step, `msg_${recorded.toolCalls[0].id.split('_')[1]}`], [step, recorded.messageId]], 'two calls, two model steps');
+    assert.deepEqual(full.steps.filter((st) => st.kind === 'llm').map((st) => st.response_id),
+      [`msg_${recorded.toolCalls[0].id.split('_')[1]}`, recorded.messageId], 'two calls, two model steps');
     const calls = model.server.requests;
     const base = `${collector.replayURL}/v1/cases/${summary.case_id}/anthropic`;
-    const session = `${instrumentation}-${recordStream}`;
+    const session = `${instrumentation}-${content}-${recordStream}`;
     for (const stream of ['0', '1']) {
       const replayed = await runAgent({ ANTHROPIC_SDK: sdk, STREAM: stream, REPLAY_SESSION: `${session}-${stream}`, ANTHROPIC_BASE_URL: base });
       assert.deepEqual(replayed, recorded, `stream=${stream}: the same tool_use ids, inputs, answer and message id`);
