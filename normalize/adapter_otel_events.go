@@ -15,7 +15,7 @@ import (
 // gen_ai.client.operation.exception (the step's exceptions) and gen_ai.evaluation.result (the
 // run's own scores).
 func otelEvents(in *spanInput, b *stepBuilder) bool {
-	var inputs, outputs []replaycase.Message
+	var inputs, outputs, detailsOutputs []replaycase.Message
 	used := false
 	for _, ev := range events(in) {
 		switch ev.name {
@@ -42,7 +42,14 @@ func otelEvents(in *spanInput, b *stepBuilder) bool {
 		case "gen_ai.client.inference.operation.details":
 			details := pcommon.NewMap()
 			_ = details.FromRaw(ev.fields())
+			// A streamed call can be reported as several details events, one per output item
+			// (the official OTel JS OpenAI instrumentation does so for Responses): together,
+			// in event order, their output messages are the call's one response.
+			prior := b.Step.OutputMessages
+			b.Step.OutputMessages = nil
 			readSemconvAttributes(details, b, ev.name+": ")
+			detailsOutputs = append(detailsOutputs, b.Step.OutputMessages...)
+			b.Step.OutputMessages = prior
 		case "gen_ai.client.operation.exception":
 			b.exception(ev.fields())
 		case "gen_ai.evaluation.result":
@@ -61,6 +68,7 @@ func otelEvents(in *spanInput, b *stepBuilder) bool {
 	}
 	b.setInput(inputs)
 	b.setOutput(outputs)
+	b.setOutput(detailsOutputs)
 	if len(inputs) > 0 || len(outputs) > 0 {
 		b.kind(replaycase.StepLLM, "chat")
 	}

@@ -58,11 +58,7 @@ func vercelAI(in *spanInput, b *stepBuilder) bool {
 			}
 		}
 		if raw, ok := jsonAttr(a, "ai.prompt.toolChoice", b); ok {
-			choice := text(raw)
-			if m, ok := raw.(map[string]any); ok && len(m) == 1 && m["type"] != nil {
-				choice = text(m["type"]) // {"type":"auto"} → auto
-			}
-			setStr(&st.ModelConfig.ToolChoice, choice)
+			setStr(&st.ModelConfig.ToolChoice, vercelToolChoice(raw, getStr(a, "ai.model.provider")))
 		}
 	default: // the SDK call that wraps model calls and tool executions
 		b.kind(replaycase.StepAgent, "invoke_agent")
@@ -223,4 +219,31 @@ func vercelEmbeddings(a pcommon.Map) []replaycase.Embedding {
 		return nil
 	}
 	return out
+}
+
+// vercelToolChoice is the tool_choice the provider package sends for the AI SDK's own
+// ai.prompt.toolChoice ({"type": "auto" | "none" | "required"} or {"type": "tool", "toolName"}):
+// Anthropic's objects ({"type":"auto"}, "required" → {"type":"any"}, {"type":"tool","name"}),
+// else OpenAI's ("auto", "none", "required"; a named tool stays as recorded).
+func vercelToolChoice(raw any, provider string) string {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return text(raw)
+	}
+	kind := mapStr(m, "type")
+	if strings.HasPrefix(provider, "anthropic") {
+		switch kind {
+		case "auto":
+			return `{"type":"auto"}`
+		case "required":
+			return `{"type":"any"}`
+		case "tool":
+			return text(map[string]any{"type": "tool", "name": m["toolName"]})
+		}
+		return text(raw)
+	}
+	if len(m) == 1 && kind != "" {
+		return kind // {"type":"auto"} → auto
+	}
+	return text(raw)
 }

@@ -21,6 +21,7 @@ func Build(spans ptrace.Traces, logs plog.Logs) (c *replaycase.Case, findings []
 	c = &replaycase.Case{SchemaVersion: replaycase.SchemaVersion, AdapterVersion: adapterVersion, Status: replaycase.StatusAccepted}
 	eventsBySpan := joinEvents(logs, &c.Provenance)
 	read := readSpans(spans, eventsBySpan, &c.Provenance)
+	read.steps = foldDuplicateModelCalls(read.steps)
 	root := pickRoot(read.roots, read.steps)
 	rootStep, findings := placeSteps(c, read.steps, root)
 	evaluations, problems := evaluationsOf(read, eventsBySpan)

@@ -33,8 +33,11 @@ func evidence(c *replaycase.Case, hasRoot bool) []replaycase.Reason {
 		}
 		if !hasContent(st.OutputMessages) {
 			detail := call + " recorded no output messages"
-			if hasToolCalls(st.OutputMessages) {
+			switch {
+			case hasToolCalls(st.OutputMessages):
 				detail = call + " recorded its tool calls without arguments"
+			case len(st.OutputMessages) > 0: // e.g. output items the instrumentation does not know, written as empty text
+				detail = fmt.Sprintf("%s recorded %d output message(s) with no content", call, len(st.OutputMessages))
 			}
 			add(replaycase.ReasonNoModelOutput, detail, st.SpanID)
 		}
@@ -42,6 +45,7 @@ func evidence(c *replaycase.Case, hasRoot bool) []replaycase.Reason {
 			add(replaycase.ReasonNoModelName, call+" names no model", st.SpanID)
 		}
 	}
+	out = append(out, lostToolArguments(c)...)
 	if llm == 0 {
 		add(replaycase.ReasonNoLLMSteps, fmt.Sprintf("no model call among %d spans", c.Provenance.SpanCount), "")
 	}

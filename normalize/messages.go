@@ -62,6 +62,9 @@ func semconvParts(raw any) ([]replaycase.Part, error) {
 		switch p.Type {
 		case "tool_call":
 			p.Arguments = text(m["arguments"])
+			if id := mapStr(m, "id"); id != p.ID {
+				p.ItemID = id // the official OTel JS instrumentation writes both for Responses
+			}
 		case "tool_call_response":
 			p.Response = mapStr(m, "response", "result")
 			if t, ok := singleTextBlock(m["response"]); ok {

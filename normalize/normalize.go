@@ -103,6 +103,9 @@ func normalizeSpan(in *spanInput) (n normalized, ok bool) {
 	}
 	checkRanges(b)
 	b.Step.API = modelAPI(sp.Name(), sp.Attributes(), &b.Step)
+	if b.Step.API == replaycase.APIOpenAIResponses {
+		b.Step.InputMessages = responsesItems(b.Step.InputMessages)
+	}
 	if u := &b.Step.Usage; u.TotalTokens == 0 {
 		u.TotalTokens = u.InputTokens + u.OutputTokens
 	}

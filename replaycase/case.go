@@ -157,6 +157,10 @@ type Part struct {
 	Modality  string `json:"modality,omitempty" parquet:"modality,optional,dict"`
 	URI       string `json:"uri,omitempty" parquet:"uri,optional"`
 	FileID    string `json:"file_id,omitempty" parquet:"file_id,optional"`
+	// ItemID is the provider's own id of the output item that carried this part, when the
+	// telemetry recorded it: an OpenAI Responses function_call item (fc_…) for a tool call, a
+	// message item (msg_…) for its text. The replay answers with it; ID stays the call id.
+	ItemID string `json:"item_id,omitempty" parquet:"item_id,optional"`
 }
 
 // ModelConfig is the model and the sampling parameters that were recorded. Nil pointers and

@@ -157,3 +157,24 @@ func TestEmbeddingsNotRecordedQuarantines(t *testing.T) {
 	resp, _ := s.do("POST", "/v1/cases/"+c.CaseID+"/openai/v1/embeddings", map[string]any{"model": "text-embedding-3-small", "input": "weather in Paris"}, nil)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 }
+
+// In hybrid mode an embeddings miss goes live to the OpenAI upstream, marked live, and the
+// session's later calls follow; recorded inputs are still served before the miss.
+func TestEmbeddingsHybridGoesLive(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	c := runThrough(t, root, withEmbeddingSpan(t, nil))
+	u := startUpstream(t)
+	s := hybridServer(t, root, u)
+	scoped := "/v1/cases/" + c.CaseID + "/openai/v1/embeddings"
+	session := map[string]string{headerSession: "emb-hybrid"}
+	resp, body := s.do("POST", scoped, map[string]any{"model": "text-embedding-3-small", "input": []string{"weather in Paris", "weather in Lyon"}}, session)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	assert.Empty(t, resp.Header.Get(headerLive))
+	assert.Zero(t, u.count())
+
+	resp, body = s.do("POST", scoped, map[string]any{"model": "text-embedding-3-small", "input": "weather in Nice"}, session)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	assert.Equal(t, "true", resp.Header.Get(headerLive))
+	require.Equal(t, 1, u.count())
+	assert.Equal(t, "/v1/embeddings", u.calls[0].URL.Path)
+}

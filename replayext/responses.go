@@ -65,8 +65,8 @@ func (r *replay) getResponse(w http.ResponseWriter, req *http.Request) {
 }
 
 // recordedResponse finds the model step of case c that answered as response id key, or, for a
-// key of the form wireapi.ItemLookup+call id, the step whose output called that tool; nil when
-// there is none (or no case).
+// key of the form wireapi.ItemLookup+call id (or the call's recorded item id), the step whose
+// output called that tool; nil when there is none (or no case).
 func recordedResponse(c *replaycase.Case, key string) *replaycase.Step {
 	if c == nil {
 		return nil
@@ -82,7 +82,7 @@ func recordedResponse(c *replaycase.Case, key string) *replaycase.Step {
 		}
 		for _, m := range st.OutputMessages {
 			for _, p := range m.Parts {
-				if byCall && p.Type == "tool_call" && p.ID == callID {
+				if byCall && p.Type == "tool_call" && (p.ID == callID || p.ItemID == callID) {
 					return st
 				}
 			}

@@ -1,6 +1,7 @@
 package wireapi
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -241,18 +242,21 @@ func asItems(msgs []replaycase.Message) []replaycase.Message {
 	return out
 }
 
-// findItem resolves an item id of the form responseItems renders: fc_<call_id> for a function
-// call (the lookup is by call id, so any step that recorded the call answers).
+// findItem resolves a function call's item id as responseItems renders it: the recorded item
+// id, or fc_<call_id> when none was recorded (the lookup is by item id or call id, so any
+// step that recorded the call answers).
 func findItem(recorded Recorded, id string) (replaycase.Part, bool) {
-	callID, ok := strings.CutPrefix(id, "fc_")
-	if !ok {
-		return replaycase.Part{}, false
+	keys := []string{id}
+	if callID, ok := strings.CutPrefix(id, "fc_"); ok {
+		keys = append(keys, callID)
 	}
-	if st := recorded(ItemLookup + callID); st != nil {
-		for _, m := range st.OutputMessages {
-			for _, p := range m.Parts {
-				if p.Type == "tool_call" && p.ID == callID {
-					return p, true
+	for _, key := range keys {
+		if st := recorded(ItemLookup + key); st != nil {
+			for _, m := range st.OutputMessages {
+				for _, p := range m.Parts {
+					if p.Type == "tool_call" && (p.ItemID == id || p.ID == key) {
+						return p, true
+					}
 				}
 			}
 		}
@@ -261,7 +265,7 @@ func findItem(recorded Recorded, id string) (replaycase.Part, bool) {
 }
 
 // ItemLookup is how Resolve asks a Recorded function for the step whose output has the function
-// call with the call id that follows, instead of for a response id.
+// call with the call id (or recorded item id) that follows, instead of for a response id.
 const ItemLookup = "call:"
 
 // Rendering a recorded step as a Responses response.
@@ -306,25 +310,42 @@ type responseUsage struct {
 }
 
 // responseItems renders a recorded step's output as Responses output items: per output
-// message, its text as one message item (id msg_<response id>_<n>), then each tool call as a
-// function_call item whose call_id is the recorded call id and whose id is fc_<call id>.
-// The case model keeps the call ids, not the API's item ids; these derived ids are stable,
+// message, its text as one message item, then each tool call as a function_call item whose
+// call_id is the recorded call id. Item ids are the recorded ones (Part.ItemID) when the
+// telemetry had them, else derived: msg_<response id>_<n> and fc_<call id>. Both are stable,
 // so item_reference requests that quote them resolve (see Resolve).
 func responseItems(st *replaycase.Step) []responseItem {
 	items := []responseItem{}
 	id := strings.TrimPrefix(ResponsesID(st), "resp_")
 	for _, m := range st.OutputMessages {
 		content, calls := outputMessage(m)
+		messageID, callItems := recordedItemIDs(m)
 		if content != nil {
-			items = append(items, responseItem{Type: "message", ID: fmt.Sprintf("msg_%s_%d", id, len(items)), Status: "completed", Role: "assistant",
+			items = append(items, responseItem{Type: "message", ID: cmp.Or(messageID, fmt.Sprintf("msg_%s_%d", id, len(items))), Status: "completed", Role: "assistant",
 				Content: []responseTextPart{{Type: "output_text", Text: *content, Annotations: []any{}}}})
 		}
 		for _, c := range calls {
 			args := c.Function.Arguments
-			items = append(items, responseItem{Type: "function_call", ID: "fc_" + c.ID, Status: "completed", CallID: c.ID, Name: c.Function.Name, Arguments: &args})
+			items = append(items, responseItem{Type: "function_call", ID: cmp.Or(callItems[c.ID], "fc_"+c.ID), Status: "completed", CallID: c.ID, Name: c.Function.Name, Arguments: &args})
 		}
 	}
 	return items
+}
+
+// recordedItemIDs gives the item ids an output message recorded: its message item's (on any
+// non-tool-call part) and each tool call's, by call id.
+func recordedItemIDs(m replaycase.Message) (messageID string, byCall map[string]string) {
+	byCall = map[string]string{}
+	for _, p := range m.Parts {
+		switch {
+		case p.ItemID == "":
+		case p.Type == "tool_call":
+			byCall[p.ID] = p.ItemID
+		default:
+			messageID = cmp.Or(messageID, p.ItemID)
+		}
+	}
+	return messageID, byCall
 }
 
 // ResponsesID is the id a recorded step answers with as a Responses response: the recorded

@@ -1,31 +1,18 @@
 // The Anthropic Messages API end to end: an agent on the real @anthropic-ai/sdk (two parallel
 // tool_use blocks, then an answer), recorded through the collector from the SDK's own
-// OpenTelemetry spans (content mode), replayed through the replay extension with
-// messages.create and messages.stream, the model server counting every call it gets.
-// Needs REPRISE_BIN (scripts/test.sh builds it).
+// OpenTelemetry spans (content mode), under OpenInference and under OpenLLMetry, replayed through the replay
+// extension with messages.create and messages.stream, the model server counting every call it
+// gets. Needs REPRISE_BIN (scripts/test.sh builds it).
 'use strict';
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { waitFor, getJSON, startCollector, startJSONServer, runAgent: harnessRunAgent } = require('./harness');
+const { waitFor, getJSON, startCollector, startMessagesServer, runAgent: harnessRunAgent } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
 let collector, model;
-
-// startMessagesServer answers like the Messages API: two parallel get_weather tool_use blocks,
-// then, once their results come back, a text answer. Ids carry the request number.
-function startMessagesServer() {
-  return startJSONServer((body, n) => {
-    const last = body.messages[body.messages.length - 1];
-    const answered = Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result');
-    const content = answered ? [{ type: 'text', text: 'Paris and Lyon: 14 and overcast.' }]
-      : ['Paris', 'Lyon'].map((city, i) => ({ type: 'tool_use', id: `toolu_${n}_${i}`, name: 'get_weather', input: { city } }));
-    return { id: `msg_${n}`, type: 'message', role: 'assistant', model: 'claude-haiku-4-5-20251001', content,
-      stop_reason: answered ? 'end_turn' : 'tool_use', stop_sequence: null, usage: { input_tokens: 40 + n, output_tokens: 15, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } };
-  }, '');
-}
 
 const runAgent = (env) => harnessRunAgent(env, 'anthropic-agent.js');
 
@@ -78,4 +65,72 @@ test('anthropic: a miss is an Anthropic-shaped error the SDK raises with its mes
   assert.equal(body.type, 'error');
   assert.equal(body.error.type, 'not_found_error');
   assert.deepEqual(body.error.paths, ['messages[0].content[0].text']);
+});
+
+// Under another instrumentation the SDK still emits its own content-less span for each call,
+// nested under that instrumentation's span or beside it over the same time: each call is still
+// one model step, so the case is accepted and replays with the recorded ids, JSON and stream.
+// OpenInference (@arizeai/openinference-instrumentation-anthropic 0.2.8) runs on the pinned
+// SDK 1.14.0; OpenLLMetry (@traceloop/instrumentation-anthropic 0.27.0) only on 0.x, here
+// 0.137.0 (the last 0.x, which emits its own spans too).
+// With the SDK's content mode on too, both spans of a call carry the content: still one step.
+const underOthers = [
+  { instrumentation: 'openinference', sdk: '', content: '', streams: ['0', '1'] },
+  { instrumentation: 'openinference', sdk: '', content: 'content', streams: ['0', '1'] },
+  { instrumentation: 'traceloop', sdk: '0', content: '', streams: ['0'] },
+];
+for (const { instrumentation, sdk, content, streams } of underOthers) for (const recordStream of streams) {
+  test(`${instrumentation}${content ? ' with the SDK content mode' : ''}: a run recorded with ${recordStream === '1' ? 'messages.stream' : 'messages.create'} replays, one model step per call`, async () => {
+    const service = `anthropic-${instrumentation}-${content}-${recordStream}`;
+    const recorded = await runAgent({ INSTRUMENTATION: instrumentation, ANTHROPIC_SDK: sdk, STREAM: recordStream, OTLP_ENDPOINT: collector.otlp, SERVICE_NAME: service, ANTHROPIC_BASE_URL: model.url,
+      ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE: content });
+    assert.equal(recorded.error, undefined);
+    const summary = await waitFor(`the case of ${service}`, async () => {
+      const list = await getJSON(`${collector.replayURL}/v1/cases?status=`);
+      return list && list.cases.find((c) => c.provenance.service_name === service);
+    }, () => collector.log);
+    assert.equal(summary.status, 'accepted', JSON.stringify(summary.reasons));
+    const full = await getJSON(`${collector.replayURL}/v1/cases/${summary.case_id}`);
+    assert.deepEqual(full.steps.filter((st) => st.kind === 'llm').map((st) => st.response_id),
+      [`msg_${recorded.toolCalls[0].id.split('_')[1]}`, recorded.messageId], 'two calls, two model steps');
+    const calls = model.server.requests;
+    const base = `${collector.replayURL}/v1/cases/${summary.case_id}/anthropic`;
+    const session = `${instrumentation}-${content}-${recordStream}`;
+    for (const stream of ['0', '1']) {
+      const replayed = await runAgent({ ANTHROPIC_SDK: sdk, STREAM: stream, REPLAY_SESSION: `${session}-${stream}`, ANTHROPIC_BASE_URL: base });
+      assert.deepEqual(replayed, recorded, `stream=${stream}: the same tool_use ids, inputs, answer and message id`);
+    }
+    assert.equal(model.server.requests, calls, 'zero upstream calls');
+    const strict = await runAgent({ ANTHROPIC_SDK: sdk, SYSTEM_PROMPT: 'You are terse.', REPLAY_SESSION: `${session}-strict`, ANTHROPIC_BASE_URL: base });
+    assert.equal(strict.error.status, 404);
+    assert.equal(model.server.requests, calls);
+    const hybrid = await runAgent({ ANTHROPIC_SDK: sdk, SYSTEM_PROMPT: 'You are terse.', REPLAY_SESSION: `${session}-hybrid`, REPLAY_MODE: 'hybrid', ANTHROPIC_BASE_URL: base });
+    assert.equal(hybrid.error, undefined, JSON.stringify(hybrid.error));
+    assert.equal(model.server.requests - calls, 2, 'both calls of the session went live');
+    assert.equal(hybrid.answer, recorded.answer);
+  });
+}
+
+// OpenLLMetry records a messages.stream call's tool_use blocks from their start events only:
+// arguments {}, while the tool executions (and the next request) show the real ones. The run is
+// quarantined, naming each call, instead of replaying calls the agent never got.
+test('traceloop: a run recorded with messages.stream is quarantined because the tool arguments were lost', async () => {
+  const service = 'anthropic-traceloop-1';
+  const recorded = await runAgent({ INSTRUMENTATION: 'traceloop', ANTHROPIC_SDK: '0', STREAM: '1', OTLP_ENDPOINT: collector.otlp, SERVICE_NAME: service, ANTHROPIC_BASE_URL: model.url });
+  assert.equal(recorded.error, undefined);
+  const summary = await waitFor(`the case of ${service}`, async () => {
+    const list = await getJSON(`${collector.replayURL}/v1/cases?status=`);
+    return list && list.cases.find((c) => c.provenance.service_name === service);
+  }, () => collector.log);
+  assert.equal(summary.status, 'quarantined');
+  assert.deepEqual(summary.reasons.map((r) => [r.code, r.detail]), recorded.toolCalls.map((c) => ['no_model_output',
+    `model call "chat claude-haiku-4-5" recorded tool call "${c.id}" with arguments {}, but the trace shows it made with ${JSON.stringify(c.input)} (arguments lost, as when a stream is recorded from its start events only)`]));
+});
+
+// OpenLLMetry (@traceloop/instrumentation-anthropic 0.27.0, the newest release) does not run
+// with @anthropic-ai/sdk 1.x (the pinned 1.14.0): its patch wraps Anthropic.Completions, which the SDK removed, so
+// loading the SDK under it throws and no run is recorded at all.
+test('traceloop: the instrumentation does not load with @anthropic-ai/sdk 1.14', async () => {
+  await assert.rejects(runAgent({ INSTRUMENTATION: 'traceloop', OTLP_ENDPOINT: collector.otlp, SERVICE_NAME: 'anthropic-traceloop', ANTHROPIC_BASE_URL: model.url }),
+    /TypeError: Cannot read properties of undefined \(reading 'prototype'\)[\s\S]*instrumentation-anthropic/);
 });

@@ -29,19 +29,30 @@ async function waitFor(what, fn, log = () => '', timeoutMs = 30000) {
 }
 
 // startJSONServer is a fake model API: answer(body, n) gives the JSON reply to the n-th request
-// (from 1). It counts the requests it gets in server.requests; url is its address plus path.
-function startJSONServer(answer, path = '/v1') {
+// (from 1). A request with "stream": true gets that reply as server-sent events from
+// toEvents(reply) (a list of [event, data]). It counts the requests it gets in
+// server.requests and keeps their bodies in server.bodies; url is its address plus path.
+function startJSONServer(answer, path = '/v1', toEvents) {
   return new Promise((resolve) => {
     const server = http.createServer((req, res) => {
       let raw = '';
       req.on('data', (c) => (raw += c));
       req.on('end', () => {
         const n = ++server.requests;
+        const body = JSON.parse(raw);
+        server.bodies.push(body);
+        const reply = answer(body, n);
+        if (body.stream && toEvents) {
+          res.setHeader('Content-Type', 'text/event-stream');
+          res.end(toEvents(reply).map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join(''));
+          return;
+        }
         res.setHeader('Content-Type', 'application/json');
-        res.end(JSON.stringify(answer(JSON.parse(raw), n)));
+        res.end(JSON.stringify(reply));
       });
     });
     server.requests = 0;
+    server.bodies = [];
     server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}${path}` }));
   });
 }
@@ -57,6 +68,94 @@ function startModelServer() {
     const finish = message.tool_calls ? 'tool_calls' : 'stop';
     const usage = { prompt_tokens: 70 + n, completion_tokens: 17, total_tokens: 87 + n };
     return { id: `chatcmpl-${n}`, object: 'chat.completion', created: 1764460800 + n, model: 'gpt-4o-mini-2024-07-18', choices: [{ index: 0, message, finish_reason: finish, logprobs: null }], usage };
+  });
+}
+
+// responsesEvents streams a Responses API reply the way OpenAI does: created, each output item
+// added / its deltas / done, completed; every event numbered.
+function responsesEvents(response) {
+  const events = [['response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } }]];
+  response.output.forEach((item, i) => {
+    const base = { output_index: i, item_id: item.id };
+    if (item.type === 'function_call') {
+      events.push(['response.output_item.added', { output_index: i, item: { ...item, arguments: '', status: 'in_progress' } }]);
+      events.push(['response.function_call_arguments.delta', { ...base, delta: item.arguments }]);
+      events.push(['response.function_call_arguments.done', { ...base, arguments: item.arguments }]);
+    } else {
+      const text = item.content[0].text;
+      events.push(['response.output_item.added', { output_index: i, item: { ...item, content: [], status: 'in_progress' } }]);
+      events.push(['response.content_part.added', { ...base, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }]);
+      events.push(['response.output_text.delta', { ...base, content_index: 0, delta: text }]);
+      events.push(['response.output_text.done', { ...base, content_index: 0, text }]);
+      events.push(['response.content_part.done', { ...base, content_index: 0, part: item.content[0] }]);
+    }
+    events.push(['response.output_item.done', { output_index: i, item }]);
+  });
+  events.push(['response.completed', { response }]);
+  return events.map(([type, data], n) => [type, { type, sequence_number: n, ...data }]);
+}
+
+// messagesEvents streams an Anthropic Messages reply the way Anthropic does: message_start,
+// each content block started / its delta / stopped, message_delta with the stop reason and
+// usage, message_stop.
+function messagesEvents(message) {
+  const events = [['message_start', { message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } }]];
+  message.content.forEach((block, index) => {
+    if (block.type === 'tool_use') {
+      events.push(['content_block_start', { index, content_block: { ...block, input: {} } }]);
+      events.push(['content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } }]);
+    } else {
+      events.push(['content_block_start', { index, content_block: { type: 'text', text: '' } }]);
+      events.push(['content_block_delta', { index, delta: { type: 'text_delta', text: block.text } }]);
+    }
+    events.push(['content_block_stop', { index }]);
+  });
+  events.push(['message_delta', { delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: message.usage.output_tokens } }]);
+  events.push(['message_stop', {}]);
+  return events.map(([type, data]) => [type, { type, ...data }]);
+}
+
+// startResponsesServer answers like the Responses API: two parallel get_weather calls, then,
+// once their outputs come back, a text answer. Ids carry the request number.
+function startResponsesServer() {
+  return startJSONServer((body, n) => {
+    const last = body.input[body.input.length - 1];
+    const output = last.type === 'function_call_output'
+      ? [{ type: 'message', id: `msg_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Paris and Lyon: 14 and overcast.', annotations: [] }] }]
+      : ['Paris', 'Lyon'].map((city, i) => ({ type: 'function_call', id: `fc_${n}_${i}`, call_id: `call_${n}_${i}`, name: 'get_weather', arguments: JSON.stringify({ city }), status: 'completed' }));
+    return { id: `resp_${n}`, object: 'response', created_at: 1764460800 + n, status: 'completed', model: 'gpt-4.1-mini-2025-04-14', output,
+      parallel_tool_calls: true, usage: { input_tokens: 50 + n, output_tokens: 20, total_tokens: 70 + n, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } };
+  }, '/v1', responsesEvents);
+}
+
+// startMessagesServer answers like the Messages API: two parallel get_weather tool_use blocks,
+// then, once their results come back, a text answer. Ids carry the request number.
+function startMessagesServer() {
+  return startJSONServer((body, n) => {
+    const last = body.messages[body.messages.length - 1];
+    const answered = Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result');
+    const content = answered ? [{ type: 'text', text: 'Paris and Lyon: 14 and overcast.' }]
+      : ['Paris', 'Lyon'].map((city, i) => ({ type: 'tool_use', id: `toolu_${n}_${i}`, name: 'get_weather', input: { city } }));
+    return { id: `msg_${n}`, type: 'message', role: 'assistant', model: 'claude-haiku-4-5-20251001', content,
+      stop_reason: answered ? 'end_turn' : 'tool_use', stop_sequence: null, usage: { input_tokens: 40 + n, output_tokens: 15, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } };
+  }, '', messagesEvents);
+}
+
+// startEmbeddingsServer answers embeddings requests with a fixed 4-dimensional vector per input
+// (values a float32 holds exactly, so float and base64 answers decode to the same numbers) and
+// Responses requests with a text answer naming the instructions it was given.
+function startEmbeddingsServer() {
+  return startJSONServer((body, n) => {
+    if (body.model.startsWith('text-embedding')) {
+      const vectors = body.input.map((text, i) => [0.5, -0.25, 0.125 * (i + 1), text.length / 64]);
+      const data = vectors.map((v, index) => ({ object: 'embedding', index,
+        embedding: body.encoding_format === 'base64' ? Buffer.from(new Float32Array(v).buffer).toString('base64') : v }));
+      return { object: 'list', data, model: 'text-embedding-3-small', usage: { prompt_tokens: 20, total_tokens: 20 } };
+    }
+    const text = `From "${body.instructions}": mild.`;
+    return { id: `resp_${n}`, object: 'response', created_at: 1764460800 + n, status: 'completed', model: 'gpt-4.1-mini-2025-04-14',
+      output: [{ type: 'message', id: `msg_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+      usage: { input_tokens: 30, output_tokens: 8, total_tokens: 38, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } };
   });
 }
 
@@ -136,4 +235,4 @@ async function startCollector(bin, workDir, replayExtra = '') {
   return c;
 }
 
-module.exports = { freePort, sleep, waitFor, startJSONServer, startModelServer, runAgent, getJSON, recordingConfig, startCollector };
+module.exports = { freePort, sleep, waitFor, startJSONServer, responsesEvents, messagesEvents, startModelServer, startResponsesServer, startMessagesServer, startEmbeddingsServer, runAgent, getJSON, recordingConfig, startCollector };

@@ -2,7 +2,7 @@
 // same code records a run and replays it. Prints what it did as JSON on stdout.
 //
 // Environment: OPENAI_BASE_URL; OTLP_ENDPOINT (http://host:port, optional); INSTRUMENTATION
-// (otel | openinference | none); SERVICE_NAME; STREAM=1; PROMPT; INSTRUCTIONS; REPLAY_SESSION;
+// (otel | openinference | traceloop | none); SERVICE_NAME; STREAM=1; PROMPT; INSTRUCTIONS; REPLAY_SESSION;
 // REPLAY_MODE.
 'use strict';
 const api = require('@opentelemetry/api');
@@ -14,6 +14,7 @@ const { OTLPLogExporter } = require('@opentelemetry/exporter-logs-otlp-http');
 const { resourceFromAttributes } = require('@opentelemetry/resources');
 const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
 const { registerInstrumentations } = require('@opentelemetry/instrumentation');
+const { replayHeaders, inAgentSpan } = require('./tracing');
 
 const env = process.env;
 let providers = [];
@@ -28,6 +29,7 @@ if (env.OTLP_ENDPOINT && env.INSTRUMENTATION !== 'none') {
   const instrumentations = {
     otel: () => new (require('@opentelemetry/instrumentation-openai').OpenAIInstrumentation)({ captureMessageContent: true }),
     openinference: () => new (require('@arizeai/openinference-instrumentation-openai').OpenAIInstrumentation)(),
+    traceloop: () => new (require('@traceloop/instrumentation-openai').OpenAIInstrumentation)({ traceContent: true }),
   };
   registerInstrumentations({ instrumentations: [instrumentations[env.INSTRUMENTATION]()] });
 }
@@ -45,46 +47,35 @@ async function create(client, request) {
 }
 
 async function run() {
-  const headers = {};
-  if (env.REPLAY_SESSION) headers['X-Replay-Session'] = env.REPLAY_SESSION;
-  if (env.REPLAY_MODE) headers['X-Replay-Mode'] = env.REPLAY_MODE;
-  const client = new OpenAI({ baseURL: env.OPENAI_BASE_URL, apiKey: 'sk-reprise-test-not-a-key', defaultHeaders: headers, maxRetries: 0 });
-  const tracer = api.trace.getTracer('responses-agent');
-  return tracer.startActiveSpan('invoke_agent weather-bot', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'weather-bot' } }, async (root) => {
-    const out = { toolCalls: [], answer: null };
-    try {
-      const base = { model: 'gpt-4.1-mini', instructions: env.INSTRUCTIONS || 'You are a weather assistant.', tools, temperature: 0.2 };
-      const input = [{ role: 'user', content: env.PROMPT || 'Weather in Paris and Lyon?' }];
-      for (let turn = 0; turn < 3 && out.answer === null; turn++) {
-        const res = await create(client, { ...base, input });
-        const calls = res.output.filter((i) => i.type === 'function_call');
-        if (calls.length === 0) {
-          out.answer = res.output_text || res.output.filter((i) => i.type === 'message').map((m) => m.content.map((c) => c.text).join('')).join('');
-          out.responseId = res.id;
-          break;
-        }
-        for (const c of calls) {
-          input.push({ type: 'function_call', id: c.id, call_id: c.call_id, name: c.name, arguments: c.arguments });
-        }
-        for (const c of calls) {
-          const args = JSON.parse(c.arguments);
-          const result = tracer.startActiveSpan('execute_tool get_weather', { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.id': c.call_id, 'gen_ai.tool.call.arguments': c.arguments } }, (span) => {
-            const r = JSON.stringify({ city: args.city, temperature: 14, sky: 'overcast' });
-            span.setAttribute('gen_ai.tool.call.result', r);
-            span.end();
-            return r;
-          });
-          out.toolCalls.push({ id: c.id, callId: c.call_id, arguments: c.arguments, result });
-          input.push({ type: 'function_call_output', call_id: c.call_id, output: result });
-        }
+  const client = new OpenAI({ baseURL: env.OPENAI_BASE_URL, apiKey: 'sk-reprise-test-not-a-key', defaultHeaders: replayHeaders(), maxRetries: 0 });
+  const out = { toolCalls: [], answer: null };
+  return inAgentSpan('responses-agent', 'weather-bot', out, async (tracer) => {
+    const base = { model: 'gpt-4.1-mini', instructions: env.INSTRUCTIONS || 'You are a weather assistant.', tools, temperature: 0.2 };
+    const input = [{ role: 'user', content: env.PROMPT || 'Weather in Paris and Lyon?' }];
+    for (let turn = 0; turn < 3 && out.answer === null; turn++) {
+      const res = await create(client, { ...base, input });
+      const calls = res.output.filter((i) => i.type === 'function_call');
+      if (calls.length === 0) {
+        out.answer = res.output_text || res.output.filter((i) => i.type === 'message').map((m) => m.content.map((c) => c.text).join('')).join('');
+        out.responseId = res.id;
+        out.messageItemIds = res.output.filter((i) => i.type === 'message').map((i) => i.id);
+        break;
       }
-    } catch (err) {
-      out.error = { status: err.status, message: err.message };
-      root.setStatus({ code: api.SpanStatusCode.ERROR });
-    } finally {
-      root.end();
+      for (const c of calls) {
+        input.push({ type: 'function_call', id: c.id, call_id: c.call_id, name: c.name, arguments: c.arguments });
+      }
+      for (const c of calls) {
+        const args = JSON.parse(c.arguments);
+        const result = tracer.startActiveSpan('execute_tool get_weather', { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.id': c.call_id, 'gen_ai.tool.call.arguments': c.arguments } }, (span) => {
+          const r = JSON.stringify({ city: args.city, temperature: 14, sky: 'overcast' });
+          span.setAttribute('gen_ai.tool.call.result', r);
+          span.end();
+          return r;
+        });
+        out.toolCalls.push({ id: c.id, callId: c.call_id, arguments: c.arguments, result });
+        input.push({ type: 'function_call_output', call_id: c.call_id, output: result });
+      }
     }
-    return out;
   });
 }
 
