@@ -3,6 +3,7 @@ package replaycaseprocessor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -151,4 +152,32 @@ func TestStorageFailureRefusesTheRequest(t *testing.T) {
 	assert.Empty(t, h.p.open)
 	h.shutdown()
 	assert.Empty(t, h.cases())
+}
+
+// Records stored by an earlier version ("wal/<trace id>/<sequence>", the kind as the value's
+// first byte) are restored, sent and deleted like the current ones.
+func TestRecordsOfTheEarlierLayoutAreRestored(t *testing.T) {
+	dir := t.TempDir()
+	host, ext := startFileStorage(t, dir)
+	h := newHarness(t, func(c *Config) { c.Storage = &storageID })
+	client, err := ext.(storage.Extension).GetClient(context.Background(), component.KindProcessor, h.p.id, "")
+	require.NoError(t, err)
+	td := testfixtures.Traces(t, testfixtures.Traceloop)
+	body, err := tracesSizer.MarshalTraces(td)
+	require.NoError(t, err)
+	tid := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID()
+	key := fmt.Sprintf("wal/%x/%016x", tid[:], 1)
+	require.NoError(t, client.Batch(context.Background(), storage.SetOperation(key, append([]byte{'t'}, body...))))
+	require.NoError(t, client.Close(context.Background()))
+
+	require.NoError(t, h.traces.Start(context.Background(), host))
+	h.advance(3 * time.Second)
+	cases := h.cases()
+	require.Len(t, cases, 1)
+	assert.Equal(t, int64(5), cases[0].Provenance.SpanCount)
+	recs, err := h.p.wal.records(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, recs, "deleted once sent")
+	h.shutdown()
+	require.NoError(t, ext.Shutdown(context.Background()))
 }
