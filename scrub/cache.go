@@ -35,3 +35,28 @@ func (c *cleanCache) add(v string) {
 		c.n.Add(1)
 	}
 }
+
+// kindCache remembers the masking kind of short key names (attribute and JSON keys repeat on
+// every span and message), so that a key is normalized and compared with the name lists once
+// per process. Bounded like cleanCache.
+type kindCache struct {
+	m sync.Map // key → kind ("" for a key that names no secret)
+	n atomic.Int64
+}
+
+// kindOf returns the kind under which the value of key is masked, or "" (keyNames.kindOf).
+func (s *Scrubber) kindOf(key string) string {
+	if len(key) > maxCachedLen {
+		return s.keys.kindOf(key)
+	}
+	if kind, ok := s.kinds.m.Load(key); ok {
+		return kind.(string)
+	}
+	kind := s.keys.kindOf(key)
+	if s.kinds.n.Load() < maxCachedCount {
+		if _, loaded := s.kinds.m.LoadOrStore(key, kind); !loaded {
+			s.kinds.n.Add(1)
+		}
+	}
+	return kind
+}

@@ -26,7 +26,9 @@ type Scrubber struct {
 	assignment *assignment // name=value pairs with a secret name, in text
 	keys       keyNames
 	actions    map[string]string // kind → action, for every kind that is on
-	clean      cleanCache
+	clean      cleanCache        // short strings the whole policy found nothing in
+	splitClean cleanCache        // short joined sibling pairs the credential rules found nothing in
+	kinds      kindCache         // kindOf per key name
 	policyHash string
 }
 

@@ -117,7 +117,7 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 		var siblings []string
 		for _, k := range keys {
 			val := t[k]
-			if kind := s.keys.kindOf(k); kind != "" {
+			if kind := s.kindOf(k); kind != "" {
 				val = s.secretJSON(kind, val, r)
 			} else {
 				val = s.JSON(val, r)
@@ -212,7 +212,7 @@ func (s *Scrubber) Map(m pcommon.Map, r *Report) {
 	}
 	renamed := false
 	for k, v := range m.All() {
-		if kind := s.keys.kindOf(k); kind != "" {
+		if kind := s.kindOf(k); kind != "" {
 			s.secretAttribute(kind, v, r)
 		} else {
 			s.Value(v, r)
