@@ -471,11 +471,26 @@ func putJSON(a pcommon.Map, key string, v any) {
 	putValue(a.PutEmpty(key), rv)
 }
 
+// getJSON decodes the structured attribute key into out (a pointer to a zero value) as
+// json.Unmarshal of the attribute's JSON does: straight from pdata when the value has the shape
+// putValue writes (getValue), else through its JSON text.
 func getJSON(a pcommon.Map, key string, out any) error {
 	v, ok := a.Get(key)
 	if !ok {
 		return nil
 	}
+	if dst := reflect.ValueOf(out).Elem(); dst.IsZero() {
+		direct := reflect.New(dst.Type()).Elem()
+		if getValue(v, direct) == nil {
+			dst.Set(direct)
+			return nil
+		}
+	}
+	return getJSONText(v, key, out)
+}
+
+// getJSONText decodes v through its JSON text, for the values getValue leaves to it.
+func getJSONText(v pcommon.Value, key string, out any) error {
 	buf := jsonBuffers.Get().(*[]byte)
 	b, err := appendValueJSON((*buf)[:0], v)
 	defer func() {
