@@ -48,13 +48,22 @@ func putValue(dst pcommon.Value, v reflect.Value) {
 			return
 		}
 		m := dst.SetEmptyMap()
+		m.EnsureCapacity(v.Len())
 		iter := v.MapRange()
 		for iter.Next() {
 			putValue(m.PutEmpty(iter.Key().String()), iter.Value())
 		}
 	case reflect.Struct:
 		m := dst.SetEmptyMap()
-		for _, f := range structFields(v.Type()) {
+		fields := structFields(v.Type())
+		n := 0
+		for _, f := range fields {
+			if !f.omitEmpty || !v.Field(f.index).IsZero() {
+				n++
+			}
+		}
+		m.EnsureCapacity(n) // most parts and messages use few of their fields
+		for _, f := range fields {
 			fv := v.Field(f.index)
 			if f.omitEmpty && fv.IsZero() {
 				continue
