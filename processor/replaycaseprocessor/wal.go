@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/klauspost/compress/s2"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -24,7 +25,10 @@ import (
 // records left are replayed into the buffers. A nil *wal does nothing.
 //
 // Keys: "wal/<sequence, 16 hex digits>/<kind>/<trace id hex>", kind "t" (spans) or "l" (log
-// events); value: the OTLP protobuf of the chunk. The sequence comes first so that new records
+// events); value: the OTLP protobuf of the chunk, compressed as an S2 block (Snappy's format,
+// extended; github.com/klauspost/compress/s2). Compressing costs a few microseconds a record
+// and makes records 2-3x smaller, so that most storage pages a transaction rewrites fit in one
+// page instead of being allocated and copied as multi-page runs. The sequence comes first so that new records
 // are appended at the end of the storage's B-tree and records written together share pages
 // (with the trace id first, every record landed on a page of its own trace and rewrote it).
 // Records of the earlier layout, "wal/<trace id hex>/<sequence>" with the kind as the value's
@@ -98,7 +102,7 @@ func writeChunks[C any](ctx context.Context, w *wal, chunks []C, kind byte, enco
 			return err
 		}
 		*keys = []string{w.key(kind, id)}
-		ops = append(ops, storage.SetOperation((*keys)[0], body))
+		ops = append(ops, storage.SetOperation((*keys)[0], s2.Encode(nil, body)))
 	}
 	if err := w.commit.batch(ctx, ops...); err != nil {
 		return fmt.Errorf("replay_case: writing accepted telemetry to storage failed, refusing it so that the client retries: %w", err)
@@ -148,6 +152,7 @@ type walRecord struct {
 	key   string
 	kind  byte
 	value []byte
+	err   error // the value could not be decompressed
 }
 
 // records returns every stored chunk in the order it was written (records of the earlier
@@ -164,15 +169,16 @@ func (w *wal) records(ctx context.Context) ([]walRecord, error) {
 	return out, err
 }
 
-// parseRecord reads a stored record of either layout; the value is copied (the storage owns
-// it only during the walk).
+// parseRecord reads a stored record of either layout into a slice of its own (the storage owns
+// the value only during the walk).
 func parseRecord(key string, value []byte) (walRecord, bool) {
 	rest, ok := strings.CutPrefix(key, walPrefix)
 	if !ok {
 		return walRecord{}, false
 	}
 	if parts := strings.Split(rest, "/"); len(parts) == 3 && len(parts[1]) == 1 {
-		return walRecord{key: key, kind: parts[1][0], value: append([]byte(nil), value...)}, true
+		body, err := s2.Decode(nil, value) // a new slice: the storage owns value
+		return walRecord{key: key, kind: parts[1][0], value: body, err: err}, true
 	}
 	if len(value) == 0 { // the earlier layout: kind byte, then the protobuf
 		return walRecord{}, false
@@ -196,6 +202,10 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 	}
 	var spans, events int
 	for _, r := range recs {
+		if r.err != nil {
+			p.logger.Error("unreadable stored record skipped", zap.String("key", r.key), zap.Error(r.err))
+			continue
+		}
 		switch r.kind {
 		case 't':
 			td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(r.value)

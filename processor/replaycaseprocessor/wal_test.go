@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,6 +18,8 @@ import (
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
@@ -178,6 +181,33 @@ func TestRecordsOfTheEarlierLayoutAreRestored(t *testing.T) {
 	recs, err := h.p.wal.records(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, recs, "deleted once sent")
+	h.shutdown()
+	require.NoError(t, ext.Shutdown(context.Background()))
+}
+
+// A stored record that cannot be decompressed is logged with its key and skipped; the readable
+// ones are restored.
+func TestUnreadableStoredRecordIsLoggedAndSkipped(t *testing.T) {
+	dir := t.TempDir()
+	host, ext := startFileStorage(t, dir)
+	h := newHarness(t, func(c *Config) { c.Storage = &storageID })
+	client, err := ext.(storage.Extension).GetClient(context.Background(), component.KindProcessor, h.p.id, "")
+	require.NoError(t, err)
+	td := testfixtures.Traces(t, testfixtures.Traceloop)
+	body, err := tracesSizer.MarshalTraces(td)
+	require.NoError(t, err)
+	require.NoError(t, client.Batch(context.Background(),
+		storage.SetOperation("wal/0000000000000001/t/00000000000000000000000000000001", []byte("not an s2 block")),
+		storage.SetOperation("wal/0000000000000002/t/00000000000000000000000000000002", s2.Encode(nil, body))))
+	require.NoError(t, client.Close(context.Background()))
+
+	core, logs := observer.New(zap.ErrorLevel)
+	h.p.logger = zap.New(core)
+	require.NoError(t, h.traces.Start(context.Background(), host))
+	h.advance(3 * time.Second)
+	assert.Len(t, h.cases(), 1, "the readable record is restored")
+	require.Equal(t, 1, logs.FilterMessage("unreadable stored record skipped").Len())
+	assert.Equal(t, "wal/0000000000000001/t/00000000000000000000000000000001", logs.All()[0].ContextMap()["key"])
 	h.shutdown()
 	require.NoError(t, ext.Shutdown(context.Background()))
 }
