@@ -212,10 +212,12 @@ func encodeStep(c *Case, st *Step, tid pcommon.TraceID, caseSpan pcommon.SpanID,
 func Decode(td ptrace.Traces) ([]*Case, error) {
 	byID := map[string]*Case{}
 	var order []string
-	get := func(id string) *Case {
+	// steps is how many spans follow in the scope: Encode writes a case's span and then its
+	// steps into one scope, so that sizes the case's steps once instead of growing them.
+	get := func(id string, steps int) *Case {
 		c, ok := byID[id]
 		if !ok {
-			c = &Case{CaseID: id}
+			c = &Case{CaseID: id, Steps: make([]Step, 0, steps)}
 			byID[id] = c
 			order = append(order, id)
 		}
@@ -231,7 +233,7 @@ func Decode(td ptrace.Traces) ([]*Case, error) {
 				if !ok {
 					continue
 				}
-				c := get(id.Str())
+				c := get(id.Str(), spans.Len()-k-1)
 				var err error
 				if _, isStep := sp.Attributes().Get(AttrStepIndex); isStep {
 					err = decodeStep(c, sp)
@@ -249,6 +251,9 @@ func Decode(td ptrace.Traces) ([]*Case, error) {
 		c := byID[id]
 		if c.SchemaVersion == "" {
 			return nil, fmt.Errorf("case %s: steps without a case span", id)
+		}
+		if len(c.Steps) == 0 {
+			c.Steps = nil // as before the capacity hint: a case without steps decodes with none
 		}
 		sort.SliceStable(c.Steps, func(a, b int) bool { return c.Steps[a].Index < c.Steps[b].Index })
 		out = append(out, c)
