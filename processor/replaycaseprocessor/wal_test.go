@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -157,21 +158,34 @@ func TestStorageFailureRefusesTheRequest(t *testing.T) {
 	assert.Empty(t, h.cases())
 }
 
-// Records stored by an earlier version ("wal/<trace id>/<sequence>", the kind as the value's
-// first byte) are restored, sent and deleted like the current ones.
-func TestRecordsOfTheEarlierLayoutAreRestored(t *testing.T) {
-	dir := t.TempDir()
-	host, ext := startFileStorage(t, dir)
+// withStoredRecords starts a file storage in a new directory holding ops in the storage of a
+// new harness's processor, as an earlier process would have left them.
+func withStoredRecords(t *testing.T, ops ...*storage.Operation) (*harness, storageHost, extension.Extension) {
+	t.Helper()
+	host, ext := startFileStorage(t, t.TempDir())
 	h := newHarness(t, func(c *Config) { c.Storage = &storageID })
 	client, err := ext.(storage.Extension).GetClient(context.Background(), component.KindProcessor, h.p.id, "")
 	require.NoError(t, err)
+	require.NoError(t, client.Batch(context.Background(), ops...))
+	require.NoError(t, client.Close(context.Background()))
+	return h, host, ext
+}
+
+// traceloopProtobuf is the traceloop fixture run and its OTLP protobuf.
+func traceloopProtobuf(t *testing.T) (ptrace.Traces, []byte) {
 	td := testfixtures.Traces(t, testfixtures.Traceloop)
 	body, err := tracesSizer.MarshalTraces(td)
 	require.NoError(t, err)
+	return td, body
+}
+
+// Records stored by an earlier version ("wal/<trace id>/<sequence>", the kind as the value's
+// first byte) are restored, sent and deleted like the current ones.
+func TestRecordsOfTheEarlierLayoutAreRestored(t *testing.T) {
+	td, body := traceloopProtobuf(t)
 	tid := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID()
 	key := fmt.Sprintf("wal/%x/%016x", tid[:], 1)
-	require.NoError(t, client.Batch(context.Background(), storage.SetOperation(key, append([]byte{'t'}, body...))))
-	require.NoError(t, client.Close(context.Background()))
+	h, host, ext := withStoredRecords(t, storage.SetOperation(key, append([]byte{'t'}, body...)))
 
 	require.NoError(t, h.traces.Start(context.Background(), host))
 	h.advance(3 * time.Second)
@@ -188,18 +202,10 @@ func TestRecordsOfTheEarlierLayoutAreRestored(t *testing.T) {
 // A stored record that cannot be decompressed is logged with its key and skipped; the readable
 // ones are restored.
 func TestUnreadableStoredRecordIsLoggedAndSkipped(t *testing.T) {
-	dir := t.TempDir()
-	host, ext := startFileStorage(t, dir)
-	h := newHarness(t, func(c *Config) { c.Storage = &storageID })
-	client, err := ext.(storage.Extension).GetClient(context.Background(), component.KindProcessor, h.p.id, "")
-	require.NoError(t, err)
-	td := testfixtures.Traces(t, testfixtures.Traceloop)
-	body, err := tracesSizer.MarshalTraces(td)
-	require.NoError(t, err)
-	require.NoError(t, client.Batch(context.Background(),
+	_, body := traceloopProtobuf(t)
+	h, host, ext := withStoredRecords(t,
 		storage.SetOperation("wal/0000000000000001/t/00000000000000000000000000000001", []byte("not an s2 block")),
-		storage.SetOperation("wal/0000000000000002/t/00000000000000000000000000000002", s2.Encode(nil, body))))
-	require.NoError(t, client.Close(context.Background()))
+		storage.SetOperation("wal/0000000000000002/t/00000000000000000000000000000002", s2.Encode(nil, body)))
 
 	core, logs := observer.New(zap.ErrorLevel)
 	h.p.logger = zap.New(core)
