@@ -28,11 +28,11 @@ import (
 // events); value: the OTLP protobuf of the chunk, compressed as an S2 block (Snappy's format,
 // extended; github.com/klauspost/compress/s2). Compressing costs a few microseconds a record
 // and makes records 2-3x smaller, so that most storage pages a transaction rewrites fit in one
-// page instead of being allocated and copied as multi-page runs. The sequence comes first so that new records
-// are appended at the end of the storage's B-tree and records written together share pages
-// (with the trace id first, every record landed on a page of its own trace and rewrote it).
-// Records of the earlier layout, "wal/<trace id hex>/<sequence>" with the kind as the value's
-// first byte, are still read on start.
+// page instead of being allocated and copied as multi-page runs. The sequence comes first so
+// that new records are appended at the end of the storage's B-tree and records written together
+// share pages (with the trace id first, every record landed on a page of its own trace and
+// rewrote it). Records of the earlier layout, "wal/<trace id hex>/<sequence>" with the kind as
+// the value's first byte, are still read on start, before the others (they are older).
 type wal struct {
 	client storage.Client
 	walker storage.Walker
@@ -149,14 +149,16 @@ func (w *wal) release(ctx context.Context, keys []string) {
 
 // walRecord is one stored chunk read back on start.
 type walRecord struct {
-	key   string
-	kind  byte
-	value []byte
-	err   error // the value could not be decompressed
+	key    string
+	kind   byte
+	value  []byte
+	err    error // the value could not be decompressed
+	legacy bool  // stored in the earlier layout, so before every record of the current one
 }
 
 // records returns every stored chunk in the order it was written (records of the earlier
-// layout sort trace by trace, then by sequence: the order between traces does not matter).
+// layout come first, trace by trace, then by sequence: the order between traces does not
+// matter).
 func (w *wal) records(ctx context.Context) ([]walRecord, error) {
 	var out []walRecord
 	err := w.walker.Walk(ctx, func(key string, value []byte) ([]*storage.Operation, error) {
@@ -165,7 +167,12 @@ func (w *wal) records(ctx context.Context) ([]walRecord, error) {
 		}
 		return nil, nil
 	})
-	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].legacy != out[j].legacy {
+			return out[i].legacy
+		}
+		return out[i].key < out[j].key
+	})
 	return out, err
 }
 
@@ -183,7 +190,7 @@ func parseRecord(key string, value []byte) (walRecord, bool) {
 	if len(value) == 0 { // the earlier layout: kind byte, then the protobuf
 		return walRecord{}, false
 	}
-	return walRecord{key: key, kind: value[0], value: append([]byte(nil), value[1:]...)}, true
+	return walRecord{key: key, kind: value[0], value: append([]byte(nil), value[1:]...), legacy: true}, true
 }
 
 func (w *wal) close(ctx context.Context) error {

@@ -217,3 +217,21 @@ func TestUnreadableStoredRecordIsLoggedAndSkipped(t *testing.T) {
 	h.shutdown()
 	require.NoError(t, ext.Shutdown(context.Background()))
 }
+
+// After an upgrade, records of the earlier layout are older than every record of the current
+// one, so they are restored first, whatever their keys' order.
+func TestRecordsOfTheEarlierLayoutComeFirst(t *testing.T) {
+	_, body := traceloopProtobuf(t)
+	h, host, ext := withStoredRecords(t,
+		storage.SetOperation("wal/0000000000000001/t/ffffffffffffffffffffffffffffffff", s2.Encode(nil, body)),
+		storage.SetOperation(fmt.Sprintf("wal/ffffffffffffffffffffffffffffffff/%016x", 9), append([]byte{'t'}, body...)))
+	require.NoError(t, h.traces.Start(context.Background(), host))
+	recs, err := h.p.wal.records(context.Background())
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	assert.True(t, recs[0].legacy)
+	assert.Equal(t, "wal/0000000000000001/t/ffffffffffffffffffffffffffffffff", recs[1].key)
+	assert.Equal(t, recs[0].value, recs[1].value, "both read back as the same protobuf")
+	h.shutdown()
+	require.NoError(t, ext.Shutdown(context.Background()))
+}
