@@ -72,7 +72,9 @@ type spansRead struct {
 // readSpans runs the adapters over every span and notes the trace's roots, services and span
 // count in the provenance.
 func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, prov *replaycase.Provenance) spansRead {
-	read := spansRead{rootRes: map[string]pcommon.Resource{}, spanIDs: map[string]bool{}}
+	count := spans.SpanCount()
+	// Sized once: a normalized step is large, and growing the slice span by span copied them all.
+	read := spansRead{rootRes: map[string]pcommon.Resource{}, spanIDs: make(map[string]bool, count), steps: make([]normalized, 0, count)}
 	services := map[string]bool{}
 	for s := range pdatawalk.Spans(spans) {
 		sp := s.Span

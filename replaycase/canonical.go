@@ -48,6 +48,12 @@ const (
 	AttrRetrievalDocs  = "gen_ai.retrieval.documents"
 )
 
+// The attributes a case span and a step span usually carry, to size their maps once.
+const (
+	caseSpanAttrs = 32
+	stepSpanAttrs = 24
+)
+
 // Encode appends the canonical spans of c to td: one resource per case (the root service),
 // the case span first, then one span per step.
 func Encode(c *Case, td ptrace.Traces) error {
@@ -73,6 +79,7 @@ func Encode(c *Case, td ptrace.Traces) error {
 	root.SetStartTimestamp(timestamp(c.StartTime))
 	root.SetEndTimestamp(timestamp(c.EndTime))
 	a := root.Attributes()
+	a.EnsureCapacity(caseSpanAttrs) // one allocation instead of the slice growing attribute by attribute
 	a.PutStr(AttrCaseID, c.CaseID)
 	a.PutStr(AttrSchemaVersion, c.SchemaVersion)
 	a.PutStr(AttrAdapterVersion, c.AdapterVersion)
@@ -159,6 +166,7 @@ func encodeStep(c *Case, st *Step, tid pcommon.TraceID, caseSpan pcommon.SpanID,
 		sp.Status().SetMessage(st.Error)
 	}
 	a := sp.Attributes()
+	a.EnsureCapacity(stepSpanAttrs)
 	a.PutStr(AttrCaseID, c.CaseID)
 	a.PutInt(AttrStepIndex, int64(st.Index))
 	a.PutStr(AttrStepKind, string(st.Kind))
@@ -204,10 +212,12 @@ func encodeStep(c *Case, st *Step, tid pcommon.TraceID, caseSpan pcommon.SpanID,
 func Decode(td ptrace.Traces) ([]*Case, error) {
 	byID := map[string]*Case{}
 	var order []string
-	get := func(id string) *Case {
+	// steps is how many spans follow in the scope: Encode writes a case's span and then its
+	// steps into one scope, so that sizes the case's steps once instead of growing them.
+	get := func(id string, steps int) *Case {
 		c, ok := byID[id]
 		if !ok {
-			c = &Case{CaseID: id}
+			c = &Case{CaseID: id, Steps: make([]Step, 0, steps)}
 			byID[id] = c
 			order = append(order, id)
 		}
@@ -223,7 +233,7 @@ func Decode(td ptrace.Traces) ([]*Case, error) {
 				if !ok {
 					continue
 				}
-				c := get(id.Str())
+				c := get(id.Str(), spans.Len()-k-1)
 				var err error
 				if _, isStep := sp.Attributes().Get(AttrStepIndex); isStep {
 					err = decodeStep(c, sp)
@@ -241,6 +251,9 @@ func Decode(td ptrace.Traces) ([]*Case, error) {
 		c := byID[id]
 		if c.SchemaVersion == "" {
 			return nil, fmt.Errorf("case %s: steps without a case span", id)
+		}
+		if len(c.Steps) == 0 {
+			c.Steps = nil // as before the capacity hint: a case without steps decodes with none
 		}
 		sort.SliceStable(c.Steps, func(a, b int) bool { return c.Steps[a].Index < c.Steps[b].Index })
 		out = append(out, c)
@@ -471,11 +484,26 @@ func putJSON(a pcommon.Map, key string, v any) {
 	putValue(a.PutEmpty(key), rv)
 }
 
+// getJSON decodes the structured attribute key into out (a pointer to a zero value) as
+// json.Unmarshal of the attribute's JSON does: straight from pdata when the value has the shape
+// putValue writes (getValue), else through its JSON text.
 func getJSON(a pcommon.Map, key string, out any) error {
 	v, ok := a.Get(key)
 	if !ok {
 		return nil
 	}
+	if dst := reflect.ValueOf(out).Elem(); dst.IsZero() {
+		direct := reflect.New(dst.Type()).Elem()
+		if getValue(v, direct) == nil {
+			dst.Set(direct)
+			return nil
+		}
+	}
+	return getJSONText(v, key, out)
+}
+
+// getJSONText decodes v through its JSON text, for the values getValue leaves to it.
+func getJSONText(v pcommon.Value, key string, out any) error {
 	buf := jsonBuffers.Get().(*[]byte)
 	b, err := appendValueJSON((*buf)[:0], v)
 	defer func() {

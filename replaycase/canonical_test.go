@@ -65,3 +65,22 @@ func TestCaseIDIsDeterministic(t *testing.T) {
 	assert.Len(t, a, 32)
 	assert.NotEqual(t, a, replaycase.ID("d4263ddf29d4d69a7c3c210379b94a58", "50a2c2aa5482a2fb"))
 }
+
+// A case without steps round-trips with none (not an empty list), also when another case's
+// spans follow it in the same scope (the capacity hint counts them).
+func TestCaseWithoutStepsRoundTrips(t *testing.T) {
+	c, _, _ := normalize.Build(testfixtures.Traces(t, testfixtures.OTelEvents), testfixtures.Logs(t, testfixtures.OTelEvents))
+	c.Steps = nil
+	td := ptrace.NewTraces()
+	require.NoError(t, replaycase.Encode(c, td))
+	other, _, _ := normalize.Build(testfixtures.Traces(t, testfixtures.Traceloop), testfixtures.Logs(t, testfixtures.Traceloop))
+	more := ptrace.NewTraces()
+	require.NoError(t, replaycase.Encode(other, more))
+	more.ResourceSpans().At(0).ScopeSpans().At(0).Spans().MoveAndAppendTo(td.ResourceSpans().At(0).ScopeSpans().At(0).Spans())
+	got, err := replaycase.Decode(td)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, c, got[0])
+	assert.Nil(t, got[0].Steps)
+	assert.Equal(t, other.Steps, got[1].Steps)
+}

@@ -1,9 +1,14 @@
 package replaycase
 
 import (
+	"encoding"
+	"encoding/json"
+	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
@@ -43,13 +48,22 @@ func putValue(dst pcommon.Value, v reflect.Value) {
 			return
 		}
 		m := dst.SetEmptyMap()
+		m.EnsureCapacity(v.Len())
 		iter := v.MapRange()
 		for iter.Next() {
 			putValue(m.PutEmpty(iter.Key().String()), iter.Value())
 		}
 	case reflect.Struct:
 		m := dst.SetEmptyMap()
-		for _, f := range structFields(v.Type()) {
+		fields := structFields(v.Type())
+		n := 0
+		for _, f := range fields {
+			if !f.omitEmpty || !v.Field(f.index).IsZero() {
+				n++
+			}
+		}
+		m.EnsureCapacity(n) // most parts and messages use few of their fields
+		for _, f := range fields {
 			fv := v.Field(f.index)
 			if f.omitEmpty && fv.IsZero() {
 				continue
@@ -87,4 +101,126 @@ func structFields(t reflect.Type) []field {
 	}
 	fieldCache.Store(t, fs)
 	return fs
+}
+
+// errNotDirect means getValue met a value it does not decode exactly as encoding/json would
+// (a type other than the one putValue writes, a key that is no field name, invalid UTF-8, a
+// type with its own JSON decoding): the caller decodes that attribute through JSON instead.
+var errNotDirect = errors.New("not decodable directly")
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// getValue is putValue backwards: it decodes a structured attribute value straight into dst,
+// which must hold its zero value, as json.Unmarshal of the attribute's JSON would, without the
+// JSON text in between. It handles the shapes putValue writes and returns errNotDirect for
+// anything else, leaving dst partly written.
+func getValue(src pcommon.Value, dst reflect.Value) error {
+	t := dst.Type()
+	if t.Kind() != reflect.Pointer && (t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler) ||
+		reflect.PointerTo(t).Implements(textUnmarshaler)) {
+		return errNotDirect
+	}
+	if src.Type() == pcommon.ValueTypeEmpty {
+		return nil // null leaves the zero value
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		p := reflect.New(t.Elem())
+		if err := getValue(src, p.Elem()); err != nil {
+			return err
+		}
+		dst.Set(p)
+		return nil
+	case reflect.String:
+		if src.Type() != pcommon.ValueTypeStr || !utf8.ValidString(src.Str()) {
+			return errNotDirect
+		}
+		dst.SetString(src.Str())
+		return nil
+	case reflect.Bool:
+		if src.Type() != pcommon.ValueTypeBool {
+			return errNotDirect
+		}
+		dst.SetBool(src.Bool())
+		return nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if src.Type() != pcommon.ValueTypeInt || dst.OverflowInt(src.Int()) {
+			return errNotDirect
+		}
+		dst.SetInt(src.Int())
+		return nil
+	case reflect.Float32, reflect.Float64:
+		if src.Type() != pcommon.ValueTypeDouble {
+			return errNotDirect
+		}
+		f := src.Double()
+		if math.IsNaN(f) || math.IsInf(f, 0) || dst.OverflowFloat(f) {
+			return errNotDirect
+		}
+		dst.SetFloat(f)
+		return nil
+	case reflect.Slice:
+		if src.Type() != pcommon.ValueTypeSlice || t.Elem().Kind() == reflect.Uint8 {
+			return errNotDirect
+		}
+		s := src.Slice()
+		out := reflect.MakeSlice(t, s.Len(), s.Len())
+		for i := 0; i < s.Len(); i++ {
+			if err := getValue(s.At(i), out.Index(i)); err != nil {
+				return err
+			}
+		}
+		dst.Set(out)
+		return nil
+	case reflect.Map:
+		if src.Type() != pcommon.ValueTypeMap || t.Key().Kind() != reflect.String {
+			return errNotDirect
+		}
+		m := src.Map()
+		out := reflect.MakeMapWithSize(t, m.Len())
+		for k, v := range m.All() {
+			if !utf8.ValidString(k) {
+				return errNotDirect
+			}
+			e := reflect.New(t.Elem()).Elem()
+			if err := getValue(v, e); err != nil {
+				return err
+			}
+			out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), e)
+		}
+		dst.Set(out)
+		return nil
+	case reflect.Struct:
+		if src.Type() != pcommon.ValueTypeMap {
+			return errNotDirect
+		}
+		fields := structFields(t)
+		for k, v := range src.Map().All() {
+			f, ok := fieldNamed(fields, k)
+			if !ok {
+				return errNotDirect // json matches other spellings case-insensitively, or ignores the key
+			}
+			fv := dst.Field(f.index)
+			if !fv.IsZero() {
+				return errNotDirect // a key given twice: json merges the second into the first
+			}
+			if err := getValue(v, fv); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return errNotDirect
+}
+
+func fieldNamed(fields []field, name string) (field, bool) {
+	for _, f := range fields {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return field{}, false
 }

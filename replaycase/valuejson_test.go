@@ -118,3 +118,22 @@ func BenchmarkDecodeFixtureCases(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEncodeFixtureCases encodes the four fixture cases as canonical spans, as the
+// processor does for every closed case.
+func BenchmarkEncodeFixtureCases(b *testing.B) {
+	var cases []*replaycase.Case
+	for _, run := range []string{testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OpenInference, testfixtures.OTelNoContent} {
+		c, _, _ := normalize.Build(testfixtures.Traces(b, run), testfixtures.Logs(b, run))
+		cases = append(cases, c)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		td := ptrace.NewTraces()
+		for _, c := range cases {
+			if err := replaycase.Encode(c, td); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

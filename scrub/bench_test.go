@@ -9,7 +9,8 @@ import (
 
 // BenchmarkText measures the scrubber on ordinary agent content (a prompt and a JSON tool
 // result, nothing to find) and on one large random base64 value (an image in a message: binary
-// once decoded, so the text rules skip it).
+// once decoded, so the text rules skip it), each scanned as if seen for the first time; and on a
+// prompt seen before.
 // Run: go test -run '^$' -bench Text -benchmem -count 6 ./scrub/
 func BenchmarkText(b *testing.B) {
 	s, err := New(testConfig(b))
@@ -29,8 +30,18 @@ func BenchmarkText(b *testing.B) {
 			b.SetBytes(int64(len(tc.text)))
 			for i := 0; i < b.N; i++ {
 				var r Report
-				s.Text(tc.text, &r)
+				s.text(tc.text, &r) // the scan itself, without the cache of clean long strings
 			}
 		})
 	}
+	// The same prompt again, as Text sees a system prompt repeated from run to run: hashed and
+	// found in the cache of clean long strings.
+	b.Run("prompt_seen_before", func(b *testing.B) {
+		b.SetBytes(int64(len(prompt)))
+		s.Text(prompt, &Report{})
+		for i := 0; i < b.N; i++ {
+			var r Report
+			s.Text(prompt, &r)
+		}
+	})
 }

@@ -143,7 +143,7 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 		for keyEnd < len(v) && isKeyByte(v[keyEnd]) {
 			keyEnd++
 		}
-		kind := s.keys.kindOf(v[keyStart:keyEnd])
+		kind := s.kindOf(v[keyStart:keyEnd])
 		if kind == "" {
 			continue
 		}

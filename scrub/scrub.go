@@ -26,7 +26,10 @@ type Scrubber struct {
 	assignment *assignment // name=value pairs with a secret name, in text
 	keys       keyNames
 	actions    map[string]string // kind → action, for every kind that is on
-	clean      cleanCache
+	clean      cleanCache        // short strings the whole policy found nothing in
+	longClean  longCleanCache    // longer strings Text found nothing in, by hash
+	splitClean cleanCache        // short joined sibling pairs the credential rules found nothing in
+	kinds      kindCache         // kindOf per key name
 	policyHash string
 }
 

@@ -31,6 +31,11 @@ func (s *Scrubber) splitParts(values []string) map[int]string {
 			continue
 		}
 		text := a + b
+		// Pairs of short values repeat (provider and model, operation and system): a pair
+		// found clean before, by these rules or by the whole policy, is not scanned again.
+		if s.splitClean.has(text) || s.clean.has(text) {
+			continue
+		}
 		var found []span
 		digits := countDigits(text)
 		for k := range s.detectors {
@@ -39,6 +44,9 @@ func (s *Scrubber) splitParts(values []string) map[int]string {
 			}
 		}
 		found = append(found, s.gitleaksSpans(text)...)
+		if len(found) == 0 {
+			s.splitClean.add(text)
+		}
 		for _, f := range found {
 			if f.start < len(a) && f.end > len(a) {
 				parts[i], parts[i+1] = f.kind, f.kind

@@ -1,11 +1,13 @@
 package scrub
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -21,6 +23,25 @@ func (s *Scrubber) Text(v string, r *Report) string {
 	if s == nil || v == "" {
 		return v
 	}
+	if len(v) <= maxCachedLen || len(v) > maxLongCachedLen {
+		return s.text(v, r) // short strings are cached by plain
+	}
+	// Hashed in place (sha256 only reads it), not copied: these strings are kilobytes long.
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(v), len(v)))
+	if s.longClean.has(sum) {
+		return v
+	}
+	var sub Report
+	out := s.text(v, &sub)
+	if out == v && len(sub.Counts) == 0 {
+		s.longClean.add(sum)
+	}
+	merge(r, &sub)
+	return out
+}
+
+// text is Text without the cache of long clean strings.
+func (s *Scrubber) text(v string, r *Report) string {
 	if t := strings.TrimSpace(v); len(t) > 1 && (t[0] == '{' || t[0] == '[') {
 		var parsed any
 		dec := json.NewDecoder(strings.NewReader(t))
@@ -117,7 +138,7 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 		var siblings []string
 		for _, k := range keys {
 			val := t[k]
-			if kind := s.keys.kindOf(k); kind != "" {
+			if kind := s.kindOf(k); kind != "" {
 				val = s.secretJSON(kind, val, r)
 			} else {
 				val = s.JSON(val, r)
@@ -212,7 +233,7 @@ func (s *Scrubber) Map(m pcommon.Map, r *Report) {
 	}
 	renamed := false
 	for k, v := range m.All() {
-		if kind := s.keys.kindOf(k); kind != "" {
+		if kind := s.kindOf(k); kind != "" {
 			s.secretAttribute(kind, v, r)
 		} else {
 			s.Value(v, r)

@@ -50,6 +50,43 @@ var (
 	logsSizer   plog.ProtoMarshaler
 )
 
+// bufferTraces sanitizes the chunks of one request (or of one stored record at start) and puts
+// them into their buffers, closing the cases the limits close. It reports what sanitizing fixed
+// and whether Shutdown has already flushed the buffers.
+func (p *caseProcessor) bufferTraces(chunks []*traceChunk) (fixed sanitized, stopped bool) {
+	for _, c := range chunks {
+		s := sanitizeTraces(c.td)
+		c.repaired = s.repaired
+		fixed.add(s)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	var due []closing
+	for _, c := range chunks {
+		due = p.addSpans(c, now, due)
+	}
+	p.outbox = append(p.outbox, p.enforceLimits(due)...)
+	return fixed, p.stopped
+}
+
+// bufferLogs is bufferTraces for GenAI log events.
+func (p *caseProcessor) bufferLogs(chunks []*logChunk) (fixed sanitized) {
+	for _, c := range chunks {
+		s := sanitizeLogs(c.ld)
+		c.repaired = s.repaired
+		fixed.add(s)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	for _, c := range chunks {
+		p.addEvents(c, now)
+	}
+	p.outbox = append(p.outbox, p.enforceLimits(nil)...)
+	return fixed
+}
+
 // buffer returns the open buffer of a trace, opening one if needed. Caller holds mu.
 func (p *caseProcessor) buffer(id pcommon.TraceID, now time.Time) *traceBuffer {
 	b, ok := p.open[id]

@@ -198,26 +198,13 @@ func (p *caseProcessor) ConsumeTraces(ctx context.Context, td ptrace.Traces) err
 		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(td.SpanCount()), signalTraces)
 		return err
 	}
-	var fixed sanitized
 	items := 0
 	for _, c := range chunks {
 		items += c.items
-		s := sanitizeTraces(c.td)
-		c.repaired = s.repaired
-		fixed.add(s)
 	}
+	fixed, stopped := p.bufferTraces(chunks)
 	p.countSanitized(ctx, "traces", fixed)
 	p.telemetry.ProcessorReplayCaseReceived.Add(ctx, int64(items), signalTraces)
-	p.mu.Lock()
-	now := p.now()
-	var due []closing
-	for _, c := range chunks {
-		due = p.addSpans(c, now, due)
-	}
-	due = p.enforceLimits(due)
-	p.outbox = append(p.outbox, due...)
-	stopped := p.stopped
-	p.mu.Unlock()
 
 	var err error
 	if trusted.SpanCount() > 0 {
@@ -259,19 +246,10 @@ func (p *caseProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	items := 0
 	for _, c := range chunks {
 		items += c.items
-		s := sanitizeLogs(c.ld)
-		c.repaired = s.repaired
-		fixed.add(s)
 	}
+	fixed.add(p.bufferLogs(chunks))
 	p.countSanitized(ctx, "logs", fixed)
 	p.telemetry.ProcessorReplayCaseReceived.Add(ctx, int64(items), signalLogs)
-	p.mu.Lock()
-	now := p.now()
-	for _, c := range chunks {
-		p.addEvents(c, now)
-	}
-	p.outbox = append(p.outbox, p.enforceLimits(nil)...)
-	p.mu.Unlock()
 	p.drainIfDue(ctx)
 	if ld.LogRecordCount() > 0 {
 		p.scrubber.Logs(ld, &scrub.Report{}) // what passes on is scrubbed too

@@ -3,9 +3,11 @@ package replaycaseprocessor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,6 +18,9 @@ import (
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
@@ -151,4 +156,82 @@ func TestStorageFailureRefusesTheRequest(t *testing.T) {
 	assert.Empty(t, h.p.open)
 	h.shutdown()
 	assert.Empty(t, h.cases())
+}
+
+// withStoredRecords starts a file storage in a new directory holding ops in the storage of a
+// new harness's processor, as an earlier process would have left them.
+func withStoredRecords(t *testing.T, ops ...*storage.Operation) (*harness, storageHost, extension.Extension) {
+	t.Helper()
+	host, ext := startFileStorage(t, t.TempDir())
+	h := newHarness(t, func(c *Config) { c.Storage = &storageID })
+	client, err := ext.(storage.Extension).GetClient(context.Background(), component.KindProcessor, h.p.id, "")
+	require.NoError(t, err)
+	require.NoError(t, client.Batch(context.Background(), ops...))
+	require.NoError(t, client.Close(context.Background()))
+	return h, host, ext
+}
+
+// traceloopProtobuf is the traceloop fixture run and its OTLP protobuf.
+func traceloopProtobuf(t *testing.T) (ptrace.Traces, []byte) {
+	td := testfixtures.Traces(t, testfixtures.Traceloop)
+	body, err := tracesSizer.MarshalTraces(td)
+	require.NoError(t, err)
+	return td, body
+}
+
+// Records stored by an earlier version ("wal/<trace id>/<sequence>", the kind as the value's
+// first byte) are restored, sent and deleted like the current ones.
+func TestRecordsOfTheEarlierLayoutAreRestored(t *testing.T) {
+	td, body := traceloopProtobuf(t)
+	tid := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID()
+	key := fmt.Sprintf("wal/%x/%016x", tid[:], 1)
+	h, host, ext := withStoredRecords(t, storage.SetOperation(key, append([]byte{'t'}, body...)))
+
+	require.NoError(t, h.traces.Start(context.Background(), host))
+	h.advance(3 * time.Second)
+	cases := h.cases()
+	require.Len(t, cases, 1)
+	assert.Equal(t, int64(5), cases[0].Provenance.SpanCount)
+	recs, err := h.p.wal.records(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, recs, "deleted once sent")
+	h.shutdown()
+	require.NoError(t, ext.Shutdown(context.Background()))
+}
+
+// A stored record that cannot be decompressed is logged with its key and skipped; the readable
+// ones are restored.
+func TestUnreadableStoredRecordIsLoggedAndSkipped(t *testing.T) {
+	_, body := traceloopProtobuf(t)
+	h, host, ext := withStoredRecords(t,
+		storage.SetOperation("wal/0000000000000001/t/00000000000000000000000000000001", []byte("not an s2 block")),
+		storage.SetOperation("wal/0000000000000002/t/00000000000000000000000000000002", s2.Encode(nil, body)))
+
+	core, logs := observer.New(zap.ErrorLevel)
+	h.p.logger = zap.New(core)
+	require.NoError(t, h.traces.Start(context.Background(), host))
+	h.advance(3 * time.Second)
+	assert.Len(t, h.cases(), 1, "the readable record is restored")
+	require.Equal(t, 1, logs.FilterMessage("unreadable stored record skipped").Len())
+	assert.Equal(t, "wal/0000000000000001/t/00000000000000000000000000000001", logs.All()[0].ContextMap()["key"])
+	h.shutdown()
+	require.NoError(t, ext.Shutdown(context.Background()))
+}
+
+// After an upgrade, records of the earlier layout are older than every record of the current
+// one, so they are restored first, whatever their keys' order.
+func TestRecordsOfTheEarlierLayoutComeFirst(t *testing.T) {
+	_, body := traceloopProtobuf(t)
+	h, host, ext := withStoredRecords(t,
+		storage.SetOperation("wal/0000000000000001/t/ffffffffffffffffffffffffffffffff", s2.Encode(nil, body)),
+		storage.SetOperation(fmt.Sprintf("wal/ffffffffffffffffffffffffffffffff/%016x", 9), append([]byte{'t'}, body...)))
+	require.NoError(t, h.traces.Start(context.Background(), host))
+	recs, err := h.p.wal.records(context.Background())
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	assert.True(t, recs[0].legacy)
+	assert.Equal(t, "wal/0000000000000001/t/ffffffffffffffffffffffffffffffff", recs[1].key)
+	assert.Equal(t, recs[0].value, recs[1].value, "both read back as the same protobuf")
+	h.shutdown()
+	require.NoError(t, ext.Shutdown(context.Background()))
 }

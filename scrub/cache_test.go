@@ -1,0 +1,80 @@
+package scrub
+
+import (
+	"crypto/sha256"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// The caches only skip work: a map scrubbed a second time (keys, pairs and values now cached)
+// comes out exactly as the first time, secrets masked and clean values kept.
+func TestCachedKeysAndPairsScrubTheSameAgain(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "test-key"})
+	scrubOnce := func() (pcommon.Map, Report) {
+		m := pcommon.NewMap()
+		m.PutStr("gen_ai.provider.name", "openai")
+		m.PutStr("gen_ai.request.model", "gpt-4o-mini")
+		m.PutStr("key_part_1", "sk-proj-Xq3vT8pL2mN")
+		m.PutStr("key_part_2", "9rB4wK7yZ1aC5dF0gH6jE")
+		m.PutStr("api_key", "hunter2-is-my-password")
+		var r Report
+		s.Map(m, &r)
+		return m, r
+	}
+	first, r1 := scrubOnce()
+	second, r2 := scrubOnce()
+	assert.Equal(t, first.AsRaw(), second.AsRaw())
+	assert.Equal(t, r1.Counts, r2.Counts)
+	v, _ := second.Get("key_part_2")
+	assert.Contains(t, v.Str(), "<secret:", "the split credential is masked again")
+	v, _ = second.Get("api_key")
+	assert.Contains(t, v.Str(), "<secret:"+KindSecretField+":", "the cached key kind still masks")
+	v, _ = second.Get("gen_ai.request.model")
+	assert.Equal(t, "gpt-4o-mini", v.Str())
+	assert.Positive(t, s.kinds.n.Load(), "key kinds were cached")
+	assert.Positive(t, s.splitClean.n.Load(), "clean pairs were cached")
+}
+
+// A long string found clean is remembered by its hash and returned as it is; a long string with
+// a secret is never remembered, so it is masked and counted every time.
+func TestLongCleanStringsAreRememberedAndSecretsNever(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "test-key"})
+	prompt := strings.Repeat("You are a weather assistant; answer briefly. ", 10)
+	require.Greater(t, len(prompt), maxCachedLen)
+	for range 2 {
+		var r Report
+		assert.Equal(t, prompt, s.Text(prompt, &r))
+		assert.Empty(t, r.Counts)
+	}
+	assert.True(t, s.longClean.has(sha256.Sum256([]byte(prompt))))
+
+	leaky := prompt + " my key is sk-proj-Xq3vT8pL2mN9rB4wK7yZ1aC5dF0gH6jE"
+	first := s.Text(leaky, &Report{})
+	for range 2 {
+		var r Report
+		out := s.Text(leaky, &r)
+		assert.Equal(t, first, out)
+		assert.NotContains(t, out, "sk-proj-Xq3vT8pL2mN9rB4wK7yZ1aC5dF0gH6jE")
+		assert.Len(t, r.Counts, 1, "counted every time")
+	}
+	assert.False(t, s.longClean.has(sha256.Sum256([]byte(leaky))))
+}
+
+// The long-string cache keeps at most two generations: entries used recently survive a rotation.
+func TestLongCleanCacheIsBounded(t *testing.T) {
+	var c longCleanCache
+	keep := sha256.Sum256([]byte("kept"))
+	c.add(keep)
+	for i := range 3 * maxLongCachedCount {
+		c.add(sha256.Sum256([]byte{byte(i), byte(i >> 8), byte(i >> 16)}))
+		if i%1000 == 0 {
+			assert.True(t, c.has(keep), "in use, so carried over")
+		}
+	}
+	assert.LessOrEqual(t, len(c.cur)+len(c.old), 2*maxLongCachedCount)
+	assert.False(t, c.has(sha256.Sum256([]byte{0, 0, 0})), "the oldest entries are gone")
+}
