@@ -9,7 +9,8 @@ Each run is its own process because an instrumentation patches the openai SDK fo
 process, once.
 
 Environment: OPENAI_BASE_URL; OTLP_ENDPOINT (http://host:port, optional); INSTRUMENTATION
-(otel | openinference | traceloop | pydantic-ai | none); SERVICE_NAME; STREAM=1; PROMPT;
+(otel | openinference | traceloop | pydantic-ai | none; model_api_agent.py adds
+openinference-anthropic and openinference-agents); SERVICE_NAME; STREAM=1; PROMPT;
 REPLAY_SESSION; REPLAY_MODE (strict | lenient); SYSTEM_PROMPT (what a changed agent would change).
 Under `reprise ci`, OTEL_EXPORTER_OTLP_ENDPOINT stands in for OTLP_ENDPOINT. The
 instrumentations read their own variables too (OTEL_SEMCONV_STABILITY_OPT_IN,
@@ -102,6 +103,16 @@ def setup_telemetry(instrumentation: str):
         from openinference.instrumentation.openai import OpenAIInstrumentor
 
         OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
+    elif instrumentation == "openinference-anthropic":
+        from openinference.instrumentation.anthropic import AnthropicInstrumentor
+
+        AnthropicInstrumentor().instrument(tracer_provider=tracer_provider)
+    elif instrumentation == "openinference-agents":
+        # Registers itself as the Agents SDK's only trace processor (exclusive_processor,
+        # its default), which also removes the SDK's exporter to OpenAI's trace backend.
+        from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+        OpenAIAgentsInstrumentor().instrument(tracer_provider=tracer_provider)
     elif instrumentation == "traceloop":
         pass  # instrumented by Traceloop.init above
     elif instrumentation == "pydantic-ai":
