@@ -1,7 +1,9 @@
 package normalize
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -182,7 +184,13 @@ func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 			case "image":
 				msg.Parts = append(msg.Parts, replaycase.Part{Type: "uri", Modality: "image", URI: part["message_content.image.image.url"]})
 			case "tool_use":
-				msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call", ID: part["message_content.id"], Name: part["message_content.name"], Arguments: part["message_content.input"]})
+				// Python writes message_content.{id, name, input}; the JS Anthropic
+				// instrumentation (0.2) writes tool_call.{id, function.*} and repeats the call in
+				// message.tool_calls, which then adds nothing.
+				msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call",
+					ID:        cmp.Or(part["message_content.id"], part["tool_call.id"]),
+					Name:      cmp.Or(part["message_content.name"], part["tool_call.function.name"]),
+					Arguments: cmp.Or(part["message_content.input"], part["tool_call.function.arguments"])})
 			default:
 				if t == "" {
 					t = "text"
@@ -191,6 +199,9 @@ func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 			}
 		}
 		for _, call := range indexedSub(item, "message.tool_calls.") {
+			if id := call["tool_call.id"]; id != "" && slices.ContainsFunc(msg.Parts, func(p replaycase.Part) bool { return p.Type == "tool_call" && p.ID == id }) {
+				continue
+			}
 			msg.Parts = append(msg.Parts, replaycase.Part{
 				Type: "tool_call", ID: call["tool_call.id"], Name: call["tool_call.function.name"], Arguments: call["tool_call.function.arguments"],
 			})

@@ -1,0 +1,46 @@
+package normalize
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// pythonRun reads a run captured from test/python (testdata/python/<run>/traces.json).
+func pythonRun(t *testing.T, run string) (ptrace.Traces, plog.Logs) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "python", run, "traces.json"))
+	require.NoError(t, err)
+	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
+	require.NoError(t, err)
+	return td, plog.NewLogs()
+}
+
+// openinference-instrumentation-anthropic 3.1 (Python) writes each tool_use block twice, as
+// message.contents.N.tool_call.* and as message.tool_calls.N.tool_call.*: one tool_call part
+// per block, with the tool_use id, and nothing is missing.
+func TestPythonAnthropicToolUseBlocksAreOneToolCallEach(t *testing.T) {
+	c, findings, _ := Build(pythonRun(t, "anthropic-openinference"))
+	require.Empty(t, findings)
+	var calls []string
+	for _, st := range c.Steps {
+		if st.Kind != replaycase.StepLLM {
+			continue
+		}
+		require.Equal(t, replaycase.APIAnthropicMessages, st.API)
+		for _, m := range st.OutputMessages {
+			for _, p := range m.Parts {
+				if p.Type == "tool_call" {
+					calls = append(calls, p.ID+" "+p.Name+" "+p.Arguments)
+				}
+			}
+		}
+	}
+	require.Equal(t, []string{`toolu_1_0 get_weather {"city": "Paris"}`, `toolu_1_1 get_weather {"city": "Lyon"}`}, calls)
+}
