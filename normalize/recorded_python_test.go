@@ -44,3 +44,29 @@ func TestPythonAnthropicToolUseBlocksAreOneToolCallEach(t *testing.T) {
 	}
 	require.Equal(t, []string{`toolu_1_0 get_weather {"city": "Paris"}`, `toolu_1_1 get_weather {"city": "Lyon"}`}, calls)
 }
+
+// openinference-instrumentation-openai-agents 2.6 records, as llm.invocation_parameters, the
+// settings the Responses API echoed in its response (id, created_at, the dated model that
+// answered, default top_p and tool_choice), and as input.value only the input items: the model
+// and parameters the Agents SDK requested are nowhere in the trace. No request could be
+// matched against such a recording, so each model call is reported (the parseable_content
+// evidence check, which quarantines by default).
+func TestPythonAgentsSDKResponseEchoIsNotTheRequest(t *testing.T) {
+	c, findings, _ := Build(pythonRun(t, "agents-sdk-openinference-agents"))
+	var spans []string
+	for _, f := range findings {
+		require.Equal(t, replaycase.ReasonUnparseableContent, f.Code)
+		require.Contains(t, f.Detail, "llm.invocation_parameters: holds the parameters of response")
+		require.Contains(t, f.Detail, "the requested model and sampling parameters were not recorded")
+		spans = append(spans, f.SpanID)
+	}
+	var llm []string
+	for _, st := range c.Steps {
+		if st.Kind == replaycase.StepLLM {
+			llm = append(llm, st.SpanID)
+			require.Nil(t, st.ModelConfig.TopP, "the echoed default is not taken for a request parameter")
+		}
+	}
+	require.Len(t, llm, 2)
+	require.Equal(t, llm, spans, "one finding per model call")
+}
