@@ -172,6 +172,7 @@ def run_agents_sdk(out: dict):
     import openai
     from agents import Agent, ModelSettings, OpenAIResponsesModel, Runner, function_tool
     from agents.items import ToolCallItem, ToolCallOutputItem
+    from agents.tool_context import ToolContext
     from agents.tracing import get_trace_provider
 
     # Nothing may leave the machine: the SDK's tracing is off (main), or OpenInference's
@@ -182,15 +183,31 @@ def run_agents_sdk(out: dict):
         registered = [type(p).__name__ for p in provider._multi_processor._processors]
         assert registered == ["OpenInferenceTracingProcessor"], f"the Agents SDK's trace processors: {registered}"
 
+    # With the SDK's tracing off (any INSTRUMENTATION but openinference-agents) the agent's own
+    # code records its run: an invoke_agent span around it and an execute_tool span per call.
+    tracer = trace.get_tracer("agents-sdk-agent") if provider._disabled else None
+
+    @function_tool(name_override="get_weather", description_override=DESCRIPTION)
+    def weather(ctx: ToolContext, city: str) -> str:
+        if tracer is None:
+            return get_weather(city)
+        return run_tool(tracer, ctx.tool_call_id, ctx.tool_arguments)
+
     agent = Agent(
         name="weather-bot",
         instructions=INSTRUCTIONS,
-        tools=[function_tool(get_weather)],
+        tools=[weather],
         model=OpenAIResponsesModel(model="gpt-4.1-mini", openai_client=openai_client(openai.AsyncOpenAI)),
         model_settings=ModelSettings(temperature=0.2),
     )
 
     async def run():
+        if tracer is not None:
+            with agent_span(tracer, "openai"):
+                return await run_agent()
+        return await run_agent()
+
+    async def run_agent():
         if not STREAM:
             return await Runner.run(agent, PROMPT)
         result = Runner.run_streamed(agent, PROMPT)
