@@ -2,7 +2,6 @@ package normalize
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -87,10 +86,8 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 
 	if raw, ok := jsonAttr(a, "llm.invocation_parameters", b); ok {
 		if params, ok := raw.(map[string]any); ok {
-			if id, echoed := responseEcho(params); echoed {
-				b.problem("llm.invocation_parameters", fmt.Errorf("holds the parameters of response %q, not those the request sent, "+
-					"so the requested model and sampling parameters were not recorded (openinference-instrumentation-openai-agents "+
-					"writes the response's; instrument the OpenAI client with openinference-instrumentation-openai)", id))
+			if err := responseEcho(params); err != nil {
+				b.problem("llm.invocation_parameters", err)
 			} else {
 				b.checkRequestNumbers(params, "llm.invocation_parameters")
 				mergeModelConfig(mc, openAIParams(params))
@@ -280,13 +277,3 @@ func numbers(s pcommon.Slice) []float64 {
 	return out
 }
 
-// responseEcho tells invocation parameters that are a Responses API response's echo of its
-// settings (with the response's "id" and "created_at", which no request carries) instead of
-// what the client sent: their "model" is the dated model that answered, and their top_p and
-// tool_choice are the defaults the API filled in. openinference-instrumentation-openai-agents
-// (2.6) records these.
-func responseEcho(params map[string]any) (string, bool) {
-	id, _ := params["id"].(string)
-	_, created := params["created_at"]
-	return id, id != "" && created
-}
