@@ -276,4 +276,3 @@ func numbers(s pcommon.Slice) []float64 {
 	}
 	return out
 }
-
