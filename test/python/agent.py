@@ -122,13 +122,22 @@ def setup_telemetry(instrumentation: str):
     return [tracer_provider, logger_provider]
 
 
-def client_options() -> dict:
+def replay_headers() -> dict:
     headers = {}
     if os.environ.get("REPLAY_SESSION"):
         headers["X-Replay-Session"] = os.environ["REPLAY_SESSION"]
     if os.environ.get("REPLAY_MODE"):
         headers["X-Replay-Mode"] = os.environ["REPLAY_MODE"]
-    return {"base_url": os.environ["OPENAI_BASE_URL"], "api_key": API_KEY, "default_headers": headers, "max_retries": 0}
+    return headers
+
+
+def client_options() -> dict:
+    return {
+        "base_url": os.environ["OPENAI_BASE_URL"],
+        "api_key": API_KEY,
+        "default_headers": replay_headers(),
+        "max_retries": 0,
+    }
 
 
 def complete(client, messages: list) -> dict:
@@ -257,16 +266,21 @@ def run_pydantic_ai() -> dict:
     return out
 
 
-def main():
-    instrumentation = os.environ.get("INSTRUMENTATION", "none")
-    providers = setup_telemetry(instrumentation)
-    out = run_pydantic_ai() if instrumentation == "pydantic-ai" else run_openai()
+def report(out: dict, providers: list):
+    """Flushes the telemetry, then prints what the agent did (the test reads it after the
+    process exits, so the run is on its way to the collector by then)."""
     for provider in providers:
         if not provider.force_flush(10_000):
             print(f"flush of {type(provider).__name__} failed", file=sys.stderr)
     print(json.dumps(out))
     for provider in providers:
         provider.shutdown()
+
+
+def main():
+    instrumentation = os.environ.get("INSTRUMENTATION", "none")
+    providers = setup_telemetry(instrumentation)
+    report(run_pydantic_ai() if instrumentation == "pydantic-ai" else run_openai(), providers)
 
 
 if __name__ == "__main__":

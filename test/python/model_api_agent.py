@@ -21,11 +21,10 @@ REPLAY_SESSION; REPLAY_MODE (strict | lenient | hybrid).
 import asyncio
 import json
 import os
-import sys
 
 from opentelemetry import trace
 
-from agent import API_KEY, setup_telemetry
+from agent import API_KEY, replay_headers, report, setup_telemetry
 
 INSTRUCTIONS = os.environ.get("INSTRUCTIONS") or "You are a weather assistant."
 PROMPT = os.environ.get("PROMPT") or "Weather in Paris and Lyon?"
@@ -37,15 +36,6 @@ CITY_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "re
 def get_weather(city: str) -> str:
     """Current weather for a city"""
     return json.dumps({"city": city, "temperature": 14, "sky": "overcast"}, separators=(",", ":"))
-
-
-def replay_headers() -> dict:
-    headers = {}
-    if os.environ.get("REPLAY_SESSION"):
-        headers["X-Replay-Session"] = os.environ["REPLAY_SESSION"]
-    if os.environ.get("REPLAY_MODE"):
-        headers["X-Replay-Mode"] = os.environ["REPLAY_MODE"]
-    return headers
 
 
 def openai_client(cls):
@@ -250,12 +240,7 @@ def main():
     providers = setup_telemetry(instrumentation)
     out = {"toolCalls": [], "answer": None}
     AGENTS[os.environ["AGENT"]](out)
-    for provider in providers:
-        if not provider.force_flush(10_000):
-            print(f"flush of {type(provider).__name__} failed", file=sys.stderr)
-    print(json.dumps(out))
-    for provider in providers:
-        provider.shutdown()
+    report(out, providers)
 
 
 if __name__ == "__main__":
