@@ -14,7 +14,7 @@ replays it (base URL at the replay extension). It prints one JSON line:
 
 Environment: AGENT; OPENAI_BASE_URL or ANTHROPIC_BASE_URL; OTLP_ENDPOINT; INSTRUMENTATION
 (openinference | openinference-anthropic | openinference-agents | none); SERVICE_NAME;
-STREAM=1; PROMPT; INSTRUCTIONS (the system prompt a changed agent would change);
+STREAM=1; PROMPT; INSTRUCTIONS (the system prompt a changed agent would change); SYSTEM_BLOCKS=1;
 REPLAY_SESSION; REPLAY_MODE (strict | lenient | hybrid).
 """
 
@@ -126,7 +126,9 @@ def run_anthropic(out: dict):
     tracer = trace.get_tracer("anthropic-agent")
     tools = [{"name": "get_weather", "description": DESCRIPTION, "input_schema": CITY_SCHEMA}]
     # anthropic 2.x takes no temperature: the current models fix it.
-    request = {"model": "claude-haiku-4-5", "max_tokens": 256, "system": INSTRUCTIONS, "tools": tools}
+    # SYSTEM_BLOCKS=1 sends the system prompt as a list of text blocks, the API's other form.
+    system = [{"type": "text", "text": INSTRUCTIONS}] if os.environ.get("SYSTEM_BLOCKS") == "1" else INSTRUCTIONS
+    request = {"model": "claude-haiku-4-5", "max_tokens": 256, "system": system, "tools": tools}
     messages = [{"role": "user", "content": PROMPT}]
     with agent_span(tracer, "anthropic") as root:
         try:

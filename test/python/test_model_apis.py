@@ -62,6 +62,8 @@ REPLAYABLE = [
 @pytest.mark.parametrize("name,recorded_stream", REPLAYABLE)
 def test_recorded_run_replays_offline(name, recorded_stream, collector, upstreams):
     agent, instrumentation, api, conventions, extra_env = MATRIX[name]
+    if (name, recorded_stream) == ("anthropic", "stream"):
+        extra_env = extra_env | {"SYSTEM_BLOCKS": "1"}  # the system prompt's other form, a list of text blocks
     service = f"py-{name}-{recorded_stream}"
     model = FakeOpenAI() if api == "openai" else FakeAnthropic()
     try:
@@ -90,7 +92,7 @@ def test_recorded_run_replays_offline(name, recorded_stream, collector, upstream
         case = get_json(case_root)
         assert [s.get("api") for s in case["steps"] if s["kind"] == "llm"] == [STEP_API[api]] * 2
 
-        replay = {"AGENT": agent, "INSTRUMENTATION": "none", **base_url(api, case_root)}
+        replay = {**extra_env, "AGENT": agent, "INSTRUMENTATION": "none", **base_url(api, case_root)}
         session = f"{service}-{summary['case_id']}"
         for replay_stream in ("", "1"):
             replayed = run_agent(
