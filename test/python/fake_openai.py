@@ -31,6 +31,7 @@ class FakeModelServer:
         self.requests_after_close = 0
         self.accepting = True
         self.paths = []
+        self.credentials = []  # the API key each accepted request carried (Authorization or x-api-key)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -75,6 +76,7 @@ class FakeModelServer:
                         return
                     fake.requests += 1
                     fake.paths.append(self.path)
+                    fake.credentials.append(self.headers.get("x-api-key") or self.headers.get("Authorization"))
                     n = fake.requests
                 status, payload = fake.answer(self.path, json.loads(raw), n)
                 if isinstance(payload, list):

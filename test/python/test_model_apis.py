@@ -121,6 +121,9 @@ def test_recorded_run_replays_offline(name, recorded_stream, collector, upstream
             upstream.close_for_replay()
         assert hybrid.get("error") is None, hybrid
         assert upstream.requests - live_before == 2, "the first call differs; it and every later call go live"
+        assert upstream.credentials[-2:] == model.credentials, (
+            "the client's own credentials, as it sent them when recording"
+        )
         assert hybrid["answer"] == recorded["answer"]
         divergences = get_json(f"{collector.replay_url}/v1/divergences?session={session}-hybrid")["divergences"]
         assert [(d["live"], [f["type"] for f in d["findings"]]) for d in divergences] == [(True, ["prompt_changed"])]
