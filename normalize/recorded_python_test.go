@@ -70,3 +70,23 @@ func TestPythonAgentsSDKResponseEchoIsNotTheRequest(t *testing.T) {
 	require.Len(t, llm, 2)
 	require.Equal(t, llm, spans, "one finding per model call")
 }
+
+// The Agents SDK under openinference-instrumentation-openai-agents and
+// openinference-instrumentation-openai together: each model call is the agents' "response"
+// span (the response's echo of the parameters) wrapping the client's "Response" span (the
+// request body). One model step per call, the client's, and nothing is missing.
+func TestPythonAgentsSDKWrappedClientCallIsOneModelStep(t *testing.T) {
+	c, findings, _ := Build(pythonRun(t, "agents-sdk-openinference-agents-and-openai"))
+	require.Empty(t, findings)
+	var llm []string
+	for _, st := range c.Steps {
+		if st.Kind == replaycase.StepLLM {
+			llm = append(llm, st.Name+" "+st.ResponseID+" "+st.API+" "+st.ModelConfig.RequestModel)
+		}
+	}
+	require.Equal(t, []string{"Response resp_1 openai.responses gpt-4.1-mini", "Response resp_2 openai.responses gpt-4.1-mini"}, llm)
+	require.Len(t, c.ToolCalls, 2)
+	for _, call := range c.ToolCalls {
+		require.NotEmpty(t, call.Result, call.ID)
+	}
+}
