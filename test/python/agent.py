@@ -10,7 +10,7 @@ process, once.
 
 Environment: OPENAI_BASE_URL; OTLP_ENDPOINT (http://host:port, optional); INSTRUMENTATION
 (otel | openinference | traceloop | pydantic-ai | none; model_api_agent.py adds
-openinference-anthropic and openinference-agents); SERVICE_NAME; STREAM=1; PROMPT;
+openinference-anthropic, openinference-agents and openinference-agents+openai); SERVICE_NAME; STREAM=1; PROMPT;
 REPLAY_SESSION; REPLAY_MODE (strict | lenient); SYSTEM_PROMPT (what a changed agent would change).
 Under `reprise ci`, OTEL_EXPORTER_OTLP_ENDPOINT stands in for OTLP_ENDPOINT. The
 instrumentations read their own variables too (OTEL_SEMCONV_STABILITY_OPT_IN,
@@ -107,12 +107,16 @@ def setup_telemetry(instrumentation: str):
         from openinference.instrumentation.anthropic import AnthropicInstrumentor
 
         AnthropicInstrumentor().instrument(tracer_provider=tracer_provider)
-    elif instrumentation == "openinference-agents":
+    elif instrumentation in ("openinference-agents", "openinference-agents+openai"):
         # Registers itself as the Agents SDK's only trace processor (exclusive_processor,
         # its default), which also removes the SDK's exporter to OpenAI's trace backend.
         from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
         OpenAIAgentsInstrumentor().instrument(tracer_provider=tracer_provider)
+        if instrumentation.endswith("+openai"):
+            from openinference.instrumentation.openai import OpenAIInstrumentor
+
+            OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
     elif instrumentation == "traceloop":
         pass  # instrumented by Traceloop.init above
     elif instrumentation == "pydantic-ai":

@@ -13,7 +13,7 @@ replays it (base URL at the replay extension). It prints one JSON line:
 {"error": {"status", "message"}}.
 
 Environment: AGENT; OPENAI_BASE_URL or ANTHROPIC_BASE_URL; OTLP_ENDPOINT; INSTRUMENTATION
-(openinference | openinference-anthropic | openinference-agents | none); SERVICE_NAME;
+(openinference | openinference-anthropic | openinference-agents | openinference-agents+openai | none); SERVICE_NAME;
 STREAM=1; PROMPT; INSTRUCTIONS (the system prompt a changed agent would change); SYSTEM_BLOCKS=1;
 REPLAY_SESSION; REPLAY_MODE (strict | lenient | hybrid).
 """
@@ -175,7 +175,7 @@ def run_agents_sdk(out: dict):
         registered = [type(p).__name__ for p in provider._multi_processor._processors]
         assert registered == ["OpenInferenceTracingProcessor"], f"the Agents SDK's trace processors: {registered}"
 
-    # With the SDK's tracing off (any INSTRUMENTATION but openinference-agents) the agent's own
+    # With the SDK's tracing off (INSTRUMENTATION not openinference-agents*) the agent's own
     # code records its run: an invoke_agent span around it and an execute_tool span per call.
     tracer = trace.get_tracer("agents-sdk-agent") if provider._disabled else None
 
@@ -235,7 +235,7 @@ AGENTS = {"responses": run_responses, "anthropic": run_anthropic, "agents-sdk": 
 
 def main():
     instrumentation = os.environ.get("INSTRUMENTATION", "none")
-    if os.environ["AGENT"] == "agents-sdk" and instrumentation != "openinference-agents":
+    if os.environ["AGENT"] == "agents-sdk" and not instrumentation.startswith("openinference-agents"):
         from agents import set_tracing_disabled
 
         set_tracing_disabled(True)
