@@ -87,8 +87,12 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 
 	if raw, ok := jsonAttr(a, "llm.invocation_parameters", b); ok {
 		if params, ok := raw.(map[string]any); ok {
-			b.checkRequestNumbers(params, "llm.invocation_parameters")
-			mergeModelConfig(mc, openAIParams(params))
+			if err := responseEcho(params); err != nil {
+				b.problem("llm.invocation_parameters", err)
+			} else {
+				b.checkRequestNumbers(params, "llm.invocation_parameters")
+				mergeModelConfig(mc, openAIParams(params))
+			}
 		}
 	}
 	var request OpenAIRequest

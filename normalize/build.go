@@ -103,6 +103,7 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, pr
 	}
 	sort.Strings(prov.Services)
 	sort.SliceStable(read.steps, func(i, j int) bool { return stepBefore(&read.steps[i].Step, &read.steps[j].Step) })
+	read.steps = dropWrappingModelCalls(read.steps)
 	return read
 }
 

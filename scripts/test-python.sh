@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Python end-to-end tests (test/python): four Python GenAI instrumentations record the weather
-# agent through the collector, the Python openai SDK replays each run offline, the notebook
+# agent through the collector, the Python openai SDK replays each run offline, the Responses API,
+# the Anthropic Messages API and an OpenAI Agents SDK agent record and replay (test_model_apis.py), the notebook
 # examples/reprise-datasets.ipynb runs under nbclient, every README reader snippet runs, and
 # PySpark reads the datasets.
 #

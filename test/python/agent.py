@@ -9,7 +9,8 @@ Each run is its own process because an instrumentation patches the openai SDK fo
 process, once.
 
 Environment: OPENAI_BASE_URL; OTLP_ENDPOINT (http://host:port, optional); INSTRUMENTATION
-(otel | openinference | traceloop | pydantic-ai | none); SERVICE_NAME; STREAM=1; PROMPT;
+(otel | openinference | traceloop | pydantic-ai | none; model_api_agent.py adds
+openinference-anthropic, openinference-agents and openinference-agents+openai); SERVICE_NAME; STREAM=1; PROMPT;
 REPLAY_SESSION; REPLAY_MODE (strict | lenient); SYSTEM_PROMPT (what a changed agent would change).
 Under `reprise ci`, OTEL_EXPORTER_OTLP_ENDPOINT stands in for OTLP_ENDPOINT. The
 instrumentations read their own variables too (OTEL_SEMCONV_STABILITY_OPT_IN,
@@ -102,6 +103,20 @@ def setup_telemetry(instrumentation: str):
         from openinference.instrumentation.openai import OpenAIInstrumentor
 
         OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
+    elif instrumentation == "openinference-anthropic":
+        from openinference.instrumentation.anthropic import AnthropicInstrumentor
+
+        AnthropicInstrumentor().instrument(tracer_provider=tracer_provider)
+    elif instrumentation in ("openinference-agents", "openinference-agents+openai"):
+        # Registers itself as the Agents SDK's only trace processor (exclusive_processor,
+        # its default), which also removes the SDK's exporter to OpenAI's trace backend.
+        from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+        OpenAIAgentsInstrumentor().instrument(tracer_provider=tracer_provider)
+        if instrumentation.endswith("+openai"):
+            from openinference.instrumentation.openai import OpenAIInstrumentor
+
+            OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
     elif instrumentation == "traceloop":
         pass  # instrumented by Traceloop.init above
     elif instrumentation == "pydantic-ai":
@@ -111,13 +126,22 @@ def setup_telemetry(instrumentation: str):
     return [tracer_provider, logger_provider]
 
 
-def client_options() -> dict:
+def replay_headers() -> dict:
     headers = {}
     if os.environ.get("REPLAY_SESSION"):
         headers["X-Replay-Session"] = os.environ["REPLAY_SESSION"]
     if os.environ.get("REPLAY_MODE"):
         headers["X-Replay-Mode"] = os.environ["REPLAY_MODE"]
-    return {"base_url": os.environ["OPENAI_BASE_URL"], "api_key": API_KEY, "default_headers": headers, "max_retries": 0}
+    return headers
+
+
+def client_options() -> dict:
+    return {
+        "base_url": os.environ["OPENAI_BASE_URL"],
+        "api_key": API_KEY,
+        "default_headers": replay_headers(),
+        "max_retries": 0,
+    }
 
 
 def complete(client, messages: list) -> dict:
@@ -246,16 +270,21 @@ def run_pydantic_ai() -> dict:
     return out
 
 
-def main():
-    instrumentation = os.environ.get("INSTRUMENTATION", "none")
-    providers = setup_telemetry(instrumentation)
-    out = run_pydantic_ai() if instrumentation == "pydantic-ai" else run_openai()
+def report(out: dict, providers: list):
+    """Flushes the telemetry, then prints what the agent did (the test reads it after the
+    process exits, so the run is on its way to the collector by then)."""
     for provider in providers:
         if not provider.force_flush(10_000):
             print(f"flush of {type(provider).__name__} failed", file=sys.stderr)
     print(json.dumps(out))
     for provider in providers:
         provider.shutdown()
+
+
+def main():
+    instrumentation = os.environ.get("INSTRUMENTATION", "none")
+    providers = setup_telemetry(instrumentation)
+    report(run_pydantic_ai() if instrumentation == "pydantic-ai" else run_openai(), providers)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from fake_anthropic import FakeAnthropic
 from fake_openai import FakeOpenAI
 
 HERE = Path(__file__).parent
@@ -41,8 +42,23 @@ def get_json(url: str):
         return None
 
 
+class Upstreams:
+    """The live model APIs hybrid replay forwards to: one OpenAI and one Anthropic fake, closed
+    (every request counted and refused) unless a test opens them for a hybrid session."""
+
+    def __init__(self):
+        self.openai = FakeOpenAI()
+        self.anthropic = FakeAnthropic()
+        for server in (self.openai, self.anthropic):
+            server.close_for_replay()
+
+    def shutdown(self):
+        self.openai.shutdown()
+        self.anthropic.shutdown()
+
+
 class Collector:
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, upstreams: Upstreams):
         self.data = workdir / "data"
         self.otlp = f"http://127.0.0.1:{free_port()}"
         self.replay_url = f"http://127.0.0.1:{free_port()}"
@@ -56,6 +72,8 @@ class Collector:
             "processors::replay_case::root_grace_period": "300ms",
             "exporters::replay_parquet::directory": self.data,
             "exporters::replay_parquet::sending_queue::batch::flush_timeout": "300ms",
+            "extensions::replay::upstream::openai::endpoint": upstreams.openai.url,
+            "extensions::replay::upstream::anthropic::endpoint": upstreams.anthropic.url,
             "service::telemetry::metrics::level": "none",
         }
         self.log_path = workdir / "collector.log"
@@ -110,9 +128,16 @@ class Collector:
 
 
 @pytest.fixture(scope="session")
-def collector():
+def upstreams():
+    servers = Upstreams()
+    yield servers
+    servers.shutdown()
+
+
+@pytest.fixture(scope="session")
+def collector(upstreams):
     with tempfile.TemporaryDirectory(prefix="reprise-py-") as workdir:
-        c = Collector(Path(workdir))
+        c = Collector(Path(workdir), upstreams)
         yield c
         c.stop()
 
@@ -130,14 +155,15 @@ def model():
     server.shutdown()
 
 
-def run_agent(env: dict) -> dict:
-    """Runs agent.py in its own process (an instrumentation patches the SDK process-wide) and
-    returns what it printed."""
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENAI_", "TRACELOOP_"))}
+def run_agent(env: dict, script: str = "agent.py") -> dict:
+    """Runs agent.py (or script) in its own process (an instrumentation patches the SDK
+    process-wide) and returns what it printed."""
+    prefixes = ("OTEL_", "OPENAI_", "ANTHROPIC_", "TRACELOOP_")
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
     full_env.update({"TRACELOOP_TELEMETRY": "false", "TRACELOOP_METRICS_ENABLED": "false"})
     full_env.update(env)
     done = subprocess.run(
-        [sys.executable, str(HERE / "agent.py")], env=full_env, capture_output=True, text=True, timeout=120
+        [sys.executable, str(HERE / script)], env=full_env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, f"agent failed ({done.returncode}):\n{done.stderr}"
     return json.loads(done.stdout.strip().splitlines()[-1])
