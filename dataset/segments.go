@@ -21,8 +21,8 @@ import (
 // a bloom filter, a page header per column chunk), which outweighs the rows of a small batch.
 // With WriterConfig.FileMaxAge set, Write does not publish a batch as its own files: it stages
 // the batch as a segment, complete and durable in staging, and returns, so the caller may
-// acknowledge it. The segments are merged into one file per dataset and day, and published as
-// one batch (publish.go), when the oldest is FileMaxAge old or together they hold
+// acknowledge it. Flush merges the segments into one file per dataset and day, and publishes
+// them as one batch (publish.go), when the oldest is FileMaxAge old or together they hold
 // FileMaxStagedBytes. Merging streams rows from the segment files into the final file one
 // row group at a time, so a larger file costs disk in staging, not memory.
 //
@@ -44,13 +44,24 @@ type segment struct {
 	entries []journalEntry
 }
 
+// segmentRowGroupRows bounds what the writer of a segment holds in memory: one row group's
+// pages. Small row groups make a segment file a little larger, which does not matter for a
+// file that lives seconds.
+const segmentRowGroupRows = 128
+
+// segmentPageBytes bounds the pages of a segment: the merge reads one page of every column at
+// a time, so pages of the default 256 KiB would cost up to ~240 × 256 KiB while merging.
+const segmentPageBytes = 16 << 10
+
 // segmentOptions write segment files: the final schema and page layout, no compression (a
 // segment is read back once, moments later, so compressing it would cost CPU twice for disk
 // that is freed at the merge) and no statistics or bloom filter (nobody queries it).
 func segmentOptions(schema *parquet.Schema) []parquet.WriterOption {
 	opts := []parquet.WriterOption{
 		schema,
-		parquet.Compression(&parquet.Uncompressed),
+		parquet.Compression(&parquet.Snappy),
+		parquet.MaxRowsPerRowGroup(segmentRowGroupRows),
+		parquet.PageBufferSize(segmentPageBytes),
 		parquet.DataPageVersion(1),
 		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
 		parquet.KeyValueMetadata(SchemaVersionKey, SchemaVersion),
@@ -85,7 +96,7 @@ func (w *Writer) commitSegment(b *batch) (segment, error) {
 	return s, nil
 }
 
-// addSegment records a committed segment and reports whether the segments are due to be merged.
+// addSegment records a committed segment.
 func (w *Writer) addSegment(s segment) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -228,6 +239,12 @@ func (w *Writer) mergeSegments(b *batch, segs []segment) error {
 	return nil
 }
 
+// mergeRowGroupBytes bounds the row group a merge holds in memory, uncompressed: a merged file
+// may hold many batches, and row groups of row_group_rows large cases would cost hundreds of
+// MiB. Each row group repeats the metadata of every column in the footer (~35 KiB for cases/),
+// so they should not be much smaller.
+const mergeRowGroupBytes = 32 << 20
+
 // mergeInto copies the rows of segment files of one dataset and day into files of at most
 // MaxRowsPerFile rows. Rows are copied as Parquet values (no Go structs in between), and the
 // writer flushes a row group every RowGroupRows rows, which bounds the memory it holds.
@@ -282,6 +299,12 @@ func (w *Writer) copyRows(b *batch, dataset, dt string, rows parquet.Rows, buf [
 			}
 			(*out).rows += k
 			done += k
+			// Size is what is written plus the row group buffered, uncompressed.
+			if (*out).pw.Size()-(*out).cw.n >= mergeRowGroupBytes {
+				if err := (*out).pw.Flush(); err != nil {
+					return err
+				}
+			}
 			if (*out).rows == w.cfg.MaxRowsPerFile {
 				err := (*out).finish(b)
 				*out = nil

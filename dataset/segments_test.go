@@ -119,7 +119,10 @@ func TestSegmentsAreMergedWhenDue(t *testing.T) {
 	require.NoError(t, err)
 	res, err := w.Write(fixtureCases(t))
 	require.NoError(t, err)
-	assert.Len(t, res.Files, 3, "the Write that makes the segments due merges them")
+	assert.Empty(t, res.Files, "Write only stages")
+	res, err = w.Flush(false)
+	require.NoError(t, err)
+	assert.Len(t, res.Files, 3, "the segments are over FileMaxStagedBytes")
 
 	w, err = NewWriter(WriterConfig{
 		Root: filepath.Join(base, "data"), Staging: filepath.Join(base, "data.staging"),

@@ -99,6 +99,7 @@ func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
 		return nil, fmt.Errorf("file max age (%s) must not be negative, and with it file max staged bytes (%d) must be positive", cfg.FileMaxAge, cfg.FileMaxStagedBytes)
 	}
 	stepOptions, _ := writerOptions(cfg.Compression, cfg.RowGroupRows, parquet.SchemaOf(StepRow{}))
+	stepOptions = append(stepOptions, parquet.KeyValueMetadata(StepsLayoutKey, StepsLayout))
 	w := &Writer{
 		cfg: cfg, caseOptions: caseOptions, stepOptions: stepOptions, create: createFile,
 		segmentCaseOptions: segmentOptions(parquet.SchemaOf(CaseRow{})),
@@ -149,9 +150,9 @@ var ErrCommitted = errors.New("batch committed, publishing incomplete")
 // any string is repaired first (the cases are modified in place). When Write returns nil,
 // every row is visible; when it returns an error not wrapping ErrCommitted, no row is.
 //
-// With FileMaxAge set, Write stages the batch as a segment instead: when it returns nil or an
-// error wrapping ErrCommitted, the rows are durable in staging and become visible with the
-// merge of the segments (Result lists the files a merge published, if this Write made one).
+// With FileMaxAge set, Write stages the batch as a segment instead: when it returns nil, the
+// rows are durable in staging, and Flush publishes them. Calling Flush after Write, rather
+// than merging inside it, lets the batch's cases be freed before the merge.
 func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	_ = w.retryPending() // what still fails stays pending; this batch is written regardless
 	var res Result
@@ -211,7 +212,7 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	return res, nil
 }
 
-// writeSegment commits a staged batch as a segment and merges the segments when they are due.
+// writeSegment commits a staged batch as a segment.
 func (w *Writer) writeSegment(b *batch, stageErr error, res Result) (Result, error) {
 	var s segment
 	err := stageErr
@@ -223,13 +224,7 @@ func (w *Writer) writeSegment(b *batch, stageErr error, res Result) (Result, err
 		return res, err
 	}
 	w.addSegment(s)
-	merged, err := w.Flush(false)
-	res.Files = merged.Files
-	if err != nil && !errors.Is(err, ErrCommitted) {
-		// This batch is durable as a segment; the next Flush merges it.
-		err = fmt.Errorf("%w: %w", ErrCommitted, err)
-	}
-	return res, err
+	return res, nil
 }
 
 // retryPending publishes the committed batches an earlier Write could not finish.

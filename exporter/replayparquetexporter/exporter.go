@@ -115,6 +115,9 @@ func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
 		} else if err != nil {
 			e.logger.Error("cannot remove the dead letter of a batch that is now written; re-driving it would duplicate its cases", zap.String("path", e.writer.DeadLetterPath(key)), zap.Error(err))
 		}
+		if e.cfg.FileMaxAge > 0 {
+			e.flush(ctx, false) // the batch was staged; publish the staged batches if due
+		}
 		return nil
 	case errors.Is(err, dataset.ErrCommitted):
 		// The batch is durable in staging; the next write or the next start publishes it.
