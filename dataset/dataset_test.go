@@ -156,9 +156,17 @@ func TestWriteListIndexRead(t *testing.T) {
 			assert.Zero(t, *r.ToolCall)
 			r.ToolCall = nil
 		}
+		if st.ToolCall != nil {
+			assert.Empty(t, r.ToolCall.SpanID+r.ToolCall.RequestedBy)
+			r.ToolCall.SpanID, r.ToolCall.RequestedBy = st.ToolCall.SpanID, st.ToolCall.RequestedBy
+		}
 		if st.Retrieval == nil && r.Retrieval != nil {
 			assert.Zero(t, *r.Retrieval)
 			r.Retrieval = nil
+		}
+		if st.Retrieval != nil {
+			assert.Empty(t, r.Retrieval.SpanID)
+			r.Retrieval.SpanID = st.Retrieval.SpanID
 		}
 		if st.Cost == nil && r.Cost != nil {
 			assert.Zero(t, *r.Cost)
