@@ -53,9 +53,10 @@ const segmentRowGroupRows = 128
 // a time, so pages of the default 256 KiB would cost up to ~240 × 256 KiB while merging.
 const segmentPageBytes = 16 << 10
 
-// segmentOptions write segment files: the final schema and page layout, no compression (a
-// segment is read back once, moments later, so compressing it would cost CPU twice for disk
-// that is freed at the merge) and no statistics or bloom filter (nobody queries it).
+// segmentOptions write segment files: the final schema, Snappy (a segment is read back once,
+// moments later: zstd would cost CPU twice, and Snappy, cheap, still shrinks what is
+// fsynced), small row groups and pages (below), and no statistics or bloom filter (nobody
+// queries a segment).
 func segmentOptions(schema *parquet.Schema) []parquet.WriterOption {
 	opts := []parquet.WriterOption{
 		schema,

@@ -40,7 +40,7 @@ type Config struct {
 	// collector left are adopted once 15 minutes old. Default 0: every batch is published as
 	// its own files.
 	FileMaxAge time.Duration `mapstructure:"file_max_age"`
-	// FileMaxStagedSize is how many bytes of segments (uncompressed Parquet) are staged at
+	// FileMaxStagedSize is how many bytes of segments (Parquet with Snappy) are staged at
 	// most before they are merged, with file_max_age. Default 256 MiB.
 	FileMaxStagedSize int64 `mapstructure:"file_max_staged_size"`
 	// Compression codec of every column: zstd (default), snappy, gzip or none.
