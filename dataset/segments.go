@@ -119,7 +119,8 @@ func (w *Writer) due(now time.Time) bool {
 }
 
 // Flush merges and publishes the staged segments when they are due (all of them when force is
-// set, as at shutdown). Without FileMaxAge nothing is ever staged and Flush does nothing. An
+// set, as at shutdown). Without FileMaxAge Write stages nothing, and Flush only merges the
+// segments Recover adopted from a run that had it. An
 // error wrapping ErrCommitted means the merged files are durable and are published by the next
 // Write, Flush, Close or Recover; otherwise the segments stay staged for the next Flush.
 func (w *Writer) Flush(force bool) (Result, error) {

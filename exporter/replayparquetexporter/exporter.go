@@ -72,6 +72,7 @@ func (e *parquetExporter) start(ctx context.Context, _ component.Host) error {
 	}
 	e.startRetention()
 	e.startFlush()
+	e.flush(ctx, false) // segments adopted from a crashed run are due at once without file_max_age
 	return nil
 }
 
