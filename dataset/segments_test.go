@@ -211,3 +211,18 @@ func TestSegmentsOfACrashedWriterAreAdoptedOnceStale(t *testing.T) {
 	quarantined, _ := readDataset(t, crashed.Root(), Quarantine)
 	assert.Len(t, append(cases, quarantined...), len(want), "every row once")
 }
+
+func TestSegmentsAreMergedAfterFileMaxAgeIsTurnedOff(t *testing.T) {
+	crashed := newSegmentWriter(t, 1000)
+	writeBatches(t, crashed, 1)
+	cfg := ConfigOf(crashed)
+	cfg.FileMaxAge = 0
+	w, err := NewWriter(cfg)
+	require.NoError(t, err)
+	_, err = w.Recover(time.Now())
+	require.NoError(t, err)
+	res, err := w.Flush(false)
+	require.NoError(t, err)
+	assert.Len(t, res.Files, 3, "the adopted segment is due at once")
+	assert.Empty(t, tree(t, StagingOf(w)))
+}
