@@ -142,9 +142,46 @@ func TestWriteListIndexRead(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rows, 8)
 	for _, r := range rows {
-		assert.Equal(t, want[r.CaseID].Provenance.TraceID, r.TraceID)
+		assert.Empty(t, r.TraceID, "the trace id is stored in cases/ only")
 		assert.Equal(t, SchemaVersion, r.SchemaVersion)
+		st := want[r.CaseID].Steps[r.Index]
+		require.NotEmpty(t, st.SpanID)
+		assert.Empty(t, r.SpanID, "span ids are stored in cases/ only")
+		assert.Empty(t, r.ParentSpanID)
+		// With its span ids from cases/, joined on (case_id, index), the row is the step.
+		r.SpanID, r.ParentSpanID = st.SpanID, st.ParentSpanID
+		// parquet-go reads a NULL tool_call, retrieval or cost of a StepRow (which embeds the
+		// step) as an empty struct; the file holds NULL.
+		if st.ToolCall == nil && r.ToolCall != nil {
+			assert.Zero(t, *r.ToolCall)
+			r.ToolCall = nil
+		}
+		if st.ToolCall != nil {
+			assert.Empty(t, r.ToolCall.SpanID+r.ToolCall.RequestedBy)
+			r.ToolCall.SpanID, r.ToolCall.RequestedBy = st.ToolCall.SpanID, st.ToolCall.RequestedBy
+		}
+		if st.Retrieval == nil && r.Retrieval != nil {
+			assert.Zero(t, *r.Retrieval)
+			r.Retrieval = nil
+		}
+		if st.Retrieval != nil {
+			assert.Empty(t, r.Retrieval.SpanID)
+			r.Retrieval.SpanID = st.Retrieval.SpanID
+		}
+		if st.Cost == nil && r.Cost != nil {
+			assert.Zero(t, *r.Cost)
+			r.Cost = nil
+		}
+		roundtrip.AssertSameCase(t, replaycase.Case{Steps: []replaycase.Step{st}}, replaycase.Case{Steps: []replaycase.Step{r.Step}})
 	}
+	f, err := os.Open(stepFiles[0].Path)
+	require.NoError(t, err)
+	defer f.Close()
+	info, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, info.Size())
+	require.NoError(t, err)
+	stepsLayout, _ := pf.Lookup(StepsLayoutKey)
+	assert.Equal(t, StepsLayout, stepsLayout)
 
 	again, err := l.Next()
 	require.NoError(t, err)

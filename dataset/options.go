@@ -26,12 +26,14 @@ func Compressions() []string {
 }
 
 // statsColumns are the string columns, by leaf name, that keep min/max statistics: short
-// identifiers and labels a reader may filter on. Free text (messages, arguments, results,
+// labels a reader may filter on, and case_id. Free text (messages, arguments, results,
 // documents, raw spans) gets none: parquet-go writes untruncated min/max values into page
 // headers and the footer, which makes a file holding a 6 MB value several times larger and
-// unreadable for Arrow (its page-header limit is 4 MiB).
+// unreadable for Arrow (its page-header limit is 4 MiB). Neither do trace and span ids: they
+// are random, so the min and max of a row group span almost the whole range and skip nothing,
+// and they would cost footer bytes in every file.
 var statsColumns = map[string]bool{
-	"case_id": true, "trace_id": true, "span_id": true, "parent_span_id": true, "root_span_id": true,
+	"case_id":        true,
 	"schema_version": true, "adapter_version": true, "status": true, "closed_by": true, "code": true,
 	"service_name": true, "service_version": true, "agent_name": true, "conversation_id": true,
 	"kind": true, "operation": true, "provider": true, "request_model": true, "response_model": true,

@@ -46,11 +46,15 @@ type journalEntry struct {
 type journal struct {
 	SchemaVersion string         `json:"schema_version"`
 	Files         []journalEntry `json:"files"`
+	// Segments are the staged segments (segments.go) whose rows the files hold: publishing
+	// the files removes them.
+	Segments []string `json:"segments,omitempty"`
 }
 
 type batch struct {
 	root, dir string
 	entries   []journalEntry
+	segments  []string
 }
 
 func newBatch(cfg WriterConfig) (*batch, error) {
@@ -67,7 +71,7 @@ func newBatch(cfg WriterConfig) (*batch, error) {
 
 // commit writes the journal durably.
 func (b *batch) commit() error {
-	data, err := json.MarshalIndent(journal{SchemaVersion: SchemaVersion, Files: b.entries}, "", "  ")
+	data, err := json.MarshalIndent(journal{SchemaVersion: SchemaVersion, Files: b.entries, Segments: b.segments}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -109,6 +113,12 @@ func (b *batch) publish(afterRename func(int) error) error {
 			}
 		}
 	}
+	staging := filepath.Dir(b.dir)
+	for _, s := range b.segments {
+		if err := os.RemoveAll(filepath.Join(staging, s)); err != nil {
+			return err
+		}
+	}
 	return os.RemoveAll(b.dir)
 }
 
@@ -132,7 +142,9 @@ type Recovery struct {
 // Recover finishes what a process that died while publishing left in staging: it publishes
 // every committed batch, and deletes uncommitted batches and temporary files last modified
 // before staleBefore. Uncommitted batches younger than that may belong to another collector
-// writing into the same root right now, so they are left alone.
+// writing into the same root right now, so they are left alone. Committed segments
+// (segments.go) committed before staleBefore are adopted for the next Flush; younger ones may
+// belong to a running collector, and Flush adopts them once they are as old.
 func (w *Writer) Recover(staleBefore time.Time) (Recovery, error) {
 	var rec Recovery
 	entries, err := os.ReadDir(w.cfg.Staging)
@@ -171,6 +183,12 @@ func (w *Writer) Recover(staleBefore time.Time) (Recovery, error) {
 			rec.RolledBack++
 		}
 	}
+	w.mu.Lock()
+	w.staleAge = time.Since(staleBefore)
+	w.mu.Unlock()
+	if err := w.adoptSegments(staleBefore); err != nil {
+		errs = append(errs, err)
+	}
 	return rec, errors.Join(errs...)
 }
 
@@ -189,7 +207,12 @@ func readBatch(root, dir string) (*batch, error) {
 			return nil, fmt.Errorf("journal entry %q → %q leaves the dataset", e.Staged, e.Final)
 		}
 	}
-	return &batch{root: root, dir: dir, entries: j.Files}, nil
+	for _, s := range j.Segments {
+		if !strings.HasPrefix(s, segmentPrefix) || strings.ContainsAny(s, `/\`) || strings.Contains(s, "..") {
+			return nil, fmt.Errorf("journal segment %q is not a segment of this staging directory", s)
+		}
+	}
+	return &batch{root: root, dir: dir, entries: j.Files, segments: j.Segments}, nil
 }
 
 // writeSynced writes data to a new file and fsyncs it.

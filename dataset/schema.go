@@ -53,14 +53,23 @@ type QuarantineRow = replaycase.Case
 
 // StepRow is one row of steps/: one LLM call, tool execution, retrieval, embedding or nested
 // agent of an accepted case, with the case it belongs to. The step's fields are top-level
-// columns.
+// columns; trace_id and the span ids are NULL (see stepRows): (case_id, index) is the row's
+// key, and the case in cases/ and its step at position index there have them.
 type StepRow struct {
-	CaseID  string `json:"case_id" parquet:"case_id"`
-	TraceID string `json:"trace_id" parquet:"trace_id"`
+	CaseID string `json:"case_id" parquet:"case_id"`
+	// TraceID is set only in files written before StepsLayout (NULL since).
+	TraceID string `json:"trace_id" parquet:"trace_id,optional"`
 	// SchemaVersion is the version of the case the step belongs to.
 	SchemaVersion string `json:"schema_version" parquet:"schema_version,optional,dict"`
 	replaycase.Step
 }
+
+// StepsLayoutKey is the footer key/value entry of steps/ files whose trace_id and span ids
+// are NULL (see stepRows); in files without it (written before) they hold the ids.
+const StepsLayoutKey = "reprise.steps_layout"
+
+// StepsLayout is the value of StepsLayoutKey.
+const StepsLayout = "ids-in-cases"
 
 // PartitionKey is the Hive partition directory name.
 const PartitionKey = "dt"
@@ -75,11 +84,27 @@ func Partition(c *replaycase.Case, now time.Time) string {
 	return t.UTC().Format(time.DateOnly)
 }
 
-// stepRows flattens the steps of an accepted case into steps/ rows.
+// stepRows flattens the steps of an accepted case into steps/ rows, without the trace id and
+// the span ids: random ids, which no compressor shrinks and which cases/ already holds
+// (provenance.trace_id, and in steps[]: span_id, parent_span_id, tool_call.span_id,
+// tool_call.requested_by, retrieval.span_id). Stored in both they cost more than everything
+// else in steps/. The columns stay, NULL, so that notebooks reading old and new files
+// together need no schema option.
 func stepRows(c *replaycase.Case) []StepRow {
 	rows := make([]StepRow, len(c.Steps))
 	for i, st := range c.Steps {
-		rows[i] = StepRow{CaseID: c.CaseID, TraceID: c.Provenance.TraceID, SchemaVersion: c.SchemaVersion, Step: st}
+		st.SpanID, st.ParentSpanID = "", ""
+		if st.ToolCall != nil { // a copy: the case keeps its ids
+			tc := *st.ToolCall
+			tc.SpanID, tc.RequestedBy = "", ""
+			st.ToolCall = &tc
+		}
+		if st.Retrieval != nil {
+			r := *st.Retrieval
+			r.SpanID = ""
+			st.Retrieval = &r
+		}
+		rows[i] = StepRow{CaseID: c.CaseID, SchemaVersion: c.SchemaVersion, Step: st}
 	}
 	return rows
 }

@@ -31,6 +31,14 @@ type WriterConfig struct {
 	MaxRowsPerFile int
 	// RowGroupRows caps the rows of one row group (the writer holds one row group in memory).
 	RowGroupRows int
+	// FileMaxAge, when positive, makes Write stage each batch as a segment instead of publishing
+	// it as its own files; the segments are merged into one file per dataset and day when the
+	// oldest is this old (checked by Write and Flush) or they reach FileMaxStagedBytes
+	// (segments.go). Zero publishes every batch as its own files.
+	FileMaxAge time.Duration
+	// FileMaxStagedBytes is how many bytes of segments are staged at most before they are
+	// merged; used with FileMaxAge.
+	FileMaxStagedBytes int64
 }
 
 // StagedFile is a file being written in staging.
@@ -55,13 +63,22 @@ type Writer struct {
 	cfg         WriterConfig
 	caseOptions []parquet.WriterOption
 	stepOptions []parquet.WriterOption
-	create      func(path string) (StagedFile, error)
+	// segmentCase/StepOptions write segments (segments.go), with FileMaxAge set.
+	segmentCaseOptions []parquet.WriterOption
+	segmentStepOptions []parquet.WriterOption
+	create             func(path string) (StagedFile, error)
 	// afterRename is called after each file of a batch is renamed into the root; a test makes
 	// it fail to simulate a crash in the middle of publishing.
 	afterRename func(renamed int) error
 
-	mu      sync.Mutex
-	pending []*batch // committed batches whose publishing failed; retried by every Write
+	mu       sync.Mutex
+	pending  []*batch   // committed batches whose publishing failed; retried by every Write
+	segments []segment  // committed segments not yet merged, oldest first
+	merging  sync.Mutex // one merge at a time
+	// staleAge is how old another process's segment must be to be adopted (set by Recover);
+	// lastAdopted is when Flush last looked for such segments.
+	staleAge    time.Duration
+	lastAdopted time.Time
 }
 
 // NewWriter checks the configuration, creates Root and Staging, and proves that a file can be
@@ -78,8 +95,16 @@ func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.FileMaxAge < 0 || cfg.FileMaxAge > 0 && cfg.FileMaxStagedBytes <= 0 {
+		return nil, fmt.Errorf("file max age (%s) must not be negative, and with it file max staged bytes (%d) must be positive", cfg.FileMaxAge, cfg.FileMaxStagedBytes)
+	}
 	stepOptions, _ := writerOptions(cfg.Compression, cfg.RowGroupRows, parquet.SchemaOf(StepRow{}))
-	w := &Writer{cfg: cfg, caseOptions: caseOptions, stepOptions: stepOptions, create: createFile}
+	stepOptions = append(stepOptions, parquet.KeyValueMetadata(StepsLayoutKey, StepsLayout))
+	w := &Writer{
+		cfg: cfg, caseOptions: caseOptions, stepOptions: stepOptions, create: createFile,
+		segmentCaseOptions: segmentOptions(parquet.SchemaOf(CaseRow{})),
+		segmentStepOptions: segmentOptions(parquet.SchemaOf(StepRow{})),
+	}
 	for _, o := range opts {
 		o(w)
 	}
@@ -124,6 +149,10 @@ var ErrCommitted = errors.New("batch committed, publishing incomplete")
 // cases to quarantine/, each partitioned by the UTC day the case started. Invalid UTF-8 in
 // any string is repaired first (the cases are modified in place). When Write returns nil,
 // every row is visible; when it returns an error not wrapping ErrCommitted, no row is.
+//
+// With FileMaxAge set, Write stages the batch as a segment instead: when it returns nil, the
+// rows are durable in staging, and Flush publishes them. Calling Flush after Write, rather
+// than merging inside it, lets the batch's cases be freed before the merge.
 func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	_ = w.retryPending() // what still fails stays pending; this batch is written regardless
 	var res Result
@@ -150,14 +179,21 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	caseOptions, stepOptions := w.caseOptions, w.stepOptions
+	if w.cfg.FileMaxAge > 0 {
+		caseOptions, stepOptions = w.segmentCaseOptions, w.segmentStepOptions
+	}
 	// Staged in publish order: steps before cases, so that a reader never sees a case row
 	// whose steps are not there yet.
-	err = stageAll(w, b, Steps, steps, w.stepOptions)
+	err = stageAll(w, b, Steps, steps, stepOptions)
 	if err == nil {
-		err = stageAll(w, b, Quarantine, quarantined, w.caseOptions)
+		err = stageAll(w, b, Quarantine, quarantined, caseOptions)
 	}
 	if err == nil {
-		err = stageAll(w, b, Cases, accepted, w.caseOptions)
+		err = stageAll(w, b, Cases, accepted, caseOptions)
+	}
+	if w.cfg.FileMaxAge > 0 {
+		return w.writeSegment(b, err, res)
 	}
 	if err == nil {
 		err = b.commit()
@@ -173,6 +209,21 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 		return res, fmt.Errorf("%w: %w", ErrCommitted, err)
 	}
 	res.Files = b.published()
+	return res, nil
+}
+
+// writeSegment commits a staged batch as a segment.
+func (w *Writer) writeSegment(b *batch, stageErr error, res Result) (Result, error) {
+	var s segment
+	err := stageErr
+	if err == nil {
+		s, err = w.commitSegment(b)
+	}
+	if err != nil {
+		b.discard()
+		return res, err
+	}
+	w.addSegment(s)
 	return res, nil
 }
 
@@ -196,6 +247,7 @@ func (w *Writer) retryPending() error {
 
 // Close publishes the committed batches an earlier Write could not finish. Those it still
 // cannot publish stay committed in staging, and Recover publishes them at the next start.
+// Staged segments are left for Flush(true), or for the next start.
 func (w *Writer) Close() error {
 	if err := w.retryPending(); err != nil {
 		return fmt.Errorf("%w: %w", ErrCommitted, err)
@@ -225,41 +277,69 @@ func stageAll[T any](w *Writer, b *batch, dataset string, byDay map[string][]T, 
 }
 
 // stageFile writes one complete, synced Parquet file into the batch's staging directory.
-// File names are UUIDv7: unique across collectors and restarts, and sorted by creation time.
 func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []parquet.WriterOption) error {
+	f, err := w.createStaged(b, dataset, dt)
+	if err != nil {
+		return err
+	}
+	pw := parquet.NewGenericWriter[T](f.cw, opts...)
+	f.closeParquet, f.rows = pw.Close, len(rows)
+	if _, err := pw.Write(rows); err != nil {
+		f.abort()
+		return fmt.Errorf("writing %s/%s=%s: %w", dataset, PartitionKey, dt, err)
+	}
+	return f.finish(b)
+}
+
+// stagedFile is a Parquet file being written into a batch's staging directory.
+type stagedFile struct {
+	file         StagedFile
+	cw           *countingWriter
+	dataset, dt  string
+	name         string          // the final file name
+	pw           *parquet.Writer // the writer of a merge (segments.go); nil for a batch's own file
+	closeParquet func() error    // writes the footer
+	rows         int
+}
+
+// createStaged creates a file in the batch's staging directory. File names are UUIDv7: unique
+// across collectors and restarts, and sorted by creation time.
+func (w *Writer) createStaged(b *batch, dataset, dt string) (*stagedFile, error) {
 	id, err := uuid.NewV7()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	name := fmt.Sprintf("part-%s.%s.parquet", id, w.cfg.Compression)
-	staged := dataset + "-" + name
-	f, err := w.create(filepath.Join(b.dir, staged))
+	f, err := w.create(filepath.Join(b.dir, dataset+"-"+name))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cw := &countingWriter{w: f}
-	pw := parquet.NewGenericWriter[T](cw, opts...)
-	_, err = pw.Write(rows)
+	return &stagedFile{file: f, cw: &countingWriter{w: f}, dataset: dataset, dt: dt, name: name}, nil
+}
+
+// finish writes the footer, fsyncs and closes the file, and adds it to the batch.
+func (s *stagedFile) finish(b *batch) error {
+	err := s.closeParquet()
 	if err == nil {
-		err = pw.Close()
+		err = s.file.Sync()
 	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
+	if cerr := s.file.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("writing %s/%s=%s: %w", dataset, PartitionKey, dt, err)
+		return fmt.Errorf("writing %s/%s=%s: %w", s.dataset, PartitionKey, s.dt, err)
 	}
 	b.entries = append(b.entries, journalEntry{
-		Staged: staged,
-		Final:  filepath.ToSlash(filepath.Join(dataset, PartitionKey+"="+dt, name)),
-		Rows:   len(rows),
-		Bytes:  cw.n,
+		Staged: s.dataset + "-" + s.name,
+		Final:  filepath.ToSlash(filepath.Join(s.dataset, PartitionKey+"="+s.dt, s.name)),
+		Rows:   s.rows,
+		Bytes:  s.cw.n,
 	})
 	return nil
 }
+
+// abort closes a file that will not be finished; it goes with its batch directory.
+func (s *stagedFile) abort() { s.file.Close() }
 
 type countingWriter struct {
 	w io.Writer

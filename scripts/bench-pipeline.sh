@@ -17,6 +17,7 @@
 # Usage: scripts/bench-pipeline.sh [runs, default 5000] [rounds, default 3] [paced runs/s, default 500]
 # The stock collector is built once into $BENCH_CACHE (default ~/.cache/reprise-bench).
 # BENCH_KEEP=DIR keeps the last reprise dataset of each mode in DIR/burst and DIR/paced.
+# BENCH_FILE_MAX_AGE=10s sets the exporter's file_max_age (default: config/local.yaml's, off).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5000}
@@ -70,7 +71,7 @@ extensions:
 receivers:
   otlp: {protocols: {grpc: {endpoint: 127.0.0.1:$grpc_port}, http: {endpoint: 127.0.0.1:$otlp_port}}}
 exporters:
-  replay_parquet: {directory: $work/reprise/data}
+  replay_parquet: {directory: $work/reprise/data${BENCH_FILE_MAX_AGE:+, file_max_age: $BENCH_FILE_MAX_AGE}}
   nop: {}
 service:
   telemetry: {metrics: {level: normal, readers: [{pull: {exporter: {prometheus: {host: 127.0.0.1, port: $metrics_port}}}}]}}

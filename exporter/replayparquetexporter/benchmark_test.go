@@ -66,9 +66,24 @@ func dirSize(b *testing.B, root string) int64 {
 // steps/ and quarantine/ files (zstd), fsync and publish. It reports cases per second, dataset
 // bytes per case, and the same runs' telemetry as OTLP/JSON+gzip per case for comparison.
 // Run: go test -run '^$' -bench WriteCases -benchmem -count 6 ./exporter/replayparquetexporter/
+//
+// The "segments" run stages each batch as a segment and merges it at once (file_max_age with a
+// 1-byte file_max_staged_size): the cost of a batch written twice, once as a segment and once
+// merged, against the same batch published directly.
 func BenchmarkWriteCases(b *testing.B) {
+	for _, mode := range []string{"direct", "segments"} {
+		b.Run(mode, func(b *testing.B) {
+			cfg := testConfig(b)
+			if mode == "segments" {
+				cfg.FileMaxAge, cfg.FileMaxStagedSize = time.Minute, 1
+			}
+			benchmarkWriteCases(b, cfg)
+		})
+	}
+}
+
+func benchmarkWriteCases(b *testing.B, cfg *Config) {
 	canonical, cases, gz := benchInput(b)
-	cfg := testConfig(b)
 	exp := newExporter(b, cfg)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -86,10 +101,26 @@ func BenchmarkWriteCases(b *testing.B) {
 // size as the queue counts it (OTLP protobuf bytes). With num_consumers batches written at
 // once, the exporter holds at most queue_size + num_consumers × (batch + this peak).
 // Run: go test -run '^$' -bench BatchMemory -benchtime 5x ./exporter/replayparquetexporter/
+// With file_max_age, "staged" only stages the batch as a segment (the merge comes later), and
+// "segments" stages it and merges it at once, in the same push.
 func BenchmarkBatchMemory(b *testing.B) {
+	for _, mode := range []string{"direct", "staged", "segments"} {
+		b.Run(mode, func(b *testing.B) {
+			cfg := testConfig(b)
+			if mode == "segments" {
+				cfg.FileMaxAge, cfg.FileMaxStagedSize = time.Minute, 1
+			}
+			if mode == "staged" {
+				cfg.FileMaxAge, cfg.FileMaxStagedSize = time.Minute, 1<<40
+			}
+			benchmarkBatchMemory(b, cfg)
+		})
+	}
+}
+
+func benchmarkBatchMemory(b *testing.B, cfg *Config) {
 	canonical, _, _ := benchInput(b)
 	batchBytes := (&ptrace.ProtoMarshaler{}).TracesSize(canonical)
-	cfg := testConfig(b)
 	exp := newExporter(b, cfg)
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	live := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }

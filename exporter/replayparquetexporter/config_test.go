@@ -44,6 +44,9 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, "/var/lib/reprise/staging", custom.staging())
 	assert.Equal(t, 50000, custom.MaxRowsPerFile)
 	assert.Equal(t, 1000, custom.RowGroupRows)
+	assert.Equal(t, 30*time.Second, custom.FileMaxAge)
+	assert.Equal(t, int64(128<<20), custom.FileMaxStagedSize)
+	assert.Zero(t, def.FileMaxAge, "every batch is its own files unless file_max_age is set")
 	assert.Equal(t, "snappy", custom.Compression)
 	assert.Equal(t, 30*time.Second, custom.TimeoutConfig.Timeout)
 	q := custom.QueueConfig.Get()
@@ -67,7 +70,7 @@ func TestUnparsableRetentionSaysWhatItWants(t *testing.T) {
 func TestValidateNamesTheField(t *testing.T) {
 	for name, want := range map[string][]string{
 		"staging_inside": {"staging_directory (data/.staging) must be outside directory (data)"},
-		"bad":            {"directory must not be empty", "max_rows_per_file must be positive, got 0", "row_group_rows must be positive, got -1", `compression must be one of gzip, none, snappy, zstd; got "lzma"`},
+		"bad":            {"directory must not be empty", "max_rows_per_file must be positive, got 0", "row_group_rows must be positive, got -1", `compression must be one of gzip, none, snappy, zstd; got "lzma"`, "file_max_age must be between 0 and 5m0s, got 1h0m0s", "file_max_staged_size must be positive with file_max_age, got 0"},
 		"split_batches":  {"sending_queue.batch.max_size must be 0"},
 		"bad_retention":  {"retention.cases must not be negative, got -24h0m0s", "retention.interval must be positive, got 0s"},
 		"requests_queue": {`sending_queue.sizer must be bytes, got "requests"`},

@@ -32,6 +32,7 @@ type parquetExporter struct {
 	writerOptions []dataset.Option
 
 	retentionStop, retentionDone chan struct{} // the retention loop, when retention is on
+	flushStop, flushDone         chan struct{} // the loop that publishes staged segments, with file_max_age
 }
 
 func newParquetExporter(set exporter.Settings, cfg *Config) (*parquetExporter, error) {
@@ -51,6 +52,7 @@ func (e *parquetExporter) start(ctx context.Context, _ component.Host) error {
 	w, err := dataset.NewWriter(dataset.WriterConfig{
 		Root: e.cfg.root(), Staging: e.cfg.staging(), Compression: e.cfg.Compression,
 		MaxRowsPerFile: e.cfg.MaxRowsPerFile, RowGroupRows: e.cfg.RowGroupRows,
+		FileMaxAge: e.cfg.FileMaxAge, FileMaxStagedBytes: e.cfg.FileMaxStagedSize,
 	}, e.writerOptions...)
 	if err != nil {
 		return fmt.Errorf("replay_parquet: %w", err)
@@ -70,14 +72,18 @@ func (e *parquetExporter) start(ctx context.Context, _ component.Host) error {
 		return err
 	}
 	e.startRetention()
+	e.startFlush()
+	e.flush(ctx, false) // segments adopted from a crashed run are due at once without file_max_age
 	return nil
 }
 
-func (e *parquetExporter) shutdown(context.Context) error {
+func (e *parquetExporter) shutdown(ctx context.Context) error {
 	e.stopRetention()
+	e.stopFlush()
 	if e.writer == nil {
 		return nil
 	}
+	e.flush(ctx, true)
 	err := e.writer.Close()
 	e.resyncObjectStore() // Close may have published committed batches
 	e.syncObjectStore(context.Background())
@@ -111,6 +117,9 @@ func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
 		} else if err != nil {
 			e.logger.Error("cannot remove the dead letter of a batch that is now written; re-driving it would duplicate its cases", zap.String("path", e.writer.DeadLetterPath(key)), zap.Error(err))
 		}
+		if e.cfg.FileMaxAge > 0 {
+			e.flush(ctx, false) // the batch was staged; publish the staged batches if due
+		}
 		return nil
 	case errors.Is(err, dataset.ErrCommitted):
 		// The batch is durable in staging; the next write or the next start publishes it.
@@ -143,6 +152,50 @@ func (e *parquetExporter) deadLetter(ctx context.Context, key string, td ptrace.
 	}
 	e.logger.Error("writing a batch failed; its cases are dead-lettered and the queue retries it",
 		zap.String("dead_letter", path), zap.Strings("case_ids", ids), zap.Error(writeErr))
+}
+
+// startFlush starts the loop that publishes staged segments once the oldest is file_max_age
+// old, also when no batch arrives to trigger it.
+func (e *parquetExporter) startFlush() {
+	if e.cfg.FileMaxAge <= 0 {
+		return
+	}
+	e.flushStop, e.flushDone = make(chan struct{}), make(chan struct{})
+	tick := time.NewTicker(max(e.cfg.FileMaxAge/4, 100*time.Millisecond))
+	go func() {
+		defer close(e.flushDone)
+		defer tick.Stop()
+		for {
+			select {
+			case <-e.flushStop:
+				return
+			case <-tick.C:
+				e.flush(context.Background(), false)
+			}
+		}
+	}()
+}
+
+func (e *parquetExporter) stopFlush() {
+	if e.flushStop != nil {
+		close(e.flushStop)
+		<-e.flushDone
+		e.flushStop = nil
+	}
+}
+
+// flush publishes the staged segments when due (all when force). A failure leaves them staged
+// (or committed) for the next flush or the next start; their rows are durable either way.
+func (e *parquetExporter) flush(ctx context.Context, force bool) {
+	res, err := e.writer.Flush(force)
+	if len(res.Files) > 0 {
+		e.recordFiles(ctx, res)
+		e.upload(ctx, res)
+	}
+	if err != nil {
+		e.logger.Error("staged cases could not be published yet; they are durable in staging and published by a later flush or at the next start",
+			zap.String("staging_directory", e.cfg.staging()), zap.Error(err))
+	}
 }
 
 func (e *parquetExporter) recordDecode(ctx context.Context, batch decoded) {

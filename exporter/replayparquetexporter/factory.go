@@ -40,14 +40,15 @@ func createDefaultConfig() component.Config {
 	batch.MinSize = 4 << 20
 	queue.Batch = configoptional.Some(batch)
 	return &Config{
-		Directory:      "./reprise-data",
-		MaxRowsPerFile: 100_000,
-		RowGroupRows:   5_000,
-		Compression:    "zstd",
-		Retention:      RetentionConfig{Interval: time.Hour},
-		TimeoutConfig:  exporterhelper.NewDefaultTimeoutConfig(),
-		QueueConfig:    configoptional.Some(queue),
-		RetryConfig:    configretry.NewDefaultBackOffConfig(),
+		Directory:         "./reprise-data",
+		MaxRowsPerFile:    100_000,
+		RowGroupRows:      5_000,
+		FileMaxStagedSize: 256 << 20,
+		Compression:       "zstd",
+		Retention:         RetentionConfig{Interval: time.Hour},
+		TimeoutConfig:     exporterhelper.NewDefaultTimeoutConfig(),
+		QueueConfig:       configoptional.Some(queue),
+		RetryConfig:       configretry.NewDefaultBackOffConfig(),
 	}
 }
 

@@ -6,8 +6,9 @@
 //	go run ./scripts/datasetsize /tmp/reprise-bench-data/burst
 //
 // (scripts/bench-pipeline.sh keeps its datasets there with BENCH_KEEP=/tmp/reprise-bench-data.)
-// The rewrites use parquet-go's defaults for statistics and no bloom filter, so they show the
-// direction and rough size of a change, not the exact bytes the exporter would write.
+// The first rewrite uses the exporter's own writer (exact: what file_max_age produces when one
+// merge holds every row); the others use parquet-go's defaults for statistics and no bloom
+// filter, so they show the direction and rough size of a change, not exact bytes.
 package main
 
 import (
@@ -86,6 +87,7 @@ func main() {
 	}
 
 	fmt.Println("the same rows rewritten, one file per dataset:")
+	fmt.Printf("  %-56s %10d\n", "the exporter's writer (as file_max_age merges them)", rewrite(append(cases, quarantine...)))
 	for _, level := range []struct {
 		name  string
 		codec *zstd.Codec
@@ -144,6 +146,36 @@ func size[T any](rows []T, opts []parquet.WriterOption) int64 {
 		log.Fatal(err)
 	}
 	return int64(buf.Len())
+}
+
+// rewrite writes the cases with the exporter's own writer as one file per dataset and day
+// (cases/, steps/ from their steps, quarantine/) and returns the bytes written.
+func rewrite(rows []replaycase.Case) int64 {
+	dir, err := os.MkdirTemp("", "datasetsize-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	w, err := dataset.NewWriter(dataset.WriterConfig{
+		Root: filepath.Join(dir, "data"), Staging: filepath.Join(dir, "staging"),
+		Compression: "zstd", MaxRowsPerFile: len(rows) + 1, RowGroupRows: 5000,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	cases := make([]*replaycase.Case, len(rows))
+	for i := range rows {
+		cases[i] = &rows[i]
+	}
+	res, err := w.Write(cases)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var total int64
+	for _, f := range res.Files {
+		total += f.Bytes
+	}
+	return total
 }
 
 func pct(n, total int64) float64 { return 100 * float64(n) / float64(total) }

@@ -71,7 +71,12 @@ def test_top_readme_duckdb_quickstart(in_reader_dir):
 
 
 def test_exporter_readme_duckdb(in_reader_dir):
-    overview_block, dedupe_block = code_blocks(EXPORTER_README, "sql")
+    steps_block, overview_block, dedupe_block = code_blocks(EXPORTER_README, "sql")
+    (steps,) = run_sql(steps_block)
+    # steps/ leaves the ids to cases/; the join gets every step of the accepted case its ids
+    mine = [r for r in steps if r["case_id"] == in_reader_dir.accepted["case_id"]]
+    assert sorted(r["kind"] for r in mine if r["kind"] != "agent") == ["llm", "llm", "tool"], mine
+    assert all(r["trace_id"] and r["span_id"] for r in mine), mine
     overview, tool_calls, costs, reasons = run_sql(overview_block)
     assert {r["case_id"] for r in overview} >= {in_reader_dir.accepted["case_id"], in_reader_dir.quickstart["case_id"]}
     assert all(r["status"] == "accepted" for r in overview)

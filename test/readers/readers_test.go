@@ -120,6 +120,19 @@ func TestDuckDBReadsTheDatasets(t *testing.T) {
 	assert.Equal(t, 4, llmCalls)
 	assert.Equal(t, 2, toolSteps)
 
+	// steps/ leaves the span ids to cases/: the join the exporter README documents finds each
+	// step's span id there.
+	var stepRows, nullSpanIDs, joined int
+	require.NoError(t, db.QueryRow(`SELECT count(*), count(*) FILTER (s.trace_id IS NULL AND s.span_id IS NULL AND s.parent_span_id IS NULL
+		    AND s.tool_call.span_id IS NULL AND s.tool_call.requested_by IS NULL AND s.retrieval.span_id IS NULL),
+		  count(*) FILTER (c.trace_id IS NOT NULL AND c.step.span_id IS NOT NULL)
+		FROM read_parquet('`+root+`/steps/**/*.parquet', hive_partitioning = true) s
+		LEFT JOIN (SELECT case_id, provenance.trace_id, unnest(steps) AS step FROM read_parquet('`+root+`/cases/**/*.parquet')) c
+		  ON c.case_id = s.case_id AND c.step."index" = s."index"`).Scan(&stepRows, &nullSpanIDs, &joined))
+	assert.Positive(t, stepRows)
+	assert.Equal(t, stepRows, nullSpanIDs)
+	assert.Equal(t, stepRows, joined)
+
 	var code, detail string
 	require.NoError(t, db.QueryRow(`SELECT reasons[1].code, reasons[1].detail
 		FROM read_parquet('`+root+`/quarantine/**/*.parquet', hive_partitioning = true)`).Scan(&code, &detail))

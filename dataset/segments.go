@@ -1,0 +1,375 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/parquet-go/parquet-go"
+)
+
+// Segments: many batches, one file per dataset and day.
+//
+// Every Parquet file costs a fixed ~50 KiB (a footer describing ~240 columns, page indexes,
+// a bloom filter, a page header per column chunk), which outweighs the rows of a small batch.
+// With WriterConfig.FileMaxAge set, Write does not publish a batch as its own files: it stages
+// the batch as a segment, complete and durable in staging, and returns, so the caller may
+// acknowledge it. Flush merges the segments into one file per dataset and day, and publishes
+// them as one batch (publish.go), when the oldest is FileMaxAge old or together they hold
+// FileMaxStagedBytes. Merging streams rows from the segment files into the final file one
+// row group at a time, so a larger file costs disk in staging, not memory.
+//
+// A segment is a batch directory whose files are written and fsynced, with its journal
+// (PUBLISH.json listing where each file would go); renaming the directory from batch-… to
+// segment-… is its commit. A merge's journal lists the segments it consumed: publishing the
+// merged files removes them, and Recover after a crash finishes that, so no row is published
+// twice nor lost. A crash before a segment is committed leaves an uncommitted batch, whose
+// rows the caller never acknowledged.
+
+// segmentPrefix names committed segments in staging.
+const segmentPrefix = "segment-"
+
+// segment is one committed batch waiting to be merged.
+type segment struct {
+	name    string // directory name in staging
+	created time.Time
+	bytes   int64
+	entries []journalEntry
+}
+
+// segmentRowGroupRows bounds what the writer of a segment holds in memory: one row group's
+// pages. Small row groups make a segment file a little larger, which does not matter for a
+// file that lives seconds.
+const segmentRowGroupRows = 128
+
+// segmentPageBytes bounds the pages of a segment: the merge reads one page of every column at
+// a time, so pages of the default 256 KiB would cost up to ~240 × 256 KiB while merging.
+const segmentPageBytes = 16 << 10
+
+// segmentOptions write segment files: the final schema, Snappy (a segment is read back once,
+// moments later: zstd would cost CPU twice, and Snappy, cheap, still shrinks what is
+// fsynced), small row groups and pages (below), and no statistics or bloom filter (nobody
+// queries a segment).
+func segmentOptions(schema *parquet.Schema) []parquet.WriterOption {
+	opts := []parquet.WriterOption{
+		schema,
+		parquet.Compression(&parquet.Snappy),
+		parquet.MaxRowsPerRowGroup(segmentRowGroupRows),
+		parquet.PageBufferSize(segmentPageBytes),
+		parquet.DataPageVersion(1),
+		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
+		parquet.KeyValueMetadata(SchemaVersionKey, SchemaVersion),
+	}
+	for _, path := range schema.Columns() {
+		opts = append(opts, parquet.SkipPageStatistics(path...), parquet.SkipPageBounds(path...))
+	}
+	return opts
+}
+
+// commitSegment commits a staged batch as a segment: its journal, then the rename that makes
+// it one.
+func (w *Writer) commitSegment(b *batch) (segment, error) {
+	if err := b.commit(); err != nil {
+		return segment{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return segment{}, err
+	}
+	name := segmentPrefix + id.String()
+	if err := os.Rename(b.dir, filepath.Join(w.cfg.Staging, name)); err != nil {
+		return segment{}, err
+	}
+	if err := syncDir(w.cfg.Staging); err != nil {
+		return segment{}, err
+	}
+	s := segment{name: name, created: time.Now(), entries: b.entries}
+	for _, e := range b.entries {
+		s.bytes += e.Bytes
+	}
+	return s, nil
+}
+
+// addSegment records a committed segment.
+func (w *Writer) addSegment(s segment) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.segments = append(w.segments, s)
+}
+
+// due reports whether the staged segments must be merged now.
+func (w *Writer) due(now time.Time) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.segments) == 0 {
+		return false
+	}
+	var bytes int64
+	for _, s := range w.segments {
+		bytes += s.bytes
+	}
+	return bytes >= w.cfg.FileMaxStagedBytes || now.Sub(w.segments[0].created) >= w.cfg.FileMaxAge
+}
+
+// Flush merges and publishes the staged segments when they are due (all of them when force is
+// set, as at shutdown). Without FileMaxAge Write stages nothing, and Flush only merges the
+// segments Recover adopted from a run that had it. An
+// error wrapping ErrCommitted means the merged files are durable and are published by the next
+// Write, Flush, Close or Recover; otherwise the segments stay staged for the next Flush.
+func (w *Writer) Flush(force bool) (Result, error) {
+	_ = w.retryPending()
+	now := time.Now()
+	w.mu.Lock()
+	adopt := w.staleAge > 0 && now.Sub(w.lastAdopted) >= adoptEvery
+	if adopt {
+		w.lastAdopted = now
+	}
+	w.mu.Unlock()
+	var adoptErr error
+	if adopt {
+		adoptErr = w.adoptSegments(now.Add(-w.staleAge))
+	}
+	if !force && !w.due(now) {
+		return Result{}, adoptErr
+	}
+	w.merging.Lock()
+	defer w.merging.Unlock()
+	w.mu.Lock()
+	segs := slices.Clone(w.segments)
+	w.mu.Unlock()
+	segs = w.dropVanished(segs)
+	if len(segs) == 0 {
+		return Result{}, nil
+	}
+	b, err := newBatch(w.cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	err = w.mergeSegments(b, segs)
+	if err == nil {
+		for _, s := range segs {
+			b.segments = append(b.segments, s.name)
+		}
+		err = b.commit()
+	}
+	if err != nil {
+		b.discard()
+		return Result{}, fmt.Errorf("merging %d staged segments: %w", len(segs), err)
+	}
+	// From here the journal owns the segments: they must not be merged a second time.
+	w.forget(segs)
+	if err := b.publish(w.afterRename); err != nil {
+		w.mu.Lock()
+		w.pending = append(w.pending, b)
+		w.mu.Unlock()
+		return Result{}, fmt.Errorf("%w: %w", ErrCommitted, err)
+	}
+	return Result{Files: b.published()}, nil
+}
+
+// adoptEvery is how often Flush looks for segments left by a crashed process.
+const adoptEvery = time.Minute
+
+// forget removes segments from the writer's list.
+func (w *Writer) forget(segs []segment) {
+	gone := map[string]bool{}
+	for _, s := range segs {
+		gone[s.name] = true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.segments = slices.DeleteFunc(w.segments, func(s segment) bool { return gone[s.name] })
+}
+
+// dropVanished forgets the segments whose directory is gone (another collector sharing the
+// staging directory adopted them after this writer could not merge them for a long time) and
+// returns the others.
+func (w *Writer) dropVanished(segs []segment) []segment {
+	var gone []segment
+	segs = slices.DeleteFunc(segs, func(s segment) bool {
+		_, err := os.Stat(filepath.Join(w.cfg.Staging, s.name))
+		if errors.Is(err, os.ErrNotExist) {
+			gone = append(gone, s)
+			return true
+		}
+		return false
+	})
+	w.forget(gone)
+	return segs
+}
+
+// mergeSegments writes the rows of the segments into the batch's staging directory as one file
+// per dataset and day (split at MaxRowsPerFile), steps/ first and cases/ last as Write does,
+// each day's rows in segment order.
+func (w *Writer) mergeSegments(b *batch, segs []segment) error {
+	sources := map[string][]string{} // final directory (dataset/dt=…) → segment files, in order
+	for _, s := range segs {
+		for _, e := range s.entries {
+			dir := filepath.ToSlash(filepath.Dir(e.Final))
+			sources[dir] = append(sources[dir], filepath.Join(w.cfg.Staging, s.name, e.Staged))
+		}
+	}
+	order := map[string]int{Steps: 0, Quarantine: 1, Cases: 2}
+	dirs := make([]string, 0, len(sources))
+	for dir := range sources {
+		dirs = append(dirs, dir)
+	}
+	sort.Slice(dirs, func(i, j int) bool {
+		di, dj := strings.SplitN(dirs[i], "/", 2)[0], strings.SplitN(dirs[j], "/", 2)[0]
+		if order[di] != order[dj] {
+			return order[di] < order[dj]
+		}
+		return dirs[i] < dirs[j]
+	})
+	for _, dir := range dirs {
+		dataset, part, _ := strings.Cut(dir, "/")
+		opts := w.caseOptions
+		if dataset == Steps {
+			opts = w.stepOptions
+		}
+		if err := w.mergeInto(b, dataset, strings.TrimPrefix(part, PartitionKey+"="), sources[dir], opts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeRowGroupBytes bounds the row group a merge holds in memory, uncompressed: a merged file
+// may hold many batches, and row groups of row_group_rows large cases would cost hundreds of
+// MiB. Each row group repeats the metadata of every column in the footer (~35 KiB for cases/),
+// so they should not be much smaller.
+const mergeRowGroupBytes = 32 << 20
+
+// mergeInto copies the rows of segment files of one dataset and day into files of at most
+// MaxRowsPerFile rows. Rows are copied as Parquet values (no Go structs in between), and the
+// writer flushes a row group every RowGroupRows rows, which bounds the memory it holds.
+func (w *Writer) mergeInto(b *batch, dataset, dt string, files []string, opts []parquet.WriterOption) error {
+	var out *stagedFile
+	buf := make([]parquet.Row, 64)
+	copyFile := func(path string) error {
+		f, pf, err := open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		for _, rg := range pf.RowGroups() {
+			if err := w.copyRows(b, dataset, dt, rg.Rows(), buf, &out, opts); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, path := range files {
+		if err := copyFile(path); err != nil {
+			if out != nil {
+				out.abort()
+			}
+			return fmt.Errorf("merging %s into %s/%s=%s: %w", filepath.Base(path), dataset, PartitionKey, dt, err)
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	return out.finish(b)
+}
+
+// copyRows copies rows into *out, finishing it and starting another file at MaxRowsPerFile.
+func (w *Writer) copyRows(b *batch, dataset, dt string, rows parquet.Rows, buf []parquet.Row, out **stagedFile, opts []parquet.WriterOption) error {
+	defer rows.Close()
+	for {
+		n, readErr := rows.ReadRows(buf)
+		for done := 0; done < n; {
+			if *out == nil {
+				f, err := w.createStaged(b, dataset, dt)
+				if err != nil {
+					return err
+				}
+				pw := parquet.NewWriter(f.cw, opts...)
+				f.pw, f.closeParquet = pw, pw.Close
+				*out = f
+			}
+			k := min(n-done, w.cfg.MaxRowsPerFile-(*out).rows)
+			if _, err := (*out).pw.WriteRows(buf[done : done+k]); err != nil {
+				return err
+			}
+			(*out).rows += k
+			done += k
+			// Size is what is written plus the row group buffered, uncompressed.
+			if (*out).pw.Size()-(*out).cw.n >= mergeRowGroupBytes {
+				if err := (*out).pw.Flush(); err != nil {
+					return err
+				}
+			}
+			if (*out).rows == w.cfg.MaxRowsPerFile {
+				err := (*out).finish(b)
+				*out = nil
+				if err != nil {
+					return err
+				}
+			}
+		}
+		if errors.Is(readErr, io.EOF) {
+			return nil
+		}
+		if readErr != nil {
+			return readErr
+		}
+	}
+}
+
+// adoptSegments takes over the committed segments in staging that no writer has merged and that
+// were committed before staleBefore: left by a process that crashed (a running writer merges
+// its own within FileMaxAge). Several collectors may share a staging directory, so a segment is
+// claimed by renaming it to a new name first; only one claimant's rename succeeds, and no row
+// is merged twice.
+func (w *Writer) adoptSegments(staleBefore time.Time) error {
+	entries, err := os.ReadDir(w.cfg.Staging)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	known := map[string]bool{}
+	for _, s := range w.segments {
+		known[s.name] = true
+	}
+	w.mu.Unlock()
+	var adopted []segment
+	var errs []error
+	for _, entry := range entries {
+		if !entry.IsDir() || !strings.HasPrefix(entry.Name(), segmentPrefix) || known[entry.Name()] {
+			continue
+		}
+		if info, err := entry.Info(); err != nil || info.ModTime().After(staleBefore) {
+			continue
+		}
+		id, err := uuid.NewV7()
+		if err != nil {
+			return err
+		}
+		s := segment{name: segmentPrefix + id.String(), created: time.Now()}
+		if err := os.Rename(filepath.Join(w.cfg.Staging, entry.Name()), filepath.Join(w.cfg.Staging, s.name)); err != nil {
+			continue // claimed by another writer
+		}
+		b, err := readBatch(w.cfg.Root, filepath.Join(w.cfg.Staging, s.name))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("reading segment %s: %w", s.name, err))
+			continue
+		}
+		s.entries = b.entries
+		for _, e := range b.entries {
+			s.bytes += e.Bytes
+		}
+		adopted = append(adopted, s)
+	}
+	w.mu.Lock()
+	w.segments = append(w.segments, adopted...)
+	w.mu.Unlock()
+	return errors.Join(errs...)
+}
