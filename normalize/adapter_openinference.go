@@ -198,9 +198,9 @@ func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 			case "image":
 				msg.Parts = append(msg.Parts, replaycase.Part{Type: "uri", Modality: "image", URI: part["message_content.image.image.url"]})
 			case "tool_use":
-				// Python writes message_content.{id, name, input}; the JS Anthropic
-				// instrumentation (0.2) writes tool_call.{id, function.*} and repeats the call in
-				// message.tool_calls, which then adds nothing.
+				// The Anthropic instrumentations (JS 0.2, Python 3.1) write tool_call.{id,
+				// function.*} and repeat the call in message.tool_calls, which then adds nothing;
+				// message_content.{id, name, input} is the form of earlier Python releases.
 				msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call",
 					ID:        cmp.Or(part["message_content.id"], part["tool_call.id"]),
 					Name:      cmp.Or(part["message_content.name"], part["tool_call.function.name"]),

@@ -2,34 +2,13 @@ package normalize
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/reprise-dev/reprise/replaycase"
 )
-
-// nodeRun reads a run captured from test/node (testdata/node/<run>/traces.json and, when the
-// run has log records, logs.json).
-func nodeRun(t *testing.T, run string) (ptrace.Traces, plog.Logs) {
-	t.Helper()
-	dir := filepath.Join("testdata", "node", run)
-	b, err := os.ReadFile(filepath.Join(dir, "traces.json"))
-	require.NoError(t, err)
-	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
-	require.NoError(t, err)
-	ld := plog.NewLogs()
-	if b, err := os.ReadFile(filepath.Join(dir, "logs.json")); err == nil {
-		ld, err = (&plog.JSONUnmarshaler{}).UnmarshalLogs(b)
-		require.NoError(t, err)
-	}
-	return td, ld
-}
 
 // toolCallParts lists each model step's requested tool calls as "id name arguments".
 func toolCallParts(c *replaycase.Case) [][]string {
@@ -55,7 +34,7 @@ func toolCallParts(c *replaycase.Case) [][]string {
 // details event with the input and one more per output item; both parallel function calls
 // of the first call are its output, not just the first item's.
 func TestOTelJSStreamedResponsesKeepEveryOutputItem(t *testing.T) {
-	c, _, _ := Build(nodeRun(t, "otel-responses-stream"))
+	c, _, _ := Build(recordedRun(t, "node", "otel-responses-stream"))
 	require.Equal(t, replaycase.StatusAccepted, c.Status, c.Reasons)
 	require.Equal(t, [][]string{
 		{`call_1_0 get_weather {"city":"Paris"}`, `call_1_1 get_weather {"city":"Lyon"}`},
@@ -69,7 +48,7 @@ func TestOTelJSStreamedResponsesKeepEveryOutputItem(t *testing.T) {
 // name and input, with messages.create and with messages.stream.
 func TestOpenInferenceJSAnthropicToolUse(t *testing.T) {
 	for _, run := range []string{"anthropic-openinference-create", "anthropic-openinference-stream"} {
-		c, _, _ := Build(nodeRun(t, run))
+		c, _, _ := Build(recordedRun(t, "node", run))
 		var calls [][]string
 		for _, st := range c.Steps {
 			if st.Name == "Anthropic Messages" {
@@ -89,7 +68,7 @@ func TestOpenInferenceJSAnthropicToolUse(t *testing.T) {
 // SDK's span recorded, and the case is accepted.
 func TestAnthropicSDKSpanUnderOpenInferenceIsOneModelStep(t *testing.T) {
 	for _, run := range []string{"anthropic-openinference-create", "anthropic-openinference-stream"} {
-		c, findings, _ := Build(nodeRun(t, run))
+		c, findings, _ := Build(recordedRun(t, "node", run))
 		require.Empty(t, findings, run)
 		var llm []string
 		for _, st := range c.Steps {
@@ -104,7 +83,7 @@ func TestAnthropicSDKSpanUnderOpenInferenceIsOneModelStep(t *testing.T) {
 	// per call (the SDK's span nested under OpenInference's is dropped; of the two siblings of
 	// a stream, the later-starting one), and the usage is counted once.
 	for _, run := range []string{"anthropic-openinference-content-create", "anthropic-openinference-content-stream"} {
-		c, findings, _ := Build(nodeRun(t, run))
+		c, findings, _ := Build(recordedRun(t, "node", run))
 		require.Empty(t, findings, run)
 		var ids []string
 		for _, st := range c.Steps {
@@ -122,7 +101,7 @@ func TestAnthropicSDKSpanUnderOpenInferenceIsOneModelStep(t *testing.T) {
 // input.value: the case's input is read from that request body, every result included.
 func TestOpenInferenceJSAnthropicInputFromRequestBody(t *testing.T) {
 	for _, run := range []string{"anthropic-openinference-create", "anthropic-openinference-stream"} {
-		c, _, _ := Build(nodeRun(t, run))
+		c, _, _ := Build(recordedRun(t, "node", run))
 		var second *replaycase.Step
 		for i := range c.Steps {
 			if c.Steps[i].Kind == replaycase.StepLLM && c.Steps[i].Name == "Anthropic Messages" {
@@ -164,7 +143,7 @@ func inputShape(st *replaycase.Step) []string {
 // keep the turn whole, and their tool_choice is the object @ai-sdk/anthropic sends.
 func TestVercelRecordedRequestsReadAsTheProviderSendsThem(t *testing.T) {
 	for _, run := range []string{"vercel-openai-generate", "vercel-openai-stream", "vercel-anthropic-generate", "vercel-anthropic-stream"} {
-		c, findings, _ := Build(nodeRun(t, run))
+		c, findings, _ := Build(recordedRun(t, "node", run))
 		require.Empty(t, findings, run)
 		var llm []*replaycase.Step
 		for i := range c.Steps {
@@ -217,7 +196,7 @@ func TestResponsesItemIDsFromRecordedRuns(t *testing.T) {
 		"otel-responses":                 {{"tool_call call_1_0 fc_1_0", "tool_call call_1_1 fc_1_1"}, nil},
 		"otel-responses-stream":          {{"tool_call call_1_0 fc_1_0", "tool_call call_1_1 fc_1_1"}, nil},
 	} {
-		c, findings, _ := Build(nodeRun(t, run))
+		c, findings, _ := Build(recordedRun(t, "node", run))
 		require.Empty(t, findings, run)
 		require.Equal(t, want, itemIDs(c), run)
 	}
@@ -228,11 +207,11 @@ func TestResponsesItemIDsFromRecordedRuns(t *testing.T) {
 // the next request show {"city":"Paris"} and {"city":"Lyon"}. That run is quarantined naming
 // each call; the same agent with messages.create is accepted, with the SDK's own span folded.
 func TestTraceloopAnthropicStreamLosesToolArguments(t *testing.T) {
-	c, findings, _ := Build(nodeRun(t, "anthropic-traceloop-create"))
+	c, findings, _ := Build(recordedRun(t, "node", "anthropic-traceloop-create"))
 	require.Empty(t, findings)
 	require.Equal(t, []string{"otel_genai"}, c.Provenance.Conventions)
 
-	_, findings, _ = Build(nodeRun(t, "anthropic-traceloop-stream"))
+	_, findings, _ = Build(recordedRun(t, "node", "anthropic-traceloop-stream"))
 	var got []string
 	for _, f := range findings {
 		got = append(got, f.Code+": "+f.Detail)
@@ -247,7 +226,7 @@ func TestTraceloopAnthropicStreamLosesToolArguments(t *testing.T) {
 // function_call items as one assistant message with an empty text part: the finding says the
 // message has no content, not that there was none.
 func TestTraceloopResponsesOutputWithoutContent(t *testing.T) {
-	_, findings, _ := Build(nodeRun(t, "traceloop-responses"))
+	_, findings, _ := Build(recordedRun(t, "node", "traceloop-responses"))
 	require.Len(t, findings, 1)
 	require.Equal(t, replaycase.ReasonNoModelOutput, findings[0].Code)
 	require.Equal(t, `model call "chat gpt-4.1-mini" recorded 1 output message(s) with no content`, findings[0].Detail)

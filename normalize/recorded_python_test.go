@@ -1,32 +1,18 @@
 package normalize
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/plog"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/reprise-dev/reprise/replaycase"
 )
-
-// pythonRun reads a run captured from test/python (testdata/python/<run>/traces.json).
-func pythonRun(t *testing.T, run string) (ptrace.Traces, plog.Logs) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "python", run, "traces.json"))
-	require.NoError(t, err)
-	td, err := (&ptrace.JSONUnmarshaler{}).UnmarshalTraces(b)
-	require.NoError(t, err)
-	return td, plog.NewLogs()
-}
 
 // openinference-instrumentation-anthropic 3.1 (Python) writes each tool_use block twice, as
 // message.contents.N.tool_call.* and as message.tool_calls.N.tool_call.*: one tool_call part
 // per block, with the tool_use id, and nothing is missing.
 func TestPythonAnthropicToolUseBlocksAreOneToolCallEach(t *testing.T) {
-	c, findings, _ := Build(pythonRun(t, "anthropic-openinference"))
+	c, findings, _ := Build(recordedRun(t, "python", "anthropic-openinference"))
 	require.Empty(t, findings)
 	var calls []string
 	for _, st := range c.Steps {
@@ -52,7 +38,7 @@ func TestPythonAnthropicToolUseBlocksAreOneToolCallEach(t *testing.T) {
 // matched against such a recording, so each model call is reported (the parseable_content
 // evidence check, which quarantines by default).
 func TestPythonAgentsSDKResponseEchoIsNotTheRequest(t *testing.T) {
-	c, findings, _ := Build(pythonRun(t, "agents-sdk-openinference-agents"))
+	c, findings, _ := Build(recordedRun(t, "python", "agents-sdk-openinference-agents"))
 	var spans []string
 	for _, f := range findings {
 		require.Equal(t, replaycase.ReasonUnparseableContent, f.Code)
@@ -76,7 +62,7 @@ func TestPythonAgentsSDKResponseEchoIsNotTheRequest(t *testing.T) {
 // span (the response's echo of the parameters) wrapping the client's "Response" span (the
 // request body). One model step per call, the client's, and nothing is missing.
 func TestPythonAgentsSDKWrappedClientCallIsOneModelStep(t *testing.T) {
-	c, findings, _ := Build(pythonRun(t, "agents-sdk-openinference-agents-and-openai"))
+	c, findings, _ := Build(recordedRun(t, "python", "agents-sdk-openinference-agents-and-openai"))
 	require.Empty(t, findings)
 	var llm []string
 	for _, st := range c.Steps {

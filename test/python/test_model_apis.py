@@ -23,15 +23,15 @@ MATRIX = {
     # openai 3.57 responses.create under openinference-instrumentation-openai 0.1.66
     "responses": ("responses", "openinference", "openai", ["openinference", "otel_genai"], {}),
     # anthropic 2.14 messages.create / messages.stream under openinference-instrumentation-anthropic
-    # 3.1.0. The SDK's own GenAI spans (on by default whenever a tracer provider is set) are off:
-    # content-less and nested under OpenInference's span for the same call, each would count as
-    # a second model call (quarantined as no_input_messages) until the normalizer folds them.
+    # 3.1.0, with the SDK's own GenAI spans on (its default whenever a tracer provider is set):
+    # each is content-less and nested under, or beside, OpenInference's span for the same call,
+    # and the normalizer folds it into that one model step.
     "anthropic": (
         "anthropic",
         "openinference-anthropic",
         "anthropic",
         ["openinference", "otel_genai"],
-        {"ANTHROPIC_OPEN_TELEMETRY": "false"},
+        {},
     ),
     # openai-agents 0.24 Runner.run / run_streamed (Responses) with its own tracing off and the
     # OpenAI client instrumented by openinference-instrumentation-openai, which records the
