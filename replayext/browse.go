@@ -61,8 +61,7 @@ func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
 		offset = n
 	}
 	status, agent := q.Get("status"), q.Get("agent")
-	all := r.store.list(caseFilter{status: status, agent: agent, since: since, until: until})
-	page := all[min(offset, len(all)):min(offset+limit, len(all))]
+	page, more := r.store.list(caseFilter{status: status, agent: agent, since: since, until: until}, offset, limit)
 	out := struct {
 		Cases         []caseSummary `json:"cases"`
 		NextPageToken string        `json:"next_page_token,omitempty"`
@@ -75,7 +74,7 @@ func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
 	for _, c := range cases {
 		out.Cases = append(out.Cases, caseSummary{c.CaseID, c.SchemaVersion, c.Status, c.Reasons, c.ClosedBy, c.Provenance, c.StartTime, c.EndTime, c.AgentName, c.ConversationID, c.Usage})
 	}
-	if offset+limit < len(all) {
+	if more {
 		out.NextPageToken = strconv.Itoa(offset + limit)
 	}
 	writeJSON(w, http.StatusOK, out)

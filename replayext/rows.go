@@ -18,11 +18,12 @@ func (s *store) getMany(ids []string) ([]*replaycase.Case, error) {
 			out[i] = c
 			continue
 		}
-		e, ok := s.entry(id)
+		n, ok := s.entry(id)
 		if !ok {
 			s.mu.RUnlock()
 			return nil, errNoCase
 		}
+		e := s.entries.at(n)
 		byFile[s.files[e.file]] = append(byFile[s.files[e.file]], want{i, int64(e.row)})
 	}
 	s.mu.RUnlock()

@@ -20,7 +20,9 @@ type source interface {
 	retry(file string)
 	// removed reports whether file is known to be gone (retention deleted its partition).
 	removed(file string) bool
-	readIndex(file string) ([]dataset.IndexEntry, error)
+	// scanIndex calls fn with each row's index projection, in file order (see
+	// dataset.ScanReplayIndex).
+	scanIndex(file string, fn func(row int64, r *dataset.ReplayIndexRow) error) error
 	readCase(file string, row int64) (*replaycase.Case, error)
 	readRows(file string, rows []int64) (map[int64]*replaycase.Case, error)
 }
@@ -41,8 +43,8 @@ func (l *localSource) removed(file string) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-func (l *localSource) readIndex(file string) ([]dataset.IndexEntry, error) {
-	return dataset.ReadIndex(file)
+func (l *localSource) scanIndex(file string, fn func(row int64, r *dataset.ReplayIndexRow) error) error {
+	return dataset.ScanReplayIndex(file, fn)
 }
 
 func (l *localSource) readCase(file string, row int64) (*replaycase.Case, error) {
@@ -74,8 +76,8 @@ func (o *objectSource) retry(file string) { o.lister.Retry(dataset.File{Path: fi
 
 func (o *objectSource) removed(file string) bool { return o.lister.Removed(file) }
 
-func (o *objectSource) readIndex(file string) ([]dataset.IndexEntry, error) {
-	return o.lister.ReadIndex(context.Background(), file)
+func (o *objectSource) scanIndex(file string, fn func(row int64, r *dataset.ReplayIndexRow) error) error {
+	return o.lister.ScanReplayIndex(context.Background(), file, fn)
 }
 
 func (o *objectSource) readCase(file string, row int64) (*replaycase.Case, error) {

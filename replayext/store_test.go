@@ -2,6 +2,7 @@ package replayext
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -206,4 +207,13 @@ func TestGetManyReadsEachFileOnce(t *testing.T) {
 	}
 	_, err = s.getMany([]string{"nope"})
 	assert.ErrorIs(t, err, errNoCase)
+}
+
+// listAll lists every case, in start order.
+func listAll(s *store) []string {
+	ids, more := s.list(caseFilter{}, 0, math.MaxInt)
+	if more {
+		panic("list: more after an unbounded page")
+	}
+	return ids
 }
