@@ -62,7 +62,7 @@ func TestStoreReadsTheDatasetFromTheObjectStore(t *testing.T) {
 		assert.Equal(t, rec.Steps[0].OutputMessages, step.OutputMessages)
 		assert.Equal(t, rec.Steps[0].CallSiteID, id)
 	}
-	many, err := s.getMany([]string{want[15], want[2], want[7]})
+	many, err := s.summariesOf([]string{want[15], want[2], want[7]})
 	require.NoError(t, err)
 	assert.Equal(t, []string{want[15], want[2], want[7]}, []string{many[0].CaseID, many[1].CaseID, many[2].CaseID})
 

@@ -24,7 +24,7 @@ type source interface {
 	// dataset.ScanReplayIndex).
 	scanIndex(file string, fn func(row int64, r *dataset.ReplayIndexRow) error) error
 	readCase(file string, row int64) (*replaycase.Case, error)
-	readRows(file string, rows []int64) (map[int64]*replaycase.Case, error)
+	readSummaries(file string, rows []int64) (map[int64]*dataset.CaseSummary, error)
 }
 
 // localSource reads a dataset root on the local file system.
@@ -51,8 +51,8 @@ func (l *localSource) readCase(file string, row int64) (*replaycase.Case, error)
 	return dataset.ReadCase(file, row)
 }
 
-func (l *localSource) readRows(file string, rows []int64) (map[int64]*replaycase.Case, error) {
-	return dataset.ReadRows(file, rows)
+func (l *localSource) readSummaries(file string, rows []int64) (map[int64]*dataset.CaseSummary, error) {
+	return dataset.ReadSummaries(file, rows)
 }
 
 // objectSource reads a dataset in an S3 bucket. Each next lists the cases/ and quarantine/
@@ -84,8 +84,8 @@ func (o *objectSource) readCase(file string, row int64) (*replaycase.Case, error
 	return o.lister.ReadCase(context.Background(), file, row)
 }
 
-func (o *objectSource) readRows(file string, rows []int64) (map[int64]*replaycase.Case, error) {
-	return o.lister.ReadRows(context.Background(), file, rows)
+func (o *objectSource) readSummaries(file string, rows []int64) (map[int64]*dataset.CaseSummary, error) {
+	return o.lister.ReadSummaries(context.Background(), file, rows)
 }
 
 // filePaths are the paths of listed files.

@@ -121,12 +121,13 @@ func parseHexKey(id string) (hexKey, bool) {
 	return k, err == nil
 }
 
-func parseCallKey(id string) (hexKey, bool) {
-	hexID, ok := strings.CutPrefix(id, "cs_")
-	if !ok {
-		return hexKey{}, false
+func parseCallKey[S string | []byte](id S) (hexKey, bool) {
+	var k hexKey
+	if len(id) != 3+2*len(k) || string(id[:3]) != "cs_" {
+		return k, false
 	}
-	return parseHexKey(hexID)
+	_, err := hex.Decode(k[:], []byte(id[3:]))
+	return k, err == nil
 }
 
 func (k hexKey) String() string { return hex.EncodeToString(k[:]) }
@@ -158,8 +159,9 @@ func (s *store) refresh() (added, dropped int, failed map[string]error) {
 		failed = map[string]error{"": err}
 	}
 	var fresh freshEntries
+	fi := &fileIndex{} // reused from file to file
 	for _, f := range files {
-		fi, err := s.readFile(f)
+		err := s.readFile(f, fi)
 		if err != nil {
 			if failed == nil {
 				failed = map[string]error{}
@@ -239,52 +241,78 @@ type fileIndex struct {
 
 // readFile reads the index of one data file; call-site ids of files written before they were
 // recorded are computed from the steps.
-func (s *store) readFile(path string) (*fileIndex, error) {
-	fi := &fileIndex{summaries: newSummaryTable()}
-	err := s.src.scanIndex(path, func(row int64, r *dataset.ReplayIndexRow) error {
-		id, ok := parseHexKey(r.CaseID)
-		if !ok {
+func (s *store) readFile(path string, fi *fileIndex) error {
+	*fi = fileIndex{entries: fi.entries[:0], llms: fi.llms[:0], summaries: newSummaryTable()}
+	var last struct { // the previous row's summary: rows of a file mostly share it
+		agent, status []byte
+		n             uint16
+	}
+	return s.src.scanIndex(path, func(row int64, r *dataset.ReplayIndexRow) error {
+		var id hexKey
+		if len(r.CaseID) != 2*len(id) {
 			return nil // not a case id the processor writes: nothing can address it
 		}
-		e := caseEntry{id: id, start: r.StartTime.UnixNano(), row: uint32(row), llmStart: uint32(len(fi.llms)), summary: fi.summaries.number(summary{r.AgentName, r.Status})}
+		if _, err := hex.Decode(id[:], r.CaseID); err != nil {
+			return nil
+		}
+		if row == 0 || !bytes.Equal(last.agent, r.AgentName) || !bytes.Equal(last.status, r.Status) {
+			last.agent, last.status = append(last.agent[:0], r.AgentName...), append(last.status[:0], r.Status...)
+			last.n = fi.summaries.number(summary{string(r.AgentName), string(r.Status)})
+		}
+		e := caseEntry{id: id, start: r.StartTime, row: uint32(row), llmStart: uint32(len(fi.llms)), summary: last.n}
 		var c *replaycase.Case // read once per case, only when a step lacks its id
 		for _, st := range r.Steps {
 			if replaycase.StepKind(st.Kind) != replaycase.StepLLM {
 				continue
 			}
-			callID, fields := st.CallSiteID, st.CallSiteFields
-			if callID == "" {
+			key, ok := parseCallKey(st.CallSiteID)
+			fields := fi.internFields(st.CallSiteFields)
+			if len(st.CallSiteID) == 0 {
 				if c == nil {
 					var err error
 					if c, err = s.src.readCase(path, row); err != nil {
 						return err
 					}
 				}
+				if st.Index < 0 || st.Index >= int64(len(c.Steps)) {
+					return fmt.Errorf("row %d: step %d of %d", row, st.Index, len(c.Steps))
+				}
 				req := callsite.FromStep(&c.Steps[st.Index])
-				fields = req.RecordedFields()
-				callID = req.ID(fields)
+				recorded := req.RecordedFields()
+				key, ok = parseCallKey([]byte(req.ID(recorded)))
+				fields = fi.internFieldStrings(recorded)
 			}
-			key, ok := parseCallKey(callID)
 			if !ok {
 				continue // not a call-site id this build computes: no live request can match it
 			}
-			fi.llms = append(fi.llms, llmRef{id: key, step: uint32(st.Index), fields: fi.internFields(fields)})
+			fi.llms = append(fi.llms, llmRef{id: key, step: uint32(st.Index), fields: fields})
 		}
 		fi.entries = append(fi.entries, e)
 		return nil
 	})
-	return fi, err
 }
 
 // internFields returns the number of a field set within the file.
-func (fi *fileIndex) internFields(fields []string) uint16 {
+func (fi *fileIndex) internFields(fields [][]byte) uint16 {
 	for i := len(fi.fieldSets) - 1; i >= 0; i-- {
-		if slices.Equal(fi.fieldSets[i], fields) {
+		if slices.EqualFunc(fi.fieldSets[i], fields, func(a string, b []byte) bool { return a == string(b) }) {
 			return uint16(i)
 		}
 	}
-	fi.fieldSets = append(fi.fieldSets, slices.Clone(fields))
+	set := make([]string, len(fields))
+	for i, f := range fields {
+		set[i] = string(f)
+	}
+	fi.fieldSets = append(fi.fieldSets, set)
 	return uint16(len(fi.fieldSets) - 1)
+}
+
+func (fi *fileIndex) internFieldStrings(fields []string) uint16 {
+	b := make([][]byte, len(fields))
+	for i, f := range fields {
+		b[i] = []byte(f)
+	}
+	return fi.internFields(b)
 }
 
 // freshEntries are the entry and llm numbers a refresh added: not yet visible to lookups.

@@ -184,8 +184,9 @@ func TestScaleIndex(t *testing.T) {
 	runtime.KeepAlive(s)
 }
 
-// A listing page reads its cases one pass per file, in the order asked, whatever the files.
-func TestGetManyReadsEachFileOnce(t *testing.T) {
+// A listing page reads its cases' summaries (one pass per file, over the summary columns), in
+// the order asked, whatever the files, the cached ones from the cache.
+func TestSummariesInTheOrderAsked(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
 	generateDataset(t, root, 0, 30, 100)
 	generateDataset(t, root, 30, 40, 100)
@@ -193,19 +194,22 @@ func TestGetManyReadsEachFileOnce(t *testing.T) {
 	added, _, _ := s.refresh()
 	require.Equal(t, 40, added)
 	var ids []string
-	for _, i := range []int{35, 3, 4, 5, 29, 0, 31, 4} {
+	order := []int{35, 3, 4, 5, 29, 0, 31, 4}
+	for _, i := range order {
 		ids = append(ids, fmt.Sprintf("%032x", i))
 	}
 	_, err := s.get(ids[1]) // one of them cached
 	require.NoError(t, err)
-	cases, err := s.getMany(ids)
+	cases, err := s.summariesOf(ids)
 	require.NoError(t, err)
 	require.Len(t, cases, len(ids))
 	for i, c := range cases {
-		assert.Equal(t, ids[i], c.CaseID)
-		assert.Nil(t, c.RawSpans)
+		full, err := s.get(ids[i]) // the whole row, read by the row reader
+		require.NoError(t, err)
+		assert.Equal(t, *dataset.SummaryOf(full), *c)
+		assert.Equal(t, syntheticCase(order[i], 100).StartTime, c.StartTime)
 	}
-	_, err = s.getMany([]string{"nope"})
+	_, err = s.summariesOf([]string{"nope"})
 	assert.ErrorIs(t, err, errNoCase)
 }
 
