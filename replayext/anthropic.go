@@ -20,14 +20,24 @@ func (r *replay) anthropicMessages(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	parsed, err := wireapi.ParseMessagesRequest(raw)
-	if err != nil {
-		writeRequestError(aw, err)
-		return
+	in, ok := r.messagesRequests.get(raw)
+	if !ok {
+		parsed, err := wireapi.ParseMessagesRequest(raw)
+		if err != nil {
+			writeRequestError(aw, err)
+			return
+		}
+		in = modelInput[*wireapi.MessagesRequest]{parsed: parsed, ids: &callSiteIDs{}, requested: callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}}
+		scrubRequest(r.scrubber, &in.requested)
+		r.messagesRequests.put(raw, in)
 	}
-	requested := callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}
-	scrubRequest(r.scrubber, &requested)
-	r.modelCall(aw, req, apiAnthropic, raw, caseID, requested, nil, func(st *replaycase.Step) { wireapi.WriteMessagesResponse(aw, parsed, st) })
+	r.modelCall(aw, req, apiAnthropic, raw, caseID, in.requested, in.ids, func(h hit, st *replaycase.Step) {
+		if in.parsed.Stream {
+			wireapi.WriteMessagesResponse(aw, in.parsed, st)
+			return
+		}
+		r.writeAnswer(aw, answerKey{step: h, api: "messages"}, st, wireapi.MessagesResponseJSON)
+	})
 }
 
 // anthropicErrors rewrites the errors replay writes in OpenAI's shape ({"error": {"message",

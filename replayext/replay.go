@@ -86,30 +86,36 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 			writeRequestError(w, err)
 			return
 		}
-		in = chatInput{parsed: parsed, ids: &callSiteIDs{}, requested: callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}}
+		in = modelInput[*wireapi.ChatRequest]{parsed: parsed, ids: &callSiteIDs{}, requested: callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}}
 		scrubRequest(r.scrubber, &in.requested) // the recordings were scrubbed with the same policy
 		r.chatRequests.put(raw, in)
 	}
-	r.modelCall(w, req, apiOpenAI, raw, caseID, in.requested, in.ids, func(st *replaycase.Step) {
+	r.modelCall(w, req, apiOpenAI, raw, caseID, in.requested, in.ids, func(h hit, st *replaycase.Step) {
 		if in.parsed.Stream {
 			wireapi.WriteChatResponse(w, in.parsed, st)
 			return
 		}
-		body, ok := r.chatResponses.get(st)
-		if !ok {
-			body = wireapi.ChatResponseJSON(st)
-			r.chatResponses.put(st, body)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(body)
+		r.writeAnswer(w, answerKey{step: h, api: "chat"}, st, wireapi.ChatResponseJSON)
 	})
+}
+
+// writeAnswer answers 200 with the JSON answer render gives for a recorded step, remembered
+// under key.
+func (r *replay) writeAnswer(w http.ResponseWriter, key answerKey, st *replaycase.Step, render func(*replaycase.Step) []byte) {
+	body, ok := r.answers.get(key)
+	if !ok {
+		body = render(st)
+		r.answers.put(key, body, len(body))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }
 
 // modelCall answers a model request of any API: the recorded step whose call-site id matches
 // (ids remembers the request's ids when not nil), rendered by write, or what the mode says for a miss (a 404, the next recorded step, or the
 // upstream).
-func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string, raw []byte, caseID string, requested callsite.Request, ids *callSiteIDs, write func(*replaycase.Step)) {
+func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string, raw []byte, caseID string, requested callsite.Request, ids *callSiteIDs, write func(hit, *replaycase.Step)) {
 	var recordedForm, requestedForm map[string]any // of the compared call, for classify
 	h, ok := r.lookup(w, req, interactions{
 		endpoint: endpointChat, stream: endpointChat, scope: caseID, what: "model call",
@@ -139,7 +145,7 @@ func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string,
 	}
 	w.Header().Set("X-Replay-Case-Id", h.caseID)
 	w.Header().Set("X-Replay-Call-Site-Id", st.CallSiteID)
-	write(st)
+	write(h, st)
 }
 
 // scrubRequest applies the secrets policy to every string of a model request.

@@ -19,14 +19,26 @@ func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	parsed, err := wireapi.ParseResponsesRequest(raw)
-	if err != nil {
-		writeRequestError(w, err)
+	in, ok := r.responsesRequests.get(raw)
+	if !ok {
+		parsed, err := wireapi.ParseResponsesRequest(raw)
+		if err != nil {
+			writeRequestError(w, err)
+			return
+		}
+		in = modelInput[*wireapi.ResponsesRequest]{parsed: parsed, requested: callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Input, Tools: parsed.Tools, Params: parsed.Params}}
+		scrubRequest(r.scrubber, &in.requested) // before resolving: what references resolve to is recorded, hence scrubbed already
+		parsed.Input = in.requested.Messages
+		if !references(parsed) {
+			in.ids = &callSiteIDs{} // the conversation is the request's own: its ids do not depend on a case
+		}
+		r.responsesRequests.put(raw, in)
+	}
+	parsed, requested := in.parsed, in.requested
+	if in.ids != nil {
+		r.modelCall(w, req, apiOpenAI, raw, caseID, requested, in.ids, func(h hit, st *replaycase.Step) { r.writeResponse(w, h, parsed, st) })
 		return
 	}
-	requested := callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Input, Tools: parsed.Tools, Params: parsed.Params}
-	scrubRequest(r.scrubber, &requested) // before resolving: what references resolve to is recorded, hence scrubbed already
-	parsed.Input = requested.Messages
 	refCase := caseID
 	if refCase == "" {
 		id, _ := sessionOf(req)
@@ -38,11 +50,37 @@ func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
+	var err error
 	if requested.Messages, err = parsed.Resolve(func(key string) *replaycase.Step { return recordedResponse(c, key) }); err != nil {
 		writeRequestError(w, err)
 		return
 	}
-	r.modelCall(w, req, apiOpenAI, raw, caseID, requested, nil, func(st *replaycase.Step) { wireapi.WriteResponsesResponse(w, parsed, st) })
+	r.modelCall(w, req, apiOpenAI, raw, caseID, requested, nil, func(h hit, st *replaycase.Step) { r.writeResponse(w, h, parsed, st) })
+}
+
+// references reports whether a Responses request continues recorded responses
+// (previous_response_id, item_reference items): its conversation is then resolved per request.
+func references(req *wireapi.ResponsesRequest) bool {
+	if req.PreviousResponseID != "" {
+		return true
+	}
+	for _, m := range req.Input {
+		if len(m.Parts) == 1 && m.Parts[0].Type == wireapi.PartItemReference {
+			return true
+		}
+	}
+	return false
+}
+
+// writeResponse answers a Responses request with recorded step st (item h).
+func (r *replay) writeResponse(w http.ResponseWriter, h hit, req *wireapi.ResponsesRequest, st *replaycase.Step) {
+	if req.Stream {
+		wireapi.WriteResponsesResponse(w, req, st)
+		return
+	}
+	r.writeAnswer(w, answerKey{step: h, api: "responses", variant: req.PreviousResponseID}, st, func(st *replaycase.Step) []byte {
+		return wireapi.ResponsesResponseJSON(req, st)
+	})
 }
 
 // getResponse: GET /v1/cases/{case_id}/openai/v1/responses/{response_id} → the recorded
