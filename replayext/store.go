@@ -27,7 +27,7 @@ import (
 // indexes only the files published since the last one, so cases written by any collector into
 // the same root become replayable.
 //
-// The index is laid out for size, about 80 bytes per case with one model call: ids as their 16
+// The index is laid out for size, 76 bytes per case with one model call: ids as their 16
 // bytes, cases and model calls as fixed-size records outside the Go heap (records.go), and
 // three sorted slices of record numbers to look them up by case id, by call-site id and in
 // start order. Agent names, statuses and call-site field sets are interned.
@@ -91,14 +91,18 @@ func (t *summaryTable) number(sum summary) uint16 {
 	return uint16(len(t.values) - 1)
 }
 
-// llmRef is one LLM step of a case: its call-site id, its case, its index among the case's
-// steps and its call-site field set.
+// llmRef is one LLM step of a case (24 bytes): its call-site id, its case and its call-site
+// field set. Every LLM step of a case has one, in order, so the n-th of a case's llmRefs is
+// its n-th LLM step.
 type llmRef struct {
 	id     hexKey
 	entry  uint32
-	step   uint32
-	fields uint16 // in store.fieldSets
+	fields uint16 // in store.fieldSets; noFields when the id is not one this build computes
 }
+
+// noFields marks a recorded call-site id this build does not compute: no live request can
+// match it, so no lookup finds it.
+const noFields = math.MaxUint16
 
 // llmRange is where entry n's LLM steps are in llms. Caller holds mu (or is the refresh).
 func (s *store) llmRange(n uint32) (from, to uint32) {
@@ -261,7 +265,7 @@ func (s *store) readFile(path string, fi *fileIndex) error {
 		}
 		e := caseEntry{id: id, start: r.StartTime, row: uint32(row), llmStart: uint32(len(fi.llms)), summary: last.n}
 		var c *replaycase.Case // read once per case, only when a step lacks its id
-		for _, st := range r.Steps {
+		for i, st := range r.Steps {
 			if replaycase.StepKind(st.Kind) != replaycase.StepLLM {
 				continue
 			}
@@ -274,18 +278,18 @@ func (s *store) readFile(path string, fi *fileIndex) error {
 						return err
 					}
 				}
-				if st.Index < 0 || st.Index >= int64(len(c.Steps)) {
-					return fmt.Errorf("row %d: step %d of %d", row, st.Index, len(c.Steps))
+				if i >= len(c.Steps) {
+					return fmt.Errorf("row %d: step %d of %d", row, i, len(c.Steps))
 				}
-				req := callsite.FromStep(&c.Steps[st.Index])
+				req := callsite.FromStep(&c.Steps[i])
 				recorded := req.RecordedFields()
 				key, ok = parseCallKey([]byte(req.ID(recorded)))
 				fields = fi.internFieldStrings(recorded)
 			}
 			if !ok {
-				continue // not a call-site id this build computes: no live request can match it
+				fields = noFields
 			}
-			fi.llms = append(fi.llms, llmRef{id: key, step: uint32(st.Index), fields: fields})
+			fi.llms = append(fi.llms, llmRef{id: key, fields: fields})
 		}
 		fi.entries = append(fi.entries, e)
 		return nil
@@ -346,7 +350,12 @@ func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) {
 		n := s.entries.add(e)
 		fresh.cases = append(fresh.cases, n)
 		for _, l := range steps {
-			l.entry, l.fields = n, fields[l.fields]
+			l.entry = n
+			if l.fields == noFields {
+				s.llms.add(l) // keeps the step's position; no lookup finds it
+				continue
+			}
+			l.fields = fields[l.fields]
 			fresh.calls = append(fresh.calls, s.llms.add(l))
 		}
 	}
@@ -387,12 +396,19 @@ func (s *store) publish(fresh freshEntries) (added int) {
 	starts := slices.Clone(cases)
 	sortBy(starts, func(n uint32) uint64 { return uint64(s.entries.at(n).start) ^ 1<<63 }, byStart)
 
-	old := *s.look
-	merged := lookups{byID: merge(old.byID, cases, byID), byCall: merge(old.byCall, calls, byCall), ordered: merge(old.ordered, starts, byStart)}
-	s.mu.Lock()
-	*s.look = merged
-	s.mu.Unlock()
-	old.free() // no lookup reads it: they read under the lock, and see the new slices
+	// One slice at a time, so that only one old slice is held beside its replacement; a case
+	// may be found by id a moment before its calls are.
+	for _, m := range []struct {
+		dst     *[]uint32
+		fresh   []uint32
+		compare func(a, b uint32) int
+	}{{&s.look.byID, cases, byID}, {&s.look.byCall, calls, byCall}, {&s.look.ordered, starts, byStart}} {
+		old, merged := *m.dst, merge(*m.dst, m.fresh, m.compare)
+		s.mu.Lock()
+		*m.dst = merged
+		s.mu.Unlock()
+		freeNumbers(old) // no lookup reads it: they read under the lock, and see the new slice
+	}
 	return len(cases)
 }
 
@@ -522,7 +538,7 @@ func (s *store) llmAt(h hit) (llmRef, bool) {
 // llmStep reads the h.pos-th LLM step of case h.caseID.
 func (s *store) llmStep(h hit) (*replaycase.Step, error) {
 	s.mu.RLock()
-	l, ok := s.llmAt(h)
+	_, ok := s.llmAt(h)
 	s.mu.RUnlock()
 	if !ok {
 		return nil, errNoCase
@@ -531,14 +547,30 @@ func (s *store) llmStep(h hit) (*replaycase.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &c.Steps[l.step], nil
+	if st := nthLLMStep(c, h.pos); st != nil {
+		return st, nil
+	}
+	return nil, fmt.Errorf("case %s: no LLM step %d", h.caseID, h.pos)
+}
+
+// nthLLMStep is the n-th LLM step of a case (nil when it has fewer).
+func nthLLMStep(c *replaycase.Case, n int) *replaycase.Step {
+	for i := range c.Steps {
+		if c.Steps[i].Kind == replaycase.StepLLM {
+			if n == 0 {
+				return &c.Steps[i]
+			}
+			n--
+		}
+	}
+	return nil
 }
 
 // callSiteID names the h.pos-th LLM step of case h.caseID, from the index.
 func (s *store) callSiteID(h hit) string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if l, ok := s.llmAt(h); ok {
+	if l, ok := s.llmAt(h); ok && l.fields != noFields {
 		return "cs_" + l.id.String()
 	}
 	return ""
