@@ -63,9 +63,19 @@ func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 		messagesRequests: newBodyMemo[modelInput[*wireapi.MessagesRequest]](), answers: newMemo[answerKey, []byte]()}
 	ctx := context.Background()
 	r.sessions.created = func() { tb.ExtensionReplaySessions.Add(ctx, 1) }
+	// The attribute sets are built once: a request without a session creates one, and may
+	// evict another.
+	byReason := map[string]metric.AddOption{}
+	for _, reason := range []string{evictedCapacity, evictedIdle} {
+		byReason[reason] = metric.WithAttributes(attribute.String("reason", reason))
+	}
 	r.sessions.evicted = func(reason string) {
 		tb.ExtensionReplaySessions.Add(ctx, -1)
-		tb.ExtensionReplaySessionsEvicted.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+		opt, ok := byReason[reason]
+		if !ok {
+			opt = metric.WithAttributes(attribute.String("reason", reason))
+		}
+		tb.ExtensionReplaySessionsEvicted.Add(ctx, 1, opt)
 	}
 	return r, nil
 }
