@@ -16,13 +16,14 @@ import (
 func (r *replay) anthropicMessages(w http.ResponseWriter, req *http.Request) {
 	aw := &anthropicErrors{ResponseWriter: w}
 	defer aw.finish()
-	caseID, raw, ok := r.begin(aw, req)
+	caseID, raw, release, ok := r.begin(aw, req)
 	if !ok {
 		return
 	}
+	defer release()
 	in, ok := r.messagesRequests.get(raw)
 	if !ok {
-		parsed, err := wireapi.ParseMessagesRequest(raw)
+		parsed, err := wireapi.ParseMessagesRequest(bytes.Clone(raw)) // what is remembered must not share the pooled body
 		if err != nil {
 			writeRequestError(aw, err)
 			return

@@ -180,3 +180,26 @@ func TestCallSiteIDsRememberPerFieldSet(t *testing.T) {
 	var none *callSiteIDs
 	assert.Equal(t, req.ID(sets[0]), none.of(req, 0, sets[0]))
 }
+
+// Request bodies are read into reused buffers: what the memos keep of one body survives the
+// next bodies being read into the same buffer.
+func TestRememberedBodiesSurviveBufferReuse(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	cases := writeDataset(t, root, testfixtures.OTelEvents)
+	s := startReplay(t, root, nil)
+	path := "/v1/cases/" + cases[0].CaseID + "/openai/v1/chat/completions"
+	requests := sdkRequests(t)
+	require.Len(t, requests, 2)
+	first := make([]string, len(requests))
+	for round := range 20 {
+		for i, req := range requests {
+			resp, body := s.do("POST", path, req, nil) // no session: each request starts one
+			require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+			if round == 0 {
+				first[i] = string(body)
+			}
+			require.Equal(t, first[i], string(body), "round %d, request %d", round, i)
+		}
+	}
+	assert.NotEqual(t, first[0], first[1])
+}

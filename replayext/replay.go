@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -39,34 +40,49 @@ func (r *replay) unreadable(w http.ResponseWriter, err error) {
 }
 
 // readBody reads a request body within the server's max_request_body_size, or answers itself.
-func readBody(w http.ResponseWriter, req *http.Request) ([]byte, bool) {
-	// Sized by Content-Length (within reason: the client states it), the body is read into
-	// one allocation instead of a slice grown from 512 bytes.
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(req.ContentLength, 0), maxBodyHint)+bytes.MinRead))
+// The body is in a pooled buffer that release returns: a body is used within its request only
+// (memos keep copies), so its buffer serves a later request instead of becoming garbage.
+func readBody(w http.ResponseWriter, req *http.Request) (body []byte, release func(), ok bool) {
+	buf := bodyBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	buf.Grow(int(min(max(req.ContentLength, 0), maxBodyHint))) // the client's word, within reason
 	_, err := buf.ReadFrom(req.Body)
-	raw := buf.Bytes()
+	release = func() {
+		if buf.Cap() <= maxPooledBody {
+			bodyBuffers.Put(buf)
+		}
+	}
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
+		release()
 		writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request body larger than "+strconv.FormatInt(tooLarge.Limit, 10)+" bytes", nil)
-		return nil, false
+		return nil, nil, false
 	case err != nil:
+		release()
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "could not read the request body", nil)
-		return nil, false
+		return nil, nil, false
 	}
-	return raw, true
+	return buf.Bytes(), release, true
 }
 
-// maxBodyHint is the most readBody allocates up front on a request's word.
-const maxBodyHint = 1 << 20
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const (
+	// maxBodyHint is the most readBody allocates up front on a request's word.
+	maxBodyHint = 1 << 20
+	// maxPooledBody is the largest buffer kept for reuse.
+	maxPooledBody = 256 << 10
+)
 
 // begin reads what every replay route needs: the case the route names ("" for none) and the
-// body. It answers errors itself; ok is false then.
-func (r *replay) begin(w http.ResponseWriter, req *http.Request) (caseID string, body []byte, ok bool) {
+// body, whose buffer the caller releases once done with it. It answers errors itself; ok is
+// false then.
+func (r *replay) begin(w http.ResponseWriter, req *http.Request) (caseID string, body []byte, release func(), ok bool) {
 	if caseID, ok = r.scopedCase(w, req); ok {
-		body, ok = readBody(w, req)
+		body, release, ok = readBody(w, req)
 	}
-	return caseID, body, ok
+	return caseID, body, release, ok
 }
 
 // recordedCase reads the case a tool or retrieval route names, or answers 500 itself.
@@ -82,13 +98,14 @@ func (r *replay) recordedCase(w http.ResponseWriter, caseID string) (*replaycase
 // chatCompletions replays a Chat Completions call: the recorded response of the recorded call
 // whose call-site id matches the request, as JSON or as Server-Sent Events.
 func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
-	caseID, raw, ok := r.begin(w, req)
+	caseID, raw, release, ok := r.begin(w, req)
 	if !ok {
 		return
 	}
+	defer release()
 	in, ok := r.chatRequests.get(raw)
 	if !ok {
-		parsed, err := wireapi.ParseChatRequest(raw)
+		parsed, err := wireapi.ParseChatRequest(bytes.Clone(raw)) // what is remembered must not share the pooled body
 		if err != nil {
 			writeRequestError(w, err)
 			return
@@ -183,10 +200,11 @@ func scrubRequest(s *scrub.Scrubber, r *callsite.Request) {
 // toolResult: POST /v1/cases/{case_id}/tools/{tool_name} with the arguments as body → the
 // recorded result or error of that call.
 func (r *replay) toolResult(w http.ResponseWriter, req *http.Request) {
-	caseID, raw, ok := r.begin(w, req)
+	caseID, raw, release, ok := r.begin(w, req)
 	if !ok {
 		return
 	}
+	defer release()
 	c, ok := r.recordedCase(w, caseID)
 	if !ok {
 		return
@@ -217,10 +235,11 @@ func argumentsValue(s string) any {
 
 // retrieval: POST /v1/cases/{case_id}/retrieval {query, data_source} → the recorded documents.
 func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
-	caseID, raw, ok := r.begin(w, req)
+	caseID, raw, release, ok := r.begin(w, req)
 	if !ok {
 		return
 	}
+	defer release()
 	var q struct {
 		Query      *string `json:"query"`
 		DataSource string  `json:"data_source"`

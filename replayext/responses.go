@@ -1,6 +1,7 @@
 package replayext
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 
@@ -15,13 +16,14 @@ import (
 // conversation is matched like a Chat Completions request: the case model is the same for
 // both APIs, so a call recorded through either replays through either.
 func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
-	caseID, raw, ok := r.begin(w, req)
+	caseID, raw, release, ok := r.begin(w, req)
 	if !ok {
 		return
 	}
+	defer release()
 	in, ok := r.responsesRequests.get(raw)
 	if !ok {
-		parsed, err := wireapi.ParseResponsesRequest(raw)
+		parsed, err := wireapi.ParseResponsesRequest(bytes.Clone(raw)) // what is remembered must not share the pooled body
 		if err != nil {
 			writeRequestError(w, err)
 			return
