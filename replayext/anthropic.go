@@ -21,16 +21,11 @@ func (r *replay) anthropicMessages(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	defer release()
-	in, ok := r.messagesRequests.get(raw)
+	in, ok := decodeModelRequest(r, aw, r.messagesRequests, raw, wireapi.ParseMessagesRequest, func(p *wireapi.MessagesRequest) callsite.Request {
+		return callsite.Request{Model: p.Params.RequestModel, Messages: p.Messages, Tools: p.Tools, Params: p.Params}
+	}, nil)
 	if !ok {
-		parsed, err := wireapi.ParseMessagesRequest(bytes.Clone(raw)) // what is remembered must not share the pooled body
-		if err != nil {
-			writeRequestError(aw, err)
-			return
-		}
-		in = modelInput[*wireapi.MessagesRequest]{parsed: parsed, ids: &callSiteIDs{}, requested: callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}}
-		scrubRequest(r.scrubber, &in.requested)
-		r.messagesRequests.put(raw, in)
+		return
 	}
 	r.modelCall(aw, req, apiAnthropic, raw, caseID, in.requested, in.ids, func(h hit, st *replaycase.Step) {
 		if in.parsed.Stream {

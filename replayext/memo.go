@@ -1,6 +1,8 @@
 package replayext
 
 import (
+	"bytes"
+	"net/http"
 	"sync"
 
 	"github.com/reprise-dev/reprise/callsite"
@@ -78,6 +80,29 @@ type modelInput[P any] struct {
 	parsed    P
 	requested callsite.Request
 	ids       *callSiteIDs
+}
+
+// decodeModelRequest is what a model request body decodes to, remembered in m: parse decodes
+// it, requested gives its call-site form, which is scrubbed with the policy the recordings were
+// scrubbed with, and finish (when not nil) adjusts the result before it is remembered. It
+// answers a body the API would refuse itself; ok is false then.
+func decodeModelRequest[P any](r *replay, w http.ResponseWriter, m bodyMemo[modelInput[P]], body []byte,
+	parse func([]byte) (P, error), requested func(P) callsite.Request, finish func(*modelInput[P])) (in modelInput[P], ok bool) {
+	if in, ok = m.get(body); ok {
+		return in, true
+	}
+	parsed, err := parse(bytes.Clone(body)) // what is remembered must not share the pooled body
+	if err != nil {
+		writeRequestError(w, err)
+		return in, false
+	}
+	in = modelInput[P]{parsed: parsed, requested: requested(parsed), ids: &callSiteIDs{}}
+	scrubRequest(r.scrubber, &in.requested)
+	if finish != nil {
+		finish(&in)
+	}
+	m.put(body, in)
+	return in, true
 }
 
 // answerKey names a rendered answer: the recorded step, as its case id and its position among

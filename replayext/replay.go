@@ -103,16 +103,11 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	defer release()
-	in, ok := r.chatRequests.get(raw)
+	in, ok := decodeModelRequest(r, w, r.chatRequests, raw, wireapi.ParseChatRequest, func(p *wireapi.ChatRequest) callsite.Request {
+		return callsite.Request{Model: p.Params.RequestModel, Messages: p.Messages, Tools: p.Tools, Params: p.Params}
+	}, nil)
 	if !ok {
-		parsed, err := wireapi.ParseChatRequest(bytes.Clone(raw)) // what is remembered must not share the pooled body
-		if err != nil {
-			writeRequestError(w, err)
-			return
-		}
-		in = modelInput[*wireapi.ChatRequest]{parsed: parsed, ids: &callSiteIDs{}, requested: callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}}
-		scrubRequest(r.scrubber, &in.requested) // the recordings were scrubbed with the same policy
-		r.chatRequests.put(raw, in)
+		return
 	}
 	r.modelCall(w, req, apiOpenAI, raw, caseID, in.requested, in.ids, func(h hit, st *replaycase.Step) {
 		if in.parsed.Stream {

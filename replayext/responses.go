@@ -1,7 +1,6 @@
 package replayext
 
 import (
-	"bytes"
 	"net/http"
 	"strings"
 
@@ -21,20 +20,17 @@ func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	defer release()
-	in, ok := r.responsesRequests.get(raw)
+	// Scrubbed before resolving: what references resolve to is recorded, hence scrubbed already.
+	in, ok := decodeModelRequest(r, w, r.responsesRequests, raw, wireapi.ParseResponsesRequest, func(p *wireapi.ResponsesRequest) callsite.Request {
+		return callsite.Request{Model: p.Params.RequestModel, Messages: p.Input, Tools: p.Tools, Params: p.Params}
+	}, func(in *modelInput[*wireapi.ResponsesRequest]) {
+		in.parsed.Input = in.requested.Messages
+		if references(in.parsed) {
+			in.ids = nil // the conversation is resolved against a case on each request: so are its ids
+		}
+	})
 	if !ok {
-		parsed, err := wireapi.ParseResponsesRequest(bytes.Clone(raw)) // what is remembered must not share the pooled body
-		if err != nil {
-			writeRequestError(w, err)
-			return
-		}
-		in = modelInput[*wireapi.ResponsesRequest]{parsed: parsed, requested: callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Input, Tools: parsed.Tools, Params: parsed.Params}}
-		scrubRequest(r.scrubber, &in.requested) // before resolving: what references resolve to is recorded, hence scrubbed already
-		parsed.Input = in.requested.Messages
-		if !references(parsed) {
-			in.ids = &callSiteIDs{} // the conversation is the request's own: its ids do not depend on a case
-		}
-		r.responsesRequests.put(raw, in)
+		return
 	}
 	parsed, requested := in.parsed, in.requested
 	if in.ids != nil {
