@@ -26,13 +26,22 @@ func ReadRows(path string, rows []int64) (map[int64]*replaycase.Case, error) {
 
 // readRows reads rows of an open cases/ or quarantine/ file; path names it in errors.
 func readRows(pf *parquet.File, path string, rows []int64) (map[int64]*replaycase.Case, error) {
-	r := parquet.NewGenericReader[CaseRow](pf)
+	out, err := readRowsOf[CaseRow](pf, path, rows)
+	for _, c := range out {
+		c.RawSpans, c.RawEvents = nil, nil
+	}
+	return out, err
+}
+
+// readRowsOf reads rows of an open file as T, whose columns may be a projection of the file's.
+func readRowsOf[T any](pf *parquet.File, path string, rows []int64) (map[int64]*T, error) {
+	r := parquet.NewGenericReader[T](pf)
 	defer r.Close()
 	rows = slices.Clone(rows)
 	slices.Sort(rows)
-	out := make(map[int64]*replaycase.Case, len(rows))
+	out := make(map[int64]*T, len(rows))
 	next := int64(-1) // the row the reader is at
-	buf := make([]CaseRow, 1)
+	buf := make([]T, 1)
 	for _, row := range slices.Compact(rows) {
 		if row != next {
 			if err := r.SeekToRow(row); err != nil {
@@ -46,9 +55,9 @@ func readRows(pf *parquet.File, path string, rows []int64) (map[int64]*replaycas
 			return nil, fmt.Errorf("%s: row %d: %w", path, row, err)
 		}
 		c := buf[0]
-		c.RawSpans, c.RawEvents = nil, nil
 		out[row] = &c
-		buf[0] = CaseRow{}
+		var zero T
+		buf[0] = zero
 		next = row + 1
 	}
 	return out, nil

@@ -16,18 +16,24 @@ import (
 func (r *replay) anthropicMessages(w http.ResponseWriter, req *http.Request) {
 	aw := &anthropicErrors{ResponseWriter: w}
 	defer aw.finish()
-	caseID, raw, ok := r.begin(aw, req)
+	caseID, raw, release, ok := r.begin(aw, req)
 	if !ok {
 		return
 	}
-	parsed, err := wireapi.ParseMessagesRequest(raw)
-	if err != nil {
-		writeRequestError(aw, err)
+	defer release()
+	in, ok := decodeModelRequest(r, aw, r.messagesRequests, raw, wireapi.ParseMessagesRequest, func(p *wireapi.MessagesRequest) callsite.Request {
+		return callsite.Request{Model: p.Params.RequestModel, Messages: p.Messages, Tools: p.Tools, Params: p.Params}
+	}, nil)
+	if !ok {
 		return
 	}
-	requested := callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}
-	scrubRequest(r.scrubber, &requested)
-	r.modelCall(aw, req, apiAnthropic, raw, caseID, requested, nil, func(st *replaycase.Step) { wireapi.WriteMessagesResponse(aw, parsed, st) })
+	r.modelCall(aw, req, apiAnthropic, raw, caseID, in.requested, in.ids, func(h hit, st *replaycase.Step) {
+		if in.parsed.Stream {
+			wireapi.WriteMessagesResponse(aw, in.parsed, st)
+			return
+		}
+		r.writeAnswer(aw, answerKey{step: h, api: "messages"}, st, wireapi.MessagesResponseJSON)
+	})
 }
 
 // anthropicErrors rewrites the errors replay writes in OpenAI's shape ({"error": {"message",

@@ -6,25 +6,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // The read-only endpoints: listing and reading recorded cases, calls and divergences.
-
-// caseSummary is a case without its steps, for listings.
-type caseSummary struct {
-	CaseID         string                `json:"case_id"`
-	SchemaVersion  string                `json:"schema_version"`
-	Status         replaycase.Status     `json:"status"`
-	Reasons        []replaycase.Reason   `json:"reasons"`
-	ClosedBy       replaycase.CloseCause `json:"closed_by"`
-	Provenance     replaycase.Provenance `json:"provenance"`
-	StartTime      time.Time             `json:"start_time"`
-	EndTime        time.Time             `json:"end_time"`
-	AgentName      string                `json:"agent_name"`
-	ConversationID string                `json:"conversation_id"`
-	Usage          replaycase.Usage      `json:"usage"`
-}
 
 // listCases: GET /v1/cases?status=&agent=&since=&until=&limit=&page_token=
 func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
@@ -61,21 +47,17 @@ func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
 		offset = n
 	}
 	status, agent := q.Get("status"), q.Get("agent")
-	all := r.store.list(caseFilter{status: status, agent: agent, since: since, until: until})
-	page := all[min(offset, len(all)):min(offset+limit, len(all))]
+	page, more := r.store.list(caseFilter{status: status, agent: agent, since: since, until: until}, offset, limit)
 	out := struct {
-		Cases         []caseSummary `json:"cases"`
-		NextPageToken string        `json:"next_page_token,omitempty"`
-	}{Cases: make([]caseSummary, 0, len(page))}
-	cases, err := r.store.getMany(page)
-	if err != nil {
+		Cases         []*dataset.CaseSummary `json:"cases"`
+		NextPageToken string                 `json:"next_page_token,omitempty"`
+	}{}
+	var err error
+	if out.Cases, err = r.store.summariesOf(page); err != nil {
 		r.unreadable(w, err)
 		return
 	}
-	for _, c := range cases {
-		out.Cases = append(out.Cases, caseSummary{c.CaseID, c.SchemaVersion, c.Status, c.Reasons, c.ClosedBy, c.Provenance, c.StartTime, c.EndTime, c.AgentName, c.ConversationID, c.Usage})
-	}
-	if offset+limit < len(all) {
+	if more {
 		out.NextPageToken = strconv.Itoa(offset + limit)
 	}
 	writeJSON(w, http.StatusOK, out)

@@ -7,15 +7,17 @@
 //
 //	HTTP (confighttp: TLS, auth)          extension.go  routes, lifecycle, errors
 //	  → read the body                     replay.go     one handler per route
-//	  → parse it (Chat Completions)       ../wireapi    typed request, case model, rendering
+//	  → parse it (three model APIs)       ../wireapi    typed request, case model, rendering
 //	  → scrub it                          replay.go     the processor's policy
+//	    (both remembered per body)        memo.go       bounded memos of repeated work
 //	  → one lookup                        lookup.go     exact match, else strict/lenient (Mode)
 //	      index: call-site id → step      store.go      lazy index over ../dataset files
+//	        records outside the heap      records.go    fixed-size records, sorted.go lookups
 //	      content on demand               cache.go      small LRU of cases read from Parquet
 //	      cursors per session             sessions.go   bounded segmented LRU; session_id.go
 //	      differing paths                 diff.go       paths only, built to reveal no value
-//	  → render the recorded response      ../wireapi    JSON or Server-Sent Events
-//	listings, divergences                 browse.go
+//	  → render the recorded response      ../wireapi    JSON (remembered) or Server-Sent Events
+//	listings, divergences                 browse.go     summaries read by rows.go
 //
 //go:generate mdatagen metadata.yaml
 package replayext

@@ -18,10 +18,11 @@ const endpointEmbeddings = "embeddings"
 // has no index of embedding calls, so it answers from the case the session's model calls were
 // last served from; before any model call it names the scoped route to use instead.
 func (r *replay) embeddings(w http.ResponseWriter, req *http.Request) {
-	caseID, raw, ok := r.begin(w, req)
+	caseID, raw, release, ok := r.begin(w, req)
 	if !ok {
 		return
 	}
+	defer release()
 	parsed, err := wireapi.ParseEmbeddingsRequest(raw)
 	if err != nil {
 		writeRequestError(w, err)

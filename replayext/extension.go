@@ -18,7 +18,6 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
-	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/replayext/internal/metadata"
 	"github.com/reprise-dev/reprise/scrub"
 	"github.com/reprise-dev/reprise/wireapi"
@@ -33,10 +32,12 @@ type replay struct {
 	sessions  *sessions
 	scrubber  *scrub.Scrubber
 	upstreams map[string]*upstream // by API, for those with an upstream endpoint
-	// chatRequests remembers decoded, scrubbed Chat Completions bodies; chatResponses the JSON
-	// answer rendered from a recorded step (steps are never modified once read).
-	chatRequests  bodyMemo[chatInput]
-	chatResponses *memo[*replaycase.Step, []byte]
+	// The memos of repeated work (memo.go): decoded, scrubbed request bodies per API, and the
+	// JSON answers rendered from recorded steps.
+	chatRequests      bodyMemo[modelInput[*wireapi.ChatRequest]]
+	responsesRequests bodyMemo[modelInput[*wireapi.ResponsesRequest]]
+	messagesRequests  bodyMemo[modelInput[*wireapi.MessagesRequest]]
+	answers           *memo[answerKey, []byte]
 
 	server *http.Server
 	addr   net.Addr
@@ -58,12 +59,23 @@ func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 		return nil, err
 	}
 	r := &replay{cfg: cfg, set: set, telemetry: tb, store: newStoreOf(src, cfg.CaseCacheSize), sessions: newSessions(cfg.Sessions.MaxSessions, cfg.Sessions.IdleTimeout, time.Now), scrubber: scrubber, stop: make(chan struct{}),
-		chatRequests: newBodyMemo[chatInput](), chatResponses: newMemo[*replaycase.Step, []byte](memoEntries)}
+		chatRequests: newBodyMemo[modelInput[*wireapi.ChatRequest]](), responsesRequests: newBodyMemo[modelInput[*wireapi.ResponsesRequest]](),
+		messagesRequests: newBodyMemo[modelInput[*wireapi.MessagesRequest]](), answers: newMemo[answerKey, []byte]()}
 	ctx := context.Background()
 	r.sessions.created = func() { tb.ExtensionReplaySessions.Add(ctx, 1) }
+	// The attribute sets are built once: a request without a session creates one, and may
+	// evict another.
+	byReason := map[string]metric.AddOption{}
+	for _, reason := range []string{evictedCapacity, evictedIdle} {
+		byReason[reason] = metric.WithAttributes(attribute.String("reason", reason))
+	}
 	r.sessions.evicted = func(reason string) {
 		tb.ExtensionReplaySessions.Add(ctx, -1)
-		tb.ExtensionReplaySessionsEvicted.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+		opt, ok := byReason[reason]
+		if !ok {
+			opt = metric.WithAttributes(attribute.String("reason", reason))
+		}
+		tb.ExtensionReplaySessionsEvicted.Add(ctx, 1, opt)
 	}
 	return r, nil
 }

@@ -106,7 +106,9 @@ func (r *replay) forward(w http.ResponseWriter, req *http.Request, api string, b
 		return
 	}
 	out := req.Clone(req.Context())
-	out.Body, out.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	// A copy: the transport may still read the body after the round trip returns, and the
+	// request's own buffer is reused once the handler is done.
+	out.Body, out.ContentLength = io.NopCloser(bytes.NewReader(bytes.Clone(body))), int64(len(body))
 	w.Header().Set(headerLive, "true")
 	if derivedFrom != "" {
 		w.Header().Set(headerDerivedFrom, derivedFrom)

@@ -48,7 +48,7 @@ func TestStoreReadsTheDatasetFromTheObjectStore(t *testing.T) {
 	for i := range 20 {
 		want = append(want, fmt.Sprintf("%032x", i))
 	}
-	assert.Equal(t, want, s.list(caseFilter{}))
+	assert.Equal(t, want, listAll(s))
 
 	for _, i := range []int{0, 9, 19} {
 		rec := syntheticCase(i, 100)
@@ -62,7 +62,7 @@ func TestStoreReadsTheDatasetFromTheObjectStore(t *testing.T) {
 		assert.Equal(t, rec.Steps[0].OutputMessages, step.OutputMessages)
 		assert.Equal(t, rec.Steps[0].CallSiteID, id)
 	}
-	many, err := s.getMany([]string{want[15], want[2], want[7]})
+	many, err := s.summariesOf([]string{want[15], want[2], want[7]})
 	require.NoError(t, err)
 	assert.Equal(t, []string{want[15], want[2], want[7]}, []string{many[0].CaseID, many[1].CaseID, many[2].CaseID})
 
@@ -85,8 +85,8 @@ func TestStoreReadsTheDatasetFromTheObjectStore(t *testing.T) {
 	require.NoError(t, err)
 	s.refresh() // lists the bucket: the object is gone
 	s.refresh() // forgets its cases
-	assert.Less(t, len(s.list(caseFilter{})), 25)
-	for _, id := range s.list(caseFilter{}) {
+	assert.Less(t, len(listAll(s)), 25)
+	for _, id := range listAll(s) {
 		_, err := s.get(id)
 		require.NoError(t, err, "every listed case is readable")
 	}
@@ -117,7 +117,7 @@ func TestObjectSourceListingFailureKeepsTheIndex(t *testing.T) {
 	require.Contains(t, failed, "")
 	assert.ErrorContains(t, failed[""], "listing s3://"+bucket)
 	s.refresh()
-	assert.Len(t, s.list(caseFilter{}), 3)
+	assert.Len(t, listAll(s), 3)
 }
 
 func TestObjectStoreConfig(t *testing.T) {

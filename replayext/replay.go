@@ -1,12 +1,13 @@
 package replayext
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -39,27 +40,49 @@ func (r *replay) unreadable(w http.ResponseWriter, err error) {
 }
 
 // readBody reads a request body within the server's max_request_body_size, or answers itself.
-func readBody(w http.ResponseWriter, req *http.Request) ([]byte, bool) {
-	raw, err := io.ReadAll(req.Body)
+// The body is in a pooled buffer that release returns: a body is used within its request only
+// (memos keep copies), so its buffer serves a later request instead of becoming garbage.
+func readBody(w http.ResponseWriter, req *http.Request) (body []byte, release func(), ok bool) {
+	buf := bodyBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	buf.Grow(int(min(max(req.ContentLength, 0), maxBodyHint))) // the client's word, within reason
+	_, err := buf.ReadFrom(req.Body)
+	release = func() {
+		if buf.Cap() <= maxPooledBody {
+			bodyBuffers.Put(buf)
+		}
+	}
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
+		release()
 		writeError(w, http.StatusRequestEntityTooLarge, "invalid_request_error", "request body larger than "+strconv.FormatInt(tooLarge.Limit, 10)+" bytes", nil)
-		return nil, false
+		return nil, nil, false
 	case err != nil:
+		release()
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "could not read the request body", nil)
-		return nil, false
+		return nil, nil, false
 	}
-	return raw, true
+	return buf.Bytes(), release, true
 }
 
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const (
+	// maxBodyHint is the most readBody allocates up front on a request's word.
+	maxBodyHint = 1 << 20
+	// maxPooledBody is the largest buffer kept for reuse.
+	maxPooledBody = 256 << 10
+)
+
 // begin reads what every replay route needs: the case the route names ("" for none) and the
-// body. It answers errors itself; ok is false then.
-func (r *replay) begin(w http.ResponseWriter, req *http.Request) (caseID string, body []byte, ok bool) {
+// body, whose buffer the caller releases once done with it. It answers errors itself; ok is
+// false then.
+func (r *replay) begin(w http.ResponseWriter, req *http.Request) (caseID string, body []byte, release func(), ok bool) {
 	if caseID, ok = r.scopedCase(w, req); ok {
-		body, ok = readBody(w, req)
+		body, release, ok = readBody(w, req)
 	}
-	return caseID, body, ok
+	return caseID, body, release, ok
 }
 
 // recordedCase reads the case a tool or retrieval route names, or answers 500 itself.
@@ -75,41 +98,43 @@ func (r *replay) recordedCase(w http.ResponseWriter, caseID string) (*replaycase
 // chatCompletions replays a Chat Completions call: the recorded response of the recorded call
 // whose call-site id matches the request, as JSON or as Server-Sent Events.
 func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
-	caseID, raw, ok := r.begin(w, req)
+	caseID, raw, release, ok := r.begin(w, req)
 	if !ok {
 		return
 	}
-	in, ok := r.chatRequests.get(raw)
+	defer release()
+	in, ok := decodeModelRequest(r, w, r.chatRequests, raw, wireapi.ParseChatRequest, func(p *wireapi.ChatRequest) callsite.Request {
+		return callsite.Request{Model: p.Params.RequestModel, Messages: p.Messages, Tools: p.Tools, Params: p.Params}
+	}, nil)
 	if !ok {
-		parsed, err := wireapi.ParseChatRequest(raw)
-		if err != nil {
-			writeRequestError(w, err)
-			return
-		}
-		in = chatInput{parsed: parsed, ids: &callSiteIDs{}, requested: callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Messages, Tools: parsed.Tools, Params: parsed.Params}}
-		scrubRequest(r.scrubber, &in.requested) // the recordings were scrubbed with the same policy
-		r.chatRequests.put(raw, in)
+		return
 	}
-	r.modelCall(w, req, apiOpenAI, raw, caseID, in.requested, in.ids, func(st *replaycase.Step) {
+	r.modelCall(w, req, apiOpenAI, raw, caseID, in.requested, in.ids, func(h hit, st *replaycase.Step) {
 		if in.parsed.Stream {
 			wireapi.WriteChatResponse(w, in.parsed, st)
 			return
 		}
-		body, ok := r.chatResponses.get(st)
-		if !ok {
-			body = wireapi.ChatResponseJSON(st)
-			r.chatResponses.put(st, body)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(body)
+		r.writeAnswer(w, answerKey{step: h, api: "chat"}, st, wireapi.ChatResponseJSON)
 	})
+}
+
+// writeAnswer answers 200 with the JSON answer render gives for a recorded step, remembered
+// under key.
+func (r *replay) writeAnswer(w http.ResponseWriter, key answerKey, st *replaycase.Step, render func(*replaycase.Step) []byte) {
+	body, ok := r.answers.get(key)
+	if !ok {
+		body = render(st)
+		r.answers.put(key, body, len(body))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }
 
 // modelCall answers a model request of any API: the recorded step whose call-site id matches
 // (ids remembers the request's ids when not nil), rendered by write, or what the mode says for a miss (a 404, the next recorded step, or the
 // upstream).
-func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string, raw []byte, caseID string, requested callsite.Request, ids *callSiteIDs, write func(*replaycase.Step)) {
+func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string, raw []byte, caseID string, requested callsite.Request, ids *callSiteIDs, write func(hit, *replaycase.Step)) {
 	var recordedForm, requestedForm map[string]any // of the compared call, for classify
 	h, ok := r.lookup(w, req, interactions{
 		endpoint: endpointChat, stream: endpointChat, scope: caseID, what: "model call",
@@ -139,7 +164,7 @@ func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string,
 	}
 	w.Header().Set("X-Replay-Case-Id", h.caseID)
 	w.Header().Set("X-Replay-Call-Site-Id", st.CallSiteID)
-	write(st)
+	write(h, st)
 }
 
 // scrubRequest applies the secrets policy to every string of a model request.
@@ -170,10 +195,11 @@ func scrubRequest(s *scrub.Scrubber, r *callsite.Request) {
 // toolResult: POST /v1/cases/{case_id}/tools/{tool_name} with the arguments as body → the
 // recorded result or error of that call.
 func (r *replay) toolResult(w http.ResponseWriter, req *http.Request) {
-	caseID, raw, ok := r.begin(w, req)
+	caseID, raw, release, ok := r.begin(w, req)
 	if !ok {
 		return
 	}
+	defer release()
 	c, ok := r.recordedCase(w, caseID)
 	if !ok {
 		return
@@ -204,10 +230,11 @@ func argumentsValue(s string) any {
 
 // retrieval: POST /v1/cases/{case_id}/retrieval {query, data_source} → the recorded documents.
 func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
-	caseID, raw, ok := r.begin(w, req)
+	caseID, raw, release, ok := r.begin(w, req)
 	if !ok {
 		return
 	}
+	defer release()
 	var q struct {
 		Query      *string `json:"query"`
 		DataSource string  `json:"data_source"`

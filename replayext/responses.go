@@ -15,18 +15,28 @@ import (
 // conversation is matched like a Chat Completions request: the case model is the same for
 // both APIs, so a call recorded through either replays through either.
 func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
-	caseID, raw, ok := r.begin(w, req)
+	caseID, raw, release, ok := r.begin(w, req)
 	if !ok {
 		return
 	}
-	parsed, err := wireapi.ParseResponsesRequest(raw)
-	if err != nil {
-		writeRequestError(w, err)
+	defer release()
+	// Scrubbed before resolving: what references resolve to is recorded, hence scrubbed already.
+	in, ok := decodeModelRequest(r, w, r.responsesRequests, raw, wireapi.ParseResponsesRequest, func(p *wireapi.ResponsesRequest) callsite.Request {
+		return callsite.Request{Model: p.Params.RequestModel, Messages: p.Input, Tools: p.Tools, Params: p.Params}
+	}, func(in *modelInput[*wireapi.ResponsesRequest]) {
+		in.parsed.Input = in.requested.Messages
+		if references(in.parsed) {
+			in.ids = nil // the conversation is resolved against a case on each request: so are its ids
+		}
+	})
+	if !ok {
 		return
 	}
-	requested := callsite.Request{Model: parsed.Params.RequestModel, Messages: parsed.Input, Tools: parsed.Tools, Params: parsed.Params}
-	scrubRequest(r.scrubber, &requested) // before resolving: what references resolve to is recorded, hence scrubbed already
-	parsed.Input = requested.Messages
+	parsed, requested := in.parsed, in.requested
+	if in.ids != nil {
+		r.modelCall(w, req, apiOpenAI, raw, caseID, requested, in.ids, func(h hit, st *replaycase.Step) { r.writeResponse(w, h, parsed, st) })
+		return
+	}
 	refCase := caseID
 	if refCase == "" {
 		id, _ := sessionOf(req)
@@ -38,11 +48,37 @@ func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
+	var err error
 	if requested.Messages, err = parsed.Resolve(func(key string) *replaycase.Step { return recordedResponse(c, key) }); err != nil {
 		writeRequestError(w, err)
 		return
 	}
-	r.modelCall(w, req, apiOpenAI, raw, caseID, requested, nil, func(st *replaycase.Step) { wireapi.WriteResponsesResponse(w, parsed, st) })
+	r.modelCall(w, req, apiOpenAI, raw, caseID, requested, nil, func(h hit, st *replaycase.Step) { r.writeResponse(w, h, parsed, st) })
+}
+
+// references reports whether a Responses request continues recorded responses
+// (previous_response_id, item_reference items): its conversation is then resolved per request.
+func references(req *wireapi.ResponsesRequest) bool {
+	if req.PreviousResponseID != "" {
+		return true
+	}
+	for _, m := range req.Input {
+		if len(m.Parts) == 1 && m.Parts[0].Type == wireapi.PartItemReference {
+			return true
+		}
+	}
+	return false
+}
+
+// writeResponse answers a Responses request with recorded step st (item h).
+func (r *replay) writeResponse(w http.ResponseWriter, h hit, req *wireapi.ResponsesRequest, st *replaycase.Step) {
+	if req.Stream {
+		wireapi.WriteResponsesResponse(w, req, st)
+		return
+	}
+	r.writeAnswer(w, answerKey{step: h, api: "responses", variant: req.PreviousResponseID}, st, func(st *replaycase.Step) []byte {
+		return wireapi.ResponsesResponseJSON(req, st)
+	})
 }
 
 // getResponse: GET /v1/cases/{case_id}/openai/v1/responses/{response_id} → the recorded

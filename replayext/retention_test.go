@@ -42,7 +42,7 @@ func TestStoreForgetsExpiredCases(t *testing.T) {
 	_, dropped, _ := s.refresh()
 	assert.Equal(t, 2, dropped, "the loaded-cases metric goes down by what retention removed")
 
-	assert.Equal(t, []string{cases[2].CaseID, cases[3].CaseID}, s.list(caseFilter{}))
+	assert.Equal(t, []string{cases[2].CaseID, cases[3].CaseID}, listAll(s))
 	for _, c := range cases[:2] {
 		assert.False(t, s.has(c.CaseID))
 		_, err := s.get(c.CaseID)

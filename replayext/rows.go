@@ -1,12 +1,13 @@
 package replayext
 
 import (
-	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/dataset"
 )
 
-// getMany reads several cases, from the cache or one pass per file, in the order of ids.
-func (s *store) getMany(ids []string) ([]*replaycase.Case, error) {
-	out := make([]*replaycase.Case, len(ids))
+// summariesOf reads the summaries of several cases, from the case cache or one pass per file
+// over the summary columns only, in the order of ids.
+func (s *store) summariesOf(ids []string) ([]*dataset.CaseSummary, error) {
+	out := make([]*dataset.CaseSummary, len(ids))
 	type want struct {
 		i   int
 		row int64
@@ -15,14 +16,15 @@ func (s *store) getMany(ids []string) ([]*replaycase.Case, error) {
 	s.mu.RLock()
 	for i, id := range ids {
 		if c, ok := s.cache.get(id); ok {
-			out[i] = c
+			out[i] = dataset.SummaryOf(c)
 			continue
 		}
-		e, ok := s.entry(id)
+		n, ok := s.entry(id)
 		if !ok {
 			s.mu.RUnlock()
 			return nil, errNoCase
 		}
+		e := s.entries.at(n)
 		byFile[s.files[e.file]] = append(byFile[s.files[e.file]], want{i, int64(e.row)})
 	}
 	s.mu.RUnlock()
@@ -31,7 +33,7 @@ func (s *store) getMany(ids []string) ([]*replaycase.Case, error) {
 		for j, w := range wants {
 			rows[j] = w.row
 		}
-		read, err := s.src.readRows(path, rows)
+		read, err := s.src.readSummaries(path, rows)
 		if err != nil {
 			return nil, err
 		}

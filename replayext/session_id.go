@@ -24,10 +24,24 @@ func sessionOf(req *http.Request) (id string, fresh bool) {
 		}
 		return s, false
 	}
-	if tp := strings.Split(req.Header.Get("traceparent"), "-"); len(tp) == 4 && len(tp[1]) == 32 && tp[1] != strings.Repeat("0", 32) {
-		return tp[1], false
+	if id, ok := traceIDOf(req.Header.Get("traceparent")); ok {
+		return id, false
 	}
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand panics rather than return an error)
 	return hex.EncodeToString(b[:]), true
+}
+
+// traceIDOf is the trace id of a W3C traceparent (version-traceid-parentid-flags), when it
+// has four fields and a trace id of 32 characters that are not all zeros.
+func traceIDOf(traceparent string) (string, bool) {
+	if traceparent == "" || strings.Count(traceparent, "-") != 3 {
+		return "", false
+	}
+	_, rest, _ := strings.Cut(traceparent, "-")
+	id, _, _ := strings.Cut(rest, "-")
+	if len(id) != 32 || strings.Trim(id, "0") == "" {
+		return "", false
+	}
+	return id, true
 }

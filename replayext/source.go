@@ -20,9 +20,11 @@ type source interface {
 	retry(file string)
 	// removed reports whether file is known to be gone (retention deleted its partition).
 	removed(file string) bool
-	readIndex(file string) ([]dataset.IndexEntry, error)
+	// scanIndex calls fn with each row's index projection, in file order (see
+	// dataset.ScanReplayIndex).
+	scanIndex(file string, fn func(row int64, r *dataset.ReplayIndexRow) error) error
 	readCase(file string, row int64) (*replaycase.Case, error)
-	readRows(file string, rows []int64) (map[int64]*replaycase.Case, error)
+	readSummaries(file string, rows []int64) (map[int64]*dataset.CaseSummary, error)
 }
 
 // localSource reads a dataset root on the local file system.
@@ -41,16 +43,16 @@ func (l *localSource) removed(file string) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-func (l *localSource) readIndex(file string) ([]dataset.IndexEntry, error) {
-	return dataset.ReadIndex(file)
+func (l *localSource) scanIndex(file string, fn func(row int64, r *dataset.ReplayIndexRow) error) error {
+	return dataset.ScanReplayIndex(file, fn)
 }
 
 func (l *localSource) readCase(file string, row int64) (*replaycase.Case, error) {
 	return dataset.ReadCase(file, row)
 }
 
-func (l *localSource) readRows(file string, rows []int64) (map[int64]*replaycase.Case, error) {
-	return dataset.ReadRows(file, rows)
+func (l *localSource) readSummaries(file string, rows []int64) (map[int64]*dataset.CaseSummary, error) {
+	return dataset.ReadSummaries(file, rows)
 }
 
 // objectSource reads a dataset in an S3 bucket. Each next lists the cases/ and quarantine/
@@ -74,16 +76,16 @@ func (o *objectSource) retry(file string) { o.lister.Retry(dataset.File{Path: fi
 
 func (o *objectSource) removed(file string) bool { return o.lister.Removed(file) }
 
-func (o *objectSource) readIndex(file string) ([]dataset.IndexEntry, error) {
-	return o.lister.ReadIndex(context.Background(), file)
+func (o *objectSource) scanIndex(file string, fn func(row int64, r *dataset.ReplayIndexRow) error) error {
+	return o.lister.ScanReplayIndex(context.Background(), file, fn)
 }
 
 func (o *objectSource) readCase(file string, row int64) (*replaycase.Case, error) {
 	return o.lister.ReadCase(context.Background(), file, row)
 }
 
-func (o *objectSource) readRows(file string, rows []int64) (map[int64]*replaycase.Case, error) {
-	return o.lister.ReadRows(context.Background(), file, rows)
+func (o *objectSource) readSummaries(file string, rows []int64) (map[int64]*dataset.CaseSummary, error) {
+	return o.lister.ReadSummaries(context.Background(), file, rows)
 }
 
 // filePaths are the paths of listed files.

@@ -3,11 +3,12 @@ package replayext
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -26,58 +27,90 @@ import (
 // indexes only the files published since the last one, so cases written by any collector into
 // the same root become replayable.
 //
-// The index is laid out for size (about 110 bytes per case with one model call): ids as their
-// 16 bytes, entries and steps in flat slices addressed by number, lookups by binary search in
-// sorted slices of 8-byte id hashes (a hash match is confirmed on the full id), repeated
-// strings interned.
+// The index is laid out for size, 76 bytes per case with one model call: ids as their 16
+// bytes, cases and model calls as fixed-size records outside the Go heap (records.go), and
+// three sorted slices of record numbers to look them up by case id, by call-site id and in
+// start order. Agent names, statuses and call-site field sets are interned.
 type store struct {
 	src   source
 	cache *caseCache
 
-	mu      sync.RWMutex
-	files   []string    // data files indexed, by number
-	entries []caseEntry // by number, in indexing order
-	llms    []llmRef    // the cases' LLM steps; a case's are contiguous, in order
-	ordered []int32     // entry numbers by start time, then case id
-	byID    []idSlot    // by case id hash, then entry number
-	byCall  []idSlot    // by call-site id hash, then entry number and position: recorded order
-	// A refresh appends to byID and byCall; lookups see only their sorted beginnings, so a
-	// case becomes visible when the refresh that indexed it sorts.
-	sortedIDs, sortedCalls int
-	fieldSets              [][]string // the distinct call-site field sets
-	names                  []string   // interned agent names and statuses
-	nameIDs                map[string]uint16
+	// refreshing serializes refreshes: only a refresh writes the index, so it reads the index
+	// without mu and takes mu only to change it.
+	refreshing sync.Mutex
+
+	mu        sync.RWMutex
+	files     []string // data files indexed, by number; "" once removed
+	entries   *records[caseEntry]
+	llms      *records[llmRef] // the cases' LLM steps; a case's are contiguous, in order
+	look      *lookups         // the sorted slices that find cases and calls
+	fieldSets [][]string       // the distinct call-site field sets
+	summaries summaryTable
 }
 
-// idSlot is one entry of a sorted lookup slice: an id's hash, and where the id is.
-type idSlot struct {
-	hash  uint64
-	entry int32
-	pos   int32 // the position among the case's LLM steps (call-site lookups only)
-}
-
-// caseEntry is what the index keeps of one case.
+// caseEntry is what the index keeps of one case: 40 bytes. Its LLM steps are
+// llms[llmStart:] up to the next entry's llmStart (entries and their steps are appended
+// together).
 type caseEntry struct {
 	id       hexKey
-	start    int64 // start time, Unix nanoseconds
-	file     int32 // in store.files
-	row      int32
-	llmStart uint32 // its LLM steps are llms[llmStart : llmStart+llmCount]
-	llmCount uint16
-	agent    uint16 // in store.names
-	status   uint16 // in store.names
+	start    int64  // start time, Unix nanoseconds
+	file     uint32 // in store.files; noFile for a case indexed twice
+	row      uint32
+	llmStart uint32
+	summary  uint16 // in store.summaries
 }
 
-func (s *store) llmOf(e *caseEntry) []llmRef {
-	return s.llms[e.llmStart : e.llmStart+uint32(e.llmCount)]
+// noFile marks an entry that nothing addresses: the second copy of a case delivered twice.
+const noFile = math.MaxUint32
+
+// summary is what listings filter on besides the start time: few distinct values, numbered.
+type summary struct{ agent, status string }
+
+// summaryTable numbers distinct summaries; number 0 is the empty one.
+type summaryTable struct {
+	values []summary
+	ids    map[summary]uint16
 }
 
-// llmRef is one LLM step of a case: its call-site id, its index among the case's steps and
-// its call-site field set.
+func newSummaryTable() summaryTable {
+	return summaryTable{values: []summary{{}}, ids: map[summary]uint16{{}: 0}}
+}
+
+// number returns the number of sum, numbering it if it is new. Past 65,535 distinct values a
+// new one gets 0: listed with no agent name and status.
+func (t *summaryTable) number(sum summary) uint16 {
+	if n, ok := t.ids[sum]; ok {
+		return n
+	}
+	if len(t.values) == math.MaxUint16 {
+		return 0
+	}
+	sum = summary{strings.Clone(sum.agent), strings.Clone(sum.status)} // the decoder reuses its buffers
+	t.values = append(t.values, sum)
+	t.ids[sum] = uint16(len(t.values) - 1)
+	return uint16(len(t.values) - 1)
+}
+
+// llmRef is one LLM step of a case (24 bytes): its call-site id, its case and its call-site
+// field set. Every LLM step of a case has one, in order, so the n-th of a case's llmRefs is
+// its n-th LLM step.
 type llmRef struct {
 	id     hexKey
-	step   int32
-	fields uint16 // in store.fieldSets
+	entry  uint32
+	fields uint16 // in store.fieldSets; noFields when the id is not one this build computes
+}
+
+// noFields marks a recorded call-site id this build does not compute: no live request can
+// match it, so no lookup finds it.
+const noFields = math.MaxUint16
+
+// llmRange is where entry n's LLM steps are in llms. Caller holds mu (or is the refresh).
+func (s *store) llmRange(n uint32) (from, to uint32) {
+	from, to = s.entries.at(n).llmStart, uint32(s.llms.len())
+	if int(n)+1 < s.entries.len() {
+		to = s.entries.at(n + 1).llmStart
+	}
+	return from, to
 }
 
 // hexKey is a 32-hex-digit id (a case id, or a call-site id after its "cs_") as its 16 bytes.
@@ -92,66 +125,47 @@ func parseHexKey(id string) (hexKey, bool) {
 	return k, err == nil
 }
 
-func parseCallKey(id string) (hexKey, bool) {
-	hexID, ok := strings.CutPrefix(id, "cs_")
-	if !ok {
-		return hexKey{}, false
+func parseCallKey[S string | []byte](id S) (hexKey, bool) {
+	var k hexKey
+	if len(id) != 3+2*len(k) || string(id[:3]) != "cs_" {
+		return k, false
 	}
-	return parseHexKey(hexID)
+	_, err := hex.Decode(k[:], []byte(id[3:]))
+	return k, err == nil
 }
 
 func (k hexKey) String() string { return hex.EncodeToString(k[:]) }
 
-// hash is what the sorted lookup slices hold of an id: a seeded hash, so that ids sharing
-// their first bytes (as crafted or sequential ids do) still spread evenly.
-func (k hexKey) hash() uint64 { return maphash.Comparable(hashSeed, k) }
+// prefix is the key's first 8 bytes as a number, which orders keys as their bytes do except
+// for ties: a sort compares numbers, and looks at the rest only on a tie.
+func (k hexKey) prefix() uint64 { return binary.BigEndian.Uint64(k[:8]) }
 
-var hashSeed = maphash.MakeSeed()
-
-// find returns the slots of index whose hash is key's, in index order.
-func find(index []idSlot, key hexKey) []idSlot {
-	h := key.hash()
-	lo := sort.Search(len(index), func(i int) bool { return index[i].hash >= h })
-	hi := lo
-	for hi < len(index) && index[hi].hash == h {
-		hi++
-	}
-	return index[lo:hi]
-}
-
-func sortSlots(index []idSlot) {
-	slices.SortFunc(index, func(a, b idSlot) int {
-		if c := cmp.Compare(a.hash, b.hash); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.entry, b.entry); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.pos, b.pos)
-	})
-}
+func compareKeys(a, b hexKey) int { return bytes.Compare(a[:], b[:]) }
 
 // newStore indexes the dataset root at a local directory.
 func newStore(root string, cacheSize int) *store { return newStoreOf(newLocalSource(root), cacheSize) }
 
 func newStoreOf(src source, cacheSize int) *store {
-	return &store{src: src, cache: newCaseCache(cacheSize), nameIDs: map[string]uint16{}}
+	s := &store{src: src, cache: newCaseCache(cacheSize), entries: newRecords[caseEntry](), llms: newRecords[llmRef](), look: newLookups(), summaries: newSummaryTable()}
+	runtime.AddCleanup(s, (*lookups).free, s.look)
+	return s
 }
 
 // refresh forgets the cases of removed files and indexes the files published since the last
 // refresh. It returns how many cases were added and dropped, and the files it could not read
 // (they are retried on the next refresh).
 func (s *store) refresh() (added, dropped int, failed map[string]error) {
+	s.refreshing.Lock()
+	defer s.refreshing.Unlock()
 	dropped = s.forgetRemoved()
 	files, err := s.src.next()
 	if err != nil {
 		failed = map[string]error{"": err}
 	}
+	var fresh freshEntries
+	fi := &fileIndex{} // reused from file to file
 	for _, f := range files {
-		entries, err := s.src.readIndex(f)
-		if err == nil {
-			err = s.fillLegacyIDs(f, entries)
-		}
+		err := s.readFile(f, fi)
 		if err != nil {
 			if failed == nil {
 				failed = map[string]error{}
@@ -160,25 +174,31 @@ func (s *store) refresh() (added, dropped int, failed map[string]error) {
 			s.src.retry(f)
 			continue
 		}
-		added += s.add(f, entries)
+		s.add(f, fi, &fresh)
+		if len(fresh.cases) >= publishEvery {
+			added += s.publish(fresh)
+			fresh = freshEntries{fresh.cases[:0], fresh.calls[:0]}
+		}
 	}
-	if added > 0 {
-		added -= s.sort()
+	if len(fresh.cases) > 0 {
+		added += s.publish(fresh)
 	}
 	return added, dropped, failed
 }
 
+// publishEvery is how many cases a refresh indexes before it publishes them: what it holds
+// unsorted stays small, and each merge copies the lookup slices once (ten times for a million
+// cases at start-up).
+const publishEvery = 100_000
+
 // forgetRemoved drops the cases of indexed files that no longer exist (the exporter's retention
 // deleted their partition, or an operator did), so that they are neither listed nor replayed,
 // and returns how many it dropped. Their entries stay in s.entries (numbers must not move) but
-// nothing addresses them any more.
+// nothing addresses them any more. Caller is the refresh.
 func (s *store) forgetRemoved() (dropped int) {
 	// Check the files without the lock (a stat, or a listing, per file): lookups go on meanwhile.
-	s.mu.RLock()
-	files := slices.Clone(s.files)
-	s.mu.RUnlock()
 	var removed []int
-	for i, path := range files {
+	for i, path := range s.files {
 		if path != "" && s.src.removed(path) {
 			removed = append(removed, i)
 		}
@@ -186,147 +206,219 @@ func (s *store) forgetRemoved() (dropped int) {
 	if len(removed) == 0 {
 		return 0
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	gone := map[int32]bool{}
+	gone := make([]bool, len(s.files))
 	for _, i := range removed {
-		gone[int32(i)] = true
+		gone[i] = true
+	}
+	deadEntry := func(n uint32) bool { f := s.entries.at(n).file; return f != noFile && gone[f] }
+	old := *s.look
+	kept := lookups{
+		byID:    without(old.byID, deadEntry),
+		byCall:  without(old.byCall, func(l uint32) bool { return deadEntry(s.llms.at(l).entry) }),
+		ordered: without(old.ordered, deadEntry),
+	}
+	s.mu.Lock()
+	for _, i := range removed {
 		s.files[i] = ""
 	}
-	dead := map[int32]bool{}
-	for n := range s.entries {
-		if gone[s.entries[n].file] {
-			dead[int32(n)] = true
-			s.cache.drop(s.entries[n].id.String())
+	*s.look = kept
+	s.mu.Unlock()
+	for _, n := range old.byID {
+		if deadEntry(n) {
+			s.cache.drop(s.entries.at(n).id.String())
 		}
 	}
-	s.byID = slices.DeleteFunc(s.byID, func(x idSlot) bool { return dead[x.entry] })
-	s.byCall = slices.DeleteFunc(s.byCall, func(x idSlot) bool { return dead[x.entry] })
-	s.ordered = slices.DeleteFunc(s.ordered, func(n int32) bool { return dead[n] })
-	s.sortedIDs, s.sortedCalls = len(s.byID), len(s.byCall)
-	return len(dead)
+	dropped = len(old.byID) - len(kept.byID)
+	old.free() // no lookup reads it: they read under the lock, and see the new slices
+	return dropped
 }
 
-// fillLegacyIDs computes the call-site ids of files written before they were recorded.
-func (s *store) fillLegacyIDs(path string, entries []dataset.IndexEntry) error {
-	for i := range entries {
+// fileIndex is what one data file adds to the index, read before it is added (a file that
+// fails part way adds nothing). Its entries' summary and llmStart, and its steps' fields and
+// entry, are numbers within the fileIndex.
+type fileIndex struct {
+	entries   []caseEntry
+	llms      []llmRef
+	summaries summaryTable
+	fieldSets [][]string
+}
+
+// readFile reads the index of one data file; call-site ids of files written before they were
+// recorded are computed from the steps.
+func (s *store) readFile(path string, fi *fileIndex) error {
+	*fi = fileIndex{entries: fi.entries[:0], llms: fi.llms[:0], summaries: newSummaryTable()}
+	var last struct { // the previous row's summary: rows of a file mostly share it
+		agent, status []byte
+		n             uint16
+	}
+	return s.src.scanIndex(path, func(row int64, r *dataset.ReplayIndexRow) error {
+		var id hexKey
+		if len(r.CaseID) != 2*len(id) {
+			return nil // not a case id the processor writes: nothing can address it
+		}
+		if _, err := hex.Decode(id[:], r.CaseID); err != nil {
+			return nil
+		}
+		if row == 0 || !bytes.Equal(last.agent, r.AgentName) || !bytes.Equal(last.status, r.Status) {
+			last.agent, last.status = append(last.agent[:0], r.AgentName...), append(last.status[:0], r.Status...)
+			last.n = fi.summaries.number(summary{string(r.AgentName), string(r.Status)})
+		}
+		e := caseEntry{id: id, start: r.StartTime, row: uint32(row), llmStart: uint32(len(fi.llms)), summary: last.n}
 		var c *replaycase.Case // read once per case, only when a step lacks its id
-		for j, ref := range entries[i].LLMSteps {
-			if ref.CallSiteID != "" {
+		for i, st := range r.Steps {
+			if replaycase.StepKind(st.Kind) != replaycase.StepLLM {
 				continue
 			}
-			if c == nil {
-				var err error
-				if c, err = s.src.readCase(path, entries[i].Row); err != nil {
-					return err
+			key, ok := parseCallKey(st.CallSiteID)
+			fields := fi.internFields(st.CallSiteFields)
+			if len(st.CallSiteID) == 0 {
+				if c == nil {
+					var err error
+					if c, err = s.src.readCase(path, row); err != nil {
+						return err
+					}
 				}
+				if i >= len(c.Steps) {
+					return fmt.Errorf("row %d: step %d of %d", row, i, len(c.Steps))
+				}
+				req := callsite.FromStep(&c.Steps[i])
+				recorded := req.RecordedFields()
+				key, ok = parseCallKey([]byte(req.ID(recorded)))
+				fields = fi.internFieldStrings(recorded)
 			}
-			req := callsite.FromStep(&c.Steps[ref.Index])
-			ref.CallSiteFields = req.RecordedFields()
-			ref.CallSiteID = req.ID(ref.CallSiteFields)
-			entries[i].LLMSteps[j] = ref
-		}
-	}
-	return nil
-}
-
-// add indexes the cases of one file.
-func (s *store) add(path string, entries []dataset.IndexEntry) (added int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	file := int32(len(s.files))
-	s.files = append(s.files, path)
-	for _, e := range entries {
-		id, ok := parseHexKey(e.CaseID)
-		if !ok {
-			continue // not a case id the processor writes: nothing can address it
-		}
-		if _, dup := s.lookupCase(id); dup {
-			continue // at-least-once delivery: the same case written twice (sort drops those within one refresh)
-		}
-		n := int32(len(s.entries))
-		c := caseEntry{id: id, start: e.StartTime.UnixNano(), file: file, row: int32(e.Row), llmStart: uint32(len(s.llms)), agent: s.intern(e.AgentName), status: s.intern(string(e.Status))}
-		for _, ref := range e.LLMSteps {
-			key, ok := parseCallKey(ref.CallSiteID)
 			if !ok {
-				continue // not a call-site id this build computes: no live request can match it
+				fields = noFields
 			}
-			s.llms = append(s.llms, llmRef{id: key, step: int32(ref.Index), fields: s.internFields(ref.CallSiteFields)})
-			s.byCall = append(s.byCall, idSlot{key.hash(), n, int32(c.llmCount)})
-			c.llmCount++
+			fi.llms = append(fi.llms, llmRef{id: key, fields: fields})
 		}
-		s.entries = append(s.entries, c)
-		s.byID = append(s.byID, idSlot{hash: id.hash(), entry: n})
-		s.ordered = append(s.ordered, n)
-		added++
-	}
-	return added
+		fi.entries = append(fi.entries, e)
+		return nil
+	})
 }
 
-// sort orders what the last refresh appended, drops the cases it indexed twice (at-least-
-// once delivery within one refresh) and returns how many it dropped.
-func (s *store) sort() (dropped int) {
+// internFields returns the number of a field set within the file.
+func (fi *fileIndex) internFields(fields [][]byte) uint16 {
+	for i := len(fi.fieldSets) - 1; i >= 0; i-- {
+		if slices.EqualFunc(fi.fieldSets[i], fields, func(a string, b []byte) bool { return a == string(b) }) {
+			return uint16(i)
+		}
+	}
+	set := make([]string, len(fields))
+	for i, f := range fields {
+		set[i] = string(f)
+	}
+	fi.fieldSets = append(fi.fieldSets, set)
+	return uint16(len(fi.fieldSets) - 1)
+}
+
+func (fi *fileIndex) internFieldStrings(fields []string) uint16 {
+	b := make([][]byte, len(fields))
+	for i, f := range fields {
+		b[i] = []byte(f)
+	}
+	return fi.internFields(b)
+}
+
+// freshEntries are the entry and llm numbers a refresh added: not yet visible to lookups.
+type freshEntries struct{ cases, calls []uint32 }
+
+// add appends the cases of one file to the records, except those already visible (at-least-
+// once delivery: the same case written twice; publish drops those within one refresh).
+func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sortSlots(s.byID)
-	twice := map[int32]bool{}
-	kept := s.byID[:0]
-	for i, slot := range s.byID {
-		if i > 0 && kept[len(kept)-1].hash == slot.hash && s.sameCaseAmong(kept, slot) {
-			twice[slot.entry] = true
+	file := uint32(len(s.files))
+	s.files = append(s.files, path)
+	summaries := make([]uint16, len(fi.summaries.values))
+	for i, sum := range fi.summaries.values {
+		summaries[i] = s.summaries.number(sum)
+	}
+	fields := make([]uint16, len(fi.fieldSets))
+	for i, fs := range fi.fieldSets {
+		fields[i] = s.internFields(fs)
+	}
+	for i, e := range fi.entries {
+		if _, dup := s.lookupCase(e.id); dup {
 			continue
 		}
-		kept = append(kept, slot)
-	}
-	s.byID = kept
-	if len(twice) > 0 {
-		s.byCall = slices.DeleteFunc(s.byCall, func(x idSlot) bool { return twice[x.entry] })
-		s.ordered = slices.DeleteFunc(s.ordered, func(n int32) bool { return twice[n] })
-	}
-	sortSlots(s.byCall)
-	slices.SortStableFunc(s.ordered, func(a, b int32) int {
-		x, y := &s.entries[a], &s.entries[b]
-		if x.start != y.start {
-			return cmp.Compare(x.start, y.start)
+		end := uint32(len(fi.llms))
+		if i+1 < len(fi.entries) {
+			end = fi.entries[i+1].llmStart
 		}
-		return bytes.Compare(x.id[:], y.id[:])
-	})
-	s.sortedIDs, s.sortedCalls = len(s.byID), len(s.byCall)
-	return len(twice)
+		steps := fi.llms[e.llmStart:end]
+		e.file, e.summary, e.llmStart = file, summaries[e.summary], uint32(s.llms.len())
+		n := s.entries.add(e)
+		fresh.cases = append(fresh.cases, n)
+		for _, l := range steps {
+			l.entry = n
+			if l.fields == noFields {
+				s.llms.add(l) // keeps the step's position; no lookup finds it
+				continue
+			}
+			l.fields = fields[l.fields]
+			fresh.calls = append(fresh.calls, s.llms.add(l))
+		}
+	}
 }
 
-// sameCaseAmong reports whether slot's case is already among the kept slots of its hash.
-func (s *store) sameCaseAmong(kept []idSlot, slot idSlot) bool {
-	id := s.entries[slot.entry].id
-	for i := len(kept) - 1; i >= 0 && kept[i].hash == slot.hash; i-- {
-		if s.entries[kept[i].entry].id == id {
-			return true
+// publish makes the cases a refresh added visible: it drops those added twice, merges the rest
+// into the sorted slices and returns how many it kept.
+func (s *store) publish(fresh freshEntries) (added int) {
+	byID := func(a, b uint32) int {
+		if c := compareKeys(s.entries.at(a).id, s.entries.at(b).id); c != 0 {
+			return c
 		}
+		return cmp.Compare(a, b)
 	}
-	return false
+	sortBy(fresh.cases, func(n uint32) uint64 { return s.entries.at(n).id.prefix() }, byID)
+	cases := fresh.cases[:0]
+	for _, n := range fresh.cases {
+		if len(cases) > 0 && s.entries.at(cases[len(cases)-1]).id == s.entries.at(n).id {
+			s.entries.at(n).file = noFile // not visible yet: nothing else reads it
+			continue
+		}
+		cases = append(cases, n)
+	}
+	calls := slices.DeleteFunc(fresh.calls, func(l uint32) bool { return s.entries.at(s.llms.at(l).entry).file == noFile })
+	byCall := func(a, b uint32) int {
+		if c := compareKeys(s.llms.at(a).id, s.llms.at(b).id); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	}
+	sortBy(calls, func(l uint32) uint64 { return s.llms.at(l).id.prefix() }, byCall)
+	byStart := func(a, b uint32) int {
+		if c := cmp.Compare(s.entries.at(a).start, s.entries.at(b).start); c != 0 {
+			return c
+		}
+		return byID(a, b)
+	}
+	starts := slices.Clone(cases)
+	sortBy(starts, func(n uint32) uint64 { return uint64(s.entries.at(n).start) ^ 1<<63 }, byStart)
+
+	// One slice at a time, so that only one old slice is held beside its replacement; a case
+	// may be found by id a moment before its calls are.
+	for _, m := range []struct {
+		dst     *[]uint32
+		fresh   []uint32
+		compare func(a, b uint32) int
+	}{{&s.look.byID, cases, byID}, {&s.look.byCall, calls, byCall}, {&s.look.ordered, starts, byStart}} {
+		old, merged := *m.dst, merge(*m.dst, m.fresh, m.compare)
+		s.mu.Lock()
+		*m.dst = merged
+		s.mu.Unlock()
+		freeNumbers(old) // no lookup reads it: they read under the lock, and see the new slice
+	}
+	return len(cases)
 }
 
 // lookupCase finds a case's entry number. Caller holds mu.
-func (s *store) lookupCase(id hexKey) (int32, bool) {
-	for _, slot := range find(s.byID[:s.sortedIDs], id) {
-		if s.entries[slot.entry].id == id {
-			return slot.entry, true
-		}
+func (s *store) lookupCase(id hexKey) (uint32, bool) {
+	i := sort.Search(len(s.look.byID), func(i int) bool { return compareKeys(s.entries.at(s.look.byID[i]).id, id) >= 0 })
+	if i < len(s.look.byID) && s.entries.at(s.look.byID[i]).id == id {
+		return s.look.byID[i], true
 	}
 	return 0, false
-}
-
-// intern returns the number of a repeated string (agent names, statuses). Caller holds mu.
-func (s *store) intern(name string) uint16 {
-	if n, ok := s.nameIDs[name]; ok {
-		return n
-	}
-	if len(s.names) == math.MaxUint16 {
-		return s.intern("") // more distinct agent names than an index entry counts: listed as none
-	}
-	s.names = append(s.names, name)
-	s.nameIDs[name] = uint16(len(s.names) - 1)
-	return uint16(len(s.names) - 1)
 }
 
 // internFields returns the number of a call-site field set. Caller holds mu.
@@ -343,17 +435,13 @@ func (s *store) internFields(fields []string) uint16 {
 // errNoCase is a case id the index does not hold.
 var errNoCase = errors.New("no such case")
 
-// entry finds a case's index entry. Caller holds mu.
-func (s *store) entry(caseID string) (*caseEntry, bool) {
+// entry finds a case's entry number. Caller holds mu.
+func (s *store) entry(caseID string) (uint32, bool) {
 	id, ok := parseHexKey(caseID)
 	if !ok {
-		return nil, false
+		return 0, false
 	}
-	n, ok := s.lookupCase(id)
-	if !ok {
-		return nil, false
-	}
-	return &s.entries[n], true
+	return s.lookupCase(id)
 }
 
 // get reads a case's content (from the cache, else from its file).
@@ -362,10 +450,11 @@ func (s *store) get(id string) (*replaycase.Case, error) {
 		return c, nil
 	}
 	s.mu.RLock()
-	e, ok := s.entry(id)
+	n, ok := s.entry(id)
 	var path string
 	var row int64
 	if ok {
+		e := s.entries.at(n)
 		path, row = s.files[e.file], int64(e.row)
 	}
 	s.mu.RUnlock()
@@ -411,13 +500,12 @@ func (s *store) occurrences(id, caseID string) []hit {
 		return nil
 	}
 	var hits []hit
-	for _, slot := range find(s.byCall[:s.sortedCalls], key) {
-		e := &s.entries[slot.entry]
-		if s.llmOf(e)[slot.pos].id != key {
-			continue // another id with the same hash
-		}
+	i := sort.Search(len(s.look.byCall), func(i int) bool { return compareKeys(s.llms.at(s.look.byCall[i]).id, key) >= 0 })
+	for ; i < len(s.look.byCall) && s.llms.at(s.look.byCall[i]).id == key; i++ {
+		l := s.llms.at(s.look.byCall[i])
+		e := s.entries.at(l.entry)
 		if cid := e.id.String(); caseID == "" || cid == caseID {
-			hits = append(hits, hit{cid, int(slot.pos)})
+			hits = append(hits, hit{cid, int(s.look.byCall[i] - e.llmStart)})
 		}
 	}
 	return hits
@@ -427,21 +515,30 @@ func (s *store) occurrences(id, caseID string) []hit {
 func (s *store) llmCount(caseID string) int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if e, ok := s.entry(caseID); ok {
-		return int(e.llmCount)
+	if n, ok := s.entry(caseID); ok {
+		from, to := s.llmRange(n)
+		return int(to - from)
 	}
 	return 0
+}
+
+// llmAt is the h.pos-th LLM step of case h.caseID. Caller holds mu.
+func (s *store) llmAt(h hit) (llmRef, bool) {
+	n, ok := s.entry(h.caseID)
+	if !ok {
+		return llmRef{}, false
+	}
+	from, to := s.llmRange(n)
+	if h.pos < 0 || h.pos >= int(to-from) {
+		return llmRef{}, false
+	}
+	return *s.llms.at(from + uint32(h.pos)), true
 }
 
 // llmStep reads the h.pos-th LLM step of case h.caseID.
 func (s *store) llmStep(h hit) (*replaycase.Step, error) {
 	s.mu.RLock()
-	e, ok := s.entry(h.caseID)
-	ok = ok && h.pos < int(e.llmCount)
-	var step int32
-	if ok {
-		step = s.llmOf(e)[h.pos].step
-	}
+	_, ok := s.llmAt(h)
 	s.mu.RUnlock()
 	if !ok {
 		return nil, errNoCase
@@ -450,15 +547,31 @@ func (s *store) llmStep(h hit) (*replaycase.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &c.Steps[step], nil
+	if st := nthLLMStep(c, h.pos); st != nil {
+		return st, nil
+	}
+	return nil, fmt.Errorf("case %s: no LLM step %d", h.caseID, h.pos)
+}
+
+// nthLLMStep is the n-th LLM step of a case (nil when it has fewer).
+func nthLLMStep(c *replaycase.Case, n int) *replaycase.Step {
+	for i := range c.Steps {
+		if c.Steps[i].Kind == replaycase.StepLLM {
+			if n == 0 {
+				return &c.Steps[i]
+			}
+			n--
+		}
+	}
+	return nil
 }
 
 // callSiteID names the h.pos-th LLM step of case h.caseID, from the index.
 func (s *store) callSiteID(h hit) string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if e, ok := s.entry(h.caseID); ok && h.pos < int(e.llmCount) {
-		return "cs_" + s.llmOf(e)[h.pos].id.String()
+	if l, ok := s.llmAt(h); ok && l.fields != noFields {
+		return "cs_" + l.id.String()
 	}
 	return ""
 }
@@ -467,10 +580,10 @@ func (s *store) callSiteID(h hit) string {
 func (s *store) firstCase() string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if len(s.ordered) == 0 {
+	if len(s.look.ordered) == 0 {
 		return ""
 	}
-	return s.entries[s.ordered[0]].id.String()
+	return s.entries.at(s.look.ordered[0]).id.String()
 }
 
 // caseFilter selects cases for a listing; zero fields select everything.
@@ -479,20 +592,41 @@ type caseFilter struct {
 	since, until  time.Time
 }
 
-// list returns the ids of the cases that pass f, in start order.
-func (s *store) list(f caseFilter) []string {
+// list returns the ids of the cases that pass f, in start order, from the offset-th on, at
+// most limit of them, and whether more cases pass f after those.
+func (s *store) list(f caseFilter, offset, limit int) (page []string, more bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var out []string
-	for _, n := range s.ordered {
-		c := &s.entries[n]
-		start := time.Unix(0, c.start)
-		if (f.status == "" || s.names[c.status] == f.status) && (f.agent == "" || s.names[c.agent] == f.agent) &&
-			(f.since.IsZero() || !start.Before(f.since)) && (f.until.IsZero() || start.Before(f.until)) {
-			out = append(out, c.id.String())
+	since, until := unixNanos(f.since, math.MinInt64), unixNanos(f.until, math.MaxInt64)
+	passed := 0
+	for _, n := range s.look.ordered {
+		c := s.entries.at(n)
+		sum := s.summaries.values[c.summary]
+		if (f.status != "" && sum.status != f.status) || (f.agent != "" && sum.agent != f.agent) || c.start < since || c.start >= until {
+			continue
 		}
+		if passed >= offset+limit {
+			return page, true
+		}
+		if passed >= offset {
+			page = append(page, c.id.String())
+		}
+		passed++
 	}
-	return out
+	return page, false
+}
+
+// unixNanos is t in Unix nanoseconds, clamped to what they can hold; unset when t is zero.
+func unixNanos(t time.Time, unset int64) int64 {
+	switch {
+	case t.IsZero():
+		return unset
+	case t.Before(time.Unix(0, math.MinInt64)):
+		return math.MinInt64
+	case t.After(time.Unix(0, math.MaxInt64)):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
 }
 
 // callsFor lists every recorded occurrence of a call-site id.

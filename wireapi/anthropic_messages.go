@@ -263,15 +263,25 @@ func anthropicID(st *replaycase.Step) string {
 	return "msg_" + strings.TrimPrefix(st.CallSiteID, "cs_")
 }
 
+// messageOf is the message object of a recorded step.
+func messageOf(st *replaycase.Step) anthropicMessage {
+	stop := anthropicStopReason(st)
+	return anthropicMessage{ID: anthropicID(st), Type: "message", Role: "assistant", Model: responseModel(st), Content: anthropicBlocks(st), StopReason: &stop, Usage: anthropicUsageOf(st.Usage)}
+}
+
+// MessagesResponseJSON is the non-streaming answer of a recorded step, as the body
+// WriteMessagesResponse sends. It depends on the step alone, so a caller may keep it.
+func MessagesResponseJSON(st *replaycase.Step) []byte { return encodeJSON(messageOf(st)) }
+
 // WriteMessagesResponse answers req with the recorded step: a message object, or, when req
 // asked to stream, Anthropic's Server-Sent Events.
 func WriteMessagesResponse(w http.ResponseWriter, req *MessagesRequest, st *replaycase.Step) {
-	stop := anthropicStopReason(st)
-	msg := anthropicMessage{ID: anthropicID(st), Type: "message", Role: "assistant", Model: responseModel(st), Content: anthropicBlocks(st), StopReason: &stop, Usage: anthropicUsageOf(st.Usage)}
 	if !req.Stream {
-		writeJSONBody(w, msg)
+		writeJSON(w, MessagesResponseJSON(st))
 		return
 	}
+	msg := messageOf(st)
+	stop := *msg.StopReason
 	es := newEventStream(w)
 	send := func(typ string, fields map[string]any) {
 		fields["type"] = typ

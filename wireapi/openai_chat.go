@@ -462,9 +462,7 @@ func WriteChatResponse(w http.ResponseWriter, req *ChatRequest, st *replaycase.S
 		writeChatStream(w, st, req.IncludeUsage)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(ChatResponseJSON(st))
+	writeJSON(w, ChatResponseJSON(st))
 }
 
 // ChatResponseJSON is the non-streaming Chat Completions answer of a recorded step, as the

@@ -378,7 +378,14 @@ func WriteResponsesResponse(w http.ResponseWriter, req *ResponsesRequest, st *re
 		writeResponsesStream(w, req, st)
 		return
 	}
-	writeJSONBody(w, req.response(st, "completed", responseItems(st)))
+	writeJSON(w, ResponsesResponseJSON(req, st))
+}
+
+// ResponsesResponseJSON is the non-streaming answer of a recorded step, as the body
+// WriteResponsesResponse sends. It depends on the step and req.PreviousResponseID alone, so a
+// caller may keep it.
+func ResponsesResponseJSON(req *ResponsesRequest, st *replaycase.Step) []byte {
+	return encodeJSON(req.response(st, "completed", responseItems(st)))
 }
 
 // writeResponsesStream sends the events OpenAI streams, each with its sequence_number and no

@@ -8,10 +8,13 @@ import (
 )
 
 // writeJSONBody answers 200 with v as JSON, HTML characters unescaped as the APIs send them.
-func writeJSONBody(w http.ResponseWriter, v any) {
+func writeJSONBody(w http.ResponseWriter, v any) { writeJSON(w, encodeJSON(v)) }
+
+// writeJSON answers 200 with an encoded JSON body.
+func writeJSON(w http.ResponseWriter, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(encodeJSON(v))
+	_, _ = w.Write(body)
 }
 
 // encodeJSON is v as newline-terminated JSON, HTML characters unescaped as the APIs send them.
