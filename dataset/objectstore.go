@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"net/url"
 	"os"
 	"path"
@@ -14,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
@@ -79,6 +81,9 @@ type ObjectStore struct {
 	client *s3.Client
 	bucket string
 	prefix string
+	// transport holds the bucket's keep-alive connections; Close lets them go, so that a
+	// component that shuts down leaves no connection (and no goroutine) behind.
+	transport *http.Transport
 
 	mu       sync.Mutex
 	uploaded map[string]bool // keys known to be in the bucket
@@ -102,6 +107,9 @@ func NewObjectStore(ctx context.Context, cfg ObjectStoreConfig) (*ObjectStore, e
 	if awsCfg.Region == "" {
 		awsCfg.Region = "us-east-1"
 	}
+	// The SDK's default transport settings, in a client of our own so that Close can reach it.
+	transport := awshttp.NewBuildableClient().GetTransport()
+	awsCfg.HTTPClient = &http.Client{Transport: transport}
 	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
 		if cfg.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)
@@ -111,7 +119,15 @@ func NewObjectStore(ctx context.Context, cfg ObjectStoreConfig) (*ObjectStore, e
 		// still send one (the SDK's default), so the server rejects a corrupted upload.
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 	})
-	return &ObjectStore{client: client, bucket: bucket, prefix: prefix, uploaded: map[string]bool{}, dirty: true}, nil
+	return &ObjectStore{client: client, bucket: bucket, prefix: prefix, transport: transport, uploaded: map[string]bool{}, dirty: true}, nil
+}
+
+// Close closes the store's idle connections to the bucket. The store stays usable: a later
+// request opens a new connection.
+func (s *ObjectStore) Close() {
+	if s != nil {
+		s.transport.CloseIdleConnections()
+	}
 }
 
 // Key is the object key of a file at rel (slash-separated, relative to the dataset root).

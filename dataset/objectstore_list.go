@@ -25,6 +25,9 @@ type ObjectLister struct {
 	seen   map[string]bool       // locations Next has returned
 }
 
+// Close closes the idle connections of the lister's store (ObjectStore.Close).
+func (l *ObjectLister) Close() { l.store.Close() }
+
 // NewObjectLister lists the files of the given datasets (e.g. Cases, Quarantine) in the bucket.
 func (s *ObjectStore) NewObjectLister(datasets ...string) *ObjectLister {
 	return &ObjectLister{store: s, datasets: datasets, listed: map[string]ObjectFile{}, seen: map[string]bool{}}

@@ -159,6 +159,9 @@ func (r *replay) Shutdown(ctx context.Context) error {
 		err = r.server.Shutdown(ctx)
 		r.wg.Wait()
 	}
+	if r.store != nil {
+		r.store.src.close()
+	}
 	r.telemetry.Shutdown()
 	return err
 }

@@ -25,6 +25,8 @@ type source interface {
 	scanIndex(file string, fn func(row int64, r *dataset.ReplayIndexRow) error) error
 	readCase(file string, row int64) (*replaycase.Case, error)
 	readSummaries(file string, rows []int64) (map[int64]*dataset.CaseSummary, error)
+	// close lets go of connections once the extension has stopped.
+	close()
 }
 
 // localSource reads a dataset root on the local file system.
@@ -68,6 +70,8 @@ func newObjectSource(ctx context.Context, cfg dataset.ObjectStoreConfig) (*objec
 	return &objectSource{lister: st.NewObjectLister(dataset.Cases, dataset.Quarantine)}, nil
 }
 
+func (o *objectSource) close() { o.lister.Close() }
+
 func (o *objectSource) next() ([]string, error) {
 	return filePaths(o.lister.Next(context.Background()))
 }
@@ -96,3 +100,5 @@ func filePaths(files []dataset.File, err error) ([]string, error) {
 	}
 	return out, err
 }
+
+func (l *localSource) close() {}

@@ -87,6 +87,7 @@ func (e *parquetExporter) shutdown(ctx context.Context) error {
 	err := e.writer.Close()
 	e.resyncObjectStore() // Close may have published committed batches
 	e.syncObjectStore(context.Background())
+	e.store.Close()
 	return err
 }
 

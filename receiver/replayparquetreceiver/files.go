@@ -13,11 +13,15 @@ type files interface {
 	next(ctx context.Context) ([]dataset.File, error)
 	// scan calls fn for each row of a file from row `from` on (dataset.ScanCases).
 	scan(ctx context.Context, f dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error) error
+	// close lets go of connections once reading has stopped.
+	close()
 }
 
 type localFiles struct{ lister *dataset.Lister }
 
 func (l localFiles) next(context.Context) ([]dataset.File, error) { return l.lister.Next() }
+
+func (localFiles) close() {}
 
 func (localFiles) scan(_ context.Context, f dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error) error {
 	return dataset.ScanCases(f.Path, from, rowsPerRead, fn)
@@ -26,6 +30,8 @@ func (localFiles) scan(_ context.Context, f dataset.File, from int64, rowsPerRea
 type objectFiles struct{ lister *dataset.ObjectLister }
 
 func (o objectFiles) next(ctx context.Context) ([]dataset.File, error) { return o.lister.Next(ctx) }
+
+func (o objectFiles) close() { o.lister.Close() }
 
 func (o objectFiles) scan(ctx context.Context, f dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error) error {
 	return o.lister.ScanCases(ctx, f.Path, from, rowsPerRead, fn)

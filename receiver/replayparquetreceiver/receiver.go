@@ -85,6 +85,7 @@ func (r *replayReceiver) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	r.files.close()
 	r.telemetry.Shutdown()
 	return r.checkpoints.close(ctx)
 }
