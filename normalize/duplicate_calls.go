@@ -53,16 +53,7 @@ func foldDuplicateModelCalls(steps []normalized) []normalized {
 			drop[i] = true
 		}
 	}
-	if len(drop) == 0 {
-		return steps
-	}
-	out := make([]normalized, 0, len(steps)-len(drop))
-	for i := range steps {
-		if !drop[i] {
-			out = append(out, steps[i])
-		}
-	}
-	return out
+	return withoutDropped(steps, drop)
 }
 
 // duplicates tells whether step x is a second record of the call step y (which has content)
@@ -138,4 +129,18 @@ func absorb(keep, dup *replaycase.Step) {
 			keep.Conventions = append(keep.Conventions, c)
 		}
 	}
+}
+
+// withoutDropped returns steps without the ones whose index drop holds (steps itself when none).
+func withoutDropped(steps []normalized, drop map[int]bool) []normalized {
+	if len(drop) == 0 {
+		return steps
+	}
+	out := make([]normalized, 0, len(steps)-len(drop))
+	for i := range steps {
+		if !drop[i] {
+			out = append(out, steps[i])
+		}
+	}
+	return out
 }

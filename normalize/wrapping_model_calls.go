@@ -32,16 +32,7 @@ func dropWrappingModelCalls(steps []normalized) []normalized {
 			drop[p] = true
 		}
 	}
-	if len(drop) == 0 {
-		return steps
-	}
-	out := make([]normalized, 0, len(steps)-len(drop))
-	for i := range steps {
-		if !drop[i] {
-			out = append(out, steps[i])
-		}
-	}
-	return out
+	return withoutDropped(steps, drop)
 }
 
 func withContent(st *replaycase.Step) bool {
