@@ -230,11 +230,25 @@ func (w *Writer) mergeSegments(b *batch, segs []segment) error {
 	})
 	for _, dir := range dirs {
 		dataset, part, _ := strings.Cut(dir, "/")
+		dt := strings.TrimPrefix(part, PartitionKey+"=")
+		if dataset == Cases { // a merged file has one layout of span ids (ids_stored_once.go)
+			once, every, err := byIDsLayout(sources[dir])
+			if err == nil {
+				err = w.mergeInto(b, dataset, dt, once, w.idsOnceOptions)
+			}
+			if err == nil {
+				err = w.mergeInto(b, dataset, dt, every, w.caseOptions)
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		opts := w.caseOptions
 		if dataset == Steps {
 			opts = w.stepOptions
 		}
-		if err := w.mergeInto(b, dataset, strings.TrimPrefix(part, PartitionKey+"="), sources[dir], opts); err != nil {
+		if err := w.mergeInto(b, dataset, dt, sources[dir], opts); err != nil {
 			return err
 		}
 	}

@@ -66,7 +66,11 @@ type Writer struct {
 	// segmentCase/StepOptions write segments (segments.go), with FileMaxAge set.
 	segmentCaseOptions []parquet.WriterOption
 	segmentStepOptions []parquet.WriterOption
-	create             func(path string) (StagedFile, error)
+	// idsOnceOptions and segmentIDsOnceOptions write cases/ files that store span ids once
+	// (ids_stored_once.go): the case options with CaseIDsLayoutKey in the footer.
+	idsOnceOptions        []parquet.WriterOption
+	segmentIDsOnceOptions []parquet.WriterOption
+	create                func(path string) (StagedFile, error)
 	// afterRename is called after each file of a batch is renamed into the root; a test makes
 	// it fail to simulate a crash in the middle of publishing.
 	afterRename func(renamed int) error
@@ -105,6 +109,8 @@ func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
 		segmentCaseOptions: segmentOptions(parquet.SchemaOf(CaseRow{})),
 		segmentStepOptions: segmentOptions(parquet.SchemaOf(StepRow{})),
 	}
+	w.idsOnceOptions = withIDsOnce(w.caseOptions)
+	w.segmentIDsOnceOptions = withIDsOnce(w.segmentCaseOptions)
 	for _, o := range opts {
 		o(w)
 	}
@@ -165,6 +171,7 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	sort.SliceStable(cases, func(i, j int) bool { return cases[i].StartTime.Before(cases[j].StartTime) })
 	now := time.Now()
 	accepted, quarantined, steps := map[string][]CaseRow{}, map[string][]QuarantineRow{}, map[string][]StepRow{}
+	idsOnce, allIDsOnce := map[string][]CaseRow{}, true // the accepted rows storing span ids once
 	for _, c := range cases {
 		dt := Partition(c, now)
 		if DatasetOf(c) == Quarantine {
@@ -172,6 +179,11 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 			continue
 		}
 		accepted[dt] = append(accepted[dt], *c)
+		if row, ok := storeSpanIDsOnce(c); ok && allIDsOnce {
+			idsOnce[dt] = append(idsOnce[dt], row)
+		} else {
+			allIDsOnce = false
+		}
 		steps[dt] = append(steps[dt], stepRows(c)...)
 	}
 
@@ -179,9 +191,14 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	caseOptions, stepOptions := w.caseOptions, w.stepOptions
+	caseOptions, stepOptions, acceptedOptions := w.caseOptions, w.stepOptions, w.idsOnceOptions
 	if w.cfg.FileMaxAge > 0 {
-		caseOptions, stepOptions = w.segmentCaseOptions, w.segmentStepOptions
+		caseOptions, stepOptions, acceptedOptions = w.segmentCaseOptions, w.segmentStepOptions, w.segmentIDsOnceOptions
+	}
+	if allIDsOnce {
+		accepted = idsOnce
+	} else {
+		acceptedOptions = caseOptions // a case the rules do not fit: every copy, no footer key
 	}
 	// Staged in publish order: steps before cases, so that a reader never sees a case row
 	// whose steps are not there yet.
@@ -190,7 +207,7 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 		err = stageAll(w, b, Quarantine, quarantined, caseOptions)
 	}
 	if err == nil {
-		err = stageAll(w, b, Cases, accepted, caseOptions)
+		err = stageAll(w, b, Cases, accepted, acceptedOptions)
 	}
 	if w.cfg.FileMaxAge > 0 {
 		return w.writeSegment(b, err, res)

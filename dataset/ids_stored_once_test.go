@@ -1,0 +1,193 @@
+package dataset_test
+
+import (
+	"os"
+
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	. "github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testdataset/roundtrip"
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/internal/testpipeline"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// everyFixtureCase is the accepted cases of every recorded run in testdata/otlp.
+func everyFixtureCase(t *testing.T) []*replaycase.Case {
+	all := testpipeline.Run(t, nil, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent, testfixtures.OpenInference)
+	var accepted []*replaycase.Case
+	for _, c := range all {
+		if c.Status == replaycase.StatusAccepted {
+			accepted = append(accepted, c)
+		}
+	}
+	require.NotEmpty(t, accepted)
+	return accepted
+}
+
+// copiesOf counts the span id copies of cases (what storing ids once leaves NULL).
+func copiesOf(cases []CaseRow) (n int) {
+	for _, c := range cases {
+		for _, st := range c.Steps {
+			if st.ToolCall != nil && st.ToolCall.SpanID != "" {
+				n++
+			}
+			if st.Retrieval != nil && st.Retrieval.SpanID != "" {
+				n++
+			}
+		}
+		for _, tc := range c.ToolCalls {
+			n += min(len(tc.SpanID), 1) + min(len(tc.RequestedBy), 1)
+		}
+		for _, r := range c.RetrievalRefs {
+			n += min(len(r.SpanID), 1)
+		}
+	}
+	return n
+}
+
+// rawCases reads a cases/ file with parquet-go alone, as a notebook would: no copy filled.
+func rawCases(t *testing.T, path string) (rows []CaseRow, layout string) {
+	rows, err := parquet.ReadFile[CaseRow](path)
+	require.NoError(t, err)
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	info, err := f.Stat()
+	require.NoError(t, err)
+	pf, err := parquet.OpenFile(f, info.Size())
+	require.NoError(t, err)
+	layout, _ = pf.Lookup(CaseIDsLayoutKey)
+	return rows, layout
+}
+
+// assertEveryReaderGives reads the cases/ file at path with every reader of the package and
+// compares each case with the one written.
+func assertEveryReaderGives(t *testing.T, path string, want map[string]replaycase.Case) {
+	t.Helper()
+	all, err := ReadCases(path)
+	require.NoError(t, err)
+	require.Len(t, all, len(want))
+	rows := make([]int64, len(all))
+	for i, c := range all {
+		roundtrip.AssertSameCase(t, want[c.CaseID], c)
+		rows[i] = int64(i)
+		one, err := ReadCase(path, int64(i))
+		require.NoError(t, err)
+		roundtrip.AssertSameCase(t, want[c.CaseID], *one)
+	}
+	some, err := ReadRows(path, rows)
+	require.NoError(t, err)
+	for _, c := range some {
+		w := want[c.CaseID]
+		w.RawSpans, w.RawEvents = nil, nil
+		roundtrip.AssertSameCase(t, w, *c)
+	}
+	require.NoError(t, ScanCases(path, 0, 2, func(_ int64, c *CaseRow) error {
+		roundtrip.AssertSameCase(t, want[c.CaseID], *c)
+		return nil
+	}))
+}
+
+func byID(cases []*replaycase.Case) map[string]replaycase.Case {
+	want := map[string]replaycase.Case{}
+	for _, c := range cases {
+		want[c.CaseID] = *c
+	}
+	return want
+}
+
+func TestSpanIDsAreStoredOnceAndEveryReaderPutsThemBack(t *testing.T) {
+	cases := everyFixtureCase(t)
+	want := byID(cases)
+	given := make([]CaseRow, 0, len(cases))
+	for _, c := range cases {
+		given = append(given, *c)
+	}
+	require.Positive(t, copiesOf(given), "the fixtures have tool calls or retrievals")
+
+	w := newWriter(t)
+	_, err := w.Write(cases)
+	require.NoError(t, err)
+	files, err := NewLister(w.Root(), Cases).Next()
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+
+	stored, layout := rawCases(t, files[0].Path)
+	assert.Equal(t, CaseIDsLayout, layout, "the footer says the copies are NULL")
+	assert.Zero(t, copiesOf(stored), "every copy is derived from the steps, so none is stored")
+	for _, c := range stored {
+		for _, st := range c.Steps {
+			assert.NotEmpty(t, st.SpanID, "the step keeps its span id")
+		}
+	}
+	assertEveryReaderGives(t, files[0].Path, want)
+}
+
+func TestACaseTheRulesDoNotFitIsWrittenWithEveryCopy(t *testing.T) {
+	cases := everyFixtureCase(t)
+	odd := -1
+	for i, c := range cases {
+		for j := range c.Steps {
+			if tc := c.Steps[j].ToolCall; tc != nil && odd < 0 {
+				tc.SpanID = "" // empty where the rule derives the step's span id
+				odd = i
+			}
+		}
+	}
+	require.GreaterOrEqual(t, odd, 0, "a fixture case has a tool step")
+	want := byID(cases)
+
+	w := newWriter(t)
+	_, err := w.Write(cases)
+	require.NoError(t, err)
+	files, err := NewLister(w.Root(), Cases).Next()
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	stored, layout := rawCases(t, files[0].Path)
+	assert.Empty(t, layout, "a file with every copy, as before the layout")
+	assert.Positive(t, copiesOf(stored))
+	assertEveryReaderGives(t, files[0].Path, want)
+}
+
+func TestMergedSegmentsKeepOneLayoutPerFile(t *testing.T) {
+	w := newSegmentWriter(t, 1000)
+	fit := everyFixtureCase(t)
+	want := byID(fit)
+	_, err := w.Write(fit)
+	require.NoError(t, err)
+
+	odd := everyFixtureCase(t)
+	for _, c := range odd {
+		c.CaseID = replaycase.ID(c.Provenance.TraceID, "odd")
+		for j := range c.Steps {
+			if tc := c.Steps[j].ToolCall; tc != nil {
+				tc.SpanID = ""
+			}
+		}
+		want[c.CaseID] = *c
+	}
+	_, err = w.Write(odd)
+	require.NoError(t, err)
+	_, err = w.Flush(true)
+	require.NoError(t, err)
+
+	files, err := NewLister(w.Root(), Cases).Next()
+	require.NoError(t, err)
+	require.Len(t, files, 2, "one file per layout")
+	layouts := map[string]int{}
+	for _, f := range files {
+		stored, layout := rawCases(t, f.Path)
+		layouts[layout] = len(stored)
+		sub := map[string]replaycase.Case{}
+		for _, c := range stored {
+			sub[c.CaseID] = want[c.CaseID]
+		}
+		assertEveryReaderGives(t, f.Path, sub)
+	}
+	assert.Equal(t, map[string]int{CaseIDsLayout: len(fit), "": len(odd)}, layouts)
+}
