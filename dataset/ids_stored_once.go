@@ -200,3 +200,22 @@ func fillSpanIDsOf(pf *parquet.File, cases map[int64]*CaseRow) {
 		fillSpanIDs(c)
 	}
 }
+
+// storeSpanIDsOnceIfAllFit is the rows of a batch's cases/ or quarantine/ files with their span
+// ids stored once, and the options that write them (idsOnce), or, when the rules do not fit
+// one case, the rows as they are with every copy (the options without the footer key).
+func storeSpanIDsOnceIfAllFit(byDay map[string][]CaseRow, every, idsOnce []parquet.WriterOption) (map[string][]CaseRow, []parquet.WriterOption) {
+	out := make(map[string][]CaseRow, len(byDay))
+	for dt, cases := range byDay {
+		rows := make([]CaseRow, len(cases))
+		for i := range cases {
+			row, ok := storeSpanIDsOnce(&cases[i])
+			if !ok {
+				return byDay, every
+			}
+			rows[i] = row
+		}
+		out[dt] = rows
+	}
+	return out, idsOnce
+}

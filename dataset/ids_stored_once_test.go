@@ -16,17 +16,23 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
-// everyFixtureCase is the accepted cases of every recorded run in testdata/otlp.
+// everyFixtureCase is the cases of every recorded run in testdata/otlp, accepted and
+// quarantined.
 func everyFixtureCase(t *testing.T) []*replaycase.Case {
-	all := testpipeline.Run(t, nil, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent, testfixtures.OpenInference)
-	var accepted []*replaycase.Case
-	for _, c := range all {
-		if c.Status == replaycase.StatusAccepted {
-			accepted = append(accepted, c)
-		}
+	cases := testpipeline.Run(t, nil, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent, testfixtures.OpenInference)
+	datasets := map[string]bool{}
+	for _, c := range cases {
+		datasets[DatasetOf(c)] = true
 	}
-	require.NotEmpty(t, accepted)
-	return accepted
+	require.Equal(t, map[string]bool{Cases: true, Quarantine: true}, datasets)
+	return cases
+}
+
+// caseFiles is the cases/ and quarantine/ files under root.
+func caseFiles(t *testing.T, root string) []File {
+	files, err := NewLister(root, Cases, Quarantine).Next()
+	require.NoError(t, err)
+	return files
 }
 
 // copiesOf counts the span id copies of cases (what storing ids once leaves NULL).
@@ -71,9 +77,10 @@ func assertEveryReaderGives(t *testing.T, path string, want map[string]replaycas
 	t.Helper()
 	all, err := ReadCases(path)
 	require.NoError(t, err)
-	require.Len(t, all, len(want))
+	require.NotEmpty(t, all)
 	rows := make([]int64, len(all))
 	for i, c := range all {
+		require.Contains(t, want, c.CaseID)
 		roundtrip.AssertSameCase(t, want[c.CaseID], c)
 		rows[i] = int64(i)
 		one, err := ReadCase(path, int64(i))
@@ -82,6 +89,7 @@ func assertEveryReaderGives(t *testing.T, path string, want map[string]replaycas
 	}
 	some, err := ReadRows(path, rows)
 	require.NoError(t, err)
+	require.Len(t, some, len(all))
 	for _, c := range some {
 		w := want[c.CaseID]
 		w.RawSpans, w.RawEvents = nil, nil
@@ -113,45 +121,60 @@ func TestSpanIDsAreStoredOnceAndEveryReaderPutsThemBack(t *testing.T) {
 	w := newWriter(t)
 	_, err := w.Write(cases)
 	require.NoError(t, err)
-	files, err := NewLister(w.Root(), Cases).Next()
-	require.NoError(t, err)
-	require.Len(t, files, 1)
+	files := caseFiles(t, w.Root())
+	require.Len(t, files, 2)
+	for _, f := range files {
+		stored, layout := rawCases(t, f.Path)
+		assert.Equal(t, CaseIDsLayout, layout, "%s: the footer says the copies are NULL", f.Dataset)
+		assert.Zero(t, copiesOf(stored), "%s: every copy is derived from the steps, so none is stored", f.Dataset)
+		for _, c := range stored {
+			for _, st := range c.Steps {
+				assert.NotEmpty(t, st.SpanID, "the step keeps its span id")
+			}
+		}
+		assertEveryReaderGives(t, f.Path, want)
+	}
+}
 
-	stored, layout := rawCases(t, files[0].Path)
-	assert.Equal(t, CaseIDsLayout, layout, "the footer says the copies are NULL")
-	assert.Zero(t, copiesOf(stored), "every copy is derived from the steps, so none is stored")
-	for _, c := range stored {
-		for _, st := range c.Steps {
-			assert.NotEmpty(t, st.SpanID, "the step keeps its span id")
+// breakRule empties the first tool step's tool_call.span_id of a case: empty where the rule
+// derives the step's span id. It reports whether the case has a tool step.
+func breakRule(c *replaycase.Case) bool {
+	for j := range c.Steps {
+		if tc := c.Steps[j].ToolCall; tc != nil {
+			tc.SpanID = ""
+			return true
 		}
 	}
-	assertEveryReaderGives(t, files[0].Path, want)
+	return false
 }
 
 func TestACaseTheRulesDoNotFitIsWrittenWithEveryCopy(t *testing.T) {
 	cases := everyFixtureCase(t)
-	odd := -1
-	for i, c := range cases {
-		for j := range c.Steps {
-			if tc := c.Steps[j].ToolCall; tc != nil && odd < 0 {
-				tc.SpanID = "" // empty where the rule derives the step's span id
-				odd = i
-			}
+	var odd *replaycase.Case
+	for _, c := range cases {
+		if DatasetOf(c) == Cases && breakRule(c) {
+			odd = c
+			break
 		}
 	}
-	require.GreaterOrEqual(t, odd, 0, "a fixture case has a tool step")
+	require.NotNil(t, odd, "an accepted fixture case has a tool step")
 	want := byID(cases)
 
 	w := newWriter(t)
 	_, err := w.Write(cases)
 	require.NoError(t, err)
-	files, err := NewLister(w.Root(), Cases).Next()
-	require.NoError(t, err)
-	require.Len(t, files, 1)
-	stored, layout := rawCases(t, files[0].Path)
-	assert.Empty(t, layout, "a file with every copy, as before the layout")
-	assert.Positive(t, copiesOf(stored))
-	assertEveryReaderGives(t, files[0].Path, want)
+	files := caseFiles(t, w.Root())
+	require.Len(t, files, 2)
+	for _, f := range files {
+		stored, layout := rawCases(t, f.Path)
+		if f.Dataset == Cases {
+			assert.Empty(t, layout, "a file with every copy, as before the layout")
+			assert.Positive(t, copiesOf(stored))
+		} else {
+			assert.Equal(t, CaseIDsLayout, layout, "quarantine/ of the same batch fits the rules")
+		}
+		assertEveryReaderGives(t, f.Path, want)
+	}
 }
 
 func TestMergedSegmentsKeepOneLayoutPerFile(t *testing.T) {
@@ -164,11 +187,7 @@ func TestMergedSegmentsKeepOneLayoutPerFile(t *testing.T) {
 	odd := everyFixtureCase(t)
 	for _, c := range odd {
 		c.CaseID = replaycase.ID(c.Provenance.TraceID, "odd")
-		for j := range c.Steps {
-			if tc := c.Steps[j].ToolCall; tc != nil {
-				tc.SpanID = ""
-			}
-		}
+		breakRule(c)
 		want[c.CaseID] = *c
 	}
 	_, err = w.Write(odd)
@@ -176,18 +195,26 @@ func TestMergedSegmentsKeepOneLayoutPerFile(t *testing.T) {
 	_, err = w.Flush(true)
 	require.NoError(t, err)
 
-	files, err := NewLister(w.Root(), Cases).Next()
-	require.NoError(t, err)
-	require.Len(t, files, 2, "one file per layout")
+	files := caseFiles(t, w.Root())
 	layouts := map[string]int{}
 	for _, f := range files {
 		stored, layout := rawCases(t, f.Path)
-		layouts[layout] = len(stored)
-		sub := map[string]replaycase.Case{}
-		for _, c := range stored {
-			sub[c.CaseID] = want[c.CaseID]
+		layouts[f.Dataset+" "+layout] += len(stored)
+		if layout == CaseIDsLayout {
+			assert.Zero(t, copiesOf(stored))
 		}
-		assertEveryReaderGives(t, f.Path, sub)
+		assertEveryReaderGives(t, f.Path, want)
 	}
-	assert.Equal(t, map[string]int{CaseIDsLayout: len(fit), "": len(odd)}, layouts)
+	count := func(cases []*replaycase.Case, dataset string) (n int) {
+		for _, c := range cases {
+			if DatasetOf(c) == dataset {
+				n++
+			}
+		}
+		return n
+	}
+	assert.Equal(t, map[string]int{
+		Cases + " " + CaseIDsLayout: count(fit, Cases), Cases + " ": count(odd, Cases),
+		Quarantine + " " + CaseIDsLayout: count(fit, Quarantine), Quarantine + " ": count(odd, Quarantine),
+	}, layouts, "one file per dataset and layout")
 }

@@ -171,7 +171,6 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	sort.SliceStable(cases, func(i, j int) bool { return cases[i].StartTime.Before(cases[j].StartTime) })
 	now := time.Now()
 	accepted, quarantined, steps := map[string][]CaseRow{}, map[string][]QuarantineRow{}, map[string][]StepRow{}
-	idsOnce, allIDsOnce := map[string][]CaseRow{}, true // the accepted rows storing span ids once
 	for _, c := range cases {
 		dt := Partition(c, now)
 		if DatasetOf(c) == Quarantine {
@@ -179,11 +178,6 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 			continue
 		}
 		accepted[dt] = append(accepted[dt], *c)
-		if row, ok := storeSpanIDsOnce(c); ok && allIDsOnce {
-			idsOnce[dt] = append(idsOnce[dt], row)
-		} else {
-			allIDsOnce = false
-		}
 		steps[dt] = append(steps[dt], stepRows(c)...)
 	}
 
@@ -191,20 +185,17 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	caseOptions, stepOptions, acceptedOptions := w.caseOptions, w.stepOptions, w.idsOnceOptions
+	caseOptions, stepOptions, idsOnceOptions := w.caseOptions, w.stepOptions, w.idsOnceOptions
 	if w.cfg.FileMaxAge > 0 {
-		caseOptions, stepOptions, acceptedOptions = w.segmentCaseOptions, w.segmentStepOptions, w.segmentIDsOnceOptions
+		caseOptions, stepOptions, idsOnceOptions = w.segmentCaseOptions, w.segmentStepOptions, w.segmentIDsOnceOptions
 	}
-	if allIDsOnce {
-		accepted = idsOnce
-	} else {
-		acceptedOptions = caseOptions // a case the rules do not fit: every copy, no footer key
-	}
+	accepted, acceptedOptions := storeSpanIDsOnceIfAllFit(accepted, caseOptions, idsOnceOptions)
+	quarantined, quarantineOptions := storeSpanIDsOnceIfAllFit(quarantined, caseOptions, idsOnceOptions)
 	// Staged in publish order: steps before cases, so that a reader never sees a case row
 	// whose steps are not there yet.
 	err = stageAll(w, b, Steps, steps, stepOptions)
 	if err == nil {
-		err = stageAll(w, b, Quarantine, quarantined, caseOptions)
+		err = stageAll(w, b, Quarantine, quarantined, quarantineOptions)
 	}
 	if err == nil {
 		err = stageAll(w, b, Cases, accepted, acceptedOptions)
