@@ -28,6 +28,16 @@ func everyFixtureCase(t *testing.T) []*replaycase.Case {
 	return cases
 }
 
+// writeOneBatch writes cases as one batch and returns its cases/ and quarantine/ files.
+func writeOneBatch(t *testing.T, cases []*replaycase.Case) []File {
+	w := newWriter(t)
+	_, err := w.Write(cases)
+	require.NoError(t, err)
+	files := caseFiles(t, w.Root())
+	require.Len(t, files, 2)
+	return files
+}
+
 // caseFiles is the cases/ and quarantine/ files under root.
 func caseFiles(t *testing.T, root string) []File {
 	files, err := NewLister(root, Cases, Quarantine).Next()
@@ -118,11 +128,7 @@ func TestSpanIDsAreStoredOnceAndEveryReaderPutsThemBack(t *testing.T) {
 	}
 	require.Positive(t, copiesOf(given), "the fixtures have tool calls or retrievals")
 
-	w := newWriter(t)
-	_, err := w.Write(cases)
-	require.NoError(t, err)
-	files := caseFiles(t, w.Root())
-	require.Len(t, files, 2)
+	files := writeOneBatch(t, cases)
 	for _, f := range files {
 		stored, layout := rawCases(t, f.Path)
 		assert.Equal(t, CaseIDsLayout, layout, "%s: the footer says the copies are NULL", f.Dataset)
@@ -160,11 +166,7 @@ func TestACaseTheRulesDoNotFitIsWrittenWithEveryCopy(t *testing.T) {
 	require.NotNil(t, odd, "an accepted fixture case has a tool step")
 	want := byID(cases)
 
-	w := newWriter(t)
-	_, err := w.Write(cases)
-	require.NoError(t, err)
-	files := caseFiles(t, w.Root())
-	require.Len(t, files, 2)
+	files := writeOneBatch(t, cases)
 	for _, f := range files {
 		stored, layout := rawCases(t, f.Path)
 		if f.Dataset == Cases {
