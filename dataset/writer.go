@@ -66,8 +66,8 @@ type Writer struct {
 	// segmentCase/StepOptions write segments (segments.go), with FileMaxAge set.
 	segmentCaseOptions []parquet.WriterOption
 	segmentStepOptions []parquet.WriterOption
-	// idsOnceOptions and segmentIDsOnceOptions write cases/ and quarantine/ files that store span ids once
-	// (ids_stored_once.go): the case options with CaseIDsLayoutKey in the footer.
+	// idsOnceOptions and segmentIDsOnceOptions write cases/ and quarantine/ files that store
+	// span ids once (ids_stored_once.go): the case options with CaseIDsLayoutKey in the footer.
 	idsOnceOptions        []parquet.WriterOption
 	segmentIDsOnceOptions []parquet.WriterOption
 	create                func(path string) (StagedFile, error)
