@@ -1,6 +1,8 @@
 package dataset_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 
 	"testing"
@@ -219,4 +221,68 @@ func TestMergedSegmentsKeepOneLayoutPerFile(t *testing.T) {
 		Cases + " " + CaseIDsLayout: count(fit, Cases), Cases + " ": count(odd, Cases),
 		Quarantine + " " + CaseIDsLayout: count(fit, Quarantine), Quarantine + " ": count(odd, Quarantine),
 	}, layouts, "one file per dataset and layout")
+}
+
+// FuzzSpanIDsStoredOnce changes the span ids of fixture cases and their copies (the fuzzer's
+// bytes pick, for each, to keep it, empty it, or set it to another case's id) and checks the
+// property the writer relies on: when StoreSpanIDsOnce accepts a case, filling its row gives
+// the case back exactly, and the case given is never modified.
+func FuzzSpanIDsStoredOnce(f *testing.F) {
+	cases := testpipeline.Run(f, nil, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent, testfixtures.OpenInference)
+	f.Add([]byte{})
+	f.Add([]byte{1, 2, 0, 1, 2, 2, 1, 0, 0, 1})
+	f.Add([]byte{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2})
+	f.Add([]byte{0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 3, 5, 7})
+	f.Fuzz(func(t *testing.T, choices []byte) {
+		var seq int
+		next := func() byte {
+			if seq >= len(choices) {
+				return 0
+			}
+			seq++
+			return choices[seq-1] % 3
+		}
+		change := func(id *string) {
+			switch next() {
+			case 1:
+				*id = ""
+			case 2:
+				*id = fmt.Sprintf("%016x", seq)
+			}
+		}
+		for _, given := range cases {
+			var c replaycase.Case
+			b, err := json.Marshal(given)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(b, &c))
+			for i := range c.Steps {
+				st := &c.Steps[i]
+				change(&st.SpanID)
+				if st.ToolCall != nil {
+					change(&st.ToolCall.SpanID)
+				}
+				if st.Retrieval != nil {
+					change(&st.Retrieval.SpanID)
+				}
+			}
+			for j := range c.ToolCalls {
+				change(&c.ToolCalls[j].SpanID)
+				change(&c.ToolCalls[j].RequestedBy)
+			}
+			for k := range c.RetrievalRefs {
+				change(&c.RetrievalRefs[k].SpanID)
+			}
+			before, err := json.Marshal(&c)
+			require.NoError(t, err)
+			row, ok := StoreSpanIDsOnce(&c)
+			after, err := json.Marshal(&c)
+			require.NoError(t, err)
+			require.JSONEq(t, string(before), string(after), "the case given is not modified")
+			if !ok {
+				continue // written with every copy, in a file without the footer key
+			}
+			FillSpanIDs(&row)
+			require.Equal(t, c, row, "filling the stored row gives the case back")
+		}
+	})
 }
