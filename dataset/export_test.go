@@ -1,6 +1,10 @@
 package dataset
 
-import "io"
+import (
+	"io"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
 
 // Hooks for the external tests (package dataset_test, which may import the fault injectors
 // that themselves import this package).
@@ -15,3 +19,8 @@ func StagingOf(w *Writer) string { return w.cfg.Staging }
 func ConfigOf(w *Writer) WriterConfig { return w.cfg }
 
 const BatchPrefix = batchPrefix
+
+// StoreSpanIDsOnce and FillSpanIDs are the two halves of storing span ids once.
+func StoreSpanIDsOnce(c *replaycase.Case) (CaseRow, bool) { return storeSpanIDsOnce(c) }
+
+func FillSpanIDs(c *replaycase.Case) { fillSpanIDs(c) }

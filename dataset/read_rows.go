@@ -27,6 +27,7 @@ func ReadRows(path string, rows []int64) (map[int64]*replaycase.Case, error) {
 // readRows reads rows of an open cases/ or quarantine/ file; path names it in errors.
 func readRows(pf *parquet.File, path string, rows []int64) (map[int64]*replaycase.Case, error) {
 	out, err := readRowsOf[CaseRow](pf, path, rows)
+	fillSpanIDsOf(pf, out)
 	for _, c := range out {
 		c.RawSpans, c.RawEvents = nil, nil
 	}

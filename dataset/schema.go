@@ -86,9 +86,9 @@ func Partition(c *replaycase.Case, now time.Time) string {
 
 // stepRows flattens the steps of an accepted case into steps/ rows, without the trace id and
 // the span ids: random ids, which no compressor shrinks and which cases/ already holds
-// (provenance.trace_id, and in steps[]: span_id, parent_span_id, tool_call.span_id,
-// tool_call.requested_by, retrieval.span_id). Stored in both they cost more than everything
-// else in steps/. The columns stay, NULL, so that notebooks reading old and new files
+// (provenance.trace_id, and in steps[]: span_id, parent_span_id; tool_call.span_id,
+// retrieval.span_id and the tool call's requested_by follow from them, ids_stored_once.go).
+// Stored in both they cost more than everything else in steps/. The columns stay, NULL, so that notebooks reading old and new files
 // together need no schema option.
 func stepRows(c *replaycase.Case) []StepRow {
 	rows := make([]StepRow, len(c.Steps))

@@ -207,7 +207,8 @@ func (w *Writer) dropVanished(segs []segment) []segment {
 
 // mergeSegments writes the rows of the segments into the batch's staging directory as one file
 // per dataset and day (split at MaxRowsPerFile), steps/ first and cases/ last as Write does,
-// each day's rows in segment order.
+// each day's rows in segment order; in cases/ and quarantine/, the segments that store span
+// ids once and the others go to separate files (one layout per file, ids_stored_once.go).
 func (w *Writer) mergeSegments(b *batch, segs []segment) error {
 	sources := map[string][]string{} // final directory (dataset/dt=…) → segment files, in order
 	for _, s := range segs {
@@ -230,11 +231,21 @@ func (w *Writer) mergeSegments(b *batch, segs []segment) error {
 	})
 	for _, dir := range dirs {
 		dataset, part, _ := strings.Cut(dir, "/")
-		opts := w.caseOptions
-		if dataset == Steps {
-			opts = w.stepOptions
+		dt := strings.TrimPrefix(part, PartitionKey+"=")
+		if dataset != Steps { // a merged file has one layout of span ids (ids_stored_once.go)
+			once, every, err := byIDsLayout(sources[dir])
+			if err == nil {
+				err = w.mergeInto(b, dataset, dt, once, w.idsOnceOptions)
+			}
+			if err == nil {
+				err = w.mergeInto(b, dataset, dt, every, w.caseOptions)
+			}
+			if err != nil {
+				return err
+			}
+			continue
 		}
-		if err := w.mergeInto(b, dataset, strings.TrimPrefix(part, PartitionKey+"="), sources[dir], opts); err != nil {
+		if err := w.mergeInto(b, dataset, dt, sources[dir], w.stepOptions); err != nil {
 			return err
 		}
 	}

@@ -66,7 +66,11 @@ type Writer struct {
 	// segmentCase/StepOptions write segments (segments.go), with FileMaxAge set.
 	segmentCaseOptions []parquet.WriterOption
 	segmentStepOptions []parquet.WriterOption
-	create             func(path string) (StagedFile, error)
+	// idsOnceOptions and segmentIDsOnceOptions write cases/ and quarantine/ files that store
+	// span ids once (ids_stored_once.go): the case options with CaseIDsLayoutKey in the footer.
+	idsOnceOptions        []parquet.WriterOption
+	segmentIDsOnceOptions []parquet.WriterOption
+	create                func(path string) (StagedFile, error)
 	// afterRename is called after each file of a batch is renamed into the root; a test makes
 	// it fail to simulate a crash in the middle of publishing.
 	afterRename func(renamed int) error
@@ -105,6 +109,8 @@ func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
 		segmentCaseOptions: segmentOptions(parquet.SchemaOf(CaseRow{})),
 		segmentStepOptions: segmentOptions(parquet.SchemaOf(StepRow{})),
 	}
+	w.idsOnceOptions = withIDsOnce(w.caseOptions)
+	w.segmentIDsOnceOptions = withIDsOnce(w.segmentCaseOptions)
 	for _, o := range opts {
 		o(w)
 	}
@@ -179,18 +185,20 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	caseOptions, stepOptions := w.caseOptions, w.stepOptions
+	caseOptions, stepOptions, idsOnceOptions := w.caseOptions, w.stepOptions, w.idsOnceOptions
 	if w.cfg.FileMaxAge > 0 {
-		caseOptions, stepOptions = w.segmentCaseOptions, w.segmentStepOptions
+		caseOptions, stepOptions, idsOnceOptions = w.segmentCaseOptions, w.segmentStepOptions, w.segmentIDsOnceOptions
 	}
+	accepted, acceptedOptions := storeSpanIDsOnceIfAllFit(accepted, caseOptions, idsOnceOptions)
+	quarantined, quarantineOptions := storeSpanIDsOnceIfAllFit(quarantined, caseOptions, idsOnceOptions)
 	// Staged in publish order: steps before cases, so that a reader never sees a case row
 	// whose steps are not there yet.
 	err = stageAll(w, b, Steps, steps, stepOptions)
 	if err == nil {
-		err = stageAll(w, b, Quarantine, quarantined, caseOptions)
+		err = stageAll(w, b, Quarantine, quarantined, quarantineOptions)
 	}
 	if err == nil {
-		err = stageAll(w, b, Cases, accepted, caseOptions)
+		err = stageAll(w, b, Cases, accepted, acceptedOptions)
 	}
 	if w.cfg.FileMaxAge > 0 {
 		return w.writeSegment(b, err, res)

@@ -8,7 +8,8 @@
 // (scripts/bench-pipeline.sh keeps its datasets there with BENCH_KEEP=/tmp/reprise-bench-data.)
 // The first rewrite uses the exporter's own writer (exact: what file_max_age produces when one
 // merge holds every row); the others use parquet-go's defaults for statistics and no bloom
-// filter, so they show the direction and rough size of a change, not exact bytes.
+// filter, and every span id copy (the exporter's writer stores each span id once), so they show
+// the direction and rough size of a change, not exact bytes.
 package main
 
 import (
@@ -50,12 +51,12 @@ func main() {
 		files++
 		total += size
 		switch name {
-		case dataset.Cases:
-			rows, err := parquet.ReadFile[replaycase.Case](path)
+		case dataset.Cases: // read whole: with the span id copies a file may store once
+			rows, err := dataset.ReadCases(path)
 			cases = append(cases, rows...)
 			return err
 		case dataset.Quarantine:
-			rows, err := parquet.ReadFile[replaycase.Case](path)
+			rows, err := dataset.ReadCases(path)
 			quarantine = append(quarantine, rows...)
 			return err
 		case dataset.Steps:

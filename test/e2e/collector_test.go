@@ -281,8 +281,10 @@ func TestLocalConfigIsValid(t *testing.T) {
 	assert.False(t, strings.Contains(string(out), "rror"), string(out))
 }
 
-// With the local defaults (exporter flush 2 s, extension refresh 1 s), a case is replayable
-// within 5 s of its trace closing — also when two collectors write into the same root.
+// With every batch published at once (exporter flush 2 s, file_max_age 0s; config/local.yaml
+// merges batches for 10 s to write fewer, larger files) and the extension's 1 s refresh, a case
+// is replayable within 5 s of its trace closing — also when two collectors write into the same
+// root.
 func TestCasesReplayableWithinFiveSecondsFromTwoCollectors(t *testing.T) {
 	dir := t.TempDir()
 	replayPort := freePort(t)
@@ -297,7 +299,8 @@ func TestCasesReplayableWithinFiveSecondsFromTwoCollectors(t *testing.T) {
 receivers: {otlp: {protocols: {http: {endpoint: 127.0.0.1:%d}}}}
 processors: {replay_case: {root_grace_period: 500ms}}
 exporters:
-  replay_parquet: {directory: %s/data, staging_directory: %s/staging-%d, sending_queue: {batch: {flush_timeout: 2s}}}
+  # file_max_age 0s: this test measures the 5 s freshness of batches published at once
+  replay_parquet: {directory: %s/data, staging_directory: %s/staging-%d, file_max_age: 0s, sending_queue: {batch: {flush_timeout: 2s}}}
   nop: {}
 service:
   extensions: [%s]

@@ -1,0 +1,221 @@
+package dataset
+
+import (
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// Span ids stored once in cases/.
+//
+// A case holds the span id of each tool and retrieval step up to three times (steps[].span_id,
+// steps[].tool_call.span_id or steps[].retrieval.span_id, and tool_calls[].span_id or
+// retrieval_refs[].span_id), and the span id of the LLM step that asked for a tool call again
+// as tool_calls[].requested_by. Span ids are random: no encoding shrinks them, and the copies
+// cost about a seventh of a cases/ file. Files whose footer has CaseIDsLayoutKey store them
+// once, in steps[].span_id: a copy is NULL when it is what the rule below derives from the
+// steps, and readers of this package put it back (fillSpanIDs), so that every Go consumer
+// reads the case that was written. A copy that differs from the rule is stored as it is.
+//
+// The rules, for a NULL copy (docs/case-model.md gives them as SQL):
+//   - steps[i].tool_call.span_id and steps[i].retrieval.span_id: steps[i].span_id;
+//   - tool_calls[j].span_id: the span id of the last tool step whose tool_call.id is
+//     tool_calls[j].id (the execution that the normalizer joined last);
+//   - tool_calls[j].requested_by: the span id of the first LLM step with a tool_call part of
+//     that id in its output_messages (the request the normalizer joined);
+//   - retrieval_refs[k].span_id: the span id of the k-th retrieval step that has a retrieval.
+//
+// A copy that is empty where the rule derives an id could not be told from a NULL one: a
+// batch with such a case is written with every copy (storeSpanIDsOnce reports it), in a file
+// without the footer key.
+
+// CaseIDsLayoutKey is the footer key/value entry of cases/ files that store each span id once
+// (see above); in files without it (written before, or holding a case the rules do not fit)
+// every copy is stored.
+const CaseIDsLayoutKey = "reprise.cases_ids_layout"
+
+// CaseIDsLayout is the value of CaseIDsLayoutKey.
+const CaseIDsLayout = "span-ids-once"
+
+// storesSpanIDsOnce reports whether a cases/ file stores each span id once.
+func storesSpanIDsOnce(pf *parquet.File) bool {
+	v, _ := pf.Lookup(CaseIDsLayoutKey)
+	return v == CaseIDsLayout
+}
+
+// fillRowsSpanIDs puts back the span id copies of the case rows read from pf when the file
+// stores them once; rows of other types are left as they are.
+func fillRowsSpanIDs[T any](pf *parquet.File, rows []T) {
+	cases, ok := any(rows).([]CaseRow)
+	if !ok || !storesSpanIDsOnce(pf) {
+		return
+	}
+	for i := range cases {
+		fillSpanIDs(&cases[i])
+	}
+}
+
+// derivedSpanIDs is what the rules derive from a case's steps.
+type derivedSpanIDs struct {
+	toolStep  map[string]string // tool call id → span id of the last tool step with it
+	requester map[string]string // tool call id → span id of the first LLM step asking for it
+	retrieval []string          // span ids of the retrieval steps with a retrieval, in order
+}
+
+func deriveSpanIDs(steps []replaycase.Step) derivedSpanIDs {
+	d := derivedSpanIDs{toolStep: map[string]string{}, requester: map[string]string{}}
+	for i := range steps {
+		st := &steps[i]
+		switch st.Kind {
+		case replaycase.StepTool:
+			if st.ToolCall != nil && st.ToolCall.ID != "" {
+				d.toolStep[st.ToolCall.ID] = st.SpanID
+			}
+		case replaycase.StepLLM:
+			for _, m := range st.OutputMessages {
+				for _, p := range m.Parts {
+					if _, seen := d.requester[p.ID]; p.Type == "tool_call" && p.ID != "" && !seen {
+						d.requester[p.ID] = st.SpanID
+					}
+				}
+			}
+		case replaycase.StepRetrieval:
+			if st.Retrieval != nil {
+				d.retrieval = append(d.retrieval, st.SpanID)
+			}
+		}
+	}
+	return d
+}
+
+func (d derivedSpanIDs) retrievalRef(k int) string {
+	if k < len(d.retrieval) {
+		return d.retrieval[k]
+	}
+	return ""
+}
+
+// fillSpanIDs puts the rules' span id back into every NULL copy of a case read from a file
+// that stores them once.
+func fillSpanIDs(c *replaycase.Case) {
+	d := deriveSpanIDs(c.Steps)
+	fill := func(copy *string, derived string) {
+		if *copy == "" {
+			*copy = derived
+		}
+	}
+	for i := range c.Steps {
+		st := &c.Steps[i]
+		if st.ToolCall != nil {
+			fill(&st.ToolCall.SpanID, st.SpanID)
+		}
+		if st.Retrieval != nil {
+			fill(&st.Retrieval.SpanID, st.SpanID)
+		}
+	}
+	for j := range c.ToolCalls {
+		tc := &c.ToolCalls[j]
+		fill(&tc.SpanID, d.toolStep[tc.ID])
+		fill(&tc.RequestedBy, d.requester[tc.ID])
+	}
+	for k := range c.RetrievalRefs {
+		fill(&c.RetrievalRefs[k].SpanID, d.retrievalRef(k))
+	}
+}
+
+// storeSpanIDsOnce is the row of c in a file that stores span ids once: a copy of c whose span
+// id copies are NULL where the rules derive them (c is not modified). ok is false when a copy
+// is empty where a rule derives an id: that case must go in a file with every copy.
+func storeSpanIDsOnce(c *replaycase.Case) (row CaseRow, ok bool) {
+	row = *c
+	d := deriveSpanIDs(c.Steps)
+	ok = true
+	drop := func(copy *string, derived string) {
+		switch {
+		case *copy == derived:
+			*copy = ""
+		case *copy == "":
+			ok = false
+		}
+	}
+	row.Steps = slices.Clone(c.Steps)
+	for i := range row.Steps {
+		st := &row.Steps[i]
+		if st.ToolCall != nil {
+			tc := *st.ToolCall
+			drop(&tc.SpanID, st.SpanID)
+			st.ToolCall = &tc
+		}
+		if st.Retrieval != nil {
+			r := *st.Retrieval
+			drop(&r.SpanID, st.SpanID)
+			st.Retrieval = &r
+		}
+	}
+	row.ToolCalls = slices.Clone(c.ToolCalls)
+	for j := range row.ToolCalls {
+		tc := &row.ToolCalls[j]
+		drop(&tc.SpanID, d.toolStep[tc.ID])
+		drop(&tc.RequestedBy, d.requester[tc.ID])
+	}
+	row.RetrievalRefs = slices.Clone(c.RetrievalRefs)
+	for k := range row.RetrievalRefs {
+		drop(&row.RetrievalRefs[k].SpanID, d.retrievalRef(k))
+	}
+	return row, ok
+}
+
+// withIDsOnce is opts with CaseIDsLayoutKey in the footer.
+func withIDsOnce(opts []parquet.WriterOption) []parquet.WriterOption {
+	return append(slices.Clip(opts), parquet.KeyValueMetadata(CaseIDsLayoutKey, CaseIDsLayout))
+}
+
+// byIDsLayout splits segment files of cases/ into those that store span ids once and the
+// others (a batch with a case the rules do not fit, or a segment left by an earlier build).
+func byIDsLayout(files []string) (once, every []string, err error) {
+	for _, path := range files {
+		f, pf, err := open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if storesSpanIDsOnce(pf) {
+			once = append(once, path)
+		} else {
+			every = append(every, path)
+		}
+		f.Close()
+	}
+	return once, every, nil
+}
+
+// fillSpanIDsOf puts back the span id copies of cases read from pf when the file stores them
+// once.
+func fillSpanIDsOf(pf *parquet.File, cases map[int64]*CaseRow) {
+	if !storesSpanIDsOnce(pf) {
+		return
+	}
+	for _, c := range cases {
+		fillSpanIDs(c)
+	}
+}
+
+// storeSpanIDsOnceIfAllFit is the rows of a batch's cases/ or quarantine/ files with their span
+// ids stored once, and the options that write them (idsOnce), or, when the rules do not fit
+// one case, the rows as they are with every copy (the options without the footer key).
+func storeSpanIDsOnceIfAllFit(byDay map[string][]CaseRow, every, idsOnce []parquet.WriterOption) (map[string][]CaseRow, []parquet.WriterOption) {
+	out := make(map[string][]CaseRow, len(byDay))
+	for dt, cases := range byDay {
+		rows := make([]CaseRow, len(cases))
+		for i := range cases {
+			row, ok := storeSpanIDsOnce(&cases[i])
+			if !ok {
+				return byDay, every
+			}
+			rows[i] = row
+		}
+		out[dt] = rows
+	}
+	return out, idsOnce
+}
