@@ -17,7 +17,7 @@
 # Usage: scripts/bench-pipeline.sh [runs, default 5000] [rounds, default 3] [paced runs/s, default 500]
 # The stock collector is built once into $BENCH_CACHE (default ~/.cache/reprise-bench).
 # BENCH_KEEP=DIR keeps the last reprise dataset of each mode in DIR/burst and DIR/paced.
-# BENCH_FILE_MAX_AGE=10s sets the exporter's file_max_age (default: config/local.yaml's, off).
+# BENCH_FILE_MAX_AGE=0s overrides the exporter's file_max_age (default: config/local.yaml's, 10s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5000}

@@ -72,6 +72,8 @@ class Collector:
             "processors::replay_case::root_grace_period": "300ms",
             "exporters::replay_parquet::directory": self.data,
             "exporters::replay_parquet::sending_queue::batch::flush_timeout": "300ms",
+            # each batch its own file at once: the tests wait for cases, not for small datasets
+            "exporters::replay_parquet::file_max_age": "0s",
             "extensions::replay::upstream::openai::endpoint": upstreams.openai.url,
             "extensions::replay::upstream::anthropic::endpoint": upstreams.anthropic.url,
             "service::telemetry::metrics::level": "none",
