@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sync"
 
@@ -68,27 +69,29 @@ func readRowsOf[T any](pf *parquet.File, path string, rows []int64) (map[int64]*
 
 // CaseFile is an open cases/ or quarantine/ file whose footer is decoded once, for a server
 // that reads single rows of the same files again and again: decoding the footer of a file
-// with a few hundred columns allocates megabytes, more than reading the row. ReadCase reads
-// only the row group that holds the row. A CaseFile is safe for concurrent use.
+// with a few hundred columns allocates megabytes, more than reading the row. Its reads share
+// one row reader, which seeks to the row: a reader made per read
+// would convert the schema of a file written by an older build each time, and parquet-go's
+// row readers carry a finalizer, so each one would keep its page buffers alive for a further
+// garbage collection. A CaseFile is safe for concurrent use; its reads take turns.
 type CaseFile struct {
-	path   string
-	in     io.Closer // nil when the file's reader needs no closing (an object in a bucket)
-	pf     *parquet.File
-	starts []int64 // the first row of each row group, and the number of rows last
+	path string
+	in   io.Closer // nil when the file's reader needs no closing (an object in a bucket)
+	rows int64
 	// footer is the size of the file's encoded footer: a cache of open files bounds by it.
 	footer int64
 
-	// conv converts rows written with an older schema to CaseRow's; nil when the file's
-	// schema is CaseRow's. Row groups are converted when first read and kept: converting
-	// one allocates as much as reading a row.
-	conv      parquet.Conversion
-	mu        sync.Mutex
-	converted []parquet.RowGroup
+	mu     sync.Mutex
+	reader *parquet.GenericReader[CaseRow]
+	buf    []CaseRow
+	closed bool
 }
 
-// OpenCaseFile opens a local cases/ or quarantine/ file for reads of single rows.
+// OpenCaseFile opens a local cases/ or quarantine/ file for reads of single rows. It does not
+// read the page index: within a row group of a thousand rows a seek is as fast without it, and
+// it is a third of what an open file holds.
 func OpenCaseFile(path string) (*CaseFile, error) {
-	f, pf, err := open(path)
+	f, pf, err := open(path, parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, err
 	}
@@ -111,30 +114,15 @@ func (l *ObjectLister) OpenCaseFile(ctx context.Context, path string) (*CaseFile
 }
 
 func newCaseFile(path string, pf *parquet.File) (*CaseFile, error) {
-	c := &CaseFile{path: path, pf: pf}
-	groups := pf.RowGroups()
-	c.starts = make([]int64, len(groups)+1)
-	for i, g := range groups {
-		c.starts[i+1] = c.starts[i] + g.NumRows()
-	}
 	var tail [8]byte // the footer's length, then "PAR1"
 	if _, err := pf.ReadAt(tail[:], pf.Size()-8); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	c.footer = int64(binary.LittleEndian.Uint32(tail[:4]))
-	if want := caseRowSchema; !parquet.EqualNodes(want, pf.Schema()) {
-		conv, err := parquet.Convert(want, pf.Schema())
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		c.conv = conv
-		c.converted = make([]parquet.RowGroup, len(groups))
-	}
-	return c, nil
+	return &CaseFile{
+		path: path, rows: pf.NumRows(), footer: int64(binary.LittleEndian.Uint32(tail[:4])),
+		reader: parquet.NewGenericReader[CaseRow](pf), buf: make([]CaseRow, 1),
+	}, nil
 }
-
-// caseRowSchema is the schema rows are read as.
-var caseRowSchema = parquet.SchemaOf(CaseRow{})
 
 // FooterSize is the size of the file's encoded footer in bytes: what holding the file open
 // costs grows with it.
@@ -142,6 +130,13 @@ func (c *CaseFile) FooterSize() int64 { return c.footer }
 
 // Close lets go of the file.
 func (c *CaseFile) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	c.reader.Close()
 	if c.in == nil {
 		return nil
 	}
@@ -150,36 +145,25 @@ func (c *CaseFile) Close() error {
 
 // ReadCase reads the case at row (IndexEntry.Row), without its raw spans and events.
 func (c *CaseFile) ReadCase(row int64) (*replaycase.Case, error) {
-	if row < 0 || row >= c.starts[len(c.starts)-1] {
-		return nil, fmt.Errorf("%s: row %d out of range (the file has %d rows)", c.path, row, c.starts[len(c.starts)-1])
+	if row < 0 || row >= c.rows {
+		return nil, fmt.Errorf("%s: row %d out of range (the file has %d rows)", c.path, row, c.rows)
 	}
-	g, _ := slices.BinarySearch(c.starts, row+1)
-	g-- // the last group starting at or before row
-	r := parquet.NewGenericRowGroupReader[CaseRow](c.rowGroup(g), caseRowSchema)
-	defer r.Close()
-	if err := r.SeekToRow(row - c.starts[g]); err != nil {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, fmt.Errorf("%s: %w", c.path, os.ErrClosed)
+	}
+	if err := c.reader.SeekToRow(row); err != nil {
 		return nil, fmt.Errorf("%s: row %d: %w", c.path, row, err)
 	}
-	rows := make([]CaseRow, 1)
-	if n, err := r.Read(rows); n != 1 {
+	if n, err := c.reader.Read(c.buf); n != 1 {
 		if err == nil || errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return nil, fmt.Errorf("%s: reading row %d: %w", c.path, row, err)
 	}
-	rows[0].RawSpans, rows[0].RawEvents = nil, nil
-	return &rows[0], nil
-}
-
-// rowGroup is row group g, converted to CaseRow's schema when the file's differs.
-func (c *CaseFile) rowGroup(g int) parquet.RowGroup {
-	if c.conv == nil {
-		return c.pf.RowGroups()[g]
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.converted[g] == nil {
-		c.converted[g] = parquet.ConvertRowGroup(c.pf.RowGroups()[g], c.conv)
-	}
-	return c.converted[g]
+	out := c.buf[0] // its strings point into page buffers the reader detaches, never reuses
+	c.buf[0] = CaseRow{}
+	out.RawSpans, out.RawEvents = nil, nil
+	return &out, nil
 }

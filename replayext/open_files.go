@@ -44,9 +44,10 @@ const (
 	maxOpenFiles = 4
 	// maxOpenFooterBytes bounds the estimated memory of the open files' decoded footers.
 	maxOpenFooterBytes = 8 << 20
-	// decodedFooterRatio is about how much more a decoded footer with its page index holds
-	// than its encoded size (4.6 MiB for a 268 KiB footer of 174 columns × 10 row groups).
-	decodedFooterRatio = 17
+	// decodedFooterRatio is about how much more an open file holds than its encoded footer
+	// (3.3 MiB for a 268 KiB footer of 174 columns × 10 row groups, measured on the scale
+	// dataset of docs/benchmarks.md).
+	decodedFooterRatio = 12
 )
 
 // readCase reads the case at row of file, through an open file.
