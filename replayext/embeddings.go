@@ -30,7 +30,7 @@ func (r *replay) embeddings(w http.ResponseWriter, req *http.Request) {
 	}
 	if caseID == "" {
 		id, _ := sessionOf(req)
-		r.sessions.peek(id, func(ses *session) { caseID = ses.lastCase[endpointChat] })
+		r.sessions.peek(id, func(ses *session) { caseID = ses.lastCase.value(endpointChat) })
 		if caseID == "" {
 			writeError(w, http.StatusNotFound, "not_found_error", "no case is bound to this replay session yet: send embeddings to /v1/cases/{case_id}/openai/v1/embeddings", nil)
 			return

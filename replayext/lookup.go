@@ -87,13 +87,13 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, in interaction
 		}
 		if len(hits) > 0 {
 			served, ok = hits[ses.next(cursorKey{in.scope, in.stream, key}, len(hits))], true
-			ses.last[cursorKey{served.caseID, in.stream, ""}] = served.pos
-			ses.lastCase[in.stream] = served.caseID
+			ses.last.set(cursorKey{served.caseID, in.stream, ""}, served.pos)
+			ses.lastCase.set(in.stream, served.caseID)
 			return
 		}
 		caseID := in.scope
 		if caseID == "" {
-			caseID = ses.lastCase[in.stream]
+			caseID = ses.lastCase.value(in.stream)
 		}
 		if caseID == "" {
 			caseID = r.store.firstCase()
@@ -141,8 +141,8 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, in interaction
 	case mode == ModeLenient:
 		d.Served = in.label(candidate)
 		r.sessions.with(id, func(ses *session) {
-			ses.last[cursorKey{candidate.caseID, in.stream, ""}] = candidate.pos
-			ses.lastCase[in.stream] = candidate.caseID
+			ses.last.set(cursorKey{candidate.caseID, in.stream, ""}, candidate.pos)
+			ses.lastCase.set(in.stream, candidate.caseID)
 			ses.diverged(d)
 		})
 		w.Header().Set(headerDivergence, "true")
