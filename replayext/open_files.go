@@ -12,8 +12,8 @@ import (
 // openFiles keeps the data files read last open, their footers decoded: decoding the footer
 // of a file with a few hundred columns allocates more than reading one of its rows, and reads
 // of neighbouring cases (a listing, then its cases) hit the same file. It is bounded by count
-// and by an estimate of what the decoded footers hold, so that it does not raise the heap by
-// more than a few MiB.
+// and by an estimate of what the open files hold, so that it does not raise the heap by more
+// than a few MiB: one large file, or a few small ones.
 type openFiles struct {
 	open func(path string) (*dataset.CaseFile, error)
 	// version tells a file that was replaced under the same path from the one opened (a local
@@ -42,12 +42,13 @@ type openFile struct {
 const (
 	// maxOpenFiles bounds how many files stay open.
 	maxOpenFiles = 4
-	// maxOpenFooterBytes bounds the estimated memory of the open files' decoded footers.
-	maxOpenFooterBytes = 8 << 20
+	// maxOpenFooterBytes bounds the estimated memory of the open files: their decoded
+	// footers and their row readers' current pages.
+	maxOpenFooterBytes = 16 << 20
 	// decodedFooterRatio is about how much more an open file holds than its encoded footer
-	// (3.3 MiB for a 268 KiB footer of 174 columns × 10 row groups, measured on the scale
-	// dataset of docs/benchmarks.md).
-	decodedFooterRatio = 12
+	// (8.3 MiB, its reader's pages included, for a 268 KiB footer of 174 columns × 10 row
+	// groups, measured on the scale dataset of docs/benchmarks.md).
+	decodedFooterRatio = 32
 )
 
 // readCase reads the case at row of file, through an open file.
