@@ -22,13 +22,8 @@ func TestCaseFileReadsEachRowAsReadCase(t *testing.T) {
 	require.NoError(t, err)
 	_, err = w.Write(fixtureCases(t))
 	require.NoError(t, err)
-	files, err := filepath.Glob(filepath.Join(w.Root(), "*", "*", "*.parquet"))
-	require.NoError(t, err)
 	read := 0
-	for _, path := range files {
-		if filepath.Base(filepath.Dir(filepath.Dir(path))) == Steps {
-			continue
-		}
+	for _, path := range caseFiles(t, w.Root()) {
 		f, err := OpenCaseFile(path)
 		require.NoError(t, err)
 		all, err := ReadCases(path)
@@ -56,5 +51,18 @@ func rangeRows(n int) []int64 {
 	for i := range out {
 		out[i] = int64(i)
 	}
+	return out
+}
+
+// caseFiles are the cases/ and quarantine/ files under root.
+func caseFiles(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	for _, ds := range []string{Cases, Quarantine} {
+		files, err := filepath.Glob(filepath.Join(root, ds, "*", "*.parquet"))
+		require.NoError(t, err)
+		out = append(out, files...)
+	}
+	require.NotEmpty(t, out)
 	return out
 }
