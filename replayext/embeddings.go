@@ -60,10 +60,10 @@ func (r *replay) embeddings(w http.ResponseWriter, req *http.Request) {
 		return shape(st.ModelConfig.RequestModel, texts)
 	}
 	label := func(h hit) string { return steps[h.pos].SpanID }
-	in := r.itemsOf(caseID, endpointEmbeddings, endpointEmbeddings, "embedding call", len(steps), requested, recorded, label, casediff.RetrievalDrift)
+	it, in := r.itemsOf(caseID, endpointEmbeddings, endpointEmbeddings, "embedding call", len(steps), requested, recorded, label, casediff.RetrievalDrift)
 	// In hybrid mode a miss (and every later call of the session) goes to the OpenAI upstream.
 	in.live = func(from string) { r.forward(w, req, apiOpenAI, raw, from) }
-	h, ok := r.lookup(w, req, in)
+	h, ok := r.lookup(w, req, it, in)
 	if !ok {
 		return
 	}
