@@ -1,10 +1,14 @@
 package dataset
 
 import (
+	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -62,4 +66,105 @@ func readRowsOf[T any](pf *parquet.File, path string, rows []int64) (map[int64]*
 		next = row + 1
 	}
 	return out, nil
+}
+
+// CaseFile is an open cases/ or quarantine/ file whose footer is decoded once, for a server
+// that reads single rows of the same files again and again: decoding the footer of a file
+// with a few hundred columns allocates megabytes, more than reading the row. Its reads share
+// one row reader, which seeks to the row: a reader made per read
+// would convert the schema of a file written by an older build each time, and parquet-go's
+// row readers carry a finalizer, so each one would keep its page buffers alive for a further
+// garbage collection. A CaseFile is safe for concurrent use; its reads take turns.
+type CaseFile struct {
+	path string
+	in   io.Closer // nil when the file's reader needs no closing (an object in a bucket)
+	rows int64
+	// footer is the size of the file's encoded footer: a cache of open files bounds by it.
+	footer int64
+
+	mu     sync.Mutex
+	reader *parquet.GenericReader[CaseRow]
+	buf    []CaseRow
+	closed bool
+}
+
+// OpenCaseFile opens a local cases/ or quarantine/ file for reads of single rows. It does not
+// read the page index: within a row group of a thousand rows a seek is as fast without it, and
+// it is a third of what an open file holds.
+func OpenCaseFile(path string) (*CaseFile, error) {
+	f, pf, err := open(path, parquet.SkipPageIndex(true))
+	if err != nil {
+		return nil, err
+	}
+	c, err := newCaseFile(path, pf)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	c.in = f
+	return c, nil
+}
+
+// OpenCaseFile opens a listed file for reads of single rows (see OpenCaseFile).
+func (l *ObjectLister) OpenCaseFile(ctx context.Context, path string) (*CaseFile, error) {
+	pf, err := l.open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return newCaseFile(path, pf)
+}
+
+func newCaseFile(path string, pf *parquet.File) (*CaseFile, error) {
+	var tail [8]byte // the footer's length, then "PAR1"
+	if _, err := pf.ReadAt(tail[:], pf.Size()-8); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &CaseFile{
+		path: path, rows: pf.NumRows(), footer: int64(binary.LittleEndian.Uint32(tail[:4])),
+		reader: parquet.NewGenericReader[CaseRow](pf), buf: make([]CaseRow, 1),
+	}, nil
+}
+
+// FooterSize is the size of the file's encoded footer in bytes: what holding the file open
+// costs grows with it.
+func (c *CaseFile) FooterSize() int64 { return c.footer }
+
+// Close lets go of the file.
+func (c *CaseFile) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	c.reader.Close()
+	if c.in == nil {
+		return nil
+	}
+	return c.in.Close()
+}
+
+// ReadCase reads the case at row (IndexEntry.Row), without its raw spans and events.
+func (c *CaseFile) ReadCase(row int64) (*replaycase.Case, error) {
+	if row < 0 || row >= c.rows {
+		return nil, fmt.Errorf("%s: row %d out of range (the file has %d rows)", c.path, row, c.rows)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, fmt.Errorf("%s: %w", c.path, os.ErrClosed)
+	}
+	if err := c.reader.SeekToRow(row); err != nil {
+		return nil, fmt.Errorf("%s: row %d: %w", c.path, row, err)
+	}
+	if n, err := c.reader.Read(c.buf); n != 1 {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("%s: reading row %d: %w", c.path, row, err)
+	}
+	out := c.buf[0] // its strings point into page buffers the reader detaches, never reuses
+	c.buf[0] = CaseRow{}
+	out.RawSpans, out.RawEvents = nil, nil
+	return &out, nil
 }

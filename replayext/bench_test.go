@@ -52,3 +52,44 @@ func BenchmarkChatReplay(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReplayAPIs is a replay answered from the memos on each API, through the handler
+// without sockets: with a session header (a client that continues its session), and without
+// one (each request opens a fresh session, as the load test's requests do).
+//
+//	go test -run '^$' -bench ReplayAPIs -benchmem ./replayext/
+func BenchmarkReplayAPIs(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "data")
+	cases := writeDataset(b, root, testfixtures.OTelEvents)
+	s := startReplay(b, root, nil)
+	handler := s.ext.routes()
+	first := sdkRequests(b)[0]
+	base := "/v1/cases/" + cases[0].CaseID
+	for _, api := range []struct {
+		name, path string
+		body       any
+	}{
+		{"chat", base + "/openai/v1/chat/completions", first},
+		{"responses", base + "/openai/v1/responses", asResponses(b, first)},
+		{"messages", base + "/anthropic/v1/messages", asAnthropic(first)},
+	} {
+		body, err := json.Marshal(api.body)
+		require.NoError(b, err)
+		for _, session := range []string{"session", "fresh"} {
+			b.Run(api.name+"/"+session, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					req := httptest.NewRequest("POST", api.path, bytes.NewReader(body))
+					if session == "session" {
+						req.Header.Set(headerSession, "bench")
+					}
+					w := httptest.NewRecorder()
+					handler.ServeHTTP(w, req)
+					if w.Code != http.StatusOK {
+						b.Fatal(w.Code, w.Body.String())
+					}
+				}
+			})
+		}
+	}
+}

@@ -14,7 +14,9 @@
 //	      index: call-site id → step      store.go      lazy index over ../dataset files
 //	        records outside the heap      records.go    fixed-size records, sorted.go lookups
 //	      content on demand               cache.go      small LRU of cases read from Parquet
-//	      cursors per session             sessions.go   bounded segmented LRU; session_id.go
+//	        through a few open files      open_files.go footers decoded once, bounded
+//	      cursors per session             sessions.go   bounded segmented LRU; session_id.go,
+//	                                                    small_map.go (a session's first cursors)
 //	      differing paths                 diff.go       paths only, built to reveal no value
 //	  → render the recorded response      ../wireapi    JSON (remembered) or Server-Sent Events
 //	listings, divergences                 browse.go     summaries read by rows.go

@@ -30,7 +30,7 @@ func (r *replay) embeddings(w http.ResponseWriter, req *http.Request) {
 	}
 	if caseID == "" {
 		id, _ := sessionOf(req)
-		r.sessions.peek(id, func(ses *session) { caseID = ses.lastCase[endpointChat] })
+		r.sessions.peek(id, func(ses *session) { caseID = ses.lastCase.value(endpointChat) })
 		if caseID == "" {
 			writeError(w, http.StatusNotFound, "not_found_error", "no case is bound to this replay session yet: send embeddings to /v1/cases/{case_id}/openai/v1/embeddings", nil)
 			return
@@ -60,10 +60,10 @@ func (r *replay) embeddings(w http.ResponseWriter, req *http.Request) {
 		return shape(st.ModelConfig.RequestModel, texts)
 	}
 	label := func(h hit) string { return steps[h.pos].SpanID }
-	in := r.itemsOf(caseID, endpointEmbeddings, endpointEmbeddings, "embedding call", len(steps), requested, recorded, label, casediff.RetrievalDrift)
+	it, in := r.itemsOf(caseID, endpointEmbeddings, endpointEmbeddings, "embedding call", len(steps), requested, recorded, label, casediff.RetrievalDrift)
 	// In hybrid mode a miss (and every later call of the session) goes to the OpenAI upstream.
 	in.live = func(from string) { r.forward(w, req, apiOpenAI, raw, from) }
-	h, ok := r.lookup(w, req, in)
+	h, ok := r.lookup(w, req, it, in)
 	if !ok {
 		return
 	}

@@ -188,32 +188,45 @@ func (r *replay) routes() http.Handler {
 
 // record counts one lookup and its latency.
 func (r *replay) record(ctx context.Context, endpoint, outcome string, start time.Time) {
-	r.telemetry.ExtensionReplayLookups.Add(ctx, 1, lookupAttributes(endpoint, outcome))
-	r.telemetry.ExtensionReplayLookupDuration.Record(ctx, float64(time.Since(start).Microseconds())/1000, lookupAttributes(endpoint, ""))
+	r.telemetry.ExtensionReplayLookups.Add(ctx, 1, lookupAttributes(endpoint, outcome).add...)
+	r.telemetry.ExtensionReplayLookupDuration.Record(ctx, float64(time.Since(start).Microseconds())/1000, lookupAttributes(endpoint, "").record...)
+}
+
+// lookupOption is one attribute set as the option lists of a counter and of a histogram:
+// passed on with `...`, a list already built is not copied, where a single option is put in
+// a new list on each call.
+type lookupOption struct {
+	add    []metric.AddOption
+	record []metric.RecordOption
+}
+
+func newLookupOption(attrs ...attribute.KeyValue) lookupOption {
+	o := metric.WithAttributes(attrs...)
+	return lookupOption{[]metric.AddOption{o}, []metric.RecordOption{o}}
 }
 
 // lookupOptions are the metric attributes of every endpoint and outcome (outcome "" for the
 // duration, which has none), built once: building them per request was a measurable share of
 // a replayed call.
-var lookupOptions = func() map[[2]string]metric.MeasurementOption {
-	m := map[[2]string]metric.MeasurementOption{}
+var lookupOptions = func() map[[2]string]lookupOption {
+	m := map[[2]string]lookupOption{}
 	for _, e := range []string{endpointChat, endpointTool, endpointRetrieval} {
-		m[[2]string{e, ""}] = metric.WithAttributes(attribute.String("endpoint", e))
+		m[[2]string{e, ""}] = newLookupOption(attribute.String("endpoint", e))
 		for _, o := range []string{outcomeExact, outcomeDivergent, outcomeMiss, outcomeLive} {
-			m[[2]string{e, o}] = metric.WithAttributes(attribute.String("endpoint", e), attribute.String("outcome", o))
+			m[[2]string{e, o}] = newLookupOption(attribute.String("endpoint", e), attribute.String("outcome", o))
 		}
 	}
 	return m
 }()
 
-func lookupAttributes(endpoint, outcome string) metric.MeasurementOption {
+func lookupAttributes(endpoint, outcome string) lookupOption {
 	if o, ok := lookupOptions[[2]string{endpoint, outcome}]; ok {
 		return o
 	}
 	if outcome == "" {
-		return metric.WithAttributes(attribute.String("endpoint", endpoint))
+		return newLookupOption(attribute.String("endpoint", endpoint))
 	}
-	return metric.WithAttributes(attribute.String("endpoint", endpoint), attribute.String("outcome", outcome))
+	return newLookupOption(attribute.String("endpoint", endpoint), attribute.String("outcome", outcome))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -29,13 +29,19 @@ type hit struct {
 	pos    int
 }
 
-// interactions describe what a request can be answered from and how it is matched: the one
-// description every replay endpoint hands to lookup.
-type interactions struct {
+// items name what a request can be answered from. They are apart from interactions because a
+// session keeps these strings: Go's escape analysis does not tell a struct's fields apart, and
+// would move every callback of interactions to the heap with them, on every request.
+type items struct {
 	endpoint string // telemetry name: chat, tool, retrieval, embeddings
 	stream   string // which recorded items of a case: chat, tool:NAME, retrieval
 	scope    string // the case the request named; "" when it named none
 	what     string // how messages name one item: "model call", "get_weather call"
+}
+
+// interactions describe how a request is matched against its items: the one description
+// every replay endpoint hands to lookup.
+type interactions struct {
 	// match is the matcher: the request's key and the recorded items equal to it, in
 	// recorded order.
 	match func() (key string, hits []hit)
@@ -69,7 +75,7 @@ func (r *replay) mode(req *http.Request) Mode {
 // logs a divergence; hybrid mode forwards it live, and every later request of the session
 // that has an upstream too. lookup writes every refusal and live answer itself; ok is false
 // then.
-func (r *replay) lookup(w http.ResponseWriter, req *http.Request, in interactions) (served hit, ok bool) {
+func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in interactions) (served hit, ok bool) {
 	start := time.Now()
 	id, fresh := sessionOf(req)
 	if fresh {
@@ -86,40 +92,40 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, in interaction
 			return
 		}
 		if len(hits) > 0 {
-			served, ok = hits[ses.next(cursorKey{in.scope, in.stream, key}, len(hits))], true
-			ses.last[cursorKey{served.caseID, in.stream, ""}] = served.pos
-			ses.lastCase[in.stream] = served.caseID
+			served, ok = hits[ses.next(cursorKey{it.scope, it.stream, key}, len(hits))], true
+			ses.last.set(cursorKey{served.caseID, it.stream, ""}, served.pos)
+			ses.lastCase.set(it.stream, served.caseID)
 			return
 		}
-		caseID := in.scope
+		caseID := it.scope
 		if caseID == "" {
-			caseID = ses.lastCase[in.stream]
+			caseID = ses.lastCase.value(it.stream)
 		}
 		if caseID == "" {
 			caseID = r.store.firstCase()
 		}
-		candidate = hit{caseID, ses.after(cursorKey{caseID, in.stream, ""})}
+		candidate = hit{caseID, ses.after(cursorKey{caseID, it.stream, ""})}
 		found = caseID != "" && candidate.pos < in.count(caseID)
 	})
 	if live {
-		r.record(req.Context(), in.endpoint, outcomeLive, start)
+		r.record(req.Context(), it.endpoint, outcomeLive, start)
 		in.live(liveFrom)
 		return hit{}, false
 	}
 	if ok {
-		r.record(req.Context(), in.endpoint, outcomeExact, start)
+		r.record(req.Context(), it.endpoint, outcomeExact, start)
 		return served, true
 	}
 	if !found && hybrid {
-		r.goLive(req, id, in, Divergence{CaseID: candidate.caseID, Endpoint: in.endpoint, Live: true,
+		r.goLive(req, id, it.endpoint, in.live, Divergence{CaseID: candidate.caseID, Endpoint: it.endpoint, Live: true,
 			Findings: []Finding{{Type: casediff.ModelCallAdded}}, Time: time.Now().UTC()}, start)
 		return hit{}, false
 	}
 	if !found {
-		r.record(req.Context(), in.endpoint, outcomeMiss, start)
-		msg := fmt.Sprintf("no recorded %s matches this request", in.what)
+		r.record(req.Context(), it.endpoint, outcomeMiss, start)
+		msg := fmt.Sprintf("no recorded %s matches this request", it.what)
 		if candidate.caseID != "" {
-			msg += fmt.Sprintf(", and case %s has no further recorded %s to compare it with", candidate.caseID, in.what)
+			msg += fmt.Sprintf(", and case %s has no further recorded %s to compare it with", candidate.caseID, it.what)
 		}
 		writeError(w, http.StatusNotFound, "not_found_error", msg, nil)
 		return hit{}, false
@@ -129,43 +135,43 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, in interaction
 		r.unreadable(w, err)
 		return hit{}, false
 	}
-	d := Divergence{CaseID: candidate.caseID, Endpoint: in.endpoint, Paths: paths(diffs), Findings: in.classify(candidate, diffs), Time: time.Now().UTC()}
+	d := Divergence{CaseID: candidate.caseID, Endpoint: it.endpoint, Paths: paths(diffs), Findings: in.classify(candidate, diffs), Time: time.Now().UTC()}
 	if r.cfg.LocalDebug {
 		d.Differences = diffs
 	}
 	switch {
 	case hybrid:
 		d.Live = true
-		r.goLive(req, id, in, d, start)
+		r.goLive(req, id, it.endpoint, in.live, d, start)
 		return hit{}, false
 	case mode == ModeLenient:
 		d.Served = in.label(candidate)
 		r.sessions.with(id, func(ses *session) {
-			ses.last[cursorKey{candidate.caseID, in.stream, ""}] = candidate.pos
-			ses.lastCase[in.stream] = candidate.caseID
+			ses.last.set(cursorKey{candidate.caseID, it.stream, ""}, candidate.pos)
+			ses.lastCase.set(it.stream, candidate.caseID)
 			ses.diverged(d)
 		})
 		w.Header().Set(headerDivergence, "true")
-		r.record(req.Context(), in.endpoint, outcomeDivergent, start)
+		r.record(req.Context(), it.endpoint, outcomeDivergent, start)
 		return candidate, true
 	default: // strict, or hybrid on an endpoint without upstream
-		r.record(req.Context(), in.endpoint, outcomeMiss, start)
+		r.record(req.Context(), it.endpoint, outcomeMiss, start)
 		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf(
 			"strict replay: no recorded %s matches this request; it differs from the next recorded %s of case %s at: %s",
-			in.what, in.what, candidate.caseID, strings.Join(d.Paths, ", ")), missDetail(d))
+			it.what, it.what, candidate.caseID, strings.Join(d.Paths, ", ")), missDetail(d))
 		return hit{}, false
 	}
 }
 
 // goLive switches a session to live answers at its first miss: the divergence is logged and
 // the request, like every later one of the session, is answered by the upstream.
-func (r *replay) goLive(req *http.Request, id string, in interactions, d Divergence, start time.Time) {
+func (r *replay) goLive(req *http.Request, id, endpoint string, live func(derivedFrom string), d Divergence, start time.Time) {
 	r.sessions.with(id, func(ses *session) {
 		ses.live, ses.liveFrom = true, d.CaseID
 		ses.diverged(d)
 	})
-	r.record(req.Context(), in.endpoint, outcomeLive, start)
-	in.live(d.CaseID)
+	r.record(req.Context(), endpoint, outcomeLive, start)
+	live(d.CaseID)
 }
 
 // missDetail is what a strict miss tells the client: the differing paths, and the values only

@@ -136,8 +136,7 @@ func (r *replay) writeAnswer(w http.ResponseWriter, key answerKey, st *replaycas
 // upstream).
 func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string, raw []byte, caseID string, requested callsite.Request, ids *callSiteIDs, write func(hit, *replaycase.Step)) {
 	var recordedForm, requestedForm map[string]any // of the compared call, for classify
-	h, ok := r.lookup(w, req, interactions{
-		endpoint: endpointChat, stream: endpointChat, scope: caseID, what: "model call",
+	h, ok := r.lookup(w, req, items{endpoint: endpointChat, stream: endpointChat, scope: caseID, what: "model call"}, interactions{
 		match: func() (string, []hit) { return r.store.match(requested, caseID, ids) },
 		count: r.store.llmCount,
 		compare: func(h hit) ([]Difference, error) {
@@ -213,7 +212,8 @@ func (r *replay) toolResult(w http.ResponseWriter, req *http.Request) {
 	}
 	requested := map[string]any{"arguments": argumentsValue(r.scrubber.Text(string(raw), &scrub.Report{}))}
 	recorded := func(h hit) any { return map[string]any{"arguments": argumentsValue(calls[h.pos].Arguments)} }
-	h, ok := r.lookup(w, req, r.itemsOf(caseID, endpointTool, "tool:"+name, name+" call", len(calls), requested, recorded, func(h hit) string { return calls[h.pos].ID }, casediff.ToolArgsChanged))
+	it, in := r.itemsOf(caseID, endpointTool, "tool:"+name, name+" call", len(calls), requested, recorded, func(h hit) string { return calls[h.pos].ID }, casediff.ToolArgsChanged)
+	h, ok := r.lookup(w, req, it, in)
 	if ok {
 		writeJSON(w, http.StatusOK, calls[h.pos])
 	}
@@ -256,7 +256,8 @@ func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
 	refs := c.RetrievalRefs
 	requested := shape(r.scrubber.Text(*q.Query, &scrub.Report{}), q.DataSource)
 	recorded := func(h hit) any { return shape(refs[h.pos].Query, refs[h.pos].DataSource) }
-	h, ok := r.lookup(w, req, r.itemsOf(caseID, endpointRetrieval, endpointRetrieval, "retrieval", len(refs), requested, recorded, func(h hit) string { return refs[h.pos].SpanID }, casediff.RetrievalDrift))
+	it, in := r.itemsOf(caseID, endpointRetrieval, endpointRetrieval, "retrieval", len(refs), requested, recorded, func(h hit) string { return refs[h.pos].SpanID }, casediff.RetrievalDrift)
+	h, ok := r.lookup(w, req, it, in)
 	if ok {
 		writeJSON(w, http.StatusOK, refs[h.pos])
 	}
@@ -264,9 +265,8 @@ func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
 
 // itemsOf describes a case's recorded tool calls or retrievals for lookup: the matcher is
 // equality of the request with the recorded item in the same JSON shape.
-func (r *replay) itemsOf(caseID, endpoint, stream, what string, n int, requested any, recorded func(hit) any, label func(hit) string, finding casediff.FindingType) interactions {
-	return interactions{
-		endpoint: endpoint, stream: stream, scope: caseID, what: what,
+func (r *replay) itemsOf(caseID, endpoint, stream, what string, n int, requested any, recorded func(hit) any, label func(hit) string, finding casediff.FindingType) (items, interactions) {
+	return items{endpoint: endpoint, stream: stream, scope: caseID, what: what}, interactions{
 		match: func() (string, []hit) {
 			var hits []hit
 			for i := 0; i < n; i++ {

@@ -40,7 +40,7 @@ func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
 	refCase := caseID
 	if refCase == "" {
 		id, _ := sessionOf(req)
-		r.sessions.peek(id, func(ses *session) { refCase = ses.lastCase[endpointChat] })
+		r.sessions.peek(id, func(ses *session) { refCase = ses.lastCase.value(endpointChat) })
 	}
 	var c *replaycase.Case
 	if refCase != "" {

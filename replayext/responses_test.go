@@ -14,7 +14,7 @@ import (
 
 // asResponses turns a recorded Chat Completions request into the Responses request that asks
 // for the same model call: instructions, input items, flat function tools.
-func asResponses(t *testing.T, chat map[string]any) map[string]any {
+func asResponses(t testing.TB, chat map[string]any) map[string]any {
 	out := map[string]any{"model": chat["model"]}
 	for _, k := range []string{"temperature", "top_p"} {
 		if v, ok := chat[k]; ok {

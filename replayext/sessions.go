@@ -37,12 +37,12 @@ type session struct {
 	protected bool
 	lastUsed  time.Time
 	// served counts, per exact request, how many of its identical recordings were served.
-	served map[cursorKey]int
+	served smallMap[cursorKey, int]
 	// last is the position of the item served last, per case and stream.
-	last map[cursorKey]int
+	last smallMap[cursorKey, int]
 	// lastCase is the case served last, per stream: where lenient replay continues when the
 	// request names no case.
-	lastCase map[string]string
+	lastCase smallMap[string, string]
 	divs     []Divergence
 	// live is set at a hybrid session's first miss: its later model calls are answered by the
 	// upstream. liveFrom is the case it diverged from ("" when none was recorded).
@@ -88,7 +88,7 @@ func (s *sessions) with(id string, fn func(*session)) {
 			s.protected.MoveToFront(e)
 		}
 	} else {
-		ses = &session{id: id, served: map[cursorKey]int{}, last: map[cursorKey]int{}, lastCase: map[string]string{}}
+		ses = &session{id: id}
 		s.byID[id] = s.probation.PushFront(ses)
 		s.created()
 		s.trim(s.probation, s.maxProbation)
@@ -142,14 +142,14 @@ func (s *sessions) len() int {
 // next returns which of n identical recordings to serve for an exact request, in recorded
 // order; past the last one it keeps serving the last.
 func (ses *session) next(k cursorKey, n int) int {
-	i := ses.served[k]
-	ses.served[k] = i + 1
+	i := ses.served.value(k)
+	ses.served.set(k, i+1)
 	return min(i, n-1)
 }
 
 // after is the position after the item served last in k's case and stream (0 when none was).
 func (ses *session) after(k cursorKey) int {
-	if pos, ok := ses.last[k]; ok {
+	if pos, ok := ses.last.get(k); ok {
 		return pos + 1
 	}
 	return 0

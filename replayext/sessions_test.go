@@ -27,7 +27,7 @@ func TestCursorsServeIdenticalRecordingsInOrderPerSession(t *testing.T) {
 	pos := cursorKey{"case", "chat", ""}
 	s.with("a", func(ses *session) {
 		assert.Equal(t, 0, ses.after(pos))
-		ses.last[pos] = 4
+		ses.last.set(pos, 4)
 		assert.Equal(t, 5, ses.after(pos))
 	})
 }

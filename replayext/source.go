@@ -30,10 +30,16 @@ type source interface {
 }
 
 // localSource reads a dataset root on the local file system.
-type localSource struct{ lister *dataset.Lister }
+type localSource struct {
+	lister *dataset.Lister
+	files  *openFiles
+}
 
 func newLocalSource(root string) *localSource {
-	return &localSource{lister: dataset.NewLister(root, dataset.Cases, dataset.Quarantine)}
+	return &localSource{
+		lister: dataset.NewLister(root, dataset.Cases, dataset.Quarantine),
+		files:  &openFiles{open: dataset.OpenCaseFile, version: localVersion},
+	}
 }
 
 func (l *localSource) next() ([]string, error) { return filePaths(l.lister.Next()) }
@@ -42,7 +48,11 @@ func (l *localSource) retry(file string) { l.lister.Retry(dataset.File{Path: fil
 
 func (l *localSource) removed(file string) bool {
 	_, err := os.Stat(file)
-	return errors.Is(err, fs.ErrNotExist)
+	if errors.Is(err, fs.ErrNotExist) {
+		l.files.forget(file)
+		return true
+	}
+	return false
 }
 
 func (l *localSource) scanIndex(file string, fn func(row int64, r *dataset.ReplayIndexRow) error) error {
@@ -50,7 +60,7 @@ func (l *localSource) scanIndex(file string, fn func(row int64, r *dataset.Repla
 }
 
 func (l *localSource) readCase(file string, row int64) (*replaycase.Case, error) {
-	return dataset.ReadCase(file, row)
+	return l.files.readCase(file, row)
 }
 
 func (l *localSource) readSummaries(file string, rows []int64) (map[int64]*dataset.CaseSummary, error) {
@@ -60,17 +70,32 @@ func (l *localSource) readSummaries(file string, rows []int64) (map[int64]*datas
 // objectSource reads a dataset in an S3 bucket. Each next lists the cases/ and quarantine/
 // keys; a key that a listing no longer shows is removed (a deletion is seen one refresh after
 // it happens, without a request per file).
-type objectSource struct{ lister *dataset.ObjectLister }
+type objectSource struct {
+	lister *dataset.ObjectLister
+	files  *openFiles
+}
 
 func newObjectSource(ctx context.Context, cfg dataset.ObjectStoreConfig) (*objectSource, error) {
 	st, err := dataset.NewObjectStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &objectSource{lister: st.NewObjectLister(dataset.Cases, dataset.Quarantine)}, nil
+	o := &objectSource{lister: st.NewObjectLister(dataset.Cases, dataset.Quarantine)}
+	o.files = &openFiles{
+		open: func(path string) (*dataset.CaseFile, error) {
+			return o.lister.OpenCaseFile(context.Background(), path)
+		},
+		// Published objects are never rewritten under their name (they are named by a
+		// UUID); a removed one is forgotten when the listing no longer shows it.
+		version: func(string) (fileVersion, error) { return fileVersion{}, nil },
+	}
+	return o, nil
 }
 
-func (o *objectSource) close() { o.lister.Close() }
+func (o *objectSource) close() {
+	o.files.close()
+	o.lister.Close()
+}
 
 func (o *objectSource) next() ([]string, error) {
 	return filePaths(o.lister.Next(context.Background()))
@@ -78,14 +103,20 @@ func (o *objectSource) next() ([]string, error) {
 
 func (o *objectSource) retry(file string) { o.lister.Retry(dataset.File{Path: file}) }
 
-func (o *objectSource) removed(file string) bool { return o.lister.Removed(file) }
+func (o *objectSource) removed(file string) bool {
+	if o.lister.Removed(file) {
+		o.files.forget(file)
+		return true
+	}
+	return false
+}
 
 func (o *objectSource) scanIndex(file string, fn func(row int64, r *dataset.ReplayIndexRow) error) error {
 	return o.lister.ScanReplayIndex(context.Background(), file, fn)
 }
 
 func (o *objectSource) readCase(file string, row int64) (*replaycase.Case, error) {
-	return o.lister.ReadCase(context.Background(), file, row)
+	return o.files.readCase(file, row)
 }
 
 func (o *objectSource) readSummaries(file string, rows []int64) (map[int64]*dataset.CaseSummary, error) {
@@ -101,4 +132,4 @@ func filePaths(files []dataset.File, err error) ([]string, error) {
 	return out, err
 }
 
-func (l *localSource) close() {}
+func (l *localSource) close() { l.files.close() }

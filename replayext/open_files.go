@@ -1,0 +1,156 @@
+package replayext
+
+import (
+	"os"
+	"sync"
+	"time"
+
+	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// openFiles keeps the data files read last open, their footers decoded: decoding the footer
+// of a file with a few hundred columns allocates more than reading one of its rows, and reads
+// of neighbouring cases (a listing, then its cases) hit the same file. It is bounded by count
+// and by an estimate of what the open files hold, so that it does not raise the heap by more
+// than a few MiB: one large file, or a few small ones.
+type openFiles struct {
+	open func(path string) (*dataset.CaseFile, error)
+	// version tells a file that was replaced under the same path from the one opened (a local
+	// file's size and modification time); an error means the file is gone.
+	version func(path string) (fileVersion, error)
+
+	mu    sync.Mutex
+	files []*openFile // least recently used first
+	held  int64       // estimated bytes the open files hold
+}
+
+// fileVersion tells two files at one path apart.
+type fileVersion struct {
+	size  int64
+	mtime time.Time
+}
+
+type openFile struct {
+	path    string
+	version fileVersion
+	file    *dataset.CaseFile
+	users   int  // reads under way; the file is closed when it is evicted and has none
+	evicted bool // out of the list: closed by its last user
+}
+
+const (
+	// maxOpenFiles bounds how many files stay open.
+	maxOpenFiles = 4
+	// maxOpenFooterBytes bounds the estimated memory of the open files: their decoded
+	// footers and their row readers' current pages.
+	maxOpenFooterBytes = 16 << 20
+	// decodedFooterRatio is about how much more an open file holds than its encoded footer
+	// (8.3 MiB, its reader's pages included, for a 268 KiB footer of 174 columns × 10 row
+	// groups, measured on the scale dataset of docs/benchmarks.md).
+	decodedFooterRatio = 32
+)
+
+// readCase reads the case at row of file, through an open file.
+func (o *openFiles) readCase(path string, row int64) (*replaycase.Case, error) {
+	f, err := o.acquire(path)
+	if err != nil {
+		return nil, err
+	}
+	defer o.release(f)
+	return f.file.ReadCase(row)
+}
+
+// acquire returns path's open file, opening it if it is not open or has changed, and counts
+// a user of it.
+func (o *openFiles) acquire(path string) (*openFile, error) {
+	v, err := o.version(path)
+	if err != nil {
+		o.forget(path)
+		return nil, err
+	}
+	o.mu.Lock()
+	for i, f := range o.files {
+		if f.path != path {
+			continue
+		}
+		if f.version == v {
+			o.files = append(append(o.files[:i], o.files[i+1:]...), f) // most recent last, in place
+			f.users++
+			o.mu.Unlock()
+			return f, nil
+		}
+		o.evict(i) // replaced under the same path
+		break
+	}
+	o.mu.Unlock()
+	cf, err := o.open(path) // without the lock: reads of other files go on
+	if err != nil {
+		return nil, err
+	}
+	f := &openFile{path: path, version: v, file: cf, users: 1}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.files = append(o.files, f)
+	o.held += f.estimate()
+	for len(o.files) > 1 && (len(o.files) > maxOpenFiles || o.held > maxOpenFooterBytes) {
+		o.evict(0)
+	}
+	if o.held > maxOpenFooterBytes { // one file alone is over the bound: read it once, keep none
+		o.evict(0)
+	}
+	return f, nil
+}
+
+// release ends a read of f, closing it if it was evicted meanwhile.
+func (o *openFiles) release(f *openFile) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	f.users--
+	if f.evicted && f.users == 0 {
+		f.file.Close()
+	}
+}
+
+// forget closes path's open file, if any: the file is gone.
+func (o *openFiles) forget(path string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i, f := range o.files {
+		if f.path == path {
+			o.evict(i)
+			return
+		}
+	}
+}
+
+// close closes every open file; reads under way close theirs when they end.
+func (o *openFiles) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for len(o.files) > 0 {
+		o.evict(0)
+	}
+}
+
+// evict takes files[i] out of the list, closing it unless a read is using it. Caller holds mu.
+func (o *openFiles) evict(i int) {
+	f := o.files[i]
+	o.files = append(o.files[:i], o.files[i+1:]...)
+	o.held -= f.estimate()
+	f.evicted = true
+	if f.users == 0 {
+		f.file.Close()
+	}
+}
+
+func (f *openFile) estimate() int64 { return decodedFooterRatio * f.file.FooterSize() }
+
+// localVersion is a local file's size and modification time.
+func localVersion(path string) (fileVersion, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return fileVersion{}, err
+	}
+	return fileVersion{info.Size(), info.ModTime()}, nil
+}
