@@ -35,13 +35,13 @@ func writeOneBatch(t *testing.T, cases []*replaycase.Case) []File {
 	w := newWriter(t)
 	_, err := w.Write(cases)
 	require.NoError(t, err)
-	files := caseFiles(t, w.Root())
+	files := listedCaseFiles(t, w.Root())
 	require.Len(t, files, 2)
 	return files
 }
 
-// caseFiles is the cases/ and quarantine/ files under root.
-func caseFiles(t *testing.T, root string) []File {
+// listedCaseFiles is the cases/ and quarantine/ files under root, as the lister gives them.
+func listedCaseFiles(t *testing.T, root string) []File {
 	files, err := NewLister(root, Cases, Quarantine).Next()
 	require.NoError(t, err)
 	return files
@@ -111,6 +111,16 @@ func assertEveryReaderGives(t *testing.T, path string, want map[string]replaycas
 		roundtrip.AssertSameCase(t, want[c.CaseID], *c)
 		return nil
 	}))
+	open, err := OpenCaseFile(path) // the replay extension's reads by id
+	require.NoError(t, err)
+	defer open.Close()
+	for i := range rows {
+		c, err := open.ReadCase(int64(i))
+		require.NoError(t, err)
+		w := want[c.CaseID]
+		w.RawSpans, w.RawEvents = nil, nil
+		roundtrip.AssertSameCase(t, w, *c)
+	}
 }
 
 func byID(cases []*replaycase.Case) map[string]replaycase.Case {
@@ -199,7 +209,7 @@ func TestMergedSegmentsKeepOneLayoutPerFile(t *testing.T) {
 	_, err = w.Flush(true)
 	require.NoError(t, err)
 
-	files := caseFiles(t, w.Root())
+	files := listedCaseFiles(t, w.Root())
 	layouts := map[string]int{}
 	for _, f := range files {
 		stored, layout := rawCases(t, f.Path)

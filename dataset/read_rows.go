@@ -81,6 +81,8 @@ type CaseFile struct {
 	rows int64
 	// footer is the size of the file's encoded footer: a cache of open files bounds by it.
 	footer int64
+	// idsOnce: the file stores each span id once, so a read puts the copies back.
+	idsOnce bool
 
 	mu     sync.Mutex
 	reader *parquet.GenericReader[CaseRow]
@@ -120,7 +122,7 @@ func newCaseFile(path string, pf *parquet.File) (*CaseFile, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &CaseFile{
-		path: path, rows: pf.NumRows(), footer: int64(binary.LittleEndian.Uint32(tail[:4])),
+		path: path, rows: pf.NumRows(), footer: int64(binary.LittleEndian.Uint32(tail[:4])), idsOnce: storesSpanIDsOnce(pf),
 		reader: parquet.NewGenericReader[CaseRow](pf), buf: make([]CaseRow, 1),
 	}, nil
 }
@@ -166,5 +168,8 @@ func (c *CaseFile) ReadCase(row int64) (*replaycase.Case, error) {
 	out := c.buf[0] // its strings point into page buffers the reader detaches, never reuses
 	c.buf[0] = CaseRow{}
 	out.RawSpans, out.RawEvents = nil, nil
+	if c.idsOnce {
+		fillSpanIDs(&out)
+	}
 	return &out, nil
 }
