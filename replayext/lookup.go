@@ -106,6 +106,12 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 		}
 		candidate = hit{caseID, ses.after(cursorKey{caseID, it.stream, ""})}
 		found = caseID != "" && candidate.pos < in.count(caseID)
+		if found && mode == ModeLenient {
+			// Lenient serves the candidate whatever the comparison finds: take it now, under
+			// the same lock, so that concurrent requests of the session get the next ones.
+			ses.last.set(cursorKey{candidate.caseID, it.stream, ""}, candidate.pos)
+			ses.lastCase.set(it.stream, candidate.caseID)
+		}
 	})
 	if live {
 		r.record(req.Context(), it.endpoint, outcomeLive, start)
@@ -146,11 +152,7 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 		return hit{}, false
 	case mode == ModeLenient:
 		d.Served = in.label(candidate)
-		r.sessions.with(id, func(ses *session) {
-			ses.last.set(cursorKey{candidate.caseID, it.stream, ""}, candidate.pos)
-			ses.lastCase.set(it.stream, candidate.caseID)
-			ses.diverged(d)
-		})
+		r.sessions.with(id, func(ses *session) { ses.diverged(d) })
 		w.Header().Set(headerDivergence, "true")
 		r.record(req.Context(), it.endpoint, outcomeDivergent, start)
 		return candidate, true

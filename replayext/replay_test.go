@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -420,4 +422,30 @@ func TestLookupTelemetry(t *testing.T) {
 	got, err := tel.GetMetric("otelcol_extension_replay_lookup_duration")
 	require.NoError(t, err)
 	assert.Equal(t, uint64(3), got.Data.(metricdata.Histogram[float64]).DataPoints[0].Count)
+}
+
+// Lenient replay serves the next recorded call whatever the request says; two requests of one
+// session sent at once must get two different calls, never the same one twice.
+func TestConcurrentLenientRequestsOfASessionGetDistinctCalls(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	cases := writeDataset(t, root, testfixtures.OTelEvents)
+	s := startReplay(t, root, func(c *Config) { c.Mode = ModeLenient })
+	req := sdkRequests(t)[0]
+	req["messages"].([]any)[1].(map[string]any)["content"] = "Something the recording never asked"
+	path := "/v1/cases/" + cases[0].CaseID + "/openai/v1/chat/completions"
+	for i := range 20 {
+		session := fmt.Sprintf("concurrent-%d", i)
+		bodies := make([]string, 2)
+		var wg sync.WaitGroup
+		for j := range bodies {
+			wg.Go(func() {
+				resp, body := s.do("POST", path, req, map[string]string{"X-Replay-Session": session})
+				assert.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+				bodies[j] = string(body)
+			})
+		}
+		wg.Wait()
+		toolCall := func(b string) bool { return strings.Contains(b, `"id":"call_1_0"`) }
+		assert.NotEqual(t, toolCall(bodies[0]), toolCall(bodies[1]), "session %s was served the same call twice", session)
+	}
 }
