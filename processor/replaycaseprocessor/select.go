@@ -20,6 +20,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
+
+	"github.com/reprise-dev/reprise/internal/pdatawalk"
 )
 
 // SelectConfig chooses which runs become cases. A run is selected when any rule matches any of
@@ -237,36 +239,24 @@ func (p *caseProcessor) unselected(ctx context.Context, cl closing, b *batch) {
 }
 
 func anySpan(ctx context.Context, td ptrace.Traces, cond *ottl.Condition[*ottlspan.TransformContext]) bool {
-	for i := 0; i < td.ResourceSpans().Len(); i++ {
-		rs := td.ResourceSpans().At(i)
-		for j := 0; j < rs.ScopeSpans().Len(); j++ {
-			ss := rs.ScopeSpans().At(j)
-			for k := 0; k < ss.Spans().Len(); k++ {
-				tctx := ottlspan.NewTransformContext(rs, ss, ss.Spans().At(k))
-				ok, err := cond.Eval(ctx, tctx)
-				tctx.Close()
-				if err == nil && ok {
-					return true
-				}
-			}
+	for s := range pdatawalk.Spans(td) {
+		tctx := ottlspan.NewTransformContext(s.Resource, s.Scope, s.Span)
+		ok, err := cond.Eval(ctx, tctx)
+		tctx.Close()
+		if err == nil && ok {
+			return true
 		}
 	}
 	return false
 }
 
 func anyEvent(ctx context.Context, ld plog.Logs, cond *ottl.Condition[*ottllog.TransformContext]) bool {
-	for i := 0; i < ld.ResourceLogs().Len(); i++ {
-		rl := ld.ResourceLogs().At(i)
-		for j := 0; j < rl.ScopeLogs().Len(); j++ {
-			sl := rl.ScopeLogs().At(j)
-			for k := 0; k < sl.LogRecords().Len(); k++ {
-				tctx := ottllog.NewTransformContext(rl, sl, sl.LogRecords().At(k))
-				ok, err := cond.Eval(ctx, tctx)
-				tctx.Close()
-				if err == nil && ok {
-					return true
-				}
-			}
+	for r := range pdatawalk.LogRecords(ld) {
+		tctx := ottllog.NewTransformContext(r.Resource, r.Scope, r.Record)
+		ok, err := cond.Eval(ctx, tctx)
+		tctx.Close()
+		if err == nil && ok {
+			return true
 		}
 	}
 	return false
