@@ -7,6 +7,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/internal/pdatawalk"
 )
 
 // reportedCostAttrs are the span attributes that carry a cost in USD reported by a provider or
@@ -19,17 +21,9 @@ var reportedCostAttrs = []string{"gen_ai.usage.cost", "llm.cost.total"}
 // output.value. A value that is not a finite non-negative number is ignored.
 func ReportedCosts(td ptrace.Traces) map[string]float64 {
 	out := map[string]float64{}
-	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len(); i++ {
-		sss := rss.At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			spans := sss.At(j).Spans()
-			for k := 0; k < spans.Len(); k++ {
-				sp := spans.At(k)
-				if usd, ok := reportedCost(sp.Attributes()); ok {
-					out[sp.SpanID().String()] = usd
-				}
-			}
+	for s := range pdatawalk.Spans(td) {
+		if usd, ok := reportedCost(s.Span.Attributes()); ok {
+			out[s.Span.SpanID().String()] = usd
 		}
 	}
 	return out
