@@ -1,6 +1,7 @@
 package replaycaseprocessor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -105,13 +106,8 @@ func (p *pricer) record(ctx context.Context, c *replaycase.Case) {
 		if st.Cost == nil {
 			continue
 		}
-		provider, model := st.Cost.ProviderID, st.Cost.ModelID
-		if provider == "" {
-			provider = st.ModelConfig.Provider
-		}
-		if model == "" {
-			model = firstNonEmpty(st.ModelConfig.ResponseModel, st.ModelConfig.RequestModel)
-		}
+		provider := cmp.Or(st.Cost.ProviderID, st.ModelConfig.Provider)
+		model := cmp.Or(st.Cost.ModelID, st.ModelConfig.ResponseModel, st.ModelConfig.RequestModel)
 		pm := []attribute.KeyValue{attribute.String("provider", provider), attribute.String("model", model)}
 		usd := 0.0
 		if st.Cost.TotalUSD != nil {
@@ -128,13 +124,4 @@ func (p *pricer) record(ctx context.Context, c *replaycase.Case) {
 			}
 		}
 	}
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
