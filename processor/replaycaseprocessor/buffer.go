@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/reprise-dev/reprise/internal/pdatawalk"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -187,21 +188,19 @@ func (p *caseProcessor) addEvents(c *logChunk, now time.Time) {
 	b.walKeys = append(b.walKeys, c.walKeys...)
 	p.wal.hold(c.walKeys)
 	dups, over := 0, 0
-	forEachScopeLogs(c.ld, func(sl plog.ScopeLogs) {
-		sl.LogRecords().RemoveIf(func(lr plog.LogRecord) bool {
-			k := eventIdentity(lr)
-			if _, seen := b.seenEvents[k]; seen {
-				dups++
-				return true
-			}
-			if b.eventCount >= p.cfg.Limits.MaxEventsPerTrace {
-				over++
-				return true
-			}
-			b.seenEvents[k] = struct{}{}
-			b.eventCount++
-			return false
-		})
+	pdatawalk.RemoveLogRecordsIf(c.ld, func(r pdatawalk.LogRecord) bool {
+		k := eventIdentity(r.Record)
+		if _, seen := b.seenEvents[k]; seen {
+			dups++
+			return true
+		}
+		if b.eventCount >= p.cfg.Limits.MaxEventsPerTrace {
+			over++
+			return true
+		}
+		b.seenEvents[k] = struct{}{}
+		b.eventCount++
+		return false
 	})
 	ctx := context.Background()
 	if dups > 0 {

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/reprise-dev/reprise/internal/pdatawalk"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
 	"github.com/reprise-dev/reprise/replaycase"
@@ -258,11 +259,11 @@ func TestLogEventsHaveTheirOwnLimit(t *testing.T) {
 	ld := testfixtures.Logs(t, testfixtures.OTelEvents)
 	extra := plog.NewLogs()
 	ld.CopyTo(extra)
-	forEachScopeLogs(extra, func(sl plog.ScopeLogs) {
-		for i := 0; i < sl.LogRecords().Len(); i++ {
-			sl.LogRecords().At(i).SetTimestamp(pcommon.Timestamp(i + 1)) // other events, not retries
-		}
-	})
+	ts := pcommon.Timestamp(0)
+	for r := range pdatawalk.LogRecords(extra) {
+		ts++
+		r.Record.SetTimestamp(ts) // other events, not retries
+	}
 	h.sendLogs(ld)
 	h.sendLogs(extra)
 	h.sendTraces(testfixtures.Traces(t, testfixtures.OTelEvents))

@@ -150,14 +150,6 @@ func forEachScopeSpans(td ptrace.Traces, fn func(ptrace.ScopeSpans)) {
 	}
 }
 
-func forEachScopeLogs(ld plog.Logs, fn func(plog.ScopeLogs)) {
-	for i := 0; i < ld.ResourceLogs().Len(); i++ {
-		for j := 0; j < ld.ResourceLogs().At(i).ScopeLogs().Len(); j++ {
-			fn(ld.ResourceLogs().At(i).ScopeLogs().At(j))
-		}
-	}
-}
-
 // eventKey identifies a log event within its trace.
 type eventKey [16]byte
 
