@@ -213,7 +213,8 @@ func (s *Scrubber) Value(v pcommon.Value, r *Report) {
 func (s *Scrubber) secretAttribute(kind string, v pcommon.Value, r *Report) {
 	switch v.Type() {
 	case pcommon.ValueTypeStr, pcommon.ValueTypeInt, pcommon.ValueTypeDouble, pcommon.ValueTypeBytes:
-		if out := s.secretValue(kind, v.AsString(), r); out != v.AsString() {
+		in := v.AsString()
+		if out := s.secretValue(kind, in, r); out != in {
 			v.SetStr(out)
 		}
 	case pcommon.ValueTypeSlice:
