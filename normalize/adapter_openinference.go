@@ -99,7 +99,11 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	if raw, ok := jsonAttr(a, "input.value", b); ok && getStr(a, "input.mime_type") == "application/json" {
 		if body, ok := raw.(map[string]any); ok {
 			b.checkRequestNumbers(body, "input.value")
-			request = ParseOpenAIRequest(body)
+			if v, _ := a.Get("input.value"); v.Type() == pcommon.ValueTypeStr {
+				request = parseChatRequest([]byte(v.Str())) // the recorded text: no second encoding
+			} else {
+				request = ParseOpenAIRequest(body)
+			}
 			mergeModelConfig(mc, request.Model)
 		}
 	}

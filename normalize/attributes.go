@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"iter"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,8 +92,13 @@ func jsonAttr(a pcommon.Map, key string, b *stepBuilder) (any, bool) {
 // "llm.input_messages.3.message.role" into item 3, field "message.role". Items come back in
 // numeric order.
 func indexed(a pcommon.Map, prefix string) []map[string]pcommon.Value {
+	return indexedFields(a.All(), prefix)
+}
+
+// indexedFields is indexed over any key / value sequence.
+func indexedFields(fields iter.Seq2[string, pcommon.Value], prefix string) []map[string]pcommon.Value {
 	items := map[int]map[string]pcommon.Value{}
-	for k, v := range a.All() {
+	for k, v := range fields {
 		if !strings.HasPrefix(k, prefix) {
 			continue
 		}
@@ -124,14 +131,8 @@ func indexed(a pcommon.Map, prefix string) []map[string]pcommon.Value {
 // indexedSub groups the fields of one flattened item further: "message.tool_calls.0.tool_call.id"
 // with prefix "message.tool_calls." becomes item 0, field "tool_call.id".
 func indexedSub(item map[string]pcommon.Value, prefix string) []map[string]string {
-	m := pcommon.NewMap()
-	for k, v := range item {
-		if strings.HasPrefix(k, prefix) {
-			v.CopyTo(m.PutEmpty(k))
-		}
-	}
 	var out []map[string]string
-	for _, sub := range indexed(m, prefix) {
+	for _, sub := range indexedFields(maps.All(item), prefix) {
 		fields := map[string]string{}
 		for k, v := range sub {
 			fields[k] = v.AsString()

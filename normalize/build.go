@@ -4,7 +4,6 @@ import (
 	"slices"
 	"sort"
 
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -60,13 +59,12 @@ func joinEvents(logs plog.Logs, prov *replaycase.Provenance) map[string][]plog.L
 
 // spansRead is what one walk over the spans of a trace found.
 type spansRead struct {
-	steps        []normalized                // spans with GenAI telemetry, in start order
-	evaluations  []replaycase.Evaluation     // gen_ai.evaluation.result events on any span, in span order
-	evalProblems []replaycase.Reason         // evaluations that could not be read
-	spanIDs      map[string]bool             // every span received
-	roots        []ptrace.Span               // spans without a parent
-	rootRes      map[string]pcommon.Resource // the resource of each root, by span id
-	minSpanID    string                      // anchors the case id when no root arrived
+	steps        []normalized            // spans with GenAI telemetry, in start order
+	evaluations  []replaycase.Evaluation // gen_ai.evaluation.result events on any span, in span order
+	evalProblems []replaycase.Reason     // evaluations that could not be read
+	spanIDs      map[string]bool         // every span received
+	roots        []pdatawalk.Span        // spans without a parent, with their resource
+	minSpanID    string                  // anchors the case id when no root arrived
 }
 
 // readSpans runs the adapters over every span and notes the trace's roots, services and span
@@ -74,7 +72,7 @@ type spansRead struct {
 func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, prov *replaycase.Provenance) spansRead {
 	count := spans.SpanCount()
 	// Sized once: a normalized step is large, and growing the slice span by span copied them all.
-	read := spansRead{rootRes: map[string]pcommon.Resource{}, spanIDs: make(map[string]bool, count), steps: make([]normalized, 0, count)}
+	read := spansRead{spanIDs: make(map[string]bool, count), steps: make([]normalized, 0, count)}
 	services := map[string]bool{}
 	for s := range pdatawalk.Spans(spans) {
 		sp := s.Span
@@ -86,8 +84,7 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, pr
 		}
 		services[getStr(s.Resource.Resource().Attributes(), "service.name")] = true
 		if sp.ParentSpanID().IsEmpty() {
-			read.roots = append(read.roots, sp)
-			read.rootRes[id] = s.Resource.Resource()
+			read.roots = append(read.roots, s)
 		}
 		in := spanInput{Resource: s.Resource.Resource(), Scope: s.Scope.Scope(), Span: sp, Events: eventsBySpan[id]}
 		n, ok := normalizeSpan(&in)
@@ -136,10 +133,10 @@ func evaluationsOf(read spansRead, eventsBySpan map[string][]plog.LogRecord) ([]
 // placeSteps numbers the steps into the case, except the root agent span, which is the case
 // itself and is returned apart. It gives each model call its call-site id and collects the
 // adapters' findings.
-func placeSteps(c *replaycase.Case, steps []normalized, root *ptrace.Span) (rootStep *normalized, findings []replaycase.Reason) {
+func placeSteps(c *replaycase.Case, steps []normalized, root *pdatawalk.Span) (rootStep *normalized, findings []replaycase.Reason) {
 	for i := range steps {
 		findings = append(findings, steps[i].Findings...)
-		if root != nil && steps[i].Step.SpanID == root.SpanID().String() && steps[i].Step.Kind == replaycase.StepAgent {
+		if root != nil && steps[i].Step.SpanID == root.Span.SpanID().String() && steps[i].Step.Kind == replaycase.StepAgent {
 			rootStep = &steps[i]
 			continue
 		}
@@ -175,12 +172,12 @@ func conventionsOf(steps []normalized) []string {
 // anchorCase gives the case its id, service and time span: from the root span when one
 // arrived, else from the smallest span id and the steps. It reports wrong root times when the
 // root is not a step (a step's own times are checked with the step).
-func anchorCase(c *replaycase.Case, root *ptrace.Span, read spansRead) (findings []replaycase.Reason) {
+func anchorCase(c *replaycase.Case, root *pdatawalk.Span, read spansRead) (findings []replaycase.Reason) {
 	anchor := read.minSpanID
 	if root != nil {
-		anchor = root.SpanID().String()
+		anchor = root.Span.SpanID().String()
 		c.Provenance.RootSpanID = anchor
-		res := read.rootRes[anchor].Attributes()
+		res := root.Resource.Resource().Attributes()
 		c.Provenance.ServiceName = getStr(res, "service.name")
 		c.Provenance.ServiceVersion = getStr(res, "service.version")
 		report := func(code, detail string) {
@@ -188,7 +185,7 @@ func anchorCase(c *replaycase.Case, root *ptrace.Span, read spansRead) (findings
 				findings = append(findings, replaycase.Reason{Code: code, Detail: "root span " + detail, SpanID: anchor})
 			}
 		}
-		c.StartTime, c.EndTime = spanTimes(*root, report)
+		c.StartTime, c.EndTime = spanTimes(root.Span, report)
 	} else if len(c.Provenance.Services) > 0 {
 		c.Provenance.ServiceName = c.Provenance.Services[0]
 	}
@@ -220,7 +217,7 @@ func stepBefore(a, b *replaycase.Step) bool {
 
 // pickRoot chooses the case root among the parentless spans: an agent span if there is one,
 // else the earliest.
-func pickRoot(roots []ptrace.Span, steps []normalized) *ptrace.Span {
+func pickRoot(roots []pdatawalk.Span, steps []normalized) *pdatawalk.Span {
 	if len(roots) == 0 {
 		return nil
 	}
@@ -232,8 +229,9 @@ func pickRoot(roots []ptrace.Span, steps []normalized) *ptrace.Span {
 	}
 	best := 0
 	for i, r := range roots {
-		bi, ri := agents[roots[best].SpanID().String()], agents[r.SpanID().String()]
-		if (ri && !bi) || (ri == bi && r.StartTimestamp() < roots[best].StartTimestamp()) {
+		b := roots[best].Span
+		bi, ri := agents[b.SpanID().String()], agents[r.Span.SpanID().String()]
+		if (ri && !bi) || (ri == bi && r.Span.StartTimestamp() < b.StartTimestamp()) {
 			best = i
 		}
 	}

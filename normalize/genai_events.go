@@ -28,7 +28,7 @@ func (ev genAIEvent) fields() map[string]any {
 	return out
 }
 
-// EventName returns the event name of a log record: the EventName field, or the event.name
+// eventName returns the event name of a log record: the EventName field, or the event.name
 // attribute older SDKs write.
 func eventName(lr plog.LogRecord) string {
 	if n := lr.EventName(); n != "" {

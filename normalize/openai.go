@@ -23,6 +23,12 @@ func ParseOpenAIRequest(body map[string]any) OpenAIRequest {
 	if err != nil {
 		return OpenAIRequest{}
 	}
+	return parseChatRequest(raw)
+}
+
+// parseChatRequest is ParseOpenAIRequest on the body's JSON text, for a caller that holds the
+// text already and need not encode the decoded body again.
+func parseChatRequest(raw []byte) OpenAIRequest {
 	r, err := wireapi.ParseChatRequest(raw)
 	if err == nil {
 		err = r.ReadToolSchemas()

@@ -34,8 +34,8 @@ func toolCallParts(c *replaycase.Case) [][]string {
 // details event with the input and one more per output item; both parallel function calls
 // of the first call are its output, not just the first item's.
 func TestOTelJSStreamedResponsesKeepEveryOutputItem(t *testing.T) {
-	c, _, _ := Build(recordedRun(t, "node", "otel-responses-stream"))
-	require.Equal(t, replaycase.StatusAccepted, c.Status, c.Reasons)
+	c, findings, _ := Build(recordedRun(t, "node", "otel-responses-stream"))
+	require.Empty(t, findings, "nothing about the run is missing or unreadable")
 	require.Equal(t, [][]string{
 		{`call_1_0 get_weather {"city":"Paris"}`, `call_1_1 get_weather {"city":"Lyon"}`},
 		nil,
