@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/reprise-dev/reprise/internal/testcollector"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -256,8 +257,8 @@ func assertConserved(t *testing.T, rows []replaycase.Case, sent map[string]bool,
 	for id, n := range ids {
 		assert.Equal(t, 1, n, "case %s written once", id)
 	}
-	assert.Zero(t, metric(metrics, "otelcol_processor_replay_case_dropped_cases"), "nothing dropped")
-	assert.Equal(t, float64(len(ids)), metric(metrics, "otelcol_processor_replay_case_cases_closed"), "every closed case is a row")
+	assert.Zero(t, testcollector.Metric(metrics, "otelcol_processor_replay_case_dropped_cases"), "nothing dropped")
+	assert.Equal(t, float64(len(ids)), testcollector.Metric(metrics, "otelcol_processor_replay_case_cases_closed"), "every closed case is a row")
 }
 
 // Problem 2 and 3: 10× max_open_traces sent as fast as 4 clients can, through an exporter whose
@@ -282,7 +283,7 @@ func TestOverloadLosesNothingAndRefusesAtTheDoor(t *testing.T) {
 	close(stop)
 	t.Logf("%d runs in %s: %d rows, %d refusals retried, peak RSS %d MiB (anonymous %d MiB), evictions %.0f",
 		runs, time.Since(start).Round(time.Millisecond), len(rows), s.refused.Load(), procStatus(c.cmd.Process.Pid, "VmHWM")>>20,
-		<-anon>>20, metric(metrics, "otelcol_processor_replay_case_evictions"))
+		<-anon>>20, testcollector.Metric(metrics, "otelcol_processor_replay_case_evictions"))
 	assertConserved(t, rows, sent, metrics)
 
 	// The script users run after a load test agrees.
@@ -361,8 +362,8 @@ service:
 	}
 	assert.Positive(t, s.refused.Load(), "the clients were told to retry")
 	metrics := fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
-	assert.Zero(t, metric(metrics, "otelcol_processor_replay_case_dropped_cases"))
-	assert.Positive(t, metric(metrics, "otelcol_processor_replay_case_refused"))
+	assert.Zero(t, testcollector.Metric(metrics, "otelcol_processor_replay_case_dropped_cases"))
+	assert.Positive(t, testcollector.Metric(metrics, "otelcol_processor_replay_case_refused"))
 	t.Logf("%d runs, %d refusals retried by the clients, %d cases downstream", runs, s.refused.Load(), len(cases))
 	c.stop(t)
 }

@@ -276,7 +276,7 @@ func (c *cluster) waitClosed(t *testing.T, timeout time.Duration) {
 	for {
 		open := 0.0
 		for _, p := range c.tier2 {
-			open += metric(p.metrics, "otelcol_processor_replay_case_open_cases")
+			open += testcollector.Metric(p.metrics, "otelcol_processor_replay_case_open_cases")
 		}
 		if open == 0 {
 			return
