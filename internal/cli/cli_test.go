@@ -138,6 +138,12 @@ func TestLsFilters(t *testing.T) {
 	code, _, errOut := run(t, "ls", "--status", "maybe")
 	assert.Equal(t, ExitError, code)
 	assert.Contains(t, errOut, "--status")
+	code, _, errOut = run(t, "ls", "--since", "yesterday")
+	assert.Equal(t, ExitError, code)
+	assert.Contains(t, errOut, `-since: want YYYY-MM-DD or RFC 3339, got "yesterday"`)
+	code, out, _ = run(t, "ls", "--dataset", root, "--since", "2999-01-01")
+	require.Equal(t, ExitOK, code)
+	assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 1, "only the header: every case started before 2999")
 }
 
 // testFactories are the components `reprise ci` needs, as cmd/reprise provides them.

@@ -36,13 +36,9 @@ func (s *selection) register(fs *flag.FlagSet, defaultStatus string) {
 		return nil
 	})
 	fs.Func("since", "only cases that started at or after this time (RFC 3339 or a date)", func(v string) error {
-		for _, layout := range []string{time.RFC3339, time.DateOnly} {
-			if t, err := time.Parse(layout, v); err == nil {
-				s.since = t
-				return nil
-			}
-		}
-		return fmt.Errorf("want RFC 3339 or YYYY-MM-DD, got %q", v)
+		t, err := parseTime(v)
+		s.since = t
+		return err
 	})
 }
 
