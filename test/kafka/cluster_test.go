@@ -46,18 +46,21 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			panic(err)
 		}
-		defer os.RemoveAll(dir)
 		binary = filepath.Join(dir, "reprise")
 		build := exec.Command("go", "build", "-o", binary, "./cmd/reprise")
 		build.Dir = repoRoot()
 		build.Stdout, build.Stderr = os.Stdout, os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "building the collector:", err)
+			os.RemoveAll(dir)
 			os.Exit(1)
 		}
+		// os.Exit skips deferred calls: remove the built binary before exiting.
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
 	}
-	code := m.Run()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // brokers is the broker list run.sh started, or skips the test.
