@@ -57,14 +57,9 @@ func (s *selection) keep(c *replaycase.Case) bool {
 	if s.agent != "" && c.AgentName != s.agent {
 		return false
 	}
-	if len(s.ids) > 0 {
-		found := false
-		for _, id := range s.ids {
-			found = found || c.CaseID == id || strings.HasPrefix(c.CaseID, id)
-		}
-		if !found {
-			return false
-		}
+	// An id or a prefix of one; a case id is a prefix of itself.
+	if len(s.ids) > 0 && !slices.ContainsFunc(s.ids, func(id string) bool { return strings.HasPrefix(c.CaseID, id) }) {
+		return false
 	}
 	for k, v := range s.metadata {
 		if c.Metadata[k] != v {
