@@ -56,7 +56,7 @@ func datasetCaseIDs(t *testing.T, root string) map[string]int {
 // after a restart.
 func TestCrashLeavesNoPartialFileAndLosesNoAcceptedCase(t *testing.T) {
 	dir := t.TempDir()
-	otlpPort, metricsPort := freePort(t), freePort(t)
+	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
 	cfg := fmt.Sprintf(`
 extensions:
   file_storage:

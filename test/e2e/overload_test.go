@@ -270,7 +270,7 @@ func TestOverloadLosesNothingAndRefusesAtTheDoor(t *testing.T) {
 		runs, maxOpen = v, v/10
 	}
 	dir := t.TempDir()
-	otlpPort, metricsPort := freePort(t), freePort(t)
+	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
 	metrics := fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
 	c := launch(t, overloadConfig(dir, otlpPort, metricsPort, maxOpen, "1s"), otlpPort)
 	s := &sender{url: c.otlp}
@@ -301,7 +301,7 @@ func TestOverloadLosesNothingAndRefusesAtTheDoor(t *testing.T) {
 func TestKillNineLosesNoAcknowledgedRun(t *testing.T) {
 	const runs = 300
 	dir := t.TempDir()
-	otlpPort, metricsPort := freePort(t), freePort(t)
+	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
 	cfg := overloadConfig(dir, otlpPort, metricsPort, 10000, "30s")
 	first := launch(t, cfg, otlpPort)
 	s := &sender{url: first.otlp}
@@ -326,7 +326,7 @@ func TestBackpressureReachesTheClientsNotTheAcceptedData(t *testing.T) {
 	const runs = 300
 	d := newDownstream(t)
 	d.refusing.Store(true)
-	otlpPort, metricsPort := freePort(t), freePort(t)
+	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
 	c := launch(t, fmt.Sprintf(`
 receivers: {otlp: {protocols: {http: {endpoint: "127.0.0.1:%d"}}}}
 processors:
@@ -375,7 +375,7 @@ service:
 func TestKillNineWhileSendingLosesNoRun(t *testing.T) {
 	const runs = 600
 	dir := t.TempDir()
-	otlpPort, metricsPort := freePort(t), freePort(t)
+	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
 	cfg := overloadConfig(dir, otlpPort, metricsPort, 10000, "300ms")
 	first := launch(t, cfg, otlpPort)
 	s := &sender{url: first.otlp, downtime: true}

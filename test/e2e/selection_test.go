@@ -22,7 +22,7 @@ import (
 // selectingCollector runs the collector with a select rule set and a sample rate, traces and
 // logs through replay_case into replay_parquet under dir/data, and Prometheus metrics.
 func selectingCollector(t *testing.T, dir string) (c *collector, metrics string) {
-	otlpPort, metricsPort := freePort(t), freePort(t)
+	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
 	cfg := fmt.Sprintf(`
 receivers: {otlp: {protocols: {http: {endpoint: "127.0.0.1:%[1]d"}}}}
 processors:
