@@ -346,10 +346,10 @@ service:
 		d.refusing.Store(false)
 	}()
 	require.NoError(t, send(s, bodies, 4))
-	cases := d.waitCases(t, runs)
+	d.waitCases(t, runs)
 	time.Sleep(500 * time.Millisecond) // anything extra would arrive now
 	d.mu.Lock()
-	cases = append([]*replaycase.Case(nil), d.cases...)
+	cases := append([]*replaycase.Case(nil), d.cases...)
 	d.mu.Unlock()
 	primary := map[string]int{}
 	for _, cs := range cases {
