@@ -383,7 +383,11 @@ func TestKillNineWhileSendingLosesNoRun(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- send(s, bodies, 4) }()
 	for s.accepted.Load() < runs/3 {
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case err := <-done: // the senders gave up: fail now, not at the go test timeout
+			t.Fatalf("sending ended with %d of %d runs accepted: %v", s.accepted.Load(), runs, err)
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 	require.NoError(t, first.cmd.Process.Kill())
 	_ = first.cmd.Wait()
