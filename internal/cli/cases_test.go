@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,13 +132,11 @@ func TestMutateServesTheEditedStep(t *testing.T) {
 	all, err := readDataset(root)
 	require.NoError(t, err)
 	require.Len(t, all, 3, "the original and two derived cases, each once")
-	for _, c := range all {
-		if c.CaseID == failed {
-			assert.Equal(t, orig.CaseID, c.Metadata["derived_from"])
-			assert.JSONEq(t, `{"step":2,"edit":"tool_error","value":"weather service down"}`, c.Metadata["mutation"])
-			assert.Equal(t, replaycase.StepError, c.Steps[2].Status)
-		}
-	}
+	i := slices.IndexFunc(all, func(c *replaycase.Case) bool { return c.CaseID == failed })
+	require.GreaterOrEqual(t, i, 0, "the derived case %s is in the dataset", failed)
+	assert.Equal(t, orig.CaseID, all[i].Metadata["derived_from"])
+	assert.JSONEq(t, `{"step":2,"edit":"tool_error","value":"weather service down"}`, all[i].Metadata["mutation"])
+	assert.Equal(t, replaycase.StepError, all[i].Steps[2].Status)
 
 	base := startReplay(t, root)
 	args := []byte(`{"city":"Paris","unit":"celsius"}`)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Exit codes, as diff(1) and test runners use them.
@@ -101,4 +102,16 @@ func usageError(stderr io.Writer, fs *flag.FlagSet, err error) int {
 	fs.SetOutput(stderr)
 	fs.Usage()
 	return ExitError
+}
+
+// parseTime reads a time given on the command line: a date (midnight UTC) or an RFC 3339 time.
+func parseTime(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("want YYYY-MM-DD or RFC 3339, got %q", s)
+	}
+	return t.UTC(), nil
 }

@@ -138,6 +138,17 @@ func TestLsFilters(t *testing.T) {
 	code, _, errOut := run(t, "ls", "--status", "maybe")
 	assert.Equal(t, ExitError, code)
 	assert.Contains(t, errOut, "--status")
+	code, out, _ = run(t, "ls", "--dataset", root, "--case", "no-such-id", "--case", cases[1].CaseID[:8])
+	require.Equal(t, ExitOK, code)
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 2, "a --case prefix selects its case: %s", out)
+	assert.True(t, strings.HasPrefix(lines[1], cases[1].CaseID), out)
+	code, _, errOut = run(t, "ls", "--since", "yesterday")
+	assert.Equal(t, ExitError, code)
+	assert.Contains(t, errOut, `-since: want YYYY-MM-DD or RFC 3339, got "yesterday"`)
+	code, out, _ = run(t, "ls", "--dataset", root, "--since", "2999-01-01")
+	require.Equal(t, ExitOK, code)
+	assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 1, "only the header: every case started before 2999")
 }
 
 // testFactories are the components `reprise ci` needs, as cmd/reprise provides them.
@@ -171,13 +182,19 @@ for signal in logs traces; do
 done
 `
 
-func TestCIReplaysEachCaseThroughTheCommand(t *testing.T) {
+// ciSetup records the otel-events run into a dataset and points replayAgent at its recorded
+// first request; it returns the dataset root, its cases and a directory for the reports.
+func ciSetup(t *testing.T) (root string, cases []*replaycase.Case, out string) {
 	Factories = testFactories
-	root, cases := fixtureDataset(t, testfixtures.OTelEvents)
+	root, cases = fixtureDataset(t, testfixtures.OTelEvents)
 	require.Len(t, cases, 1)
 	repo := filepath.Join(testfixtures.Dir(), "..", "..")
 	t.Setenv("REQUEST", filepath.Join(repo, "testdata", "requests", "weather-first-call.json"))
-	out := t.TempDir()
+	return root, cases, t.TempDir()
+}
+
+func TestCIReplaysEachCaseThroughTheCommand(t *testing.T) {
+	root, cases, out := ciSetup(t)
 	junit, report := filepath.Join(out, "junit.xml"), filepath.Join(out, "report.json")
 
 	t.Setenv("RUN", filepath.Join(testfixtures.Dir(), testfixtures.OTelEvents))
@@ -224,11 +241,7 @@ func changedRun(t *testing.T, prompt bool) string {
 }
 
 func TestCIFailsWithTheFindingsOfAChangedAgent(t *testing.T) {
-	Factories = testFactories
-	root, _ := fixtureDataset(t, testfixtures.OTelEvents)
-	repo := filepath.Join(testfixtures.Dir(), "..", "..")
-	t.Setenv("REQUEST", filepath.Join(repo, "testdata", "requests", "weather-first-call.json"))
-	out := t.TempDir()
+	root, _, out := ciSetup(t)
 	junit, report, md := filepath.Join(out, "junit.xml"), filepath.Join(out, "report.json"), filepath.Join(out, "report.md")
 
 	t.Setenv("RUN", changedRun(t, true))

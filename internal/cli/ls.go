@@ -36,13 +36,9 @@ func (s *selection) register(fs *flag.FlagSet, defaultStatus string) {
 		return nil
 	})
 	fs.Func("since", "only cases that started at or after this time (RFC 3339 or a date)", func(v string) error {
-		for _, layout := range []string{time.RFC3339, time.DateOnly} {
-			if t, err := time.Parse(layout, v); err == nil {
-				s.since = t
-				return nil
-			}
-		}
-		return fmt.Errorf("want RFC 3339 or YYYY-MM-DD, got %q", v)
+		t, err := parseTime(v)
+		s.since = t
+		return err
 	})
 }
 
@@ -61,14 +57,9 @@ func (s *selection) keep(c *replaycase.Case) bool {
 	if s.agent != "" && c.AgentName != s.agent {
 		return false
 	}
-	if len(s.ids) > 0 {
-		found := false
-		for _, id := range s.ids {
-			found = found || c.CaseID == id || strings.HasPrefix(c.CaseID, id)
-		}
-		if !found {
-			return false
-		}
+	// An id or a prefix of one; a case id is a prefix of itself.
+	if len(s.ids) > 0 && !slices.ContainsFunc(s.ids, func(id string) bool { return strings.HasPrefix(c.CaseID, id) }) {
+		return false
 	}
 	for k, v := range s.metadata {
 		if c.Metadata[k] != v {

@@ -110,8 +110,8 @@ func runPricesShow(args []string, stdout, stderr io.Writer) int {
 	}
 	when := time.Now().UTC()
 	if *atDate != "" {
-		if when, err = parseWhen(*atDate); err != nil {
-			return usageError(stderr, fs, err)
+		if when, err = parseTime(*atDate); err != nil {
+			return usageError(stderr, fs, fmt.Errorf("--at: %w", err))
 		}
 	}
 	var table *pricing.Table
@@ -152,17 +152,6 @@ func runPricesShow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout)
 	}
 	return ExitOK
-}
-
-func parseWhen(s string) (time.Time, error) {
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("--at %q is neither YYYY-MM-DD nor RFC 3339", s)
-	}
-	return t.UTC(), nil
 }
 
 // costText is a cost for a person: the figure of record, how it was obtained and from which

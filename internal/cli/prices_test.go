@@ -68,6 +68,7 @@ func TestPricesShow(t *testing.T) {
 	assert.Equal(t, ExitChanged, runPrices([]string{"show", "no-such-model"}, &out, &errOut))
 	assert.True(t, strings.Contains(errOut.String(), "unpriced"), errOut.String())
 	assert.Equal(t, ExitError, runPrices([]string{"show", "gpt-4o", "--at", "yesterday"}, &out, &errOut))
+	assert.Contains(t, errOut.String(), `--at: want YYYY-MM-DD or RFC 3339, got "yesterday"`)
 }
 
 // 180 input and 34 output tokens of gpt-4o-mini (0.15 and 0.6 USD per million) over two calls.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -107,7 +108,7 @@ func (r ciReport) junitXML() ([]byte, error) {
 	suite := junitSuite{Name: "reprise ci " + r.Dataset, Tests: r.Cases, Failures: r.Failed, Errors: r.Errors,
 		Time: seconds(r.DurationMS), Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05")}
 	for _, c := range r.Results {
-		tc := junitCase{ClassName: "reprise." + firstNonEmpty(c.AgentName, "agent"), Name: c.CaseID, Time: seconds(c.DurationMS),
+		tc := junitCase{ClassName: "reprise." + cmp.Or(c.AgentName, "agent"), Name: c.CaseID, Time: seconds(c.DurationMS),
 			SystemOut: c.Stdout, SystemErr: c.Stderr}
 		switch c.Outcome {
 		case outcomeFailed:

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -49,7 +50,7 @@ func writeTimeline(w io.Writer, c *replaycase.Case, width int) {
 		fmt.Fprintf(w, "  %8s %7s  #%d %-9s %s", "+"+duration(c.StartTime, st.StartTime), duration(st.StartTime, st.EndTime), st.Index, st.Kind, st.Name)
 		switch st.Kind {
 		case replaycase.StepLLM:
-			fmt.Fprintf(w, "  model %s, %d→%d tokens", firstNonEmpty(st.ModelConfig.ResponseModel, st.ModelConfig.RequestModel), st.Usage.InputTokens, st.Usage.OutputTokens)
+			fmt.Fprintf(w, "  model %s, %d→%d tokens", cmp.Or(st.ModelConfig.ResponseModel, st.ModelConfig.RequestModel), st.Usage.InputTokens, st.Usage.OutputTokens)
 			if st.Cost != nil {
 				fmt.Fprintf(w, ", %s", costText(st.Cost))
 			}
@@ -65,7 +66,7 @@ func writeTimeline(w io.Writer, c *replaycase.Case, width int) {
 			}
 		case replaycase.StepTool:
 			if tc := st.ToolCall; tc != nil {
-				fmt.Fprintf(w, "  %s(%s)\n%20s→ %s", tc.Name, clip(tc.Arguments), "", clip(firstNonEmpty(errorText(tc.Error), tc.Result)))
+				fmt.Fprintf(w, "  %s(%s)\n%20s→ %s", tc.Name, clip(tc.Arguments), "", clip(cmp.Or(errorText(tc.Error), tc.Result)))
 			}
 		case replaycase.StepRetrieval:
 			if r := st.Retrieval; r != nil {
@@ -104,15 +105,6 @@ func errorText(e string) string {
 		return ""
 	}
 	return "error: " + e
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 func duration(from, to time.Time) string {

@@ -4,12 +4,16 @@
 package testcollector
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -75,4 +79,26 @@ func Launch(t testing.TB, binary, config string, env []string, readyPort int) *P
 	}
 	t.Fatalf("collector did not start:\n%s", p.Output)
 	return nil
+}
+
+// Metric sums a metric over its label sets from a collector's Prometheus endpoint at url; -1 if
+// the endpoint cannot be read (the collector is not up yet, or was killed).
+func Metric(url, name string) float64 {
+	resp, err := http.Get(url)
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	var sum float64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, name+"{") || strings.HasPrefix(line, name+" ") {
+			f := strings.Fields(line)
+			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+			sum += v
+		}
+	}
+	return sum
 }

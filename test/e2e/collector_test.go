@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,6 +25,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
+	"github.com/reprise-dev/reprise/internal/testcollector"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -53,13 +53,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // downstream is an OTLP/HTTP traces endpoint that decodes the cases it receives.
@@ -116,56 +109,23 @@ func (d *downstream) waitCases(t *testing.T, n int) []*replaycase.Case {
 
 type collector struct {
 	cmd    *exec.Cmd
-	output *logBuffer
+	output *testcollector.Output
 	otlp   string
-}
-
-// logBuffer collects a process's output; safe to read while the process writes.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // launch runs the collector with the given config and waits until its OTLP/HTTP receiver on
 // otlpPort accepts connections. It is killed when the test ends.
 func launch(t *testing.T, config string, otlpPort int) *collector {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(config), 0o600))
-	c := &collector{output: new(logBuffer), otlp: fmt.Sprintf("http://127.0.0.1:%d", otlpPort)}
-	c.cmd = exec.Command(binary, "--config", path)
-	c.cmd.Stdout, c.cmd.Stderr = c.output, c.output
-	require.NoError(t, c.cmd.Start())
-	t.Cleanup(func() { _ = c.cmd.Process.Kill(); _ = c.cmd.Wait() })
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", otlpPort)); err == nil {
-			conn.Close()
-			return c
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("collector did not start:\n%s", c.output)
-	return nil
+	p := testcollector.Launch(t, binary, config, nil, otlpPort)
+	return &collector{cmd: p.Cmd, output: p.Output, otlp: fmt.Sprintf("http://127.0.0.1:%d", otlpPort)}
 }
 
 // startCollector runs the binary with config/local.yaml's pipelines, its OTLP/HTTP receiver on
 // a free port and an otlp_http exporter to d next to the debug exporter.
 func startCollector(t *testing.T, d *downstream, processorCfg string) *collector {
 	t.Helper()
-	otlpPort := freePort(t)
+	otlpPort := testcollector.FreePort(t)
 	cfg := fmt.Sprintf(`
 receivers:
   otlp:
@@ -287,10 +247,10 @@ func TestLocalConfigIsValid(t *testing.T) {
 // root.
 func TestCasesReplayableWithinFiveSecondsFromTwoCollectors(t *testing.T) {
 	dir := t.TempDir()
-	replayPort := freePort(t)
+	replayPort := testcollector.FreePort(t)
 	var otlp []string
 	for i := 0; i < 2; i++ {
-		otlpPort := freePort(t)
+		otlpPort := testcollector.FreePort(t)
 		ext := ""
 		if i == 0 {
 			ext = fmt.Sprintf("extensions:\n  replay: {endpoint: 127.0.0.1:%d, directory: %s/data}\n", replayPort, dir)

@@ -1,12 +1,10 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/reprise-dev/reprise/internal/testcollector"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -32,27 +31,6 @@ func manyRuns(t *testing.T, first, n int) []byte {
 	body, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
 	require.NoError(t, err)
 	return body
-}
-
-// metric sums a counter over its label sets from the collector's Prometheus endpoint.
-func metric(url, name string) float64 {
-	resp, err := http.Get(url)
-	if err != nil {
-		return -1
-	}
-	defer resp.Body.Close()
-	var sum float64
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, name+"{") || strings.HasPrefix(line, name+" ") {
-			f := strings.Fields(line)
-			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
-			sum += v
-		}
-	}
-	return sum
 }
 
 // datasetCaseIDs reads every case id in cases/; a file that cannot be read fails the test.
@@ -78,7 +56,7 @@ func datasetCaseIDs(t *testing.T, root string) map[string]int {
 // after a restart.
 func TestCrashLeavesNoPartialFileAndLosesNoAcceptedCase(t *testing.T) {
 	dir := t.TempDir()
-	otlpPort, metricsPort := freePort(t), freePort(t)
+	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
 	cfg := fmt.Sprintf(`
 extensions:
   file_storage:
@@ -133,11 +111,11 @@ service:
 	}
 	// Every run has become a case and the exporter's persistent queue has accepted it.
 	deadline := time.Now().Add(30 * time.Second)
-	for metric(metrics, "otelcol_processor_replay_case_cases_closed") < runs {
+	for testcollector.Metric(metrics, "otelcol_processor_replay_case_cases_closed") < runs {
 		require.True(t, time.Now().Before(deadline), "cases not closed in time:\n%s", first.output)
 		time.Sleep(5 * time.Millisecond)
 	}
-	require.Zero(t, metric(metrics, "otelcol_processor_replay_case_emit_failures"))
+	require.Zero(t, testcollector.Metric(metrics, "otelcol_processor_replay_case_emit_failures"))
 	time.Sleep(20 * time.Millisecond)
 	require.NoError(t, first.cmd.Process.Kill()) // SIGKILL, mid-write
 	_ = first.cmd.Wait()

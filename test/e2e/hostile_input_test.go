@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
+	"github.com/reprise-dev/reprise/internal/testcollector"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -22,7 +23,7 @@ import (
 // launchToParquet runs the collector with an OTLP/HTTP receiver, replay_case configured by the
 // given YAML flow mapping, and a replay_parquet exporter writing under dir/data.
 func launchToParquet(t *testing.T, dir, processor string) *collector {
-	otlpPort := freePort(t)
+	otlpPort := testcollector.FreePort(t)
 	return launch(t, fmt.Sprintf(`
 receivers: {otlp: {protocols: {http: {endpoint: "127.0.0.1:%d"}}}}
 processors: {replay_case: %s}

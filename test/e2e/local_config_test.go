@@ -12,17 +12,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reprise-dev/reprise/internal/testcollector"
 )
 
 // localConfig is config/local.yaml with free ports and its directories under dir.
 func localConfig(t *testing.T, dir string) (cfg string, otlpHTTP int) {
 	b, err := os.ReadFile(filepath.Join(repoRoot(), "config", "local.yaml"))
 	require.NoError(t, err)
-	otlpHTTP = freePort(t)
+	otlpHTTP = testcollector.FreePort(t)
 	cfg = strings.NewReplacer(
-		"127.0.0.1:4317", fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		"127.0.0.1:4317", fmt.Sprintf("127.0.0.1:%d", testcollector.FreePort(t)),
 		"127.0.0.1:4318", fmt.Sprintf("127.0.0.1:%d", otlpHTTP),
-		"127.0.0.1:8790", fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		"127.0.0.1:8790", fmt.Sprintf("127.0.0.1:%d", testcollector.FreePort(t)),
 		"./reprise-data", filepath.Join(dir, "reprise-data"),
 		// the collector's own metrics listen on a fixed port (8888) that parallel tests share
 		"\nservice:\n", "\nservice:\n  telemetry:\n    metrics:\n      level: none\n",

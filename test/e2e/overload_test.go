@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/reprise-dev/reprise/internal/testcollector"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -256,8 +257,8 @@ func assertConserved(t *testing.T, rows []replaycase.Case, sent map[string]bool,
 	for id, n := range ids {
 		assert.Equal(t, 1, n, "case %s written once", id)
 	}
-	assert.Zero(t, metric(metrics, "otelcol_processor_replay_case_dropped_cases"), "nothing dropped")
-	assert.Equal(t, float64(len(ids)), metric(metrics, "otelcol_processor_replay_case_cases_closed"), "every closed case is a row")
+	assert.Zero(t, testcollector.Metric(metrics, "otelcol_processor_replay_case_dropped_cases"), "nothing dropped")
+	assert.Equal(t, float64(len(ids)), testcollector.Metric(metrics, "otelcol_processor_replay_case_cases_closed"), "every closed case is a row")
 }
 
 // Problem 2 and 3: 10× max_open_traces sent as fast as 4 clients can, through an exporter whose
@@ -269,7 +270,7 @@ func TestOverloadLosesNothingAndRefusesAtTheDoor(t *testing.T) {
 		runs, maxOpen = v, v/10
 	}
 	dir := t.TempDir()
-	otlpPort, metricsPort := freePort(t), freePort(t)
+	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
 	metrics := fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
 	c := launch(t, overloadConfig(dir, otlpPort, metricsPort, maxOpen, "1s"), otlpPort)
 	s := &sender{url: c.otlp}
@@ -282,7 +283,7 @@ func TestOverloadLosesNothingAndRefusesAtTheDoor(t *testing.T) {
 	close(stop)
 	t.Logf("%d runs in %s: %d rows, %d refusals retried, peak RSS %d MiB (anonymous %d MiB), evictions %.0f",
 		runs, time.Since(start).Round(time.Millisecond), len(rows), s.refused.Load(), procStatus(c.cmd.Process.Pid, "VmHWM")>>20,
-		<-anon>>20, metric(metrics, "otelcol_processor_replay_case_evictions"))
+		<-anon>>20, testcollector.Metric(metrics, "otelcol_processor_replay_case_evictions"))
 	assertConserved(t, rows, sent, metrics)
 
 	// The script users run after a load test agrees.
@@ -300,7 +301,7 @@ func TestOverloadLosesNothingAndRefusesAtTheDoor(t *testing.T) {
 func TestKillNineLosesNoAcknowledgedRun(t *testing.T) {
 	const runs = 300
 	dir := t.TempDir()
-	otlpPort, metricsPort := freePort(t), freePort(t)
+	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
 	cfg := overloadConfig(dir, otlpPort, metricsPort, 10000, "30s")
 	first := launch(t, cfg, otlpPort)
 	s := &sender{url: first.otlp}
@@ -325,7 +326,7 @@ func TestBackpressureReachesTheClientsNotTheAcceptedData(t *testing.T) {
 	const runs = 300
 	d := newDownstream(t)
 	d.refusing.Store(true)
-	otlpPort, metricsPort := freePort(t), freePort(t)
+	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
 	c := launch(t, fmt.Sprintf(`
 receivers: {otlp: {protocols: {http: {endpoint: "127.0.0.1:%d"}}}}
 processors:
@@ -345,10 +346,10 @@ service:
 		d.refusing.Store(false)
 	}()
 	require.NoError(t, send(s, bodies, 4))
-	cases := d.waitCases(t, runs)
+	d.waitCases(t, runs)
 	time.Sleep(500 * time.Millisecond) // anything extra would arrive now
 	d.mu.Lock()
-	cases = append([]*replaycase.Case(nil), d.cases...)
+	cases := append([]*replaycase.Case(nil), d.cases...)
 	d.mu.Unlock()
 	primary := map[string]int{}
 	for _, cs := range cases {
@@ -361,8 +362,8 @@ service:
 	}
 	assert.Positive(t, s.refused.Load(), "the clients were told to retry")
 	metrics := fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
-	assert.Zero(t, metric(metrics, "otelcol_processor_replay_case_dropped_cases"))
-	assert.Positive(t, metric(metrics, "otelcol_processor_replay_case_refused"))
+	assert.Zero(t, testcollector.Metric(metrics, "otelcol_processor_replay_case_dropped_cases"))
+	assert.Positive(t, testcollector.Metric(metrics, "otelcol_processor_replay_case_refused"))
 	t.Logf("%d runs, %d refusals retried by the clients, %d cases downstream", runs, s.refused.Load(), len(cases))
 	c.stop(t)
 }
@@ -374,7 +375,7 @@ service:
 func TestKillNineWhileSendingLosesNoRun(t *testing.T) {
 	const runs = 600
 	dir := t.TempDir()
-	otlpPort, metricsPort := freePort(t), freePort(t)
+	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
 	cfg := overloadConfig(dir, otlpPort, metricsPort, 10000, "300ms")
 	first := launch(t, cfg, otlpPort)
 	s := &sender{url: first.otlp, downtime: true}
@@ -382,7 +383,11 @@ func TestKillNineWhileSendingLosesNoRun(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- send(s, bodies, 4) }()
 	for s.accepted.Load() < runs/3 {
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case err := <-done: // the senders gave up: fail now, not at the go test timeout
+			t.Fatalf("sending ended with %d of %d runs accepted: %v", s.accepted.Load(), runs, err)
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 	require.NoError(t, first.cmd.Process.Kill())
 	_ = first.cmd.Wait()

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reprise-dev/reprise/internal/testcollector"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 )
 
@@ -49,7 +50,7 @@ func TestRetentionInTheCollectorRemovesOnlyExpiredPartitions(t *testing.T) {
 	}))
 	require.NotEmpty(t, aged)
 
-	otlpPort := freePort(t)
+	otlpPort := testcollector.FreePort(t)
 	c = launch(t, fmt.Sprintf(`
 receivers: {otlp: {protocols: {http: {endpoint: "127.0.0.1:%d"}}}}
 processors: {replay_case: {root_grace_period: 200ms}}

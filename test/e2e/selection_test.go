@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/reprise-dev/reprise/internal/testcollector"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -21,7 +22,7 @@ import (
 // selectingCollector runs the collector with a select rule set and a sample rate, traces and
 // logs through replay_case into replay_parquet under dir/data, and Prometheus metrics.
 func selectingCollector(t *testing.T, dir string) (c *collector, metrics string) {
-	otlpPort, metricsPort := freePort(t), freePort(t)
+	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
 	cfg := fmt.Sprintf(`
 receivers: {otlp: {protocols: {http: {endpoint: "127.0.0.1:%[1]d"}}}}
 processors:
@@ -135,19 +136,19 @@ func TestSelectionThroughTwoCollectors(t *testing.T) {
 			postProto(t, c.otlp, r.td)
 		}
 		deadline := time.Now().Add(60 * time.Second)
-		for metric(metrics, "otelcol_processor_replay_case_selected_runs")+metric(metrics, "otelcol_processor_replay_case_unselected_runs") < float64(len(runs)) {
+		for testcollector.Metric(metrics, "otelcol_processor_replay_case_selected_runs")+testcollector.Metric(metrics, "otelcol_processor_replay_case_unselected_runs") < float64(len(runs)) {
 			require.True(t, time.Now().Before(deadline), "runs not all decided:\n%s", c.output)
 			time.Sleep(100 * time.Millisecond)
 		}
-		selected := metric(metrics, "otelcol_processor_replay_case_selected_runs")
+		selected := testcollector.Metric(metrics, "otelcol_processor_replay_case_selected_runs")
 		var rows []replaycase.Case
 		for len(rows) < int(selected) {
 			require.True(t, time.Now().Before(deadline), "rows missing: %d of %v", len(rows), selected)
 			time.Sleep(100 * time.Millisecond)
 			rows = datasetRows(t, filepath.Join(dir, "data"))
 		}
-		assert.Equal(t, float64(len(runs)), selected+metric(metrics, "otelcol_processor_replay_case_unselected_runs"), "every run is selected or counted as not")
-		assert.Equal(t, selected, metric(metrics, "otelcol_processor_replay_case_cases_closed"), "every selected run is a case")
+		assert.Equal(t, float64(len(runs)), selected+testcollector.Metric(metrics, "otelcol_processor_replay_case_unselected_runs"), "every run is selected or counted as not")
+		assert.Equal(t, selected, testcollector.Metric(metrics, "otelcol_processor_replay_case_cases_closed"), "every selected run is a case")
 		c.stop(t)
 		rows = datasetRows(t, filepath.Join(dir, "data"))
 		require.Len(t, rows, int(selected), "one row per selected run")

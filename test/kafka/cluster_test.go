@@ -16,15 +16,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/internal/testcollector"
+	"github.com/reprise-dev/reprise/internal/testfixtures"
 )
 
 // binary is the collector under test: REPRISE_BINARY, or built from the repository by TestMain.
@@ -46,18 +44,21 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			panic(err)
 		}
-		defer os.RemoveAll(dir)
 		binary = filepath.Join(dir, "reprise")
 		build := exec.Command("go", "build", "-o", binary, "./cmd/reprise")
 		build.Dir = repoRoot()
 		build.Stdout, build.Stderr = os.Stdout, os.Stderr
 		if err := build.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "building the collector:", err)
+			os.RemoveAll(dir)
 			os.Exit(1)
 		}
+		// os.Exit skips deferred calls: remove the built binary before exiting.
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
 	}
-	code := m.Run()
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // brokers is the broker list run.sh started, or skips the test.
@@ -99,25 +100,6 @@ func groupLag(t *testing.T, brokerList, group string) int64 {
 		sum += l.Lag.Total()
 	}
 	return sum
-}
-
-// s3Endpoint is the S3 server run.sh started.
-func s3Endpoint(t *testing.T) string {
-	ep := os.Getenv("REPRISE_S3_ENDPOINT")
-	if ep == "" {
-		t.Skip("REPRISE_S3_ENDPOINT not set: run test/kafka/run.sh, which starts a local S3 server")
-	}
-	return ep
-}
-
-// newBucket creates a bucket on the test S3 server.
-func newBucket(t *testing.T, name string) string {
-	cfg, err := awsconfig.LoadDefaultConfig(context.Background(), awsconfig.WithRegion("us-east-1"))
-	require.NoError(t, err)
-	client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint = aws.String(s3Endpoint(t)); o.UsePathStyle = true })
-	_, err = client.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(name)})
-	require.NoError(t, err)
-	return name
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -179,12 +161,13 @@ func newCluster(t *testing.T, tier2 int, partitions int32) *cluster {
 	spans, logs := "reprise_spans_"+suffix, "reprise_logs_"+suffix
 	createTopics(t, b, partitions, spans, logs)
 	c := &cluster{brokers: b, group: "reprise-" + suffix}
-	s3URL := "s3://" + newBucket(t, "reprise-"+suffix) + "/datasets"
+	endpoint, bucket, _ := testfixtures.S3Bucket(t)
+	s3URL := "s3://" + bucket + "/datasets"
 	var err error
-	c.store, err = dataset.NewObjectStore(context.Background(), dataset.ObjectStoreConfig{URL: s3URL, Endpoint: s3Endpoint(t), PathStyle: true})
+	c.store, err = dataset.NewObjectStore(context.Background(), dataset.ObjectStoreConfig{URL: s3URL, Endpoint: endpoint, PathStyle: true})
 	require.NoError(t, err)
 	common := []string{"KAFKA_BROKERS=" + b, "REPRISE_SPANS_TOPIC=" + spans, "REPRISE_LOGS_TOPIC=" + logs, "REPRISE_SCRUB_KEY=kafka-e2e-key",
-		"REPRISE_S3_URL=" + s3URL, "REPRISE_S3_ENDPOINT=" + s3Endpoint(t), "REPRISE_S3_PATH_STYLE=true"}
+		"REPRISE_S3_URL=" + s3URL, "REPRISE_S3_ENDPOINT=" + endpoint, "REPRISE_S3_PATH_STYLE=true"}
 
 	otlpPort, grpcPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t), testcollector.FreePort(t)
 	c.otlp = fmt.Sprintf("http://127.0.0.1:%d", otlpPort)
@@ -276,7 +259,7 @@ func (c *cluster) waitClosed(t *testing.T, timeout time.Duration) {
 	for {
 		open := 0.0
 		for _, p := range c.tier2 {
-			open += metric(p.metrics, "otelcol_processor_replay_case_open_cases")
+			open += testcollector.Metric(p.metrics, "otelcol_processor_replay_case_open_cases")
 		}
 		if open == 0 {
 			return

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reprise-dev/reprise/internal/testcollector"
 )
 
 // runCount is the environment variable env, or def: what two shared cores finish in a few
@@ -22,27 +24,6 @@ func runCount(env string, def int) int {
 		return n
 	}
 	return def
-}
-
-// metric sums a metric over its label sets from a Prometheus endpoint; -1 if it cannot be read.
-func metric(url, name string) float64 {
-	resp, err := http.Get(url)
-	if err != nil {
-		return -1
-	}
-	defer resp.Body.Close()
-	var sum float64
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, name+"{") || strings.HasPrefix(line, name+" ") {
-			f := strings.Fields(line)
-			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
-			sum += v
-		}
-	}
-	return sum
 }
 
 func (c *cluster) logs() string {
@@ -111,7 +92,7 @@ func TestKillNineOfATier2CollectorLosesAndSplitsNothing(t *testing.T) {
 	// (the restarted collector's counter starts again at 0; its rows are checked above).
 	splits := 0.0
 	for _, p := range c.tier2 {
-		splits += metric(p.metrics, "otelcol_processor_replay_case_split_traces")
+		splits += testcollector.Metric(p.metrics, "otelcol_processor_replay_case_split_traces")
 	}
 	t.Logf("split traces: %d rows marked trace_split, %.0f counted by the tier-2 collectors", o.splitRows, splits)
 	assert.Zero(t, o.splitRows, "rows marked trace_split")
@@ -131,10 +112,10 @@ func TestKillNineOfATier2CollectorLosesAndSplitsNothing(t *testing.T) {
 		}
 	}
 	for _, p := range c.tier2 {
-		assert.Zero(t, metric(p.metrics, "otelcol_processor_replay_case_dropped_cases"), "%s dropped cases", p.name)
+		assert.Zero(t, testcollector.Metric(p.metrics, "otelcol_processor_replay_case_dropped_cases"), "%s dropped cases", p.name)
 		t.Logf("%s: %.0f cases closed, %.0f late spans/events, %.0f events dropped since its (re)start", p.name,
-			metric(p.metrics, "otelcol_processor_replay_case_cases_closed"), metric(p.metrics, "otelcol_processor_replay_case_late_spans"),
-			metric(p.metrics, "otelcol_processor_replay_case_dropped_events"))
+			testcollector.Metric(p.metrics, "otelcol_processor_replay_case_cases_closed"), testcollector.Metric(p.metrics, "otelcol_processor_replay_case_late_spans"),
+			testcollector.Metric(p.metrics, "otelcol_processor_replay_case_dropped_events"))
 	}
 	for _, p := range append([]*collector{c.tier1}, c.tier2...) {
 		p.stop(t)
@@ -167,7 +148,7 @@ func TestThroughputOneVersusThreeTier2(t *testing.T) {
 		require.NoError(t, (&sender{url: c.otlp}).send(runs, 4))
 		// Everything tier 1 accepted is in Kafka once its queue is empty.
 		deadline := time.Now().Add(2 * time.Minute)
-		for metric(c.tier1.metrics, "otelcol_exporter_queue_size") != 0 && time.Now().Before(deadline) {
+		for testcollector.Metric(c.tier1.metrics, "otelcol_exporter_queue_size") != 0 && time.Now().Before(deadline) {
 			time.Sleep(200 * time.Millisecond)
 		}
 		start := time.Now()

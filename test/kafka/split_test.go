@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
+	"github.com/reprise-dev/reprise/internal/testcollector"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -97,7 +98,7 @@ func TestRebalanceSplitIsMarkedAndCounted(t *testing.T) {
 	for {
 		got := 0.0
 		for _, p := range c.tier2 {
-			got += metric(p.metrics, "otelcol_processor_replay_case_received")
+			got += testcollector.Metric(p.metrics, "otelcol_processor_replay_case_received")
 		}
 		if got == float64(headSpans) && c.lag(t) == 0 {
 			break
@@ -152,13 +153,13 @@ func TestRebalanceSplitIsMarkedAndCounted(t *testing.T) {
 			t.Errorf("run %s is in %d parts", r.traceID, len(ids))
 		}
 	}
-	counted := metric(victim.metrics, "otelcol_processor_replay_case_split_traces")
+	counted := testcollector.Metric(victim.metrics, "otelcol_processor_replay_case_split_traces")
 	t.Logf("split traces: %d of %d runs split by the rebalance, %d rows marked trace_split, %.0f counted by %s",
 		split, n, marked, counted, victim.name)
 	assert.Positive(t, split, "the victim owned a partition, so some runs were split")
 	assert.Equal(t, split, marked, "one marked part per split run")
 	assert.Equal(t, float64(split), counted, "the victim counted the parts it restored")
-	assert.Zero(t, metric(survivor.metrics, "otelcol_processor_replay_case_dropped_cases"))
+	assert.Zero(t, testcollector.Metric(survivor.metrics, "otelcol_processor_replay_case_dropped_cases"))
 	for _, p := range append([]*collector{c.tier1}, c.tier2...) {
 		p.stop(t)
 	}
