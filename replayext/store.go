@@ -492,13 +492,19 @@ func (s *store) occurrences(id, caseID string) []hit {
 	if !ok {
 		return nil
 	}
+	var scope hexKey // compared as bytes: only the hits kept have their id written out
+	if caseID != "" {
+		if scope, ok = parseHexKey(caseID); !ok {
+			return nil
+		}
+	}
 	var hits []hit
 	i := sort.Search(len(s.look.byCall), func(i int) bool { return compareKeys(s.llms.at(s.look.byCall[i]).id, key) >= 0 })
 	for ; i < len(s.look.byCall) && s.llms.at(s.look.byCall[i]).id == key; i++ {
 		l := s.llms.at(s.look.byCall[i])
 		e := s.entries.at(l.entry)
-		if cid := e.id.String(); caseID == "" || cid == caseID {
-			hits = append(hits, hit{cid, int(s.look.byCall[i] - e.llmStart)})
+		if caseID == "" || e.id == scope {
+			hits = append(hits, hit{e.id.String(), int(s.look.byCall[i] - e.llmStart)})
 		}
 	}
 	return hits
