@@ -130,3 +130,24 @@ func TestAnthropicHybridGoesLive(t *testing.T) {
 	assert.Equal(t, "/v1/messages", u.calls[0].URL.Path)
 	assert.Equal(t, "sk-ant-client", u.calls[0].Header.Get("X-Api-Key"))
 }
+
+// An unreachable upstream is replay's own answer: a 502 in Anthropic's error shape.
+func TestAnthropicUnreachableUpstreamIsAnAnthropicError(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	cases := writeDataset(t, root, testfixtures.OTelEvents)
+	u := startUpstream(t)
+	s := startReplay(t, root, func(c *Config) { c.Mode = ModeHybrid; c.Upstream.Anthropic.Endpoint = u.URL })
+	u.Close() // nothing listens there any more
+	changed := asAnthropic(sdkRequests(t)[0])
+	changed["system"] = "You are terse."
+	resp, body := s.do("POST", "/v1/cases/"+cases[0].CaseID+"/anthropic/v1/messages", changed, nil)
+	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
+	var e struct {
+		Type  string
+		Error struct{ Type, Message string }
+	}
+	require.NoError(t, json.Unmarshal(body, &e), string(body))
+	assert.Equal(t, "error", e.Type)
+	assert.Equal(t, "api_error", e.Error.Type)
+	assert.Contains(t, e.Error.Message, "could not be reached")
+}

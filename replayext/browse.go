@@ -114,6 +114,7 @@ func (r *replay) listDivergences(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "name the session: X-Replay-Session header or ?session=", nil)
 		return
 	}
+	id = clientSession(id)
 	divs := []Divergence{}
 	r.sessions.peek(id, func(ses *session) { divs = append(divs, ses.divs...) })
 	writeJSON(w, http.StatusOK, map[string]any{"divergences": divs})

@@ -75,6 +75,7 @@ func (r *replay) newUpstream(ctx context.Context, host component.Host, api strin
 		},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			r.set.Logger.Warn("hybrid replay: the upstream call failed", zap.String("upstream", base.Redacted()), zap.Error(err))
+			w.Header().Del(headerLive) // the 502 is replay's own answer, in the route's error shape
 			writeError(w, http.StatusBadGateway, "server_error", "hybrid replay: the upstream "+base.Redacted()+" could not be reached", nil)
 		},
 	}

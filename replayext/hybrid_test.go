@@ -134,6 +134,16 @@ func TestHybridWithoutAnUpstreamRefuses(t *testing.T) {
 	assert.Contains(t, string(body), "hybrid replay needs upstream.openai.endpoint")
 }
 
+// A misspelt mode is refused, not replayed in the configured mode.
+func TestUnknownModeHeaderRefuses(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	cases := writeDataset(t, root, testfixtures.OTelEvents)
+	s := startReplay(t, root, nil)
+	resp, body := s.do("POST", "/v1/cases/"+cases[0].CaseID+"/openai/v1/chat/completions", sdkRequests(t)[0], map[string]string{headerMode: "lenint"})
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	assert.Contains(t, string(body), `X-Replay-Mode: mode must be \"strict\", \"lenient\" or \"hybrid\", got \"lenint\"`)
+}
+
 func TestLenientDivergencesCarryFindingTypes(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
 	cases := writeDataset(t, root, testfixtures.OTelEvents)

@@ -58,13 +58,18 @@ type interactions struct {
 	live func(derivedFrom string)
 }
 
-// mode is the request's X-Replay-Mode, else the configured mode.
-func (r *replay) mode(req *http.Request) Mode {
-	var m Mode
-	if v := req.Header.Get(headerMode); v != "" && m.UnmarshalText([]byte(v)) == nil {
-		return m
+// mode is the request's X-Replay-Mode, else the configured mode. A header naming no mode is
+// an error, not the configured mode: a misspelt "lenient" must not replay strictly unnoticed.
+func (r *replay) mode(req *http.Request) (Mode, error) {
+	v := req.Header.Get(headerMode)
+	if v == "" {
+		return r.cfg.Mode, nil
 	}
-	return r.cfg.Mode
+	var m Mode
+	if err := m.UnmarshalText([]byte(v)); err != nil {
+		return 0, fmt.Errorf("%s: %w", headerMode, err)
+	}
+	return m, nil
 }
 
 // lookup chooses the recorded item that answers a request. Identical recordings of an exact
@@ -81,7 +86,11 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 	if fresh {
 		w.Header().Set(headerSession, id)
 	}
-	mode := r.mode(req)
+	mode, err := r.mode(req)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error(), nil)
+		return hit{}, false
+	}
 	hybrid := mode == ModeHybrid && in.live != nil
 	key, hits := in.match()
 	var candidate hit

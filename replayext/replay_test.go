@@ -282,6 +282,15 @@ func TestStrictMissNamesTheChangedFieldAndLenientDiverges(t *testing.T) {
 	assert.Equal(t, []string{"messages[1].content[0].text"}, divs.Divergences[0].Paths)
 	assert.Empty(t, divs.Divergences[0].Differences, "values only with local_debug")
 	assert.Equal(t, cases[0].CaseID, divs.Divergences[0].CaseID)
+
+	// A session id longer than the bound is found under the id the client sent.
+	long := map[string]string{headerSession: strings.Repeat("l", 2*maxSessionIDLength)}
+	resp, body = s.do("POST", path, req, map[string]string{headerMode: ModeLenient.String(), headerSession: long[headerSession]})
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	_, body = s.do("GET", "/v1/divergences", nil, long)
+	divs.Divergences = nil
+	require.NoError(t, json.Unmarshal(body, &divs))
+	assert.Len(t, divs.Divergences, 1)
 }
 
 // Identical requests recorded twice are served in recorded order, per session.

@@ -2,6 +2,7 @@ package replayext
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
 	"strings"
@@ -9,7 +10,8 @@ import (
 
 const (
 	headerSession = "X-Replay-Session"
-	// maxSessionIDLength bounds a client-chosen session id, which is kept in memory.
+	// maxSessionIDLength bounds a client-chosen session id kept in memory as it is; longer ones
+	// are kept as their digest.
 	maxSessionIDLength = 128
 )
 
@@ -19,10 +21,7 @@ const (
 // X-Replay-Session response header so that the client can continue the same session.
 func sessionOf(req *http.Request) (id string, fresh bool) {
 	if s := req.Header.Get(headerSession); s != "" {
-		if len(s) > maxSessionIDLength {
-			s = s[:maxSessionIDLength]
-		}
-		return s, false
+		return clientSession(s), false
 	}
 	if id, ok := traceIDOf(req.Header.Get("traceparent")); ok {
 		return id, false
@@ -30,6 +29,17 @@ func sessionOf(req *http.Request) (id string, fresh bool) {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand panics rather than return an error)
 	return hex.EncodeToString(b[:]), true
+}
+
+// clientSession is the key a client-chosen session id is kept under: the id itself, or, when
+// longer than maxSessionIDLength, its SHA-256 (so that long ids stay distinct). Every route
+// that reads a client's session id goes through it, so that they all name the same session.
+func clientSession(s string) string {
+	if len(s) <= maxSessionIDLength {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // traceIDOf is the trace id of a W3C traceparent (version-traceid-parentid-flags), when it

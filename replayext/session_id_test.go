@@ -1,6 +1,8 @@
 package replayext
 
 import (
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,4 +22,19 @@ func TestTraceIDOfTraceparent(t *testing.T) {
 		assert.Equal(t, want, got, tp)
 		assert.Equal(t, want != "", ok, tp)
 	}
+}
+
+// A long session id is kept whole (as its digest): two ids sharing their first bytes are two
+// sessions, and the divergence log finds the session under the id the client sent.
+func TestLongSessionIDsStayDistinct(t *testing.T) {
+	long := strings.Repeat("s", maxSessionIDLength)
+	a, b := clientSession(long+"a"), clientSession(long+"b")
+	assert.NotEqual(t, a, b)
+	assert.LessOrEqual(t, len(a), maxSessionIDLength)
+	assert.Equal(t, long, clientSession(long))
+	req := httptest.NewRequest("POST", "/", nil)
+	req.Header.Set(headerSession, long+"a")
+	id, fresh := sessionOf(req)
+	assert.False(t, fresh)
+	assert.Equal(t, a, id)
 }

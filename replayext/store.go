@@ -270,7 +270,7 @@ func (s *store) readFile(path string, fi *fileIndex) error {
 				continue
 			}
 			key, ok := parseCallKey(st.CallSiteID)
-			fields := fi.internFields(st.CallSiteFields)
+			fields := internFields(fi, st.CallSiteFields)
 			if len(st.CallSiteID) == 0 {
 				if c == nil {
 					var err error
@@ -284,7 +284,7 @@ func (s *store) readFile(path string, fi *fileIndex) error {
 				req := callsite.FromStep(&c.Steps[i])
 				recorded := req.RecordedFields()
 				key, ok = parseCallKey([]byte(req.ID(recorded)))
-				fields = fi.internFieldStrings(recorded)
+				fields = internFields(fi, recorded)
 			}
 			if !ok {
 				fields = noFields
@@ -296,10 +296,11 @@ func (s *store) readFile(path string, fi *fileIndex) error {
 	})
 }
 
-// internFields returns the number of a field set within the file.
-func (fi *fileIndex) internFields(fields [][]byte) uint16 {
+// internFields returns the number of a field set within the file. The set comes as the
+// index's bytes or as the names a step's recorded fields give.
+func internFields[S string | []byte](fi *fileIndex, fields []S) uint16 {
 	for i := len(fi.fieldSets) - 1; i >= 0; i-- {
-		if slices.EqualFunc(fi.fieldSets[i], fields, func(a string, b []byte) bool { return a == string(b) }) {
+		if slices.EqualFunc(fi.fieldSets[i], fields, func(a string, b S) bool { return a == string(b) }) {
 			return uint16(i)
 		}
 	}
@@ -309,14 +310,6 @@ func (fi *fileIndex) internFields(fields [][]byte) uint16 {
 	}
 	fi.fieldSets = append(fi.fieldSets, set)
 	return uint16(len(fi.fieldSets) - 1)
-}
-
-func (fi *fileIndex) internFieldStrings(fields []string) uint16 {
-	b := make([][]byte, len(fields))
-	for i, f := range fields {
-		b[i] = []byte(f)
-	}
-	return fi.internFields(b)
 }
 
 // freshEntries are the entry and llm numbers a refresh added: not yet visible to lookups.
@@ -499,13 +492,19 @@ func (s *store) occurrences(id, caseID string) []hit {
 	if !ok {
 		return nil
 	}
+	var scope hexKey // compared as bytes: only the hits kept have their id written out
+	if caseID != "" {
+		if scope, ok = parseHexKey(caseID); !ok {
+			return nil
+		}
+	}
 	var hits []hit
 	i := sort.Search(len(s.look.byCall), func(i int) bool { return compareKeys(s.llms.at(s.look.byCall[i]).id, key) >= 0 })
 	for ; i < len(s.look.byCall) && s.llms.at(s.look.byCall[i]).id == key; i++ {
 		l := s.llms.at(s.look.byCall[i])
 		e := s.entries.at(l.entry)
-		if cid := e.id.String(); caseID == "" || cid == caseID {
-			hits = append(hits, hit{cid, int(s.look.byCall[i] - e.llmStart)})
+		if caseID == "" || e.id == scope {
+			hits = append(hits, hit{e.id.String(), int(s.look.byCall[i] - e.llmStart)})
 		}
 	}
 	return hits
