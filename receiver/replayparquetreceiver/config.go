@@ -87,6 +87,8 @@ var knownReasonCodes = map[string]bool{
 	replaycase.ReasonSecretDetected: true, replaycase.ReasonEmbeddingsNotRecorded: true, replaycase.ReasonEvicted: true, replaycase.ReasonSpanLimit: true,
 	replaycase.ReasonShutdown: true, replaycase.ReasonMaxAge: true, replaycase.ReasonLateSpans: true, replaycase.ReasonTraceSplit: true,
 	replaycase.ReasonInvalidUTF8: true, replaycase.ReasonInvalidTraceID: true, replaycase.ReasonEventLimit: true,
+	replaycase.ReasonInvalidUsage: true, replaycase.ReasonInvalidParameter: true, replaycase.ReasonInvalidTimestamp: true,
+	replaycase.ReasonEndBeforeStart: true, replaycase.ReasonOverBudget: true,
 	"undecodable_case": true, // the exporter's, for case spans it could not decode
 }
 
