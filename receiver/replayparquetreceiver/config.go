@@ -134,8 +134,8 @@ func (c *Config) Validate() error {
 		}
 	}
 	for _, s := range c.Select.Status {
-		if s != "accepted" && s != "quarantined" {
-			errs = append(errs, fmt.Errorf("select.status: %q is not accepted or quarantined", s))
+		if st := replaycase.Status(s); st != replaycase.StatusAccepted && st != replaycase.StatusQuarantined {
+			errs = append(errs, fmt.Errorf("select.status: %q is not %s or %s", s, replaycase.StatusAccepted, replaycase.StatusQuarantined))
 		}
 	}
 	for _, code := range c.Select.ReasonCodes {

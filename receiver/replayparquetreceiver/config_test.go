@@ -60,7 +60,7 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 	require.ErrorContains(t, err, "storage: required")
 
 	err = confmap.Validate(loadConfig(t, "bad"))
-	for _, field := range []string{"directory:", "emit:", "mode:", "poll_interval:", "batch_size:", `select.datasets: "steps"`, "select.from:", "select.status:", `select.reason_codes: "model_output"`, "select.adapter_version_below:"} {
+	for _, field := range []string{"directory:", "emit:", "mode:", "poll_interval:", "batch_size:", `select.datasets: "steps"`, "select.from:", `select.status: "pending" is not accepted or quarantined`, `select.reason_codes: "model_output"`, "select.adapter_version_below:"} {
 		assert.ErrorContains(t, err, field)
 	}
 }
