@@ -128,9 +128,9 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("select.datasets: %q is not quarantine or cases", d))
 		}
 	}
-	for name, day := range map[string]string{"select.from": c.Select.From, "select.to": c.Select.To} {
-		if _, err := time.Parse(time.DateOnly, day); day != "" && err != nil {
-			errs = append(errs, fmt.Errorf("%s: %q is not a YYYY-MM-DD day", name, day))
+	for _, f := range [][2]string{{"select.from", c.Select.From}, {"select.to", c.Select.To}} { // in field order, unlike a map
+		if _, err := time.Parse(time.DateOnly, f[1]); f[1] != "" && err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not a YYYY-MM-DD day", f[0], f[1]))
 		}
 	}
 	for _, s := range c.Select.Status {
