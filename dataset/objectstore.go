@@ -206,14 +206,18 @@ func (s *ObjectStore) Resync() {
 // published before a crash that came before their upload, and uploads that failed. It lists
 // the bucket only on its first call and after a failure. It returns how many files it uploaded.
 func (s *ObjectStore) Sync(ctx context.Context, root string) (int, error) {
+	// Cleared before listing, not after: an Upload that fails during this Sync, for a file
+	// published after the walk below, sets it again for the next Sync.
 	s.mu.Lock()
 	dirty := s.dirty
+	s.dirty = false
 	s.mu.Unlock()
 	if !dirty {
 		return 0, nil
 	}
 	keys, err := s.listKeys(ctx, s.Key(""))
 	if err != nil {
+		s.Resync()
 		return 0, err
 	}
 	s.mu.Lock()
@@ -236,13 +240,11 @@ func (s *ObjectStore) Sync(ctx context.Context, root string) (int, error) {
 			return nil
 		})
 		if err != nil {
+			s.Resync()
 			return 0, err
 		}
 	}
 	before := s.count()
-	s.mu.Lock()
-	s.dirty = false
-	s.mu.Unlock()
 	err = s.Upload(ctx, root, files)
 	return s.count() - before, err
 }

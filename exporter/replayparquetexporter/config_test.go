@@ -72,7 +72,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		"staging_inside": {"staging_directory (data/.staging) must be outside directory (data)"},
 		"bad":            {"directory must not be empty", "max_rows_per_file must be positive, got 0", "row_group_rows must be positive, got -1", `compression must be one of gzip, none, snappy, zstd; got "lzma"`, "file_max_age must be between 0 and 5m0s, got 1h0m0s", "file_max_staged_size must be positive with file_max_age, got 0"},
 		"split_batches":  {"sending_queue.batch.max_size must be 0"},
-		"bad_retention":  {"retention.cases must not be negative, got -24h0m0s", "retention.interval must be positive, got 0s"},
+		"bad_retention":  {"retention.cases must not be negative, got -24h0m0s\nretention.failed must not be negative, got -48h0m0s", "retention.interval must be positive, got 0s"},
 		"requests_queue": {`sending_queue.sizer must be bytes, got "requests"`},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -85,8 +85,8 @@ func (e *parquetExporter) shutdown(ctx context.Context) error {
 	}
 	e.flush(ctx, true)
 	err := e.writer.Close()
-	e.resyncObjectStore() // Close may have published committed batches
-	e.syncObjectStore(context.Background())
+	e.resyncObjectStore()  // Close may have published committed batches
+	e.syncObjectStore(ctx) // bounded by the shutdown deadline: what is not uploaded by then goes at the next start
 	e.store.Close()
 	return err
 }

@@ -55,9 +55,13 @@ func (r RetentionConfig) enabled() bool { return r.Cases > 0 || r.Quarantine > 0
 
 func (r RetentionConfig) validate() []error {
 	var errs []error
-	for name, age := range map[string]Age{"cases": r.Cases, "quarantine": r.Quarantine, "failed": r.Failed} {
-		if age < 0 {
-			errs = append(errs, fmt.Errorf("retention.%s must not be negative, got %s", name, time.Duration(age)))
+	// In field order, so that the error reads the same on every run (a map would not).
+	for _, f := range []struct {
+		name string
+		age  Age
+	}{{"cases", r.Cases}, {"quarantine", r.Quarantine}, {"failed", r.Failed}} {
+		if f.age < 0 {
+			errs = append(errs, fmt.Errorf("retention.%s must not be negative, got %s", f.name, time.Duration(f.age)))
 		}
 	}
 	if r.enabled() && r.Interval <= 0 {

@@ -1,7 +1,6 @@
 package replayparquetreceiver
 
 import (
-	"fmt"
 	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -15,15 +14,23 @@ import (
 type batch struct {
 	traces  ptrace.Traces
 	logs    plog.Logs
-	caseIDs []string          // cases whose data is in traces (and logs)
-	dropped map[string]string // case id -> reason, for cases that could not be encoded
+	caseIDs []string // cases whose data is in traces (and logs)
+	dropped []drop   // rows that cannot be emitted; a case id may repeat across rows
 }
 
+// drop is one selected row that is not emitted: reason is the metric attribute, detail the
+// error logged with it.
+type drop struct{ caseID, reason, detail string }
+
 func newBatch() *batch {
-	return &batch{traces: ptrace.NewTraces(), logs: plog.NewLogs(), dropped: map[string]string{}}
+	return &batch{traces: ptrace.NewTraces(), logs: plog.NewLogs()}
 }
 
 func (b *batch) size() int { return len(b.caseIDs) + len(b.dropped) }
+
+func (b *batch) drop(caseID, reason, detail string) {
+	b.dropped = append(b.dropped, drop{caseID, reason, detail})
+}
 
 // add appends the case's data in the configured form, or records why it cannot be emitted.
 func (b *batch) add(c *replaycase.Case, emit string, src source, row int64) {
@@ -40,7 +47,7 @@ func (b *batch) add(c *replaycase.Case, emit string, src source, row int64) {
 		c.Metadata[MetaOriginalIngestedAt] = ingested
 		td := ptrace.NewTraces()
 		if err := replaycase.Encode(c, td); err != nil {
-			b.dropped[c.CaseID] = "encode_error: " + err.Error()
+			b.drop(c.CaseID, "encode_error", err.Error())
 			return
 		}
 		td.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
@@ -48,18 +55,18 @@ func (b *batch) add(c *replaycase.Case, emit string, src source, row int64) {
 		return
 	}
 	if len(c.RawSpans) == 0 {
-		b.dropped[c.CaseID] = "no_raw_spans"
+		b.drop(c.CaseID, "no_raw_spans", "")
 		return
 	}
 	td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(c.RawSpans)
 	if err != nil {
-		b.dropped[c.CaseID] = fmt.Sprintf("undecodable_raw: raw_spans: %v", err)
+		b.drop(c.CaseID, "undecodable_raw", "raw_spans: "+err.Error())
 		return
 	}
 	ld := plog.NewLogs()
 	if len(c.RawEvents) > 0 {
 		if ld, err = (&plog.ProtoUnmarshaler{}).UnmarshalLogs(c.RawEvents); err != nil {
-			b.dropped[c.CaseID] = fmt.Sprintf("undecodable_raw: raw_events: %v", err)
+			b.drop(c.CaseID, "undecodable_raw", "raw_events: "+err.Error())
 			return
 		}
 	}

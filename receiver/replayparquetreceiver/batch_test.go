@@ -50,6 +50,10 @@ func TestProvenanceOfARepeatedRedrive(t *testing.T) {
 
 	b = newBatch()
 	b.add(&replaycase.Case{CaseID: "c2", RawSpans: []byte{0xff, 0xff}}, EmitRaw, src, 0)
-	assert.Contains(t, b.dropped["c2"], "undecodable_raw")
+	b.add(&replaycase.Case{CaseID: "c2"}, EmitRaw, src, 1)
+	require.Len(t, b.dropped, 2, "two rows of one case are two drops")
+	assert.Equal(t, drop{"c2", "undecodable_raw", b.dropped[0].detail}, b.dropped[0])
+	assert.Contains(t, b.dropped[0].detail, "raw_spans: ")
+	assert.Equal(t, drop{"c2", "no_raw_spans", ""}, b.dropped[1])
 	assert.Empty(t, b.caseIDs)
 }

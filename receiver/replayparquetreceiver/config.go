@@ -87,6 +87,8 @@ var knownReasonCodes = map[string]bool{
 	replaycase.ReasonSecretDetected: true, replaycase.ReasonEmbeddingsNotRecorded: true, replaycase.ReasonEvicted: true, replaycase.ReasonSpanLimit: true,
 	replaycase.ReasonShutdown: true, replaycase.ReasonMaxAge: true, replaycase.ReasonLateSpans: true, replaycase.ReasonTraceSplit: true,
 	replaycase.ReasonInvalidUTF8: true, replaycase.ReasonInvalidTraceID: true, replaycase.ReasonEventLimit: true,
+	replaycase.ReasonInvalidUsage: true, replaycase.ReasonInvalidParameter: true, replaycase.ReasonInvalidTimestamp: true,
+	replaycase.ReasonEndBeforeStart: true, replaycase.ReasonOverBudget: true,
 	"undecodable_case": true, // the exporter's, for case spans it could not decode
 }
 
@@ -126,14 +128,14 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("select.datasets: %q is not quarantine or cases", d))
 		}
 	}
-	for name, day := range map[string]string{"select.from": c.Select.From, "select.to": c.Select.To} {
-		if _, err := time.Parse(time.DateOnly, day); day != "" && err != nil {
-			errs = append(errs, fmt.Errorf("%s: %q is not a YYYY-MM-DD day", name, day))
+	for _, f := range [][2]string{{"select.from", c.Select.From}, {"select.to", c.Select.To}} { // in field order, unlike a map
+		if _, err := time.Parse(time.DateOnly, f[1]); f[1] != "" && err != nil {
+			errs = append(errs, fmt.Errorf("%s: %q is not a YYYY-MM-DD day", f[0], f[1]))
 		}
 	}
 	for _, s := range c.Select.Status {
-		if s != "accepted" && s != "quarantined" {
-			errs = append(errs, fmt.Errorf("select.status: %q is not accepted or quarantined", s))
+		if st := replaycase.Status(s); st != replaycase.StatusAccepted && st != replaycase.StatusQuarantined {
+			errs = append(errs, fmt.Errorf("select.status: %q is not %s or %s", s, replaycase.StatusAccepted, replaycase.StatusQuarantined))
 		}
 	}
 	for _, code := range c.Select.ReasonCodes {

@@ -1,7 +1,12 @@
 package replayparquetreceiver
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,7 +60,7 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 	require.ErrorContains(t, err, "storage: required")
 
 	err = confmap.Validate(loadConfig(t, "bad"))
-	for _, field := range []string{"directory:", "emit:", "mode:", "poll_interval:", "batch_size:", `select.datasets: "steps"`, "select.from:", "select.status:", `select.reason_codes: "model_output"`, "select.adapter_version_below:"} {
+	for _, field := range []string{"directory:", "emit:", "mode:", "poll_interval:", "batch_size:", `select.datasets: "steps"`, "select.from:", `select.status: "pending" is not accepted or quarantined`, `select.reason_codes: "model_output"`, "select.adapter_version_below:"} {
 		assert.ErrorContains(t, err, field)
 	}
 }
@@ -98,4 +103,31 @@ func TestFileTimeIsTheUUIDv7Time(t *testing.T) {
 	assert.Equal(t, "2024-01-01T00:00:00Z", fileTime("part-018cc251-f400-7000-8000-000000000000.zstd.parquet"))
 	assert.Empty(t, fileTime("part-not-a-uuid.zstd.parquet"))
 	assert.Empty(t, fileTime("part-018cc251-f400-4000-8000-000000000000.zstd.parquet"), "a v4 uuid holds no time")
+}
+
+// Every reason code replaycase declares is selectable: the list in config.go is a copy, and a
+// code added there without it would make select.reason_codes refuse a code rows carry.
+func TestEveryReplaycaseReasonIsKnown(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filepath.Join("..", "..", "replaycase", "reasons.go"), nil, 0)
+	require.NoError(t, err)
+	var codes []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok {
+			return true
+		}
+		for i, name := range vs.Names {
+			if lit, ok := vs.Values[i].(*ast.BasicLit); ok && strings.HasPrefix(name.Name, "Reason") {
+				code, err := strconv.Unquote(lit.Value)
+				require.NoError(t, err)
+				codes = append(codes, code)
+			}
+		}
+		return true
+	})
+	require.Greater(t, len(codes), 20, "reasons.go declares the reason codes")
+	for _, code := range codes {
+		assert.True(t, knownReasonCodes[code], "select.reason_codes does not know %q", code)
+	}
 }

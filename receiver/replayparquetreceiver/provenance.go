@@ -1,12 +1,12 @@
 package replayparquetreceiver
 
 import (
-	"encoding/binary"
-	"encoding/hex"
 	"path"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/reprise-dev/reprise/dataset"
 )
@@ -40,14 +40,14 @@ func sourceOf(f dataset.File) source {
 	return source{rel: f.Dataset + "/" + dataset.PartitionKey + "=" + f.Partition + "/" + name, ingestedAt: fileTime(name)}
 }
 
-// fileTime is the creation time in a "part-<uuidv7>.<codec>.parquet" name (the first 48 bits
-// of a UUIDv7 are Unix milliseconds), or "" when the name holds none.
+// fileTime is the creation time in a "part-<uuidv7>.<codec>.parquet" name (a UUIDv7 starts
+// with its Unix milliseconds), or "" when the name holds none.
 func fileTime(name string) string {
-	id, _, _ := strings.Cut(strings.TrimPrefix(name, "part-"), ".")
-	b, err := hex.DecodeString(strings.ReplaceAll(id, "-", ""))
-	if err != nil || len(b) != 16 || b[6]>>4 != 7 {
+	s, _, _ := strings.Cut(strings.TrimPrefix(name, "part-"), ".")
+	id, err := uuid.Parse(s)
+	if err != nil || id.Version() != 7 {
 		return ""
 	}
-	ms := binary.BigEndian.Uint64(append([]byte{0, 0}, b[:6]...))
-	return time.UnixMilli(int64(ms)).UTC().Format(time.RFC3339Nano)
+	sec, nsec := id.Time().UnixTime()
+	return time.Unix(sec, nsec).UTC().Format(time.RFC3339Nano)
 }

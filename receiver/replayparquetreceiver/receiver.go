@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -193,10 +192,9 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 func (r *replayReceiver) account(ctx context.Context, b *batch, selected int) {
 	r.telemetry.ReceiverReplayParquetCasesSelected.Add(ctx, int64(selected))
 	r.telemetry.ReceiverReplayParquetCasesEmitted.Add(ctx, int64(len(b.caseIDs)))
-	for id, why := range b.dropped {
-		reason, detail, _ := strings.Cut(why, ": ")
-		r.telemetry.ReceiverReplayParquetCasesDropped.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
-		r.logger.Warn("replay case dropped", zap.String("case_id", id), zap.String("reason", reason), zap.String("detail", detail))
+	for _, d := range b.dropped {
+		r.telemetry.ReceiverReplayParquetCasesDropped.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", d.reason)))
+		r.logger.Warn("replay case dropped", zap.String("case_id", d.caseID), zap.String("reason", d.reason), zap.String("detail", d.detail))
 	}
 }
 
@@ -228,7 +226,7 @@ func (r *replayReceiver) push(ctx context.Context, b *batch) error {
 	})
 	if err != nil && consumererror.IsPermanent(err) {
 		for _, id := range b.caseIDs {
-			b.dropped[id] = "permanent_error: " + err.Error()
+			b.drop(id, "permanent_error", err.Error())
 		}
 		b.caseIDs = nil
 		return nil
