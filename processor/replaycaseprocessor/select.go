@@ -8,6 +8,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottllog"
@@ -49,6 +50,9 @@ const (
 
 	// selectedBySample is the selected_by value of a run kept by the sample rate.
 	selectedBySample = "sample"
+	// selectedByErrorPrefix starts the selected_by value of a run kept because a rule failed to
+	// evaluate on it; the rule's name follows.
+	selectedByErrorPrefix = "error:"
 	// notSelectedReason is the reason attribute of runs neither a rule nor the sample kept.
 	notSelectedReason = "no_rule_matched_not_sampled"
 )
@@ -87,6 +91,7 @@ type selector struct {
 	threshold uint64 // a trace whose hash is below it is sampled
 	sampleAll bool   // sample_rate 1: the threshold cannot express it in a uint64
 	recent    *recentSelections
+	errLog    *selectErrorLog
 }
 
 // recentSelections remembers why the last n selected traces were selected. Spans that arrive
@@ -141,7 +146,7 @@ func newSelector(set component.TelemetrySettings, cfg *SelectConfig, remember in
 	if err != nil {
 		return nil, err
 	}
-	s := &selector{recent: newRecentSelections(max(remember, 1))}
+	s := &selector{recent: newRecentSelections(max(remember, 1)), errLog: newSelectErrorLog(time.Minute)}
 	// Rates just under 1 round up to 2^64, which a uint64 cannot hold.
 	if t := cfg.SampleRate * 0x1p64; t >= 0x1p64 {
 		s.sampleAll = true
@@ -175,21 +180,40 @@ func newSelector(set component.TelemetrySettings, cfg *SelectConfig, remember in
 }
 
 // decide returns the name of the first rule (in name order) that matches a span or an event of
-// the run, else "sample" when the trace id falls in the sample, else "". A rule whose
-// evaluation fails on an item (a type mismatch, say) counts as not matching that item.
-func (s *selector) decide(ctx context.Context, spans ptrace.Traces, events plog.Logs, traceID pcommon.TraceID) string {
+// the run; else, when a rule failed to evaluate on an item (ParseJSON of text that is not JSON,
+// say), "error:" and the first such rule's name: that rule might have matched, and keeping a run
+// that does not matter costs a row while dropping one that does loses it for good; else "sample"
+// when the trace id falls in the sample; else "". failed holds each rule that failed with its
+// first error, whatever the outcome.
+func (s *selector) decide(ctx context.Context, spans ptrace.Traces, events plog.Logs, traceID pcommon.TraceID) (by string, failed []ruleError) {
 	for i, name := range s.names {
-		if s.spanRules[i] != nil && anySpan(ctx, spans, s.spanRules[i]) {
-			return name
+		var matched bool
+		var err error
+		if s.spanRules[i] != nil {
+			matched, err = anySpan(ctx, spans, s.spanRules[i])
+		} else {
+			matched, err = anyEvent(ctx, events, s.logRules[i])
 		}
-		if s.logRules[i] != nil && anyEvent(ctx, events, s.logRules[i]) {
-			return name
+		if err != nil {
+			failed = append(failed, ruleError{rule: name, err: err})
 		}
+		if matched {
+			return name, failed
+		}
+	}
+	if len(failed) > 0 {
+		return selectedByErrorPrefix + failed[0].rule, failed
 	}
 	if s.sampled(traceID) {
-		return selectedBySample
+		return selectedBySample, nil
 	}
-	return ""
+	return "", nil
+}
+
+// ruleError is a select rule whose condition failed to evaluate on a run, with the first error.
+type ruleError struct {
+	rule string
+	err  error
 }
 
 // sampled hashes the whole trace id (FNV-1a), not only its low bits: trace ids that are not
@@ -214,7 +238,11 @@ func (p *caseProcessor) selectRun(ctx context.Context, b *traceBuffer) (by strin
 			return by, true
 		}
 	}
-	by = p.selector.decide(ctx, b.spans, b.events, b.id)
+	by, failed := p.selector.decide(ctx, b.spans, b.events, b.id)
+	for _, f := range failed {
+		p.telemetry.ProcessorReplayCaseSelectionErrors.Add(ctx, 1, metric.WithAttributes(attribute.String("rule", f.rule)))
+		p.selector.errLog.failed(p.dropLog, f, b.id, p.now())
+	}
 	if by == "" {
 		return "", false
 	}
@@ -238,26 +266,43 @@ func (p *caseProcessor) unselected(ctx context.Context, cl closing, b *batch) {
 	p.logger.Debug("run not selected", zap.String("trace_id", cl.buf.id.String()), zap.String("action", action))
 }
 
-func anySpan(ctx context.Context, td ptrace.Traces, cond *ottl.Condition[*ottlspan.TransformContext]) bool {
+// anySpan tells whether cond holds on a span of td. It goes on past a span the condition fails
+// to evaluate on, since a later span may match, and returns the first such error.
+func anySpan(ctx context.Context, td ptrace.Traces, cond *ottl.Condition[*ottlspan.TransformContext]) (bool, error) {
+	var first error
 	for s := range pdatawalk.Spans(td) {
 		tctx := ottlspan.NewTransformContext(s.Resource, s.Scope, s.Span)
 		ok, err := cond.Eval(ctx, tctx)
 		tctx.Close()
-		if err == nil && ok {
-			return true
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		if ok {
+			return true, first
 		}
 	}
-	return false
+	return false, first
 }
 
-func anyEvent(ctx context.Context, ld plog.Logs, cond *ottl.Condition[*ottllog.TransformContext]) bool {
+// anyEvent is anySpan for the run's joined log events.
+func anyEvent(ctx context.Context, ld plog.Logs, cond *ottl.Condition[*ottllog.TransformContext]) (bool, error) {
+	var first error
 	for r := range pdatawalk.LogRecords(ld) {
 		tctx := ottllog.NewTransformContext(r.Resource, r.Scope, r.Record)
 		ok, err := cond.Eval(ctx, tctx)
 		tctx.Close()
-		if err == nil && ok {
-			return true
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		if ok {
+			return true, first
 		}
 	}
-	return false
+	return false, first
 }

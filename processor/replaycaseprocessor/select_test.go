@@ -20,6 +20,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
@@ -336,7 +338,7 @@ func BenchmarkSelectRules(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for j := range traces {
-			s.decide(ctx, traces[j], logs[j], ids[j])
+			_, _ = s.decide(ctx, traces[j], logs[j], ids[j])
 		}
 	}
 	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*len(traces)), "ns/run")
@@ -405,4 +407,64 @@ func TestLateFragmentOfASelectedRunIsKept(t *testing.T) {
 		assert.Equal(t, "error_root", c.SelectedBy)
 	}
 	assert.True(t, cases[1].HasReason(replaycase.ReasonLateSpans))
+}
+
+// A rule whose condition fails to evaluate cannot say whether the run matters, so the run is
+// kept (selected_by "error:<rule>") rather than dropped, counted by rule, and logged with its
+// trace id at most once a minute per rule with the number of errors since the last line.
+func TestRuleThatFailsToEvaluateKeepsTheRun(t *testing.T) {
+	payload := func(v string) func(ptrace.Span, *run) {
+		return func(sp ptrace.Span, _ *run) {
+			if isRoot(sp) {
+				sp.Attributes().PutStr("app.payload", v)
+			}
+		}
+	}
+	rules := map[string]string{
+		// ParseJSON fails on a payload that is not JSON: an evaluation error, not "false".
+		"flagged":    `IsString(span.attributes["app.payload"]) and ParseJSON(span.attributes["app.payload"])["flag"] == true`,
+		"root_error": selectRules["error_root"], // after "flagged" in name order
+	}
+	h := newHarness(t, func(c *Config) { c.Select = &SelectConfig{Rules: rules, Unselected: unselectedDrop} })
+	core, logs := observer.New(zap.WarnLevel)
+	h.p.dropLog = zap.New(core)
+
+	broken := []run{recordedRun(t, testfixtures.OTelEvents, 1, payload("not json")), recordedRun(t, testfixtures.OTelEvents, 2, payload("{oops"))}
+	matched := recordedRun(t, testfixtures.OTelEvents, 3, payload(`{"flag": true}`))
+	plain := recordedRun(t, testfixtures.OTelEvents, 4, payload(`{"flag": false}`))
+	// An earlier rule that errors does not hide a later one that matches.
+	erroredButRuled := recordedRun(t, testfixtures.OTelEvents, 5, func(sp ptrace.Span, r *run) {
+		payload("nope")(sp, r)
+		if isRoot(sp) {
+			sp.Status().SetCode(ptrace.StatusCodeError)
+		}
+	})
+	for _, r := range append(broken, matched, plain, erroredButRuled) {
+		h.sendTraces(r.traces)
+		h.sendLogs(r.logs)
+	}
+	h.advance(3 * time.Second)
+	later := recordedRun(t, testfixtures.OTelEvents, 6, payload("still not json"))
+	h.advance(time.Minute)
+	h.sendTraces(later.traces)
+	h.sendLogs(later.logs)
+	h.shutdown()
+
+	got := selectedBy(h.cases())
+	assert.Equal(t, map[string]string{
+		broken[0].id: "error:flagged", broken[1].id: "error:flagged", later.id: "error:flagged",
+		matched.id: "flagged", erroredButRuled.id: "root_error",
+	}, got, "the plain run alone is not selected")
+	metadatatest.AssertEqualProcessorReplayCaseSelectionErrors(t, h.tel, []metricdata.DataPoint[int64]{
+		{Value: 4, Attributes: attribute.NewSet(attribute.String("rule", "flagged"))},
+	}, metricdatatest.IgnoreTimestamp())
+
+	lines := logs.FilterMessage("select rule failed to evaluate; the run is kept as a case").All()
+	require.Len(t, lines, 2, "one line per rule per minute")
+	first, second := lines[0].ContextMap(), lines[1].ContextMap()
+	assert.Equal(t, "flagged", first["rule"])
+	assert.Equal(t, broken[0].id, first["trace_id"])
+	assert.Contains(t, first["error"], "json")
+	assert.Equal(t, later.id, second["trace_id"])
+	assert.EqualValues(t, 2, second["errors_since_last_line"], "the two runs whose lines were held back")
 }

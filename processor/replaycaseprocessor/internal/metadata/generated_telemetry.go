@@ -44,6 +44,7 @@ type TelemetryBuilder struct {
 	ProcessorReplayCaseRefused            metric.Int64Counter
 	ProcessorReplayCaseReservedAttributes metric.Int64Counter
 	ProcessorReplayCaseSelectedRuns       metric.Int64Counter
+	ProcessorReplayCaseSelectionErrors    metric.Int64Counter
 	ProcessorReplayCaseSplitTraces        metric.Int64Counter
 	ProcessorReplayCaseTokens             metric.Int64Counter
 	ProcessorReplayCaseUnselectedRuns     metric.Int64Counter
@@ -183,6 +184,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.ProcessorReplayCaseSelectedRuns, err = builder.meter.Int64Counter(
 		"otelcol_processor_replay_case_selected_runs",
 		metric.WithDescription("GenAI runs selected to become cases (select config set), by selected_by (the rule name that matched, or sample) [Development]"),
+		metric.WithUnit("{runs}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseSelectionErrors, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_selection_errors",
+		metric.WithDescription("GenAI runs on which a select rule's OTTL condition failed to evaluate (on at least one span or event), by rule; unless another rule matched, the run is kept as a case with selected_by error:<rule>, never dropped [Development]"),
 		metric.WithUnit("{runs}"),
 	)
 	errs = errors.Join(errs, err)

@@ -309,6 +309,22 @@ func AssertEqualProcessorReplayCaseSelectedRuns(t *testing.T, tt *componenttest.
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorReplayCaseSelectionErrors(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_replay_case_selection_errors",
+		Description: "GenAI runs on which a select rule's OTTL condition failed to evaluate (on at least one span or event), by rule; unless another rule matched, the run is kept as a case with selected_by error:<rule>, never dropped [Development]",
+		Unit:        "{runs}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_replay_case_selection_errors")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorReplayCaseSplitTraces(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_split_traces",

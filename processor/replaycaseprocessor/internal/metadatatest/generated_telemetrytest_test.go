@@ -37,6 +37,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorReplayCaseRefused.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseReservedAttributes.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseSelectedRuns.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseSelectionErrors.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseSplitTraces.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseTokens.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseUnselectedRuns.Add(context.Background(), 1)
@@ -92,6 +93,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseSelectedRuns(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseSelectionErrors(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseSplitTraces(t, testTel,
