@@ -4,6 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
 	"github.com/reprise-dev/reprise/normalize"
 	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/scrub"
@@ -83,16 +89,34 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.
 	c.Metadata = p.metadata.eval(ctx, b.spans, c.Provenance.RootSpanID)
 	c.Assertions = p.assertions.eval(ctx, b.spans, c.Provenance.RootSpanID)
 	if p.cfg.RawSpans == rawAll || (p.cfg.RawSpans == rawQuarantined && c.Status == replaycase.StatusQuarantined) {
-		c.RawSpans, c.RawEvents = rawTelemetry(b)
+		var part string
+		var err error
+		if c.RawSpans, c.RawEvents, part, err = rawTelemetry(b); err != nil {
+			p.telemetry.ProcessorReplayCaseDroppedRawTelemetry.Add(ctx, 1, metric.WithAttributes(attribute.String("part", part)))
+			p.dropLog.Error("raw telemetry of a case dropped: it could not be encoded", zap.String("case_id", c.CaseID), zap.String("part", part), zap.Error(err))
+		}
 	}
 	return c, runCase
 }
 
-// rawTelemetry is the OTLP protobuf of the buffer's spans and of its joined log events.
-func rawTelemetry(b *traceBuffer) (spans, events []byte) {
-	spans, _ = tracesSizer.MarshalTraces(b.spans)
-	if b.events.LogRecordCount() > 0 {
-		events, _ = logsSizer.MarshalLogs(b.events)
+// rawTracesMarshaler and rawLogsMarshaler encode a case's raw telemetry (variables so that a
+// test can make them fail).
+var (
+	rawTracesMarshaler ptrace.Marshaler = &ptrace.ProtoMarshaler{}
+	rawLogsMarshaler   plog.Marshaler   = &plog.ProtoMarshaler{}
+)
+
+// rawTelemetry is the OTLP protobuf of the buffer's spans and of its joined log events. When a
+// part cannot be encoded it returns neither (spans without their events would re-drive as a
+// different run) and names the part that failed.
+func rawTelemetry(b *traceBuffer) (spans, events []byte, failedPart string, err error) {
+	if spans, err = rawTracesMarshaler.MarshalTraces(b.spans); err != nil {
+		return nil, nil, "spans", err
 	}
-	return spans, events
+	if b.events.LogRecordCount() > 0 {
+		if events, err = rawLogsMarshaler.MarshalLogs(b.events); err != nil {
+			return nil, nil, "events", err
+		}
+	}
+	return spans, events, "", nil
 }

@@ -23,31 +23,32 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                 metric.Meter
-	mu                                    sync.Mutex
-	registrations                         []metric.Registration
-	ProcessorReplayCaseBufferedBytes      metric.Int64UpDownCounter
-	ProcessorReplayCaseBufferedSpans      metric.Int64UpDownCounter
-	ProcessorReplayCaseCasesClosed        metric.Int64Counter
-	ProcessorReplayCaseCost               metric.Float64Counter
-	ProcessorReplayCaseDroppedCases       metric.Int64Counter
-	ProcessorReplayCaseDroppedEvents      metric.Int64Counter
-	ProcessorReplayCaseDuplicates         metric.Int64Counter
-	ProcessorReplayCaseEmitFailures       metric.Int64Counter
-	ProcessorReplayCaseEvictions          metric.Int64Counter
-	ProcessorReplayCaseInvalidUtf8        metric.Int64Counter
-	ProcessorReplayCaseLateSpans          metric.Int64Counter
-	ProcessorReplayCaseOpenCases          metric.Int64UpDownCounter
-	ProcessorReplayCasePassthroughTraces  metric.Int64Counter
-	ProcessorReplayCaseQuarantineReasons  metric.Int64Counter
-	ProcessorReplayCaseReceived           metric.Int64Counter
-	ProcessorReplayCaseRefused            metric.Int64Counter
-	ProcessorReplayCaseReservedAttributes metric.Int64Counter
-	ProcessorReplayCaseSelectedRuns       metric.Int64Counter
-	ProcessorReplayCaseSelectionErrors    metric.Int64Counter
-	ProcessorReplayCaseSplitTraces        metric.Int64Counter
-	ProcessorReplayCaseTokens             metric.Int64Counter
-	ProcessorReplayCaseUnselectedRuns     metric.Int64Counter
+	meter                                  metric.Meter
+	mu                                     sync.Mutex
+	registrations                          []metric.Registration
+	ProcessorReplayCaseBufferedBytes       metric.Int64UpDownCounter
+	ProcessorReplayCaseBufferedSpans       metric.Int64UpDownCounter
+	ProcessorReplayCaseCasesClosed         metric.Int64Counter
+	ProcessorReplayCaseCost                metric.Float64Counter
+	ProcessorReplayCaseDroppedCases        metric.Int64Counter
+	ProcessorReplayCaseDroppedEvents       metric.Int64Counter
+	ProcessorReplayCaseDroppedRawTelemetry metric.Int64Counter
+	ProcessorReplayCaseDuplicates          metric.Int64Counter
+	ProcessorReplayCaseEmitFailures        metric.Int64Counter
+	ProcessorReplayCaseEvictions           metric.Int64Counter
+	ProcessorReplayCaseInvalidUtf8         metric.Int64Counter
+	ProcessorReplayCaseLateSpans           metric.Int64Counter
+	ProcessorReplayCaseOpenCases           metric.Int64UpDownCounter
+	ProcessorReplayCasePassthroughTraces   metric.Int64Counter
+	ProcessorReplayCaseQuarantineReasons   metric.Int64Counter
+	ProcessorReplayCaseReceived            metric.Int64Counter
+	ProcessorReplayCaseRefused             metric.Int64Counter
+	ProcessorReplayCaseReservedAttributes  metric.Int64Counter
+	ProcessorReplayCaseSelectedRuns        metric.Int64Counter
+	ProcessorReplayCaseSelectionErrors     metric.Int64Counter
+	ProcessorReplayCaseSplitTraces         metric.Int64Counter
+	ProcessorReplayCaseTokens              metric.Int64Counter
+	ProcessorReplayCaseUnselectedRuns      metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -113,6 +114,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_replay_case_dropped_events",
 		metric.WithDescription("GenAI log events dropped because their trace reached limits.max_events_per_trace (the case gets reason event_limit) [Development]"),
 		metric.WithUnit("{events}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseDroppedRawTelemetry, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_dropped_raw_telemetry",
+		metric.WithDescription("Cases that keep no raw spans and events (raw_spans) because a part could not be encoded as OTLP protobuf, by part (spans, events); the case is kept without them and logged with its case id, unsampled [Development]"),
+		metric.WithUnit("{cases}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseDuplicates, err = builder.meter.Int64Counter(
