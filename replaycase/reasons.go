@@ -1,5 +1,7 @@
 package replaycase
 
+import "slices"
+
 // Reason codes. They are stable identifiers: dashboards and re-drive filters match on them.
 const (
 	// Evidence (configurable through the processor's evidence policy).
@@ -46,3 +48,27 @@ const (
 // ReasonOverBudget quarantines a case whose cost exceeds the processor's
 // pricing.budget.max_usd when pricing.budget.action is "quarantine".
 const ReasonOverBudget = "over_budget"
+
+// ReasonUndecodableCase is written by the replay_parquet exporter on the quarantine row of case
+// spans it could not decode (their spans are kept for a re-drive).
+const ReasonUndecodableCase = "undecodable_case"
+
+// reasonCodes is every code a dataset row can carry, in the order declared above. A code added
+// above must be added here: the replay_parquet receiver's select.reason_codes refuses the others
+// (a misspelt code would select nothing), and a test compares this list with the declarations.
+var reasonCodes = []string{
+	ReasonNoRootSpan, ReasonNoLLMSteps, ReasonNoInputMessages, ReasonNoModelOutput, ReasonNoModelName,
+	ReasonToolCallWithoutResult, ReasonUnparseableContent, ReasonTruncatedContent, ReasonContentRef,
+	ReasonSecretDetected, ReasonEmbeddingsNotRecorded,
+	ReasonEvicted, ReasonSpanLimit, ReasonShutdown, ReasonMaxAge, ReasonLateSpans, ReasonTraceSplit,
+	ReasonInvalidUsage, ReasonInvalidParameter, ReasonInvalidTimestamp, ReasonEndBeforeStart,
+	ReasonInvalidUTF8, ReasonInvalidTraceID, ReasonEventLimit,
+	ReasonOverBudget,
+	ReasonUndecodableCase,
+}
+
+// ReasonCodes returns every reason code a dataset row can carry.
+func ReasonCodes() []string { return slices.Clone(reasonCodes) }
+
+// IsReasonCode tells whether code is one of ReasonCodes.
+func IsReasonCode(code string) bool { return slices.Contains(reasonCodes, code) }

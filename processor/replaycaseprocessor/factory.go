@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/collector/processor"
 
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
-	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/sharedcomponent"
+	"github.com/reprise-dev/reprise/internal/sharedcomponent"
 	"github.com/reprise-dev/reprise/scrub"
 )
 

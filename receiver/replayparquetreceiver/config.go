@@ -79,19 +79,6 @@ type SelectConfig struct {
 	CaseIDs []string `mapstructure:"case_ids"`
 }
 
-// knownReasonCodes are the codes rows can carry: a misspelt code would select nothing.
-var knownReasonCodes = map[string]bool{
-	replaycase.ReasonNoRootSpan: true, replaycase.ReasonNoLLMSteps: true, replaycase.ReasonNoInputMessages: true,
-	replaycase.ReasonNoModelOutput: true, replaycase.ReasonNoModelName: true, replaycase.ReasonToolCallWithoutResult: true,
-	replaycase.ReasonUnparseableContent: true, replaycase.ReasonTruncatedContent: true, replaycase.ReasonContentRef: true,
-	replaycase.ReasonSecretDetected: true, replaycase.ReasonEmbeddingsNotRecorded: true, replaycase.ReasonEvicted: true, replaycase.ReasonSpanLimit: true,
-	replaycase.ReasonShutdown: true, replaycase.ReasonMaxAge: true, replaycase.ReasonLateSpans: true, replaycase.ReasonTraceSplit: true,
-	replaycase.ReasonInvalidUTF8: true, replaycase.ReasonInvalidTraceID: true, replaycase.ReasonEventLimit: true,
-	replaycase.ReasonInvalidUsage: true, replaycase.ReasonInvalidParameter: true, replaycase.ReasonInvalidTimestamp: true,
-	replaycase.ReasonEndBeforeStart: true, replaycase.ReasonOverBudget: true,
-	"undecodable_case": true, // the exporter's, for case spans it could not decode
-}
-
 // Validate names the field at fault.
 func (c *Config) Validate() error {
 	var errs []error
@@ -139,7 +126,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	for _, code := range c.Select.ReasonCodes {
-		if !knownReasonCodes[code] {
+		if !replaycase.IsReasonCode(code) {
 			errs = append(errs, fmt.Errorf("select.reason_codes: %q is not a reason code the processor or exporter writes", code))
 		}
 	}

@@ -1,12 +1,7 @@
 package replayparquetreceiver
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -105,29 +100,13 @@ func TestFileTimeIsTheUUIDv7Time(t *testing.T) {
 	assert.Empty(t, fileTime("part-018cc251-f400-4000-8000-000000000000.zstd.parquet"), "a v4 uuid holds no time")
 }
 
-// Every reason code replaycase declares is selectable: the list in config.go is a copy, and a
-// code added there without it would make select.reason_codes refuse a code rows carry.
-func TestEveryReplaycaseReasonIsKnown(t *testing.T) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, filepath.Join("..", "..", "replaycase", "reasons.go"), nil, 0)
-	require.NoError(t, err)
-	var codes []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		vs, ok := n.(*ast.ValueSpec)
-		if !ok {
-			return true
-		}
-		for i, name := range vs.Names {
-			if lit, ok := vs.Values[i].(*ast.BasicLit); ok && strings.HasPrefix(name.Name, "Reason") {
-				code, err := strconv.Unquote(lit.Value)
-				require.NoError(t, err)
-				codes = append(codes, code)
-			}
-		}
-		return true
-	})
-	require.Greater(t, len(codes), 20, "reasons.go declares the reason codes")
-	for _, code := range codes {
-		assert.True(t, knownReasonCodes[code], "select.reason_codes does not know %q", code)
-	}
+// select.reason_codes takes exactly replaycase's list: every code a row can carry, and no
+// misspelling (it would select nothing).
+func TestReasonCodesAreReplaycasesList(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Directory, cfg.Storage = t.TempDir(), &storageID
+	cfg.Select.ReasonCodes = replaycase.ReasonCodes()
+	require.NoError(t, cfg.Validate())
+	cfg.Select.ReasonCodes = []string{replaycase.ReasonNoModelOutput, "no_model_ouptut"}
+	assert.EqualError(t, cfg.Validate(), `select.reason_codes: "no_model_ouptut" is not a reason code the processor or exporter writes`)
 }

@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
@@ -27,10 +28,12 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/sharedcomponent"
 	"github.com/reprise-dev/reprise/internal/testdataset"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/internal/teststorage"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor"
+	"github.com/reprise-dev/reprise/receiver/replayparquetreceiver/internal/metadata"
 	"github.com/reprise-dev/reprise/receiver/replayparquetreceiver/internal/metadatatest"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -143,7 +146,47 @@ func newTestReceiver(t *testing.T, set receiver.Settings, root string, edit func
 		_, err = f.CreateLogs(context.Background(), set, cfg, logs)
 		require.NoError(t, err)
 	}
-	return tr, tr.(*handle).sh.r
+	return tr, tr.(*sharedcomponent.Component[*replayReceiver]).Unwrap()
+}
+
+// The traces and logs faces share one reader: it starts once, and stops at the first face's
+// Shutdown, while the consumers of both pipelines still run (the collector shuts a face down
+// before what it sends to); the other face's Shutdown is then a no-op, and a reload builds a
+// new reader.
+func TestSharedReaderStopsWithTheFirstPipelineShutDown(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 2, strict)
+	host, ext := teststorage.Start(t, t.TempDir())
+	defer func() { require.NoError(t, ext.Shutdown(context.Background())) }()
+
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig().(*Config)
+	cfg.Directory, cfg.Storage, cfg.Mode = root, &storageID, ModeWatch
+	set := receivertest.NewNopSettings(metadata.Type)
+	traces, logs := new(consumertest.TracesSink), new(consumertest.LogsSink)
+	tr, err := f.CreateTraces(context.Background(), set, cfg, traces)
+	require.NoError(t, err)
+	lr, err := f.CreateLogs(context.Background(), set, cfg, logs)
+	require.NoError(t, err)
+	r := tr.(*sharedcomponent.Component[*replayReceiver]).Unwrap()
+	require.Same(t, r, lr.(*sharedcomponent.Component[*replayReceiver]).Unwrap(), "one reader for both pipelines")
+
+	require.NoError(t, tr.Start(context.Background(), host))
+	require.NoError(t, lr.Start(context.Background(), host))
+	waitBacklog(t, r)
+	require.NoError(t, lr.Shutdown(context.Background()))
+	select {
+	case <-r.done:
+	default:
+		t.Fatal("the reader still runs after the first pipeline shut it down")
+	}
+	require.NoError(t, tr.Shutdown(context.Background()))
+	assert.NotZero(t, traces.SpanCount(), "the backlog was pushed before the stop")
+
+	again, err := f.CreateTraces(context.Background(), set, cfg, traces)
+	require.NoError(t, err)
+	assert.NotSame(t, r, again.(*sharedcomponent.Component[*replayReceiver]).Unwrap(), "a reload gets a new reader")
+	require.NoError(t, again.Shutdown(context.Background()))
 }
 
 func waitBacklog(t *testing.T, r *replayReceiver) {

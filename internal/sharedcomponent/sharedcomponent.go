@@ -1,6 +1,15 @@
 // Package sharedcomponent lets the traces and the logs faces of one component ID share one
 // instance, started once and shut down once, the way contrib's internal/sharedcomponent does
-// for receivers and exporters that hold a single resource.
+// for receivers and exporters that hold a single resource. The replay_case processor and the
+// replay_parquet receiver both use it.
+//
+// The instance starts at the first face's Start and stops at the first face's Shutdown. The
+// collector shuts its graph down upstream first: a face is shut down before the components it
+// sends to, and the other face is shut down after it, so at the first Shutdown the consumers of
+// both faces are still running. That is the last moment the instance can hand everything on:
+// the processor flushes its open cases into both pipelines, the receiver stops reading between
+// two pushes. Waiting for the last face instead would let the instance push into a pipeline
+// whose exporter has already stopped.
 package sharedcomponent
 
 import (
