@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -108,16 +107,6 @@ func resourceAttributes(caseID string) string {
 	return link
 }
 
-// freePort is a loopback TCP port nothing listens on right now.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // replayCase runs COMMAND once against a replay of c and judges the run it emits.
 func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.Case) (r caseResult) {
 	start := time.Now()
@@ -132,14 +121,6 @@ func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.
 		return fail(err)
 	}
 	defer os.RemoveAll(work)
-	replayPort, err := freePort()
-	if err != nil {
-		return fail(err)
-	}
-	otlpPort, err := freePort()
-	if err != nil {
-		return fail(err)
-	}
 	newRuns := filepath.Join(work, "runs")
 	exporters, extra := "replay_parquet", ""
 	if o.record != "" {
@@ -153,8 +134,9 @@ func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.
 	if o.mode == "hybrid" {
 		upstream = fmt.Sprintf(hybridUpstream, o.upstream)
 	}
-	cfg := fmt.Sprintf(harnessConfig, replayPort, dataset, o.mode, otlpPort, newRuns, extra, o.scrubKeyEnv, exporters, upstream)
-	stopCollector, err := startHarness(ctx, filepath.Join(work, "collector.yaml"), cfg, otlpPort, replayPort)
+	stopCollector, replayPort, otlpPort, err := startHarnessOnFreePorts(ctx, filepath.Join(work, "collector.yaml"), func(replayPort, otlpPort int) string {
+		return fmt.Sprintf(harnessConfig, replayPort, dataset, o.mode, otlpPort, newRuns, extra, o.scrubKeyEnv, exporters, upstream)
+	})
 	if err != nil {
 		return fail(fmt.Errorf("starting the replay harness: %w", err))
 	}
@@ -222,9 +204,38 @@ func pickRun(runs []*replaycase.Case) *replaycase.Case {
 	return nil
 }
 
-// startHarness runs the collector with cfg in this process until the returned stop is
-// called, and waits until both its ports accept connections.
-func startHarness(ctx context.Context, path, cfg string, ports ...int) (stop func(), err error) {
+// harnessStartAttempts is how many times a harness is started on fresh ports when one of its
+// ports was taken before its collector bound it.
+const harnessStartAttempts = 5
+
+// startHarnessOnFreePorts starts the harness collector with the config cfg gives for a replay
+// and an OTLP port, picking fresh ports again when one was taken before the collector bound it.
+// stop stops the collector and gives its ports back.
+func startHarnessOnFreePorts(ctx context.Context, path string, cfg func(replayPort, otlpPort int) string) (stop func(), replayPort, otlpPort int, err error) {
+	for attempt := 1; ; attempt++ {
+		ports, err := harnessPorts.take(2)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		stopCollector, err := startHarness(ctx, path, cfg(ports[0], ports[1]))
+		if err == nil {
+			return func() {
+				stopCollector()
+				harnessPorts.release(ports)
+			}, ports[0], ports[1], nil
+		}
+		harnessPorts.release(ports)
+		if !errors.Is(err, errPortTaken) || attempt == harnessStartAttempts {
+			return nil, 0, 0, err
+		}
+	}
+}
+
+// startHarness runs the collector with cfg in this process until the returned stop is called.
+// It returns once the collector runs: every component has started, so both servers listen on
+// their ports. (Dialling the ports instead could reach another worker's server on a port this
+// collector failed to bind.) A port in use fails with errPortTaken.
+func startHarness(ctx context.Context, path, cfg string) (stop func(), err error) {
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		return nil, err
 	}
@@ -243,22 +254,19 @@ func startHarness(ctx context.Context, path, cfg string, ports ...int) (stop fun
 	}
 	done := make(chan error, 1)
 	go func() { done <- col.Run(ctx) }()
-	deadline := time.Now().Add(20 * time.Second)
-	for _, p := range ports {
-		for {
-			if conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
-				conn.Close()
-				break
+	deadline := time.After(20 * time.Second)
+	for col.GetState() != otelcol.StateRunning {
+		select {
+		case err := <-done:
+			if isAddrInUse(err) {
+				return nil, fmt.Errorf("%w: %w", errPortTaken, err)
 			}
-			select {
-			case err := <-done:
-				return nil, fmt.Errorf("the collector stopped: %w", err)
-			case <-time.After(25 * time.Millisecond):
-			}
-			if time.Now().After(deadline) {
-				col.Shutdown()
-				return nil, fmt.Errorf("port %d not listening after 20 s", p)
-			}
+			return nil, fmt.Errorf("the collector stopped: %w", err)
+		case <-deadline:
+			col.Shutdown()
+			<-done
+			return nil, errors.New("the collector was not running after 20 s")
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
 	return func() {
