@@ -12,15 +12,16 @@ import (
 // client SDK's own span without it. The Anthropic TypeScript SDK 1.x emits GenAI spans
 // whenever a tracer provider is registered; under OpenInference its span for messages.create
 // is the child of OpenInference's span, and for messages.stream a sibling over the same time
-// (which of the two ends first varies from run to run). Left as two steps, the case would expect two requests and be quarantined for the empty
-// one.
+// (which of the two ends first varies from run to run, and under load the SDK's span can end
+// after the next call began). Left as two steps, the case would expect two requests and be
+// quarantined for the empty one.
 
 // foldDuplicateModelCalls drops each model step that records the same call as exactly one
 // other model step (and is the only one to match that step): a content-less step matching a
 // step with content, or, when both recorded content (the Anthropic SDK in its content mode),
 // the inner or later one. The kept step takes what only the dropped one recorded: its response
-// id and its conventions. A step that matches no step, or several, stays; a content-less one
-// is then reported by the evidence check.
+// id and its conventions. A step that matches no step, or several equally well, stays; a
+// content-less one is then reported by the evidence check.
 func foldDuplicateModelCalls(steps []normalized) []normalized {
 	into := map[int]int{}    // duplicate step → the step it duplicates
 	matched := map[int]int{} // kept step → how many duplicates match it
@@ -29,17 +30,20 @@ func foldDuplicateModelCalls(steps []normalized) []normalized {
 		if x.Kind != replaycase.StepLLM {
 			continue
 		}
-		match := -1
+		// The match is the one step with the strongest evidence; two at that strength leave
+		// nothing to tell them apart.
+		match, best := -1, noMatch
 		for j := range steps {
 			y := &steps[j].Step
-			if j == i || y.Kind != replaycase.StepLLM || !recordsContent(y) || !duplicates(x, y) {
+			if j == i || y.Kind != replaycase.StepLLM || !recordsContent(y) {
 				continue
 			}
-			if match >= 0 {
+			switch m := duplicates(x, y); {
+			case m > best:
+				match, best = j, m
+			case m == best && m != noMatch:
 				match = -1
-				break
 			}
-			match = j
 		}
 		if match >= 0 {
 			into[i] = match
@@ -56,28 +60,49 @@ func foldDuplicateModelCalls(steps []normalized) []normalized {
 	return withoutDropped(steps, drop)
 }
 
-// duplicates tells whether step x is a second record of the call step y (which has content)
-// recorded: sameModelCall when x has no content; when it has, x must be y's child, or share
-// y's response id, or share y's parent, overlap it in time, send the same request and get the
-// same answer; and be the later of the two, so that of two records one is kept.
-func duplicates(x, y *replaycase.Step) bool {
+// callMatch is how strongly two model steps are shown to record one call.
+type callMatch int
+
+const (
+	noMatch callMatch = iota
+	// matchByTime: siblings over the same time that agree on everything both recorded, when
+	// neither recorded anything that tells one call from the next of the same kind (token
+	// counts, response id). The last resort: under load an earlier call's span can still be
+	// open when the next one starts, and then both overlap and none is folded.
+	matchByTime
+	// matchByEvidence: one is the other's child, or they record the same response id, or they
+	// are siblings that recorded the same token counts.
+	matchByEvidence
+)
+
+// duplicates tells how strongly step x is a second record of the call step y (which has
+// content) recorded: sameModelCall when x has no content; when it has, x must be y's child, or
+// share y's response id, or share y's parent and be the same call (sameModelCall), send the same
+// request and get the same answer; and be the later of the two, so that of two records one is
+// kept.
+func duplicates(x, y *replaycase.Step) callMatch {
 	if !recordsContent(x) {
 		return sameModelCall(x, y)
 	}
 	if x.ModelConfig.Provider != y.ModelConfig.Provider || y.ParentSpanID == x.SpanID {
-		return false
+		return noMatch
 	}
 	if x.ResponseID != "" && y.ResponseID != "" && x.ResponseID != y.ResponseID {
-		return false
+		return noMatch
 	}
 	if x.ParentSpanID == y.SpanID {
-		return true
+		return matchByEvidence
 	}
-	later := stepBefore(y, x)
+	if !stepBefore(y, x) {
+		return noMatch
+	}
 	if x.ResponseID != "" && x.ResponseID == y.ResponseID {
-		return later
+		return matchByEvidence
 	}
-	return later && sameModelCall(x, y) && callsite.FromStep(x).ID(nil) == callsite.FromStep(y).ID(nil) && answer(x) == answer(y)
+	if callsite.FromStep(x).ID(nil) != callsite.FromStep(y).ID(nil) || answer(x) != answer(y) {
+		return noMatch
+	}
+	return sameModelCall(x, y)
 }
 
 // answer is what a model step answered, for telling two records of one call from two calls with
@@ -100,25 +125,50 @@ func recordsContent(st *replaycase.Step) bool {
 	return hasContent(st.InputMessages) || hasContent(st.OutputMessages)
 }
 
-// sameModelCall tells whether content-less step x records the call of step y: the same
-// provider and model, and x is y's child, or has y's response id, or shares y's parent and
-// overlaps y in time.
-func sameModelCall(x, y *replaycase.Step) bool {
-	if x.ModelConfig.Provider != y.ModelConfig.Provider {
-		return false
-	}
-	if a, b := x.ModelConfig.RequestModel, y.ModelConfig.RequestModel; a != "" && b != "" && a != b {
-		return false
+// sameModelCall tells how strongly step x records the call of step y. They must have the same
+// provider and agree on every model, parameter, response id and token count both recorded; then
+// x being y's child, or having y's response id, is evidence, and so is being y's sibling with
+// the same token counts. A sibling that recorded no token counts (or whose sibling did not)
+// matches by time overlap only.
+func sameModelCall(x, y *replaycase.Step) callMatch {
+	if x.ModelConfig.Provider != y.ModelConfig.Provider || disagree(x, y) {
+		return noMatch
 	}
 	switch {
 	case x.ParentSpanID == y.SpanID:
-		return true
+		return matchByEvidence
 	case x.ResponseID != "" && x.ResponseID == y.ResponseID:
-		return true
-	case x.ParentSpanID == y.ParentSpanID:
-		return x.StartTime.Before(y.EndTime) && y.StartTime.Before(x.EndTime)
+		return matchByEvidence
+	case x.ParentSpanID != y.ParentSpanID:
+		return noMatch
+	case recordsTokens(x) && recordsTokens(y):
+		return matchByEvidence // disagree has checked that the counts are equal
+	case x.StartTime.Before(y.EndTime) && y.StartTime.Before(x.EndTime):
+		return matchByTime
 	}
-	return false
+	return noMatch
+}
+
+// disagree tells whether x and y recorded different values of something one call has once: the
+// request and response models, the request parameters, the response id, the token counts.
+// What only one of them recorded does not count.
+func disagree(x, y *replaycase.Step) bool {
+	differ := func(a, b string) bool { return a != "" && b != "" && a != b }
+	a, b := &x.ModelConfig, &y.ModelConfig
+	return differ(a.RequestModel, b.RequestModel) || differ(a.ResponseModel, b.ResponseModel) ||
+		differ(x.ResponseID, y.ResponseID) ||
+		differPtr(a.MaxTokens, b.MaxTokens) || differPtr(a.Temperature, b.Temperature) ||
+		differPtr(a.TopP, b.TopP) || differPtr(a.Seed, b.Seed) ||
+		(recordsTokens(x) && recordsTokens(y) &&
+			(x.Usage.InputTokens != y.Usage.InputTokens || x.Usage.OutputTokens != y.Usage.OutputTokens))
+}
+
+func differPtr[T comparable](a, b *T) bool { return a != nil && b != nil && *a != *b }
+
+// recordsTokens tells whether a step recorded its call's token counts (a call reads and writes
+// at least one token; zero means not recorded).
+func recordsTokens(st *replaycase.Step) bool {
+	return st.Usage.InputTokens > 0 && st.Usage.OutputTokens > 0
 }
 
 // absorb gives keep what only dup recorded of the same call.
