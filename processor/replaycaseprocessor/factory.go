@@ -10,8 +10,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
 
-	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
 	"github.com/reprise-dev/reprise/internal/sharedcomponent"
+	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
 	"github.com/reprise-dev/reprise/scrub"
 )
 

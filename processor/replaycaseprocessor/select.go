@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"iter"
 	"math"
 	"sort"
 	"sync"
@@ -266,32 +267,34 @@ func (p *caseProcessor) unselected(ctx context.Context, cl closing, b *batch) {
 	p.logger.Debug("run not selected", zap.String("trace_id", cl.buf.id.String()), zap.String("action", action))
 }
 
-// anySpan tells whether cond holds on a span of td. It goes on past a span the condition fails
-// to evaluate on, since a later span may match, and returns the first such error.
+// anySpan tells whether cond holds on a span of td.
 func anySpan(ctx context.Context, td ptrace.Traces, cond *ottl.Condition[*ottlspan.TransformContext]) (bool, error) {
-	var first error
-	for s := range pdatawalk.Spans(td) {
-		tctx := ottlspan.NewTransformContext(s.Resource, s.Scope, s.Span)
-		ok, err := cond.Eval(ctx, tctx)
-		tctx.Close()
-		if err != nil {
-			if first == nil {
-				first = err
+	return anyMatch(ctx, cond, func(yield func(*ottlspan.TransformContext) bool) {
+		for s := range pdatawalk.Spans(td) {
+			if !yield(ottlspan.NewTransformContext(s.Resource, s.Scope, s.Span)) {
+				return
 			}
-			continue
 		}
-		if ok {
-			return true, first
-		}
-	}
-	return false, first
+	})
 }
 
-// anyEvent is anySpan for the run's joined log events.
+// anyEvent tells whether cond holds on one of the run's joined log events.
 func anyEvent(ctx context.Context, ld plog.Logs, cond *ottl.Condition[*ottllog.TransformContext]) (bool, error) {
+	return anyMatch(ctx, cond, func(yield func(*ottllog.TransformContext) bool) {
+		for r := range pdatawalk.LogRecords(ld) {
+			if !yield(ottllog.NewTransformContext(r.Resource, r.Scope, r.Record)) {
+				return
+			}
+		}
+	})
+}
+
+// anyMatch tells whether cond holds in one of the transform contexts. It goes on past a
+// context the condition fails to evaluate on, since a later one may match, and returns the
+// first such error.
+func anyMatch[K interface{ Close() }](ctx context.Context, cond *ottl.Condition[K], contexts iter.Seq[K]) (bool, error) {
 	var first error
-	for r := range pdatawalk.LogRecords(ld) {
-		tctx := ottllog.NewTransformContext(r.Resource, r.Scope, r.Record)
+	for tctx := range contexts {
 		ok, err := cond.Eval(ctx, tctx)
 		tctx.Close()
 		if err != nil {
