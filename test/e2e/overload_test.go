@@ -167,8 +167,10 @@ func anonPeak(pid int, stop <-chan struct{}) <-chan int64 {
 	return out
 }
 
-// overloadConfig is a collector whose exporter queue is small enough to fill under load, with
-// the processor's and the exporter's write-ahead storage and the telemetry on a Prometheus port.
+// overloadConfig is config/local.yaml's durability chain under load: the processor's write-ahead
+// storage is the one durable copy, the exporter has no queue (the hand-off returns once the
+// cases are in a fsynced segment) and writes segments merged every 100 ms; backpressure comes
+// from the processor's limits (a small max_buffered_bytes), the telemetry is on a Prometheus port.
 func overloadConfig(dir string, otlpPort, metricsPort, maxOpen int, grace string) string {
 	return fmt.Sprintf(`
 extensions:
@@ -191,12 +193,9 @@ processors:
 exporters:
   replay_parquet:
     directory: %[1]s/data
-    sending_queue:
-      storage: file_storage
-      num_consumers: 1
-      queue_size: 4194304   # bytes (the smallest the 4 MiB batches allow): a small queue fills, so the processor must hold back
-      batch:
-        flush_timeout: 200ms
+    file_max_age: 100ms
+    sending_queue: {enabled: false}
+    retry_on_failure: {enabled: false}
 service:
   extensions: [file_storage]
   telemetry: {metrics: {level: normal, readers: [{pull: {exporter: {prometheus: {host: 127.0.0.1, port: %[3]d}}}}]}}
@@ -261,8 +260,8 @@ func assertConserved(t *testing.T, rows []replaycase.Case, sent map[string]bool,
 	assert.Equal(t, float64(len(ids)), testcollector.Metric(metrics, "otelcol_processor_replay_case_cases_closed"), "every closed case is a row")
 }
 
-// Problem 2 and 3: 10× max_open_traces sent as fast as 4 clients can, through an exporter whose
-// queue fills. Every run ends in exactly one row; the overload is refused at the door (503,
+// Problem 2 and 3: 10× max_open_traces sent as fast as 4 clients can, through an exporter that
+// writes every hand-off before it returns. Every run ends in exactly one row; the overload is refused at the door (503,
 // retried by the clients), never dropped. REPRISE_OVERLOAD_RUNS scales it (docs/benchmarks.md).
 func TestOverloadLosesNothingAndRefusesAtTheDoor(t *testing.T) {
 	runs, maxOpen := 1000, 100
