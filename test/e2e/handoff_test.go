@@ -98,7 +98,8 @@ func TestKillNineBetweenHandOffAndMergeLosesNoCase(t *testing.T) {
 		require.NoError(t, os.Chtimes(filepath.Join(staging, name), old, old))
 	}
 
-	second := launch(t, cfg, otlpPort)
+	// Adopted segments are merged file_max_age after the restart: shorten it, not to wait 5m.
+	second := launch(t, handoffConfig(dir, otlpPort, metricsPort, "100ms"), otlpPort)
 	rows := waitForRuns(t, root, sent, second)
 	primary, ids := map[string]int{}, map[string]int{}
 	for _, r := range rows {
