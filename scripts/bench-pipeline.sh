@@ -19,7 +19,7 @@
 # BENCH_KEEP=DIR keeps the last reprise dataset of each mode in DIR/burst and DIR/paced.
 # BENCH_FILE_MAX_AGE=0s overrides the exporter's file_max_age (default: config/local.yaml's, 10s).
 # Memory trade-offs: BENCH_GOMEMLIMIT (default: the value config/local.yaml's run line gives),
-# BENCH_GOGC (default: unset, Go's 100) and BENCH_MAX_BUFFERED_BYTES (default: local.yaml's
+# BENCH_GOGC (default 100, Go's) and BENCH_MAX_BUFFERED_BYTES (default: local.yaml's
 # replay_case limits.max_buffered_bytes). The clients' retries of 503 answers are printed per run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,13 +70,17 @@ rm "$work/corpus.json"
 # --- configs ----------------------------------------------------------------------------------
 # Overrides merged over config/local.yaml (maps merge, lists are replaced): same components and
 # settings, the debug exporter out of the pipelines, everything else in $work/reprise.
+buffer_override=
+if [ -n "${BENCH_MAX_BUFFERED_BYTES:-}" ]; then
+  buffer_override="processors: {replay_case: {limits: {max_buffered_bytes: $BENCH_MAX_BUFFERED_BYTES}}}"
+fi
 cat > "$work/reprise-overrides.yaml" <<YAML
 extensions:
   file_storage: {directory: $work/reprise/queue}
   replay: {endpoint: 127.0.0.1:$replay_port, directory: $work/reprise/data}
 receivers:
   otlp: {protocols: {grpc: {endpoint: 127.0.0.1:$grpc_port}, http: {endpoint: 127.0.0.1:$otlp_port}}}
-${BENCH_MAX_BUFFERED_BYTES:+processors: {replay_case: {limits: {max_buffered_bytes: $BENCH_MAX_BUFFERED_BYTES}}}}
+$buffer_override
 exporters:
   replay_parquet: {directory: $work/reprise/data${BENCH_FILE_MAX_AGE:+, file_max_age: $BENCH_FILE_MAX_AGE}}
   nop: {}
@@ -122,7 +126,7 @@ run() { # collector mode → one result line
   local who=$1 mode=$2 pid t0 t1 hwm bytes load
   rm -rf "$work/reprise" "$work/stock" "$work/anon"; mkdir -p "$work/reprise/data" "$work/stock"
   if [ "$who" = reprise ]; then
-    REPRISE_SCRUB_KEY=bench-key GOMEMLIMIT=$gomemlimit ${BENCH_GOGC:+GOGC=$BENCH_GOGC} "$work/bin-reprise" \
+    REPRISE_SCRUB_KEY=bench-key GOMEMLIMIT=$gomemlimit GOGC=${BENCH_GOGC:-100} "$work/bin-reprise" \
       --config config/local.yaml --config "$work/reprise-overrides.yaml" >"$work/$who.log" 2>&1 &
   else
     "$stock" --config "$work/stock.yaml" >"$work/$who.log" 2>&1 &
