@@ -5,7 +5,7 @@
 # and paced, to
 #   reprise: config/local.yaml minus the debug exporter (ports and directories moved into a
 #            temporary directory, Prometheus metrics on a local port so that completion is read
-#            from them), GOMEMLIMIT=320MiB as that file says;
+#            from them), GOMEMLIMIT as that file's run line says;
 #   stock:   ocb v0.165.0 build of otlpreceiver → contrib groupbytrace (wait_duration 2s) →
 #            contrib file exporter (OTLP/JSON), logs straight to a second file exporter.
 # The collectors run one at a time, alternating which goes first each round. For each run it
@@ -18,6 +18,9 @@
 # The stock collector is built once into $BENCH_CACHE (default ~/.cache/reprise-bench).
 # BENCH_KEEP=DIR keeps the last reprise dataset of each mode in DIR/burst and DIR/paced.
 # BENCH_FILE_MAX_AGE=0s overrides the exporter's file_max_age (default: config/local.yaml's, 10s).
+# Memory trade-offs: BENCH_GOMEMLIMIT (default: the value config/local.yaml's run line gives),
+# BENCH_GOGC (default 100, Go's) and BENCH_MAX_BUFFERED_BYTES (default: local.yaml's
+# replay_case limits.max_buffered_bytes). The clients' retries of 503 answers are printed per run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5000}
@@ -26,6 +29,9 @@ rate=${3:-500}
 cache=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/reprise-bench}
 otlp_port=24318 grpc_port=24317 metrics_port=28888 replay_port=28790
 export GOFLAGS=-buildvcs=false
+# GOMEMLIMIT as config/local.yaml's run line sets it.
+gomemlimit=${BENCH_GOMEMLIMIT:-$(sed -n 's/^# Run: GOMEMLIMIT=\([^ ]*\) .*/\1/p' config/local.yaml)}
+[ -n "$gomemlimit" ] || { echo "no GOMEMLIMIT in config/local.yaml's run line; set BENCH_GOMEMLIMIT" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 for cmd in go builder curl gzip; do
@@ -64,12 +70,17 @@ rm "$work/corpus.json"
 # --- configs ----------------------------------------------------------------------------------
 # Overrides merged over config/local.yaml (maps merge, lists are replaced): same components and
 # settings, the debug exporter out of the pipelines, everything else in $work/reprise.
+buffer_override=
+if [ -n "${BENCH_MAX_BUFFERED_BYTES:-}" ]; then
+  buffer_override="processors: {replay_case: {limits: {max_buffered_bytes: $BENCH_MAX_BUFFERED_BYTES}}}"
+fi
 cat > "$work/reprise-overrides.yaml" <<YAML
 extensions:
   file_storage: {directory: $work/reprise/queue}
   replay: {endpoint: 127.0.0.1:$replay_port, directory: $work/reprise/data}
 receivers:
   otlp: {protocols: {grpc: {endpoint: 127.0.0.1:$grpc_port}, http: {endpoint: 127.0.0.1:$otlp_port}}}
+$buffer_override
 exporters:
   replay_parquet: {directory: $work/reprise/data${BENCH_FILE_MAX_AGE:+, file_max_age: $BENCH_FILE_MAX_AGE}}
   nop: {}
@@ -115,7 +126,7 @@ run() { # collector mode → one result line
   local who=$1 mode=$2 pid t0 t1 hwm bytes load
   rm -rf "$work/reprise" "$work/stock" "$work/anon"; mkdir -p "$work/reprise/data" "$work/stock"
   if [ "$who" = reprise ]; then
-    REPRISE_SCRUB_KEY=bench-key GOMEMLIMIT=320MiB "$work/bin-reprise" \
+    REPRISE_SCRUB_KEY=bench-key GOMEMLIMIT=$gomemlimit GOGC=${BENCH_GOGC:-100} "$work/bin-reprise" \
       --config config/local.yaml --config "$work/reprise-overrides.yaml" >"$work/$who.log" 2>&1 &
   else
     "$stock" --config "$work/stock.yaml" >"$work/$who.log" 2>&1 &
@@ -135,6 +146,7 @@ run() { # collector mode → one result line
   if [ "$mode" = burst ]; then rate_flag=0; else rate_flag=$rate; fi
   load=$("$work/benchload" -runs "$runs" -rate "$rate_flag" -endpoint "http://127.0.0.1:$otlp_port")
   spans=$(sed 's/.*spans=\([0-9]*\).*/\1/' <<<"$load")
+  retries=$(sed 's/.*retries=\([0-9]*\).*/\1/' <<<"$load")
   for _ in $(seq 600); do "done_$who" && break; sleep 1; done
   "done_$who" || { echo "$who: not everything arrived within 10 minutes ($load)" >&2; cat "$work/reconcile.txt" >&2 || true; exit 1; }
   t1=$(cpu_ticks $pid)
@@ -146,8 +158,8 @@ run() { # collector mode → one result line
     bytes=$(du -sb "$work/reprise/data" | cut -f1)
     if [ -n "${BENCH_KEEP:-}" ]; then rm -rf "$BENCH_KEEP/$mode"; mkdir -p "$BENCH_KEEP"; cp -r "$work/reprise/data" "$BENCH_KEEP/$mode"; fi
   else bytes=$(cat "$work/stock/"*.json | wc -c); fi
-  awk -v w="$who" -v m="$mode" -v c=$((t1 - t0)) -v hz="$ticks_per_s" -v s="$spans" -v h="$hwm" -v b="$bytes" -v a="$anon" \
-    'BEGIN {printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d peak_anon_rss_mib %.0f\n", w, m, c / hz / s * 1000, h / 1024, b, a / 1024}'
+  awk -v w="$who" -v m="$mode" -v c=$((t1 - t0)) -v hz="$ticks_per_s" -v s="$spans" -v h="$hwm" -v b="$bytes" -v a="$anon" -v r="$retries" \
+    'BEGIN {printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d peak_anon_rss_mib %.0f retried_requests %d\n", w, m, c / hz / s * 1000, h / 1024, b, a / 1024, r}'
 }
 
 echo "corpus: $runs runs; input as OTLP/JSON $json_bytes bytes, gzip -6 $gzip_bytes bytes"

@@ -71,7 +71,11 @@ type Config struct {
 	// queue is counted in bytes (sizer must be bytes; queue_size default 64 MiB,
 	// num_consumers default 2), which bounds the exporter's memory; when it is full, new
 	// batches are refused with a retryable error. With sending_queue.storage set to a
-	// file_storage extension, cases the exporter accepted survive a crash.
+	// file_storage extension, cases the exporter accepted survive a crash. Behind replay_case
+	// with storage, disable the queue (enabled: false): every call then returns only once its
+	// cases are written, so replay_case keeps its write-ahead copy until then and no second
+	// durable copy is needed; an in-memory queue there would accept cases before they are on
+	// disk and let replay_case delete that copy.
 	TimeoutConfig exporterhelper.TimeoutConfig                             `mapstructure:",squash"`
 	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
 	RetryConfig   configretry.BackOffConfig                                `mapstructure:"retry_on_failure"`

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/extensiontest"
@@ -233,5 +234,73 @@ func TestRecordsOfTheEarlierLayoutComeFirst(t *testing.T) {
 	assert.Equal(t, "wal/0000000000000001/t/ffffffffffffffffffffffffffffffff", recs[1].key)
 	assert.Equal(t, recs[0].value, recs[1].value, "both read back as the same protobuf")
 	h.shutdown()
+	require.NoError(t, ext.Shutdown(context.Background()))
+}
+
+// writeThenDie is a next consumer that writes what it is handed (into its sink) and dies before
+// it can return: the process is killed between the exporter's durable write and the processor's
+// release of the write-ahead records. It records whether the records were still stored while
+// it wrote.
+type writeThenDie struct {
+	sink        []*replaycase.Case
+	storedWhile []int
+	records     func() int
+}
+
+func (w *writeThenDie) Capabilities() consumer.Capabilities { return consumer.Capabilities{} }
+
+func (w *writeThenDie) ConsumeTraces(_ context.Context, td ptrace.Traces) error {
+	w.storedWhile = append(w.storedWhile, w.records())
+	cs, err := replaycase.Decode(td)
+	if err != nil {
+		return err
+	}
+	w.sink = append(w.sink, cs...)
+	return errors.New("killed before returning")
+}
+
+// The write-ahead records of a case are deleted only after the next consumer returned nil for
+// it: while it writes they are stored, and a kill between its write and the release sends the
+// case again after the restart, under the same case id (at least once, never lost).
+func TestKillBetweenTheWriteAndTheReleaseSendsTheCaseAgain(t *testing.T) {
+	dir := t.TempDir()
+	withStorage := func(c *Config) { c.Storage = &storageID }
+	host, ext := startFileStorage(t, dir)
+	first := newHarness(t, withStorage)
+	require.NoError(t, first.traces.Start(context.Background(), host))
+	next := &writeThenDie{records: func() int {
+		recs, err := first.p.wal.records(context.Background())
+		require.NoError(t, err)
+		return len(recs)
+	}}
+	first.p.nextTraces = next
+	for i := range 3 {
+		td := testfixtures.Traces(t, testfixtures.Traceloop)
+		testfixtures.WithTraceID(td, plog.NewLogs(), i)
+		first.sendTraces(td)
+	}
+	first.clock = first.clock.Add(3 * time.Second)
+	require.Error(t, first.p.sweep(context.Background()), "the hand-off did not return nil")
+	require.Len(t, next.sink, 3, "the cases were written")
+	assert.Equal(t, []int{3}, next.storedWhile, "their records were stored while they were written")
+	crash(t, first, ext)
+
+	host, ext = startFileStorage(t, dir)
+	second := newHarness(t, withStorage)
+	require.NoError(t, second.traces.Start(context.Background(), host))
+	second.advance(3 * time.Second)
+	again := second.cases()
+	require.Len(t, again, 3, "every written case is sent again")
+	ids := map[string]bool{}
+	for _, c := range next.sink {
+		ids[c.CaseID] = true
+	}
+	for _, c := range again {
+		assert.True(t, ids[c.CaseID], "case %s is sent again under the id it was written with", c.CaseID)
+	}
+	recs, err := second.p.wal.records(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, recs, "released once the next consumer returned nil")
+	second.shutdown()
 	require.NoError(t, ext.Shutdown(context.Background()))
 }

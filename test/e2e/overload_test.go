@@ -167,9 +167,11 @@ func anonPeak(pid int, stop <-chan struct{}) <-chan int64 {
 	return out
 }
 
-// overloadConfig is a collector whose exporter queue is small enough to fill under load, with
-// the processor's and the exporter's write-ahead storage and the telemetry on a Prometheus port.
-func overloadConfig(dir string, otlpPort, metricsPort, maxOpen int, grace string) string {
+// overloadConfig is config/local.yaml's durability chain under load: the processor's write-ahead
+// storage is the one durable copy, the exporter has no queue (the hand-off returns once the
+// cases are in a fsynced segment) and writes segments merged after fileMaxAge; backpressure comes
+// from the processor's limits (a small max_buffered_bytes), the telemetry is on a Prometheus port.
+func overloadConfig(dir string, otlpPort, metricsPort, maxOpen int, grace, fileMaxAge string) string {
 	return fmt.Sprintf(`
 extensions:
   file_storage:
@@ -191,12 +193,9 @@ processors:
 exporters:
   replay_parquet:
     directory: %[1]s/data
-    sending_queue:
-      storage: file_storage
-      num_consumers: 1
-      queue_size: 4194304   # bytes (the smallest the 4 MiB batches allow): a small queue fills, so the processor must hold back
-      batch:
-        flush_timeout: 200ms
+    file_max_age: %[6]s
+    sending_queue: {enabled: false}
+    retry_on_failure: {enabled: false}
 service:
   extensions: [file_storage]
   telemetry: {metrics: {level: normal, readers: [{pull: {exporter: {prometheus: {host: 127.0.0.1, port: %[3]d}}}}]}}
@@ -205,7 +204,7 @@ service:
       receivers: [otlp]
       processors: [replay_case]
       exporters: [replay_parquet]
-`, dir, otlpPort, metricsPort, maxOpen, grace)
+`, dir, otlpPort, metricsPort, maxOpen, grace, fileMaxAge)
 }
 
 // waitForRuns waits until every sent trace id has a row, and returns the rows.
@@ -240,9 +239,9 @@ func tail(s string, n int) string {
 	return s
 }
 
-// assertConserved checks that every run is in exactly one primary row (fragments aside), that
-// no case id is repeated, and that the processor's counters agree with the rows.
-func assertConserved(t *testing.T, rows []replaycase.Case, sent map[string]bool, metrics string) {
+// assertOneRowEach checks that every run is in exactly one primary row (fragments aside) and
+// that no case id is repeated; it returns how many case ids there are.
+func assertOneRowEach(t *testing.T, rows []replaycase.Case, sent map[string]bool) int {
 	primary := map[string]int{}
 	ids := map[string]int{}
 	for _, r := range rows {
@@ -257,13 +256,19 @@ func assertConserved(t *testing.T, rows []replaycase.Case, sent map[string]bool,
 	for id, n := range ids {
 		assert.Equal(t, 1, n, "case %s written once", id)
 	}
-	assert.Zero(t, testcollector.Metric(metrics, "otelcol_processor_replay_case_dropped_cases"), "nothing dropped")
-	assert.Equal(t, float64(len(ids)), testcollector.Metric(metrics, "otelcol_processor_replay_case_cases_closed"), "every closed case is a row")
+	return len(ids)
 }
 
-// Problem 2 and 3: 10× max_open_traces sent as fast as 4 clients can, through an exporter whose
-// queue fills. Every run ends in exactly one row; the overload is refused at the door (503,
-// retried by the clients), never dropped. REPRISE_OVERLOAD_RUNS scales it (docs/benchmarks.md).
+// assertConserved is assertOneRowEach, and the processor's counters agree with the rows.
+func assertConserved(t *testing.T, rows []replaycase.Case, sent map[string]bool, metrics string) {
+	ids := assertOneRowEach(t, rows, sent)
+	assert.Zero(t, testcollector.Metric(metrics, "otelcol_processor_replay_case_dropped_cases"), "nothing dropped")
+	assert.Equal(t, float64(ids), testcollector.Metric(metrics, "otelcol_processor_replay_case_cases_closed"), "every closed case is a row")
+}
+
+// Problem 2 and 3: 10× max_open_traces sent as fast as 4 clients can, through an exporter that
+// writes every hand-off before it returns. Every run ends in exactly one row; the overload is
+// refused at the door (503, retried by the clients), never dropped. REPRISE_OVERLOAD_RUNS scales it (docs/benchmarks.md).
 func TestOverloadLosesNothingAndRefusesAtTheDoor(t *testing.T) {
 	runs, maxOpen := 1000, 100
 	if v, err := strconv.Atoi(os.Getenv("REPRISE_OVERLOAD_RUNS")); err == nil {
@@ -272,7 +277,7 @@ func TestOverloadLosesNothingAndRefusesAtTheDoor(t *testing.T) {
 	dir := t.TempDir()
 	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
 	metrics := fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
-	c := launch(t, overloadConfig(dir, otlpPort, metricsPort, maxOpen, "1s"), otlpPort)
+	c := launch(t, overloadConfig(dir, otlpPort, metricsPort, maxOpen, "1s", "100ms"), otlpPort)
 	s := &sender{url: c.otlp}
 	start := time.Now()
 	stop := make(chan struct{})
@@ -302,7 +307,7 @@ func TestKillNineLosesNoAcknowledgedRun(t *testing.T) {
 	const runs = 300
 	dir := t.TempDir()
 	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
-	cfg := overloadConfig(dir, otlpPort, metricsPort, 10000, "30s")
+	cfg := overloadConfig(dir, otlpPort, metricsPort, 10000, "30s", "100ms")
 	first := launch(t, cfg, otlpPort)
 	s := &sender{url: first.otlp}
 	sent, err := sendAll(t, s, runs, 4)
@@ -376,7 +381,7 @@ func TestKillNineWhileSendingLosesNoRun(t *testing.T) {
 	const runs = 600
 	dir := t.TempDir()
 	otlpPort, metricsPort := testcollector.FreePort(t), testcollector.FreePort(t)
-	cfg := overloadConfig(dir, otlpPort, metricsPort, 10000, "300ms")
+	cfg := overloadConfig(dir, otlpPort, metricsPort, 10000, "300ms", "100ms")
 	first := launch(t, cfg, otlpPort)
 	s := &sender{url: first.otlp, downtime: true}
 	bodies, sent := makeRuns(t, runs)
