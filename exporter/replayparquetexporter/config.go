@@ -66,7 +66,8 @@ type Config struct {
 	Retention RetentionConfig `mapstructure:"retention"`
 
 	// Timeout, sending_queue and retry_on_failure are the collector's exporterhelper settings.
-	// sending_queue.batch decides when a file is written: when the batch reaches min_size
+	// sending_queue is off unless configured (each call returns once its cases are written).
+	// When configured, sending_queue.batch decides when a file is written: when the batch reaches min_size
 	// (default 4 MiB) or after flush_timeout (the visibility interval, default 10s). The
 	// queue is counted in bytes (sizer must be bytes; queue_size default 64 MiB,
 	// num_consumers default 2), which bounds the exporter's memory; when it is full, new

@@ -31,9 +31,12 @@ func TestLoadConfig(t *testing.T) {
 	require.NoError(t, confmap.Validate(def))
 	assert.Equal(t, "./reprise-data", def.Directory)
 	assert.Equal(t, "reprise-data.staging", def.staging())
-	batch := def.QueueConfig.Get().Batch.Get()
-	assert.Equal(t, 10*time.Second, batch.FlushTimeout, "a case is visible within 10 s by default")
-	queue := def.QueueConfig.Get()
+	assert.False(t, def.QueueConfig.HasValue(), "no queue by default: a call returns once its cases are written")
+	assert.Zero(t, def.FileMaxAge, "every call is its own files unless file_max_age is set")
+
+	// A sending_queue section the user adds starts from the bounded defaults.
+	queue := loadConfig(t, "custom").QueueConfig.Get()
+	require.NotNil(t, queue)
 	assert.Equal(t, exporterhelper.RequestSizerTypeBytes, queue.Sizer, "the queue's memory is bounded in bytes")
 	assert.Equal(t, int64(64<<20), queue.QueueSize)
 	assert.Equal(t, 2, queue.NumConsumers)
@@ -46,7 +49,6 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, 1000, custom.RowGroupRows)
 	assert.Equal(t, 30*time.Second, custom.FileMaxAge)
 	assert.Equal(t, int64(128<<20), custom.FileMaxStagedSize)
-	assert.Zero(t, def.FileMaxAge, "every batch is its own files unless file_max_age is set")
 	assert.Equal(t, "snappy", custom.Compression)
 	assert.Equal(t, 30*time.Second, custom.TimeoutConfig.Timeout)
 	q := custom.QueueConfig.Get()

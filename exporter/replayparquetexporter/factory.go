@@ -22,6 +22,14 @@ func NewFactory() exporter.Factory {
 }
 
 func createDefaultConfig() component.Config {
+	// No queue by default: each call returns only once its cases are written (a fsynced
+	// segment or a published file), so the caller keeps its own copy until then —
+	// replay_case's write-ahead storage, or its in-memory batch that it sends again. An
+	// in-memory queue would accept cases before they are on disk and let replay_case release
+	// its write-ahead copy: a crash would lose acknowledged runs. A sending_queue section the
+	// user adds (e.g. with storage, where nothing upstream is durable) starts from the
+	// settings below.
+	//
 	// The queue is counted in bytes so that what it holds in memory has a bound: a queue of
 	// requests holds requests of any size. When it is full, new batches are refused with a
 	// retryable error (the processor keeps them and refuses new data upstream) instead of
@@ -47,7 +55,7 @@ func createDefaultConfig() component.Config {
 		Compression:       "zstd",
 		Retention:         RetentionConfig{Interval: time.Hour},
 		TimeoutConfig:     exporterhelper.NewDefaultTimeoutConfig(),
-		QueueConfig:       configoptional.Some(queue),
+		QueueConfig:       configoptional.Default(queue),
 		RetryConfig:       configretry.NewDefaultBackOffConfig(),
 	}
 }

@@ -47,7 +47,7 @@ func TestPersistentQueueKeepsUnwrittenBatchesAcrossARestart(t *testing.T) {
 
 	cfg := createDefaultConfig().(*Config)
 	cfg.Directory = filepath.Join(t.TempDir(), "data")
-	cfg.QueueConfig.Get().StorageID = &host.id
+	cfg.QueueConfig.GetOrInsertDefault().StorageID = &host.id
 	cfg.QueueConfig.Get().Batch.Get().FlushTimeout = 50 * time.Millisecond
 	require.NoError(t, cfg.Validate())
 	start := func(opts ...dataset.Option) exporter.Traces {
