@@ -14,8 +14,10 @@ import (
 // Values keep their numbers and contents across chunks, and adding never moves a value.
 func TestRecordsAcrossChunks(t *testing.T) {
 	r := newRecords[caseEntry]()
+	require.NoError(t, r.reserve(1))
 	first := r.at(r.add(caseEntry{row: 0}))
 	const n = 2*recordsPerChunk + 10
+	require.NoError(t, r.reserve(n-1)) // room for the rest: chunks are added, none moves
 	for i := 1; i < n; i++ {
 		require.Equal(t, uint32(i), r.add(caseEntry{row: uint32(i), start: int64(-i)}))
 	}
@@ -53,9 +55,12 @@ func TestSortByAndMerge(t *testing.T) {
 	sortBy(fresh, key, compare)
 	assert.True(t, slices.IsSortedFunc(old, compare))
 	assert.True(t, slices.IsSortedFunc(fresh, compare))
-	merged := merge(old, fresh, compare)
+	merged, err := merge(old, fresh, compare)
+	require.NoError(t, err)
 	assert.Len(t, merged, len(values))
 	assert.True(t, slices.IsSortedFunc(merged, compare))
 	freeNumbers(merged)
-	assert.Empty(t, merge(nil, nil, compare))
+	merged, err = merge(nil, nil, compare)
+	require.NoError(t, err)
+	assert.Empty(t, merged)
 }

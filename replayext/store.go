@@ -151,39 +151,87 @@ func newStoreOf(src source, cacheSize int) *store {
 	return s
 }
 
+// refreshed is what a refresh did.
+type refreshed struct {
+	added, dropped int
+	// failed are the files it could not read (retried on the next refresh).
+	failed map[string]error
+	// skipped are the rows of the files indexed that no case id can address, by file and
+	// reason.
+	skipped []skippedRows
+	// err is the system refusing memory for the index: the cases not yet published stay
+	// out of it and their files are retried on the next refresh.
+	err error
+}
+
+// counts are the cases added and dropped and the files that failed.
+func (r refreshed) counts() (added, dropped int, failed map[string]error) {
+	return r.added, r.dropped, r.failed
+}
+
 // refresh forgets the cases of removed files and indexes the files published since the last
-// refresh. It returns how many cases were added and dropped, and the files it could not read
-// (they are retried on the next refresh).
-func (s *store) refresh() (added, dropped int, failed map[string]error) {
+// refresh.
+func (s *store) refresh() (r refreshed) {
 	s.refreshing.Lock()
 	defer s.refreshing.Unlock()
-	dropped = s.forgetRemoved()
+	if r.dropped, r.err = s.forgetRemoved(); r.err != nil {
+		return r
+	}
 	files, err := s.src.next()
 	if err != nil {
-		failed = map[string]error{"": err}
+		r.failed = map[string]error{"": err}
 	}
 	var fresh freshEntries
+	var batch []int    // in s.files: the files whose cases fresh holds, not yet published
 	fi := &fileIndex{} // reused from file to file
-	for _, f := range files {
+	for i, f := range files {
 		err := s.readFile(f, fi)
 		if err != nil {
-			if failed == nil {
-				failed = map[string]error{}
+			if r.failed == nil {
+				r.failed = map[string]error{}
 			}
-			failed[f] = err
+			r.failed[f] = err
 			s.src.retry(f)
 			continue
 		}
-		s.add(f, fi, &fresh)
-		if len(fresh.cases) >= publishEvery {
-			added += s.publish(fresh)
-			fresh = freshEntries{fresh.cases[:0], fresh.calls[:0]}
+		r.skipped = append(r.skipped, fi.skipped...)
+		if r.err = s.add(f, fi, &fresh); r.err == nil {
+			batch = append(batch, len(s.files)-1)
+			if len(fresh.cases) < publishEvery {
+				continue
+			}
+			var added int
+			added, r.err = s.publish(fresh)
+			r.added += added
+			fresh, batch = freshEntries{fresh.cases[:0], fresh.calls[:0]}, batch[:0]
+		}
+		if r.err != nil {
+			for _, f := range files[i+1:] {
+				s.src.retry(f)
+			}
+			break
 		}
 	}
-	if len(fresh.cases) > 0 {
-		added += s.publish(fresh)
+	if r.err == nil && len(fresh.cases) > 0 {
+		var added int
+		added, r.err = s.publish(fresh)
+		r.added += added
 	}
-	return added, dropped, failed
+	if r.err != nil {
+		s.unindex(batch)
+	}
+	return r
+}
+
+// unindex forgets files whose cases could not be published, and has them read again on the
+// next refresh. Their records stay (numbers must not move) but nothing addresses them.
+func (s *store) unindex(files []int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, i := range files {
+		s.src.retry(s.files[i])
+		s.files[i] = ""
+	}
 }
 
 // publishEvery is how many cases a refresh indexes before it publishes them: what it holds
@@ -195,7 +243,7 @@ const publishEvery = 100_000
 // deleted their partition, or an operator did), so that they are neither listed nor replayed,
 // and returns how many it dropped. Their entries stay in s.entries (numbers must not move) but
 // nothing addresses them any more. Caller is the refresh.
-func (s *store) forgetRemoved() (dropped int) {
+func (s *store) forgetRemoved() (dropped int, err error) {
 	// Check the files without the lock (a stat, or a listing, per file): lookups go on meanwhile.
 	var removed []int
 	for i, path := range s.files {
@@ -204,7 +252,7 @@ func (s *store) forgetRemoved() (dropped int) {
 		}
 	}
 	if len(removed) == 0 {
-		return 0
+		return 0, nil
 	}
 	gone := make([]bool, len(s.files))
 	for _, i := range removed {
@@ -212,10 +260,20 @@ func (s *store) forgetRemoved() (dropped int) {
 	}
 	deadEntry := func(n uint32) bool { f := s.entries.at(n).file; return f != noFile && gone[f] }
 	old := *s.look
-	kept := lookups{
-		byID:    without(old.byID, deadEntry),
-		byCall:  without(old.byCall, func(l uint32) bool { return deadEntry(s.llms.at(l).entry) }),
-		ordered: without(old.ordered, deadEntry),
+	var kept lookups
+	for _, k := range []struct {
+		dst  *[]uint32
+		from []uint32
+		dead func(uint32) bool
+	}{
+		{&kept.byID, old.byID, deadEntry},
+		{&kept.byCall, old.byCall, func(l uint32) bool { return deadEntry(s.llms.at(l).entry) }},
+		{&kept.ordered, old.ordered, deadEntry},
+	} {
+		if *k.dst, err = without(k.from, k.dead); err != nil {
+			kept.free()
+			return 0, err // the files are checked again on the next refresh
+		}
 	}
 	s.mu.Lock()
 	for _, i := range removed {
@@ -230,7 +288,7 @@ func (s *store) forgetRemoved() (dropped int) {
 	}
 	dropped = len(old.byID) - len(kept.byID)
 	old.free() // no lookup reads it: they read under the lock, and see the new slices
-	return dropped
+	return dropped, nil
 }
 
 // fileIndex is what one data file adds to the index, read before it is added (a file that
@@ -241,12 +299,39 @@ type fileIndex struct {
 	llms      []llmRef
 	summaries summaryTable
 	fieldSets [][]string
+	skipped   []skippedRows // by reason
+}
+
+// skippedRows are rows of one file that the index leaves out for one reason: the first of
+// them, for the log, and how many.
+type skippedRows struct {
+	file, reason string
+	firstRow     int64
+	count        int
+}
+
+// Why a row is left out of the index: its case id is not the 32 lowercase or uppercase hex
+// digits the processor writes, so no request can name it.
+const (
+	skipCaseIDLength = "case_id_length"  // not 32 characters
+	skipCaseIDNotHex = "case_id_not_hex" // 32 characters, not all hex digits
+)
+
+// skip counts row as left out of the index for reason.
+func (fi *fileIndex) skip(file, reason string, row int64) {
+	for i := range fi.skipped {
+		if fi.skipped[i].reason == reason {
+			fi.skipped[i].count++
+			return
+		}
+	}
+	fi.skipped = append(fi.skipped, skippedRows{file: file, reason: reason, firstRow: row, count: 1})
 }
 
 // readFile reads the index of one data file; call-site ids of files written before they were
 // recorded are computed from the steps.
 func (s *store) readFile(path string, fi *fileIndex) error {
-	*fi = fileIndex{entries: fi.entries[:0], llms: fi.llms[:0], summaries: newSummaryTable()}
+	*fi = fileIndex{entries: fi.entries[:0], llms: fi.llms[:0], summaries: newSummaryTable(), skipped: fi.skipped[:0:0]}
 	var last struct { // the previous row's summary: rows of a file mostly share it
 		agent, status []byte
 		n             uint16
@@ -254,9 +339,11 @@ func (s *store) readFile(path string, fi *fileIndex) error {
 	return s.src.scanIndex(path, func(row int64, r *dataset.ReplayIndexRow) error {
 		var id hexKey
 		if len(r.CaseID) != 2*len(id) {
-			return nil // not a case id the processor writes: nothing can address it
+			fi.skip(path, skipCaseIDLength, row) // not a case id the processor writes
+			return nil
 		}
 		if _, err := hex.Decode(id[:], r.CaseID); err != nil {
+			fi.skip(path, skipCaseIDNotHex, row)
 			return nil
 		}
 		if row == 0 || !bytes.Equal(last.agent, r.AgentName) || !bytes.Equal(last.status, r.Status) {
@@ -316,8 +403,15 @@ func internFields[S string | []byte](fi *fileIndex, fields []S) uint16 {
 type freshEntries struct{ cases, calls []uint32 }
 
 // add appends the cases of one file to the records, except those already visible (at-least-
-// once delivery: the same case written twice; publish drops those within one refresh).
-func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) {
+// once delivery: the same case written twice; publish drops those within one refresh). It
+// adds all of them or, when the records cannot grow, none.
+func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) error {
+	if err := s.entries.reserve(len(fi.entries)); err != nil {
+		return err
+	}
+	if err := s.llms.reserve(len(fi.llms)); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	file := uint32(len(s.files))
@@ -352,11 +446,21 @@ func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) {
 			fresh.calls = append(fresh.calls, s.llms.add(l))
 		}
 	}
+	return nil
 }
 
 // publish makes the cases a refresh added visible: it drops those added twice, merges the rest
-// into the sorted slices and returns how many it kept.
-func (s *store) publish(fresh freshEntries) (added int) {
+// into the sorted slices and returns how many it kept. When a merged slice cannot be
+// allocated, none of them stays visible.
+func (s *store) publish(fresh freshEntries) (added int, err error) {
+	if len(fresh.cases) == 0 {
+		return 0, nil
+	}
+	// Records are numbered in the order they are added: the fresh ones come after the others.
+	firstEntry, firstCall := fresh.cases[0], uint32(math.MaxUint32)
+	if len(fresh.calls) > 0 {
+		firstCall = fresh.calls[0]
+	}
 	byID := func(a, b uint32) int {
 		if c := compareKeys(s.entries.at(a).id, s.entries.at(b).id); c != 0 {
 			return c
@@ -391,18 +495,29 @@ func (s *store) publish(fresh freshEntries) (added int) {
 
 	// One slice at a time, so that only one old slice is held beside its replacement; a case
 	// may be found by id a moment before its calls are.
-	for _, m := range []struct {
+	merges := []struct {
 		dst     *[]uint32
 		fresh   []uint32
 		compare func(a, b uint32) int
-	}{{&s.look.byID, cases, byID}, {&s.look.byCall, calls, byCall}, {&s.look.ordered, starts, byStart}} {
-		old, merged := *m.dst, merge(*m.dst, m.fresh, m.compare)
+		first   uint32 // the first fresh number
+	}{{&s.look.byID, cases, byID, firstEntry}, {&s.look.byCall, calls, byCall, firstCall}, {&s.look.ordered, starts, byStart, firstEntry}}
+	for i, m := range merges {
+		merged, err := merge(*m.dst, m.fresh, m.compare)
+		if err != nil {
+			s.mu.Lock()
+			for _, done := range merges[:i] { // in place: no memory needed to take them back
+				*done.dst = slices.DeleteFunc(*done.dst, func(n uint32) bool { return n >= done.first })
+			}
+			s.mu.Unlock()
+			return 0, err
+		}
+		old := *m.dst
 		s.mu.Lock()
 		*m.dst = merged
 		s.mu.Unlock()
 		freeNumbers(old) // no lookup reads it: they read under the lock, and see the new slice
 	}
-	return len(cases)
+	return len(cases), nil
 }
 
 // lookupCase finds a case's entry number. Caller holds mu.

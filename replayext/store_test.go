@@ -75,7 +75,7 @@ func TestStoreMemoryIsBoundedByTheIndex(t *testing.T) {
 
 	before := heapInUse()
 	s := newStore(root, 16)
-	added, _, failed := s.refresh()
+	added, _, failed := s.refresh().counts()
 	require.Empty(t, failed)
 	require.Equal(t, n, added)
 	heap := float64(heapInUse()) - float64(before)
@@ -102,11 +102,11 @@ func TestStoreMemoryIsBoundedByTheIndex(t *testing.T) {
 	assert.LessOrEqual(t, len(s.cache.cases), 16, "the content cache stays at its size")
 
 	generateDataset(t, root, n, n+500, content)
-	added, _, failed = s.refresh()
+	added, _, failed = s.refresh().counts()
 	require.Empty(t, failed)
 	assert.Equal(t, 500, added, "only the new files are read")
 	assert.True(t, s.has(fmt.Sprintf("%032x", n+499)))
-	added, _, _ = s.refresh()
+	added, _, _ = s.refresh().counts()
 	assert.Zero(t, added)
 }
 
@@ -118,7 +118,7 @@ func TestStoreIgnoresDuplicatesAndUnknownCases(t *testing.T) {
 	generateDataset(t, root, 0, 10, 100)
 	generateDataset(t, root, 5, 15, 100) // at-least-once delivery: 5..9 written twice
 	s := newStore(root, 4)
-	added, _, _ := s.refresh()
+	added, _, _ := s.refresh().counts()
 	assert.Equal(t, 15, added)
 	_, err := s.get("nope")
 	assert.ErrorIs(t, err, errNoCase)
@@ -139,11 +139,11 @@ func TestStoreRetriesUnreadableFiles(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(files[0], good[:len(good)/2], 0o644))
 	s := newStore(root, 4)
-	added, _, failed := s.refresh()
+	added, _, failed := s.refresh().counts()
 	assert.Zero(t, added)
 	assert.Contains(t, failed, files[0])
 	require.NoError(t, os.WriteFile(files[0], good, 0o644))
-	added, _, failed = s.refresh()
+	added, _, failed = s.refresh().counts()
 	assert.Empty(t, failed)
 	assert.Equal(t, 3, added)
 }
@@ -174,7 +174,7 @@ func TestScaleIndex(t *testing.T) {
 	before := heapInUse()
 	start := time.Now()
 	s := newStore(dir, 256)
-	added, _, failed := s.refresh()
+	added, _, failed := s.refresh().counts()
 	took := time.Since(start)
 	require.Empty(t, failed)
 	live, mapped := float64(heapInUse())-float64(before), float64(mappedBytes(s))
@@ -196,7 +196,7 @@ func TestSummariesInTheOrderAsked(t *testing.T) {
 	generateDataset(t, root, 0, 30, 100)
 	generateDataset(t, root, 30, 40, 100)
 	s := newStore(root, 4)
-	added, _, _ := s.refresh()
+	added, _, _ := s.refresh().counts()
 	require.Equal(t, 40, added)
 	var ids []string
 	order := []int{35, 3, 4, 5, 29, 0, 31, 4}
