@@ -19,9 +19,9 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/replayext/internal/metadata"
 	"github.com/reprise-dev/reprise/replayext/internal/metadatatest"
-	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // Rows whose case id no request can name are counted by reason in the telemetry and logged

@@ -64,3 +64,23 @@ func TestSortByAndMerge(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, merged)
 }
+
+// A model call's case is found from the entries' first call numbers, cases without model
+// calls (and several in a row) included.
+func TestEntryOfLLM(t *testing.T) {
+	s := newStore(t.TempDir(), 1)
+	calls := []int{0, 2, 0, 0, 1, 3, 0}
+	var want []uint32 // the entry of each llm number
+	require.NoError(t, s.entries.reserve(len(calls)))
+	require.NoError(t, s.llms.reserve(6))
+	for n, k := range calls {
+		s.entries.add(caseEntry{llmStart: uint32(s.llms.len())})
+		for range k {
+			s.llms.add(llmRef{})
+			want = append(want, uint32(n))
+		}
+	}
+	for l, n := range want {
+		assert.Equal(t, n, s.entryOfLLM(uint32(l)), "llm %d", l)
+	}
+}

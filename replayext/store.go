@@ -27,7 +27,7 @@ import (
 // indexes only the files published since the last one, so cases written by any collector into
 // the same root become replayable.
 //
-// The index is laid out for size, 76 bytes per case with one model call: ids as their 16
+// The index is laid out for size, 70 bytes per case with one model call: ids as their 16
 // bytes, cases and model calls as fixed-size records outside the Go heap (records.go), and
 // three sorted slices of record numbers to look them up by case id, by call-site id and in
 // start order. Agent names, statuses and call-site field sets are interned.
@@ -91,12 +91,12 @@ func (t *summaryTable) number(sum summary) uint16 {
 	return uint16(len(t.values) - 1)
 }
 
-// llmRef is one LLM step of a case (24 bytes): its call-site id, its case and its call-site
-// field set. Every LLM step of a case has one, in order, so the n-th of a case's llmRefs is
-// its n-th LLM step.
+// llmRef is one LLM step of a case (18 bytes): its call-site id and its call-site field set.
+// Every LLM step of a case has one, in order, so the n-th of a case's llmRefs is its n-th LLM
+// step. Its case is not stored: the entries' llmStart numbers find it (entryOfLLM), six bytes
+// per model call less.
 type llmRef struct {
 	id     hexKey
-	entry  uint32
 	fields uint16 // in store.fieldSets; noFields when the id is not one this build computes
 }
 
@@ -111,6 +111,13 @@ func (s *store) llmRange(n uint32) (from, to uint32) {
 		to = s.entries.at(n + 1).llmStart
 	}
 	return from, to
+}
+
+// entryOfLLM is the entry whose LLM steps include llm number l: the last entry whose steps
+// start at or before l (entries are numbered in the order their steps are). Caller holds mu
+// (or is the refresh).
+func (s *store) entryOfLLM(l uint32) uint32 {
+	return uint32(sort.Search(s.entries.len(), func(n int) bool { return s.entries.at(uint32(n)).llmStart > l }) - 1)
 }
 
 // hexKey is a 32-hex-digit id (a case id, or a call-site id after its "cs_") as its 16 bytes.
@@ -267,7 +274,7 @@ func (s *store) forgetRemoved() (dropped int, err error) {
 		dead func(uint32) bool
 	}{
 		{&kept.byID, old.byID, deadEntry},
-		{&kept.byCall, old.byCall, func(l uint32) bool { return deadEntry(s.llms.at(l).entry) }},
+		{&kept.byCall, old.byCall, func(l uint32) bool { return deadEntry(s.entryOfLLM(l)) }},
 		{&kept.ordered, old.ordered, deadEntry},
 	} {
 		if *k.dst, err = without(k.from, k.dead); err != nil {
@@ -437,7 +444,6 @@ func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) error {
 		n := s.entries.add(e)
 		fresh.cases = append(fresh.cases, n)
 		for _, l := range steps {
-			l.entry = n
 			if l.fields == noFields {
 				s.llms.add(l) // keeps the step's position; no lookup finds it
 				continue
@@ -476,7 +482,7 @@ func (s *store) publish(fresh freshEntries) (added int, err error) {
 		}
 		cases = append(cases, n)
 	}
-	calls := slices.DeleteFunc(fresh.calls, func(l uint32) bool { return s.entries.at(s.llms.at(l).entry).file == noFile })
+	calls := slices.DeleteFunc(fresh.calls, func(l uint32) bool { return s.entries.at(s.entryOfLLM(l)).file == noFile })
 	byCall := func(a, b uint32) int {
 		if c := compareKeys(s.llms.at(a).id, s.llms.at(b).id); c != 0 {
 			return c
@@ -616,8 +622,7 @@ func (s *store) occurrences(id, caseID string) []hit {
 	var hits []hit
 	i := sort.Search(len(s.look.byCall), func(i int) bool { return compareKeys(s.llms.at(s.look.byCall[i]).id, key) >= 0 })
 	for ; i < len(s.look.byCall) && s.llms.at(s.look.byCall[i]).id == key; i++ {
-		l := s.llms.at(s.look.byCall[i])
-		e := s.entries.at(l.entry)
+		e := s.entries.at(s.entryOfLLM(s.look.byCall[i]))
 		if caseID == "" || e.id == scope {
 			hits = append(hits, hit{e.id.String(), int(s.look.byCall[i] - e.llmStart)})
 		}

@@ -84,7 +84,7 @@ func TestStoreMemoryIsBoundedByTheIndex(t *testing.T) {
 	t.Logf("index: %.0f bytes per case, %.0f of them outside the Go heap (each case holds %d bytes of prompt)", perCase, mapped/n, content)
 	assert.Less(t, perCase, 1024.0, "the index must not hold case content")
 	assert.Less(t, heap/n, 64.0, "the records and lookup slices are outside the Go heap")
-	assert.InDelta(t, 76, mapped/n, 1, "a case with one model call: a 40-byte entry, a 24-byte call and three 4-byte numbers")
+	assert.InDelta(t, 70, mapped/n, 1, "a case with one model call: a 40-byte entry, an 18-byte call and three 4-byte numbers")
 
 	for _, i := range []int{0, 2_345, n - 1} {
 		c := syntheticCase(i, content)
