@@ -90,6 +90,10 @@ func numbers(n int) ([]uint32, error) {
 // and a refresh leaves the index as it was.
 var errIndexMemory = errors.New("replay index: the system refused memory for the index")
 
+// errIndexFull is a dataset with more rows than the index numbers (about four billion); like
+// errIndexMemory, the extension does not start, and a refresh leaves the index as it was.
+var errIndexFull = errors.New("replay index: the dataset has more rows than the index can number")
+
 func allocError(size int, err error) error {
 	return fmt.Errorf("%w (mapping %d bytes outside the Go heap: %w)", errIndexMemory, size, err)
 }

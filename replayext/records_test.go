@@ -15,15 +15,15 @@ import (
 func TestRecordsAcrossChunks(t *testing.T) {
 	r := newRecords[caseEntry]()
 	require.NoError(t, r.reserve(1))
-	first := r.at(r.add(caseEntry{row: 0}))
+	first := r.at(r.add(caseEntry{pos: 0}))
 	const n = 2*recordsPerChunk + 10
 	require.NoError(t, r.reserve(n-1)) // room for the rest: chunks are added, none moves
 	for i := 1; i < n; i++ {
-		require.Equal(t, uint32(i), r.add(caseEntry{row: uint32(i), start: int64(-i)}))
+		require.Equal(t, uint32(i), r.add(caseEntry{pos: uint32(i), start: int64(-i)}))
 	}
 	assert.Equal(t, n, r.len())
 	for _, i := range []uint32{0, recordsPerChunk - 1, recordsPerChunk, 2 * recordsPerChunk, n - 1} {
-		assert.Equal(t, i, r.at(i).row)
+		assert.Equal(t, i, r.at(i).pos)
 		assert.Equal(t, -int64(i), r.at(i).start)
 	}
 	assert.Same(t, first, r.at(0), "values do not move")

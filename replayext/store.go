@@ -27,7 +27,7 @@ import (
 // indexes only the files published since the last one, so cases written by any collector into
 // the same root become replayable.
 //
-// The index is laid out for size, 70 bytes per case with one model call: ids as their 16
+// The index is laid out for size, 64 bytes per case with one model call: ids as their 16
 // bytes, cases and model calls as fixed-size records outside the Go heap (records.go), and
 // three sorted slices of record numbers to look them up by case id, by call-site id and in
 // start order. Agent names, statuses and call-site field sets are interned.
@@ -41,27 +41,42 @@ type store struct {
 
 	mu        sync.RWMutex
 	files     []string // data files indexed, by number; "" once removed
-	entries   *records[caseEntry]
+	// fileStarts is, per file, the position of its row 0 (positions number the rows of every
+	// file indexed, one after the other); nextPos is the position of the next file's row 0.
+	fileStarts []uint32
+	nextPos    uint32
+	entries    *records[caseEntry]
+	summaryOf  *records[uint16] // per entry, its number in summaries
 	llms      *records[llmRef] // the cases' LLM steps; a case's are contiguous, in order
 	look      *lookups         // the sorted slices that find cases and calls
 	fieldSets [][]string       // the distinct call-site field sets
 	summaries summaryTable
 }
 
-// caseEntry is what the index keeps of one case: 40 bytes. Its LLM steps are
+// caseEntry is what the index keeps of one case: 32 bytes, and its summary number (2 bytes,
+// in store.summaryOf: beside the entry it would round the entry up to 40). Its LLM steps are
 // llms[llmStart:] up to the next entry's llmStart (entries and their steps are appended
 // together).
 type caseEntry struct {
 	id       hexKey
 	start    int64  // start time, Unix nanoseconds
-	file     uint32 // in store.files; noFile for a case indexed twice
-	row      uint32
+	pos      uint32 // its file and row, as a position (see store.fileStarts); noPos for a case indexed twice
 	llmStart uint32
-	summary  uint16 // in store.summaries
 }
 
-// noFile marks an entry that nothing addresses: the second copy of a case delivered twice.
-const noFile = math.MaxUint32
+// noPos marks an entry that nothing addresses: the second copy of a case delivered twice.
+const noPos = math.MaxUint32
+
+// locate is the file (in store.files) and row of entry n; false for a case indexed twice.
+// Caller holds mu (or is the refresh).
+func (s *store) locate(n uint32) (file int, row int64, ok bool) {
+	pos := s.entries.at(n).pos
+	if pos == noPos {
+		return 0, 0, false
+	}
+	file = sort.Search(len(s.fileStarts), func(i int) bool { return s.fileStarts[i] > pos }) - 1
+	return file, int64(pos - s.fileStarts[file]), true
+}
 
 // summary is what listings filter on besides the start time: few distinct values, numbered.
 type summary struct{ agent, status string }
@@ -153,7 +168,7 @@ func compareKeys(a, b hexKey) int { return bytes.Compare(a[:], b[:]) }
 func newStore(root string, cacheSize int) *store { return newStoreOf(newLocalSource(root), cacheSize) }
 
 func newStoreOf(src source, cacheSize int) *store {
-	s := &store{src: src, cache: newCaseCache(cacheSize), entries: newRecords[caseEntry](), llms: newRecords[llmRef](), look: newLookups(), summaries: newSummaryTable()}
+	s := &store{src: src, cache: newCaseCache(cacheSize), entries: newRecords[caseEntry](), summaryOf: newRecords[uint16](), llms: newRecords[llmRef](), look: newLookups(), summaries: newSummaryTable()}
 	runtime.AddCleanup(s, (*lookups).free, s.look)
 	return s
 }
@@ -265,7 +280,7 @@ func (s *store) forgetRemoved() (dropped int, err error) {
 	for _, i := range removed {
 		gone[i] = true
 	}
-	deadEntry := func(n uint32) bool { f := s.entries.at(n).file; return f != noFile && gone[f] }
+	deadEntry := func(n uint32) bool { f, _, ok := s.locate(n); return ok && gone[f] }
 	old := *s.look
 	var kept lookups
 	for _, k := range []struct {
@@ -299,10 +314,12 @@ func (s *store) forgetRemoved() (dropped int, err error) {
 }
 
 // fileIndex is what one data file adds to the index, read before it is added (a file that
-// fails part way adds nothing). Its entries' summary and llmStart, and its steps' fields and
-// entry, are numbers within the fileIndex.
+// fails part way adds nothing). Its entries' pos is their row, their summary and llmStart and
+// its steps' fields are numbers within the fileIndex.
 type fileIndex struct {
 	entries   []caseEntry
+	summaryOf []uint16 // per entry
+	rows      int64    // the file's rows, those left out included
 	llms      []llmRef
 	summaries summaryTable
 	fieldSets [][]string
@@ -338,12 +355,13 @@ func (fi *fileIndex) skip(file, reason string, row int64) {
 // readFile reads the index of one data file; call-site ids of files written before they were
 // recorded are computed from the steps.
 func (s *store) readFile(path string, fi *fileIndex) error {
-	*fi = fileIndex{entries: fi.entries[:0], llms: fi.llms[:0], summaries: newSummaryTable(), skipped: fi.skipped[:0:0]}
+	*fi = fileIndex{entries: fi.entries[:0], summaryOf: fi.summaryOf[:0], llms: fi.llms[:0], summaries: newSummaryTable(), skipped: fi.skipped[:0:0]}
 	var last struct { // the previous row's summary: rows of a file mostly share it
 		agent, status []byte
 		n             uint16
 	}
 	return s.src.scanIndex(path, func(row int64, r *dataset.ReplayIndexRow) error {
+		fi.rows = row + 1
 		var id hexKey
 		if len(r.CaseID) != 2*len(id) {
 			fi.skip(path, skipCaseIDLength, row) // not a case id the processor writes
@@ -357,7 +375,7 @@ func (s *store) readFile(path string, fi *fileIndex) error {
 			last.agent, last.status = append(last.agent[:0], r.AgentName...), append(last.status[:0], r.Status...)
 			last.n = fi.summaries.number(summary{string(r.AgentName), string(r.Status)})
 		}
-		e := caseEntry{id: id, start: r.StartTime, row: uint32(row), llmStart: uint32(len(fi.llms)), summary: last.n}
+		e := caseEntry{id: id, start: r.StartTime, pos: uint32(row), llmStart: uint32(len(fi.llms))}
 		var c *replaycase.Case // read once per case, only when a step lacks its id
 		for i, st := range r.Steps {
 			if replaycase.StepKind(st.Kind) != replaycase.StepLLM {
@@ -386,6 +404,7 @@ func (s *store) readFile(path string, fi *fileIndex) error {
 			fi.llms = append(fi.llms, llmRef{id: key, fields: fields})
 		}
 		fi.entries = append(fi.entries, e)
+		fi.summaryOf = append(fi.summaryOf, last.n)
 		return nil
 	})
 }
@@ -413,7 +432,13 @@ type freshEntries struct{ cases, calls []uint32 }
 // once delivery: the same case written twice; publish drops those within one refresh). It
 // adds all of them or, when the records cannot grow, none.
 func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) error {
+	if fi.rows > int64(noPos-s.nextPos) {
+		return fmt.Errorf("%w: more than %d rows", errIndexFull, uint32(noPos))
+	}
 	if err := s.entries.reserve(len(fi.entries)); err != nil {
+		return err
+	}
+	if err := s.summaryOf.reserve(len(fi.entries)); err != nil {
 		return err
 	}
 	if err := s.llms.reserve(len(fi.llms)); err != nil {
@@ -421,8 +446,10 @@ func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	file := uint32(len(s.files))
 	s.files = append(s.files, path)
+	s.fileStarts = append(s.fileStarts, s.nextPos)
+	first := s.nextPos
+	s.nextPos += uint32(fi.rows)
 	summaries := make([]uint16, len(fi.summaries.values))
 	for i, sum := range fi.summaries.values {
 		summaries[i] = s.summaries.number(sum)
@@ -440,8 +467,9 @@ func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) error {
 			end = fi.entries[i+1].llmStart
 		}
 		steps := fi.llms[e.llmStart:end]
-		e.file, e.summary, e.llmStart = file, summaries[e.summary], uint32(s.llms.len())
+		e.pos, e.llmStart = first+e.pos, uint32(s.llms.len())
 		n := s.entries.add(e)
+		s.summaryOf.add(summaries[fi.summaryOf[i]])
 		fresh.cases = append(fresh.cases, n)
 		for _, l := range steps {
 			if l.fields == noFields {
@@ -477,12 +505,12 @@ func (s *store) publish(fresh freshEntries) (added int, err error) {
 	cases := fresh.cases[:0]
 	for _, n := range fresh.cases {
 		if len(cases) > 0 && s.entries.at(cases[len(cases)-1]).id == s.entries.at(n).id {
-			s.entries.at(n).file = noFile // not visible yet: nothing else reads it
+			s.entries.at(n).pos = noPos // not visible yet: nothing else reads it
 			continue
 		}
 		cases = append(cases, n)
 	}
-	calls := slices.DeleteFunc(fresh.calls, func(l uint32) bool { return s.entries.at(s.entryOfLLM(l)).file == noFile })
+	calls := slices.DeleteFunc(fresh.calls, func(l uint32) bool { return s.entries.at(s.entryOfLLM(l)).pos == noPos })
 	byCall := func(a, b uint32) int {
 		if c := compareKeys(s.llms.at(a).id, s.llms.at(b).id); c != 0 {
 			return c
@@ -568,8 +596,11 @@ func (s *store) get(id string) (*replaycase.Case, error) {
 	var path string
 	var row int64
 	if ok {
-		e := s.entries.at(n)
-		path, row = s.files[e.file], int64(e.row)
+		var file int
+		file, row, ok = s.locate(n)
+		if ok {
+			path = s.files[file]
+		}
 	}
 	s.mu.RUnlock()
 	if !ok {
@@ -720,7 +751,7 @@ func (s *store) list(f caseFilter, offset, limit int) (page []string, more bool)
 	passed := 0
 	for _, n := range s.look.ordered {
 		c := s.entries.at(n)
-		sum := s.summaries.values[c.summary]
+		sum := s.summaries.values[*s.summaryOf.at(n)]
 		if (f.status != "" && sum.status != f.status) || (f.agent != "" && sum.agent != f.agent) || c.start < since || c.start >= until {
 			continue
 		}

@@ -84,7 +84,7 @@ func TestStoreMemoryIsBoundedByTheIndex(t *testing.T) {
 	t.Logf("index: %.0f bytes per case, %.0f of them outside the Go heap (each case holds %d bytes of prompt)", perCase, mapped/n, content)
 	assert.Less(t, perCase, 1024.0, "the index must not hold case content")
 	assert.Less(t, heap/n, 64.0, "the records and lookup slices are outside the Go heap")
-	assert.InDelta(t, 70, mapped/n, 1, "a case with one model call: a 40-byte entry, an 18-byte call and three 4-byte numbers")
+	assert.InDelta(t, 64, mapped/n, 1, "a case with one model call: a 32-byte entry, its 2-byte summary, an 18-byte call and three 4-byte numbers")
 
 	for _, i := range []int{0, 2_345, n - 1} {
 		c := syntheticCase(i, content)
@@ -222,7 +222,7 @@ func TestSummariesInTheOrderAsked(t *testing.T) {
 func mappedBytes(s *store) int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.entries.len()*int(unsafe.Sizeof(caseEntry{})) + s.llms.len()*int(unsafe.Sizeof(llmRef{})) +
+	return s.entries.len()*int(unsafe.Sizeof(caseEntry{})+2) + s.llms.len()*int(unsafe.Sizeof(llmRef{})) +
 		4*(len(s.look.byID)+len(s.look.byCall)+len(s.look.ordered))
 }
 
