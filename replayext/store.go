@@ -39,18 +39,18 @@ type store struct {
 	// without mu and takes mu only to change it.
 	refreshing sync.Mutex
 
-	mu        sync.RWMutex
-	files     []string // data files indexed, by number; "" once removed
+	mu    sync.RWMutex
+	files []string // data files indexed, by number; "" once removed
 	// fileStarts is, per file, the position of its row 0 (positions number the rows of every
 	// file indexed, one after the other); nextPos is the position of the next file's row 0.
 	fileStarts []uint32
 	nextPos    uint32
 	entries    *records[caseEntry]
 	summaryOf  *records[uint16] // per entry, its number in summaries
-	llms      *records[llmRef] // the cases' LLM steps; a case's are contiguous, in order
-	look      *lookups         // the sorted slices that find cases and calls
-	fieldSets [][]string       // the distinct call-site field sets
-	summaries summaryTable
+	llms       *records[llmRef] // the cases' LLM steps; a case's are contiguous, in order
+	look       *lookups         // the sorted slices that find cases and calls
+	fieldSets  [][]string       // the distinct call-site field sets
+	summaries  summaryTable
 }
 
 // caseEntry is what the index keeps of one case: 32 bytes, and its summary number (2 bytes,
