@@ -84,7 +84,7 @@ type CaseFile struct {
 	idsOnce bool
 
 	mu     sync.Mutex
-	pages  *rowPages
+	pages  *rowPages[CaseRow]
 	closed bool
 }
 
@@ -120,7 +120,7 @@ func newCaseFile(path string, pf *parquet.File) (*CaseFile, error) {
 	if _, err := pf.ReadAt(tail[:], pf.Size()-8); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	pages, err := newRowPages(pf)
+	pages, err := newRowPages[CaseRow](pf, leftOutOfCases)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -15,15 +15,17 @@ import (
 // again on each reader, read whole pages into pooled buffers they keep, and carry a finalizer,
 // so what a read leaves behind survives one more garbage collection and raises the heap goal
 // of a server that reads cases of many files. The values are copied into buffers the next
-// read reuses; Reconstruct copies the strings it sets. Not safe for concurrent use.
-type rowPages struct {
+// read reuses; Reconstruct copies the strings it sets. T is the row type (CaseRow, or a
+// projection of it such as CaseSummary): only the columns it has are read. Not safe for
+// concurrent use.
+type rowPages[T any] struct {
 	pf *parquet.File
-	// target is CaseRow's schema; conv converts a row of the file's schema to it, nil when
-	// the two are the same.
+	// target is T's schema; conv converts a row of the file's schema to it, nil when the two
+	// are the same.
 	target *parquet.Schema
 	conv   parquet.Conversion
-	// skip marks the file's columns a read leaves out (raw spans and events): they get one
-	// null each, as a row without them.
+	// skip marks the file's columns a read leaves out (those T does not have, and those
+	// leftOut names): they get one null each, as a row without them.
 	skip []bool
 	// firstRows is the first row of each row group.
 	firstRows []int64
@@ -37,20 +39,33 @@ type rowPages struct {
 // its row, so a row in the middle of a page does not decode the rest of the page's values.
 const rowPagesBatch = 64
 
-// skippedColumns are the top-level columns reads of a case leave out.
-var skippedColumns = map[string]bool{"raw_spans": true, "raw_events": true}
+// leftOutOfCases are the top-level columns reads of a case leave out: a server of cases does
+// not serve them.
+var leftOutOfCases = map[string]bool{"raw_spans": true, "raw_events": true}
 
-func newRowPages(pf *parquet.File) (*rowPages, error) {
-	r := &rowPages{pf: pf, target: parquet.SchemaOf(CaseRow{}), vals: make([]parquet.Value, rowPagesBatch)}
-	if !parquet.EqualNodes(r.target, pf.Schema()) {
+// newRowPages reads rows of pf as T, without the top-level columns leftOut names.
+func newRowPages[T any](pf *parquet.File, leftOut map[string]bool) (*rowPages[T], error) {
+	r := &rowPages[T]{pf: pf, target: parquet.SchemaOf(*new(T)), vals: make([]parquet.Value, rowPagesBatch)}
+	columns := pf.Schema().Columns()
+	read := make([]bool, len(columns)) // the columns T has
+	if parquet.EqualNodes(r.target, pf.Schema()) {
+		for i := range read {
+			read[i] = true
+		}
+	} else {
 		conv, err := parquet.Convert(r.target, pf.Schema())
 		if err != nil {
 			return nil, err
 		}
 		r.conv = conv
+		for i := range r.target.Columns() {
+			if src := conv.Column(i); src >= 0 && src < len(read) {
+				read[src] = true
+			}
+		}
 	}
-	for _, path := range pf.Schema().Columns() {
-		r.skip = append(r.skip, skippedColumns[path[0]])
+	for i, path := range columns {
+		r.skip = append(r.skip, !read[i] || leftOut[path[0]])
 	}
 	var first int64
 	for _, rg := range pf.RowGroups() {
@@ -61,7 +76,7 @@ func newRowPages(pf *parquet.File) (*rowPages, error) {
 }
 
 // read reads the row at index row of the file into dst, which it overwrites.
-func (r *rowPages) read(row int64, dst *CaseRow) error {
+func (r *rowPages[T]) read(row int64, dst *T) error {
 	g := sort.Search(len(r.firstRows), func(i int) bool { return r.firstRows[i] > row }) - 1
 	if g < 0 {
 		return fmt.Errorf("row %d out of range", row)
@@ -87,7 +102,8 @@ func (r *rowPages) read(row int64, dst *CaseRow) error {
 		}
 		r.row = rows[0]
 	}
-	*dst = CaseRow{}
+	var zero T
+	*dst = zero
 	err := r.target.Reconstruct(dst, r.row)
 	clear(r.row) // the values point into r.bytes: drop them so a closed file holds nothing
 	return err
@@ -95,7 +111,7 @@ func (r *rowPages) read(row int64, dst *CaseRow) error {
 
 // readChunk appends the values of one row of a column chunk (row counted from the row
 // group's first) to r.row.
-func (r *rowPages) readChunk(chunk parquet.ColumnChunk, row int64) error {
+func (r *rowPages[T]) readChunk(chunk parquet.ColumnChunk, row int64) error {
 	if fc, ok := chunk.(*parquet.FileColumnChunk); ok {
 		// Loading the offset index lets the seek go straight to the row's page; a file
 		// written without one is read from the chunk's first page.
@@ -131,7 +147,7 @@ func (r *rowPages) readChunk(chunk parquet.ColumnChunk, row int64) error {
 
 // takeRow appends the values of page up to the start of the next row; done once it has seen
 // that start (the page seeked to begins with the row).
-func (r *rowPages) takeRow(page parquet.Page, started *bool) (done bool, err error) {
+func (r *rowPages[T]) takeRow(page parquet.Page, started *bool) (done bool, err error) {
 	values := page.Values()
 	for {
 		n, err := values.ReadValues(r.vals)
@@ -154,7 +170,7 @@ func (r *rowPages) takeRow(page parquet.Page, started *bool) (done bool, err err
 }
 
 // own is v with its bytes copied into r.bytes: the page they point into is released.
-func (r *rowPages) own(v parquet.Value) parquet.Value {
+func (r *rowPages[T]) own(v parquet.Value) parquet.Value {
 	switch v.Kind() {
 	case parquet.ByteArray, parquet.FixedLenByteArray:
 		if v.IsNull() {

@@ -32,7 +32,8 @@ func writeRows[T any](t *testing.T, path string, rows []T, opts ...parquet.Write
 }
 
 // assertReadsAsTheRowReader reads every row of path through a CaseFile, in an order that seeks
-// back and forth, and compares each with parquet-go's row reader (ReadCases).
+// back and forth, and compares each with parquet-go's row reader (ReadCases); the same for
+// the rows' summaries.
 func assertReadsAsTheRowReader(t *testing.T, path string) int {
 	t.Helper()
 	want, err := ReadCases(path)
@@ -54,6 +55,15 @@ func assertReadsAsTheRowReader(t *testing.T, path string) int {
 		c.RawSpans, c.RawEvents = nil, nil
 		require.Equal(t, &c, got, "%s row %d", path, row)
 	}
+	// A listing's summaries, read from the pages of their columns only.
+	sums, err := ReadSummaries(path, order)
+	require.NoError(t, err)
+	require.Len(t, sums, len(want))
+	for row := range want {
+		require.Equal(t, SummaryOf(&want[row]), sums[int64(row)], "%s summary of row %d", path, row)
+	}
+	_, err = ReadSummaries(path, []int64{n})
+	assert.ErrorContains(t, err, "out of range")
 	return len(want)
 }
 
