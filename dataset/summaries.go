@@ -2,10 +2,7 @@ package dataset
 
 import (
 	"context"
-	"fmt"
 	"time"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -31,38 +28,15 @@ func SummaryOf(c *replaycase.Case) *CaseSummary {
 	return &CaseSummary{c.CaseID, c.SchemaVersion, c.Status, c.Reasons, c.ClosedBy, c.Provenance, c.StartTime, c.EndTime, c.AgentName, c.ConversationID, c.Usage}
 }
 
-// ReadSummaries reads the summaries of several rows of one cases/ or quarantine/ file, each
-// from the pages of the summary columns that hold it (see rowPages): a listing page of a
-// server reads them, and leaves no row reader behind for the garbage collector.
+// ReadSummaries reads the summaries of several rows of one cases/ or quarantine/ file in one
+// pass (see ReadRows).
 func ReadSummaries(path string, rows []int64) (map[int64]*CaseSummary, error) {
-	f, pf, err := open(path, parquet.SkipPageIndex(true))
+	f, pf, err := open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readSummaries(pf, path, rows)
-}
-
-func readSummaries(pf *parquet.File, path string, rows []int64) (map[int64]*CaseSummary, error) {
-	pages, err := newRowPages[CaseSummary](pf, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	out := make(map[int64]*CaseSummary, len(rows))
-	for _, row := range rows {
-		if _, done := out[row]; done {
-			continue
-		}
-		if row < 0 || row >= pf.NumRows() {
-			return nil, fmt.Errorf("%s: row %d out of range (the file has %d rows)", path, row, pf.NumRows())
-		}
-		sum := new(CaseSummary)
-		if err := pages.read(row, sum); err != nil {
-			return nil, fmt.Errorf("%s: row %d: %w", path, row, err)
-		}
-		out[row] = sum
-	}
-	return out, nil
+	return readRowsOf[CaseSummary](pf, path, rows)
 }
 
 // ReadSummaries reads summaries of a listed file (see ReadSummaries).
@@ -71,5 +45,5 @@ func (l *ObjectLister) ReadSummaries(ctx context.Context, path string, rows []in
 	if err != nil {
 		return nil, err
 	}
-	return readSummaries(pf, path, rows)
+	return readRowsOf[CaseSummary](pf, path, rows)
 }
