@@ -156,3 +156,26 @@ func TestCaseFileReadsAnOlderSchemaAsTheRowReader(t *testing.T) {
 	assert.Equal(t, "agent-0", got.AgentName)
 	assert.Nil(t, got.RawSpans)
 }
+
+// BenchmarkCaseFileReadCase reads rows of a cases/ file of the scale dataset of
+// docs/benchmarks.md spread over its row groups, through one open CaseFile:
+//
+//	REPRISE_SCALE_DIR=/tmp/scale go test -run '^$' -bench BenchmarkCaseFileReadCase -benchmem ./dataset/
+func BenchmarkCaseFileReadCase(b *testing.B) {
+	dir := os.Getenv("REPRISE_SCALE_DIR")
+	if dir == "" {
+		b.Skip("set REPRISE_SCALE_DIR to a dataset written by TestGenerateScaleDataset")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, Cases, "*", "*.parquet"))
+	require.NoError(b, err)
+	require.NotEmpty(b, files)
+	f, err := OpenCaseFile(files[0])
+	require.NoError(b, err)
+	defer f.Close()
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := f.ReadCase(int64(i*997) % 10_000); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
