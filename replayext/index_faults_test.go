@@ -153,3 +153,37 @@ func TestRefreshWithoutMemoryLeavesTheIndexAsItWas(t *testing.T) {
 		})
 	}
 }
+
+// A refresh whose records cannot grow adds nothing of the file, and the next refresh indexes
+// it. The records' first chunks are filled with entries nothing addresses, so that the
+// refresh needs new ones.
+func TestRefreshWithoutMemoryForRecordsRetriesTheFile(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	generateDataset(t, root, 0, 10, 100)
+	s := newStore(root, 4)
+	require.NoError(t, s.entries.reserve(recordsPerChunk))
+	require.NoError(t, s.summaryOf.reserve(recordsPerChunk))
+	for range recordsPerChunk {
+		s.entries.add(caseEntry{pos: noPos})
+		s.summaryOf.add(0)
+	}
+
+	failAllocations(t, 0)
+	res := s.refresh()
+	require.ErrorIs(t, res.err, errIndexMemory)
+	assert.Zero(t, res.added)
+	assert.False(t, s.has(fmt.Sprintf("%032x", 5)))
+
+	allocFault = nil
+	added, _, failed := s.refresh().counts()
+	require.Empty(t, failed)
+	assert.Equal(t, 10, added, "the file is indexed on the next refresh")
+	for i := range 10 {
+		c, err := s.get(fmt.Sprintf("%032x", i))
+		require.NoError(t, err)
+		assert.Equal(t, fmt.Sprintf("%032x", i), c.CaseID)
+		_, hits := s.match(requestOf(c), "", nil)
+		assert.Equal(t, []hit{{c.CaseID, 0}}, hits)
+	}
+	assert.Len(t, listAll(s), 10)
+}

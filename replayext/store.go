@@ -216,16 +216,18 @@ func (s *store) refresh() (r refreshed) {
 			s.src.retry(f)
 			continue
 		}
-		r.skipped = append(r.skipped, fi.skipped...)
-		if r.err = s.add(f, fi, &fresh); r.err == nil {
+		if r.err = s.add(f, fi, &fresh); r.err != nil {
+			s.src.retry(f) // nothing of it was added
+		} else {
+			r.skipped = append(r.skipped, fi.skipped...)
 			batch = append(batch, len(s.files)-1)
-			if len(fresh.cases) < publishEvery {
-				continue
+			if len(fresh.cases) >= publishEvery {
+				var added int
+				if added, r.err = s.publish(fresh); r.err == nil {
+					r.added += added
+					fresh, batch = freshEntries{fresh.cases[:0], fresh.calls[:0]}, batch[:0]
+				}
 			}
-			var added int
-			added, r.err = s.publish(fresh)
-			r.added += added
-			fresh, batch = freshEntries{fresh.cases[:0], fresh.calls[:0]}, batch[:0]
 		}
 		if r.err != nil {
 			for _, f := range files[i+1:] {
