@@ -242,6 +242,13 @@ func (s *store) refresh() (r refreshed) {
 		r.added += added
 	}
 	if r.err != nil {
+		// The batch's files are read again on the next refresh: their rows left out are
+		// counted then.
+		again := map[string]bool{}
+		for _, i := range batch {
+			again[s.files[i]] = true
+		}
+		r.skipped = slices.DeleteFunc(r.skipped, func(sk skippedRows) bool { return again[sk.file] })
 		s.unindex(batch)
 	}
 	return r
