@@ -70,11 +70,10 @@ func readRowsOf[T any](pf *parquet.File, path string, rows []int64) (map[int64]*
 
 // CaseFile is an open cases/ or quarantine/ file whose footer is decoded once, for a server
 // that reads single rows of the same files again and again: decoding the footer of a file
-// with a few hundred columns allocates megabytes, more than reading the row. Its reads share
-// one row reader, which seeks to the row: a reader made per read
-// would convert the schema of a file written by an older build each time, and parquet-go's
-// row readers carry a finalizer, so each one would keep its page buffers alive for a further
-// garbage collection. A CaseFile is safe for concurrent use; its reads take turns.
+// with a few hundred columns allocates megabytes, more than reading the row. A read takes the
+// row's values from the one page of each column that holds them, found through the column
+// chunk's offset index, into buffers the next read reuses (see rowPages). A CaseFile is safe
+// for concurrent use; its reads take turns.
 type CaseFile struct {
 	path string
 	in   io.Closer // nil when the file's reader needs no closing (an object in a bucket)
@@ -85,14 +84,14 @@ type CaseFile struct {
 	idsOnce bool
 
 	mu     sync.Mutex
-	reader *parquet.GenericReader[CaseRow]
-	buf    []CaseRow
+	pages  *rowPages[CaseRow]
 	closed bool
 }
 
 // OpenCaseFile opens a local cases/ or quarantine/ file for reads of single rows. It does not
-// read the page index: within a row group of a thousand rows a seek is as fast without it, and
-// it is a third of what an open file holds.
+// read the page index with the footer: a read loads the offset index of the column chunks of
+// its row group only, and the page index of the whole file is a third of what an open file
+// would hold.
 func OpenCaseFile(path string) (*CaseFile, error) {
 	f, pf, err := open(path, parquet.SkipPageIndex(true))
 	if err != nil {
@@ -121,9 +120,13 @@ func newCaseFile(path string, pf *parquet.File) (*CaseFile, error) {
 	if _, err := pf.ReadAt(tail[:], pf.Size()-8); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	pages, err := newRowPages[CaseRow](pf, leftOutOfCases)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return &CaseFile{
 		path: path, rows: pf.NumRows(), footer: int64(binary.LittleEndian.Uint32(tail[:4])), idsOnce: storesSpanIDsOnce(pf),
-		reader: parquet.NewGenericReader[CaseRow](pf), buf: make([]CaseRow, 1),
+		pages: pages,
 	}, nil
 }
 
@@ -139,7 +142,7 @@ func (c *CaseFile) Close() error {
 		return nil
 	}
 	c.closed = true
-	c.reader.Close()
+	c.pages = nil
 	if c.in == nil {
 		return nil
 	}
@@ -156,20 +159,13 @@ func (c *CaseFile) ReadCase(row int64) (*replaycase.Case, error) {
 	if c.closed {
 		return nil, fmt.Errorf("%s: %w", c.path, os.ErrClosed)
 	}
-	if err := c.reader.SeekToRow(row); err != nil {
-		return nil, fmt.Errorf("%s: row %d: %w", c.path, row, err)
-	}
-	if n, err := c.reader.Read(c.buf); n != 1 {
-		if err == nil || errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
+	out := new(CaseRow)
+	if err := c.pages.read(row, out); err != nil {
 		return nil, fmt.Errorf("%s: reading row %d: %w", c.path, row, err)
 	}
-	out := c.buf[0] // its strings point into page buffers the reader detaches, never reuses
-	c.buf[0] = CaseRow{}
-	out.RawSpans, out.RawEvents = nil, nil
+	out.RawSpans, out.RawEvents = nil, nil // left unread
 	if c.idsOnce {
-		fillSpanIDs(&out)
+		fillSpanIDs(out)
 	}
-	return &out, nil
+	return out, nil
 }

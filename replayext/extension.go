@@ -80,9 +80,13 @@ func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 	return r, nil
 }
 
-// Start loads the datasets, starts watching them for new files and starts serving.
+// Start loads the datasets, starts watching them for new files and starts serving. It fails
+// when the system refuses memory for the index: serving part of the dataset would answer
+// some recorded requests with misses.
 func (r *replay) Start(ctx context.Context, host component.Host) error {
-	r.refresh()
+	if err := r.refresh(); err != nil {
+		return fmt.Errorf("indexing %s: %w", r.cfg.location(), err)
+	}
 	ln, err := r.cfg.ServerConfig.ToListener(ctx)
 	if err != nil {
 		return err
@@ -113,7 +117,9 @@ func (r *replay) Start(ctx context.Context, host component.Host) error {
 			case <-r.stop:
 				return
 			case <-t.C:
-				r.refresh()
+				if err := r.refresh(); err != nil {
+					r.set.Logger.Error("replay index not refreshed: new files are indexed once memory is available", zap.Error(err))
+				}
 			}
 		}
 	}()
@@ -141,14 +147,24 @@ func (c *Config) location() string {
 	return c.Directory
 }
 
-func (r *replay) refresh() {
-	added, dropped, failed := r.store.refresh()
-	if added != dropped {
-		r.telemetry.ExtensionReplayCasesLoaded.Add(context.Background(), int64(added-dropped))
+// refresh indexes the files published since the last refresh. Its error is the system
+// refusing memory for the index; a refresh after start-up logs it and leaves the index as
+// it was, and the files are read again on the next one.
+func (r *replay) refresh() error {
+	res := r.store.refresh()
+	ctx := context.Background()
+	if res.added != res.dropped {
+		r.telemetry.ExtensionReplayCasesLoaded.Add(ctx, int64(res.added-res.dropped))
 	}
-	for file, err := range failed {
+	for file, err := range res.failed {
 		r.set.Logger.Debug("dataset file not readable yet", zap.String("file", file), zap.Error(err))
 	}
+	for _, sk := range res.skipped { // once per file and reason: a file is indexed once
+		r.telemetry.ExtensionReplayIndexRowsSkipped.Add(ctx, int64(sk.count), metric.WithAttributes(attribute.String("reason", sk.reason)))
+		r.set.Logger.Warn("rows left out of the replay index: no request can name their case", zap.String("file", sk.file),
+			zap.String("reason", sk.reason), zap.Int64("first_row", sk.firstRow), zap.Int("rows", sk.count))
+	}
+	return res.err
 }
 
 // Shutdown stops serving and watching.

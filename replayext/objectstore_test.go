@@ -41,7 +41,7 @@ func TestStoreReadsTheDatasetFromTheObjectStore(t *testing.T) {
 	src, err := newObjectSource(context.Background(), cfg)
 	require.NoError(t, err)
 	s := newStoreOf(src, 4)
-	added, _, failed := s.refresh()
+	added, _, failed := s.refresh().counts()
 	require.Empty(t, failed)
 	assert.Equal(t, 20, added)
 	var want []string
@@ -67,7 +67,7 @@ func TestStoreReadsTheDatasetFromTheObjectStore(t *testing.T) {
 	assert.Equal(t, []string{want[15], want[2], want[7]}, []string{many[0].CaseID, many[1].CaseID, many[2].CaseID})
 
 	uploadFrom(t, cfg, 20, 25) // a third host, later
-	added, _, failed = s.refresh()
+	added, _, failed = s.refresh().counts()
 	require.Empty(t, failed)
 	assert.Equal(t, 5, added)
 	assert.True(t, s.has(fmt.Sprintf("%032x", 24)))
@@ -83,8 +83,8 @@ func TestStoreReadsTheDatasetFromTheObjectStore(t *testing.T) {
 	require.True(t, strings.HasSuffix(first, ".parquet"), first)
 	_, err = client.DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(first)})
 	require.NoError(t, err)
-	s.refresh() // lists the bucket: the object is gone
-	s.refresh() // forgets its cases
+	s.refresh().counts() // lists the bucket: the object is gone
+	s.refresh().counts() // forgets its cases
 	assert.Less(t, len(listAll(s)), 25)
 	for _, id := range listAll(s) {
 		_, err := s.get(id)
@@ -101,7 +101,7 @@ func TestObjectSourceListingFailureKeepsTheIndex(t *testing.T) {
 	src, err := newObjectSource(context.Background(), cfg)
 	require.NoError(t, err)
 	s := newStoreOf(src, 4)
-	added, _, _ := s.refresh()
+	added, _, _ := s.refresh().counts()
 	require.Equal(t, 3, added)
 
 	ctx := context.Background()
@@ -113,10 +113,10 @@ func TestObjectSourceListingFailureKeepsTheIndex(t *testing.T) {
 	}
 	_, err = client.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)})
 	require.NoError(t, err)
-	_, _, failed := s.refresh()
+	_, _, failed := s.refresh().counts()
 	require.Contains(t, failed, "")
 	assert.ErrorContains(t, failed[""], "listing s3://"+bucket)
-	s.refresh()
+	s.refresh().counts()
 	assert.Len(t, listAll(s), 3)
 }
 

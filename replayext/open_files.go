@@ -43,12 +43,14 @@ const (
 	// maxOpenFiles bounds how many files stay open.
 	maxOpenFiles = 4
 	// maxOpenFooterBytes bounds the estimated memory of the open files: their decoded
-	// footers and their row readers' current pages.
-	maxOpenFooterBytes = 16 << 20
+	// footers and the offset indexes of the row groups read. The Go heap grows to twice what
+	// is live before it is collected: each MiB held open costs two of the process's memory.
+	maxOpenFooterBytes = 4 << 20
 	// decodedFooterRatio is about how much more an open file holds than its encoded footer
-	// (8.3 MiB, its reader's pages included, for a 268 KiB footer of 174 columns × 10 row
-	// groups, measured on the scale dataset of docs/benchmarks.md).
-	decodedFooterRatio = 32
+	// (2.8 MiB, with the offset indexes of its ten row groups loaded by reads, for a 269 KiB
+	// footer of 245 columns × 10 row groups, measured on the scale dataset of
+	// docs/benchmarks.md): one such file stays open.
+	decodedFooterRatio = 11
 )
 
 // readCase reads the case at row of file, through an open file.

@@ -1,6 +1,10 @@
 package replayext
 
-import "runtime"
+import (
+	"errors"
+	"fmt"
+	"runtime"
+)
 
 // records is an append-only sequence of fixed-size values without pointers, numbered from 0,
 // kept in chunks outside the Go heap where the platform allows (records_unix.go).
@@ -35,11 +39,21 @@ func newRecords[T any]() *records[T] {
 	return r
 }
 
-// add appends v and returns its number.
-func (r *records[T]) add(v T) uint32 {
-	if r.n == len(r.chunks.chunks)*recordsPerChunk {
-		r.chunks.chunks = append(r.chunks.chunks, allocChunk[T](recordsPerChunk))
+// reserve makes room for k more values, so that the next k adds cannot fail: a file's cases
+// are added all or none.
+func (r *records[T]) reserve(k int) error {
+	for r.n+k > len(r.chunks.chunks)*recordsPerChunk {
+		c, err := allocChunk[T](recordsPerChunk)
+		if err != nil {
+			return err
+		}
+		r.chunks.chunks = append(r.chunks.chunks, c)
 	}
+	return nil
+}
+
+// add appends v and returns its number; the caller reserved room for it.
+func (r *records[T]) add(v T) uint32 {
 	*r.at(uint32(r.n)) = v
 	r.n++
 	return uint32(r.n - 1)
@@ -65,11 +79,36 @@ type lookups struct {
 func newLookups() *lookups { return &lookups{} }
 
 // numbers allocates n record numbers outside the heap.
-func numbers(n int) []uint32 {
+func numbers(n int) ([]uint32, error) {
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
 	return allocChunk[uint32](n)
+}
+
+// errIndexMemory is the system refusing memory for the index: the extension does not start,
+// and a refresh leaves the index as it was.
+var errIndexMemory = errors.New("replay index: the system refused memory for the index")
+
+// errIndexFull is a dataset with more rows than the index numbers (about four billion); like
+// errIndexMemory, the extension does not start, and a refresh leaves the index as it was.
+var errIndexFull = errors.New("replay index: the dataset has more rows than the index can number")
+
+func allocError(size int, err error) error {
+	return fmt.Errorf("%w (mapping %d bytes outside the Go heap: %w)", errIndexMemory, size, err)
+}
+
+// allocFault, when set by a test, is the error of the next allocations of the index.
+var allocFault func(size int) error
+
+func checkAlloc(size int) error {
+	if allocFault == nil {
+		return nil
+	}
+	if err := allocFault(size); err != nil {
+		return allocError(size, err)
+	}
+	return nil
 }
 
 func freeNumbers(ns []uint32) {

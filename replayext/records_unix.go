@@ -3,20 +3,23 @@
 package replayext
 
 import (
-	"fmt"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// allocChunk maps n zeroed values of anonymous memory, outside the Go heap. A failure is the
-// Go runtime's own out-of-memory condition, which is fatal too.
-func allocChunk[T any](n int) []T {
-	b, err := unix.Mmap(-1, 0, n*int(unsafe.Sizeof(*new(T))), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	if err != nil {
-		panic(fmt.Sprintf("replay index: mapping %d values: %v", n, err))
+// allocChunk maps n zeroed values of anonymous memory, outside the Go heap. It fails when the
+// system refuses the mapping (address space, overcommit or cgroup limits).
+func allocChunk[T any](n int) ([]T, error) {
+	size := n * int(unsafe.Sizeof(*new(T)))
+	if err := checkAlloc(size); err != nil {
+		return nil, err
 	}
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	b, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		return nil, allocError(size, err)
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n), nil
 }
 
 // freeChunk unmaps a chunk of allocChunk.

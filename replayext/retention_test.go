@@ -32,14 +32,14 @@ func TestStoreForgetsExpiredCases(t *testing.T) {
 	old := time.Now().Add(-48 * time.Hour)
 	require.NoError(t, filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) }))
 	s := newStore(root, 4)
-	added, _, _ := s.refresh()
+	added, _, _ := s.refresh().counts()
 	require.Equal(t, 4, added)
 	_, err = s.get(cases[0].CaseID) // cached before it expires
 	require.NoError(t, err)
 
 	_, err = dataset.Expire(root, dataset.Retention{Cases: 180 * 24 * time.Hour}, time.Now())
 	require.NoError(t, err)
-	_, dropped, _ := s.refresh()
+	_, dropped, _ := s.refresh().counts()
 	assert.Equal(t, 2, dropped, "the loaded-cases metric goes down by what retention removed")
 
 	assert.Equal(t, []string{cases[2].CaseID, cases[3].CaseID}, listAll(s))

@@ -20,12 +20,16 @@ func (s *store) summariesOf(ids []string) ([]*dataset.CaseSummary, error) {
 			continue
 		}
 		n, ok := s.entry(id)
+		var file int
+		var row int64
+		if ok {
+			file, row, ok = s.locate(n)
+		}
 		if !ok {
 			s.mu.RUnlock()
 			return nil, errNoCase
 		}
-		e := s.entries.at(n)
-		byFile[s.files[e.file]] = append(byFile[s.files[e.file]], want{i, int64(e.row)})
+		byFile[s.files[file]] = append(byFile[s.files[file]], want{i, row})
 	}
 	s.mu.RUnlock()
 	for path, wants := range byFile {

@@ -33,8 +33,12 @@ func sortBy(ns []uint32, key func(uint32) uint64, compare func(a, b uint32) int)
 
 // merge returns the sorted numbers of old and fresh, both sorted by compare, in a new slice
 // outside the heap (lookups may still be reading old).
-func merge(old, fresh []uint32, compare func(a, b uint32) int) []uint32 {
-	out := numbers(len(old) + len(fresh))[:0]
+func merge(old, fresh []uint32, compare func(a, b uint32) int) ([]uint32, error) {
+	out, err := numbers(len(old) + len(fresh))
+	if err != nil {
+		return nil, err
+	}
+	out = out[:0]
 	i, j := 0, 0
 	for i < len(old) && j < len(fresh) {
 		if compare(fresh[j], old[i]) < 0 {
@@ -46,16 +50,20 @@ func merge(old, fresh []uint32, compare func(a, b uint32) int) []uint32 {
 		}
 	}
 	out = append(out, old[i:]...)
-	return append(out, fresh[j:]...)
+	return append(out, fresh[j:]...), nil
 }
 
 // without returns the numbers of ns that drop does not select, in a new slice outside the heap.
-func without(ns []uint32, drop func(uint32) bool) []uint32 {
-	out := numbers(len(ns))[:0]
+func without(ns []uint32, drop func(uint32) bool) ([]uint32, error) {
+	out, err := numbers(len(ns))
+	if err != nil {
+		return nil, err
+	}
+	out = out[:0]
 	for _, n := range ns {
 		if !drop(n) {
 			out = append(out, n)
 		}
 	}
-	return out
+	return out, nil
 }

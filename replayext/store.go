@@ -27,7 +27,7 @@ import (
 // indexes only the files published since the last one, so cases written by any collector into
 // the same root become replayable.
 //
-// The index is laid out for size, 76 bytes per case with one model call: ids as their 16
+// The index is laid out for size, 64 bytes per case with one model call: ids as their 16
 // bytes, cases and model calls as fixed-size records outside the Go heap (records.go), and
 // three sorted slices of record numbers to look them up by case id, by call-site id and in
 // start order. Agent names, statuses and call-site field sets are interned.
@@ -39,29 +39,44 @@ type store struct {
 	// without mu and takes mu only to change it.
 	refreshing sync.Mutex
 
-	mu        sync.RWMutex
-	files     []string // data files indexed, by number; "" once removed
-	entries   *records[caseEntry]
-	llms      *records[llmRef] // the cases' LLM steps; a case's are contiguous, in order
-	look      *lookups         // the sorted slices that find cases and calls
-	fieldSets [][]string       // the distinct call-site field sets
-	summaries summaryTable
+	mu    sync.RWMutex
+	files []string // data files indexed, by number; "" once removed
+	// fileStarts is, per file, the position of its row 0 (positions number the rows of every
+	// file indexed, one after the other); nextPos is the position of the next file's row 0.
+	fileStarts []uint32
+	nextPos    uint32
+	entries    *records[caseEntry]
+	summaryOf  *records[uint16] // per entry, its number in summaries
+	llms       *records[llmRef] // the cases' LLM steps; a case's are contiguous, in order
+	look       *lookups         // the sorted slices that find cases and calls
+	fieldSets  [][]string       // the distinct call-site field sets
+	summaries  summaryTable
 }
 
-// caseEntry is what the index keeps of one case: 40 bytes. Its LLM steps are
+// caseEntry is what the index keeps of one case: 32 bytes, and its summary number (2 bytes,
+// in store.summaryOf: beside the entry it would round the entry up to 40). Its LLM steps are
 // llms[llmStart:] up to the next entry's llmStart (entries and their steps are appended
 // together).
 type caseEntry struct {
 	id       hexKey
 	start    int64  // start time, Unix nanoseconds
-	file     uint32 // in store.files; noFile for a case indexed twice
-	row      uint32
+	pos      uint32 // its file and row, as a position (see store.fileStarts); noPos for a case indexed twice
 	llmStart uint32
-	summary  uint16 // in store.summaries
 }
 
-// noFile marks an entry that nothing addresses: the second copy of a case delivered twice.
-const noFile = math.MaxUint32
+// noPos marks an entry that nothing addresses: the second copy of a case delivered twice.
+const noPos = math.MaxUint32
+
+// locate is the file (in store.files) and row of entry n; false for a case indexed twice.
+// Caller holds mu (or is the refresh).
+func (s *store) locate(n uint32) (file int, row int64, ok bool) {
+	pos := s.entries.at(n).pos
+	if pos == noPos {
+		return 0, 0, false
+	}
+	file = sort.Search(len(s.fileStarts), func(i int) bool { return s.fileStarts[i] > pos }) - 1
+	return file, int64(pos - s.fileStarts[file]), true
+}
 
 // summary is what listings filter on besides the start time: few distinct values, numbered.
 type summary struct{ agent, status string }
@@ -91,12 +106,12 @@ func (t *summaryTable) number(sum summary) uint16 {
 	return uint16(len(t.values) - 1)
 }
 
-// llmRef is one LLM step of a case (24 bytes): its call-site id, its case and its call-site
-// field set. Every LLM step of a case has one, in order, so the n-th of a case's llmRefs is
-// its n-th LLM step.
+// llmRef is one LLM step of a case (18 bytes): its call-site id and its call-site field set.
+// Every LLM step of a case has one, in order, so the n-th of a case's llmRefs is its n-th LLM
+// step. Its case is not stored: the entries' llmStart numbers find it (entryOfLLM), six bytes
+// per model call less.
 type llmRef struct {
 	id     hexKey
-	entry  uint32
 	fields uint16 // in store.fieldSets; noFields when the id is not one this build computes
 }
 
@@ -111,6 +126,13 @@ func (s *store) llmRange(n uint32) (from, to uint32) {
 		to = s.entries.at(n + 1).llmStart
 	}
 	return from, to
+}
+
+// entryOfLLM is the entry whose LLM steps include llm number l: the last entry whose steps
+// start at or before l (entries are numbered in the order their steps are). Caller holds mu
+// (or is the refresh).
+func (s *store) entryOfLLM(l uint32) uint32 {
+	return uint32(sort.Search(s.entries.len(), func(n int) bool { return s.entries.at(uint32(n)).llmStart > l }) - 1)
 }
 
 // hexKey is a 32-hex-digit id (a case id, or a call-site id after its "cs_") as its 16 bytes.
@@ -146,44 +168,101 @@ func compareKeys(a, b hexKey) int { return bytes.Compare(a[:], b[:]) }
 func newStore(root string, cacheSize int) *store { return newStoreOf(newLocalSource(root), cacheSize) }
 
 func newStoreOf(src source, cacheSize int) *store {
-	s := &store{src: src, cache: newCaseCache(cacheSize), entries: newRecords[caseEntry](), llms: newRecords[llmRef](), look: newLookups(), summaries: newSummaryTable()}
+	s := &store{src: src, cache: newCaseCache(cacheSize), entries: newRecords[caseEntry](), summaryOf: newRecords[uint16](), llms: newRecords[llmRef](), look: newLookups(), summaries: newSummaryTable()}
 	runtime.AddCleanup(s, (*lookups).free, s.look)
 	return s
 }
 
+// refreshed is what a refresh did.
+type refreshed struct {
+	added, dropped int
+	// failed are the files it could not read (retried on the next refresh).
+	failed map[string]error
+	// skipped are the rows of the files indexed that no case id can address, by file and
+	// reason.
+	skipped []skippedRows
+	// err is the system refusing memory for the index: the cases not yet published stay
+	// out of it and their files are retried on the next refresh.
+	err error
+}
+
+// counts are the cases added and dropped and the files that failed.
+func (r refreshed) counts() (added, dropped int, failed map[string]error) {
+	return r.added, r.dropped, r.failed
+}
+
 // refresh forgets the cases of removed files and indexes the files published since the last
-// refresh. It returns how many cases were added and dropped, and the files it could not read
-// (they are retried on the next refresh).
-func (s *store) refresh() (added, dropped int, failed map[string]error) {
+// refresh.
+func (s *store) refresh() (r refreshed) {
 	s.refreshing.Lock()
 	defer s.refreshing.Unlock()
-	dropped = s.forgetRemoved()
+	if r.dropped, r.err = s.forgetRemoved(); r.err != nil {
+		return r
+	}
 	files, err := s.src.next()
 	if err != nil {
-		failed = map[string]error{"": err}
+		r.failed = map[string]error{"": err}
 	}
 	var fresh freshEntries
+	var batch []int    // in s.files: the files whose cases fresh holds, not yet published
 	fi := &fileIndex{} // reused from file to file
-	for _, f := range files {
+	for i, f := range files {
 		err := s.readFile(f, fi)
 		if err != nil {
-			if failed == nil {
-				failed = map[string]error{}
+			if r.failed == nil {
+				r.failed = map[string]error{}
 			}
-			failed[f] = err
+			r.failed[f] = err
 			s.src.retry(f)
 			continue
 		}
-		s.add(f, fi, &fresh)
-		if len(fresh.cases) >= publishEvery {
-			added += s.publish(fresh)
-			fresh = freshEntries{fresh.cases[:0], fresh.calls[:0]}
+		if r.err = s.add(f, fi, &fresh); r.err != nil {
+			s.src.retry(f) // nothing of it was added
+		} else {
+			r.skipped = append(r.skipped, fi.skipped...)
+			batch = append(batch, len(s.files)-1)
+			if len(fresh.cases) >= publishEvery {
+				var added int
+				if added, r.err = s.publish(fresh); r.err == nil {
+					r.added += added
+					fresh, batch = freshEntries{fresh.cases[:0], fresh.calls[:0]}, batch[:0]
+				}
+			}
+		}
+		if r.err != nil {
+			for _, f := range files[i+1:] {
+				s.src.retry(f)
+			}
+			break
 		}
 	}
-	if len(fresh.cases) > 0 {
-		added += s.publish(fresh)
+	if r.err == nil && len(fresh.cases) > 0 {
+		var added int
+		added, r.err = s.publish(fresh)
+		r.added += added
 	}
-	return added, dropped, failed
+	if r.err != nil {
+		// The batch's files are read again on the next refresh: their rows left out are
+		// counted then.
+		again := map[string]bool{}
+		for _, i := range batch {
+			again[s.files[i]] = true
+		}
+		r.skipped = slices.DeleteFunc(r.skipped, func(sk skippedRows) bool { return again[sk.file] })
+		s.unindex(batch)
+	}
+	return r
+}
+
+// unindex forgets files whose cases could not be published, and has them read again on the
+// next refresh. Their records stay (numbers must not move) but nothing addresses them.
+func (s *store) unindex(files []int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, i := range files {
+		s.src.retry(s.files[i])
+		s.files[i] = ""
+	}
 }
 
 // publishEvery is how many cases a refresh indexes before it publishes them: what it holds
@@ -195,7 +274,7 @@ const publishEvery = 100_000
 // deleted their partition, or an operator did), so that they are neither listed nor replayed,
 // and returns how many it dropped. Their entries stay in s.entries (numbers must not move) but
 // nothing addresses them any more. Caller is the refresh.
-func (s *store) forgetRemoved() (dropped int) {
+func (s *store) forgetRemoved() (dropped int, err error) {
 	// Check the files without the lock (a stat, or a listing, per file): lookups go on meanwhile.
 	var removed []int
 	for i, path := range s.files {
@@ -204,18 +283,28 @@ func (s *store) forgetRemoved() (dropped int) {
 		}
 	}
 	if len(removed) == 0 {
-		return 0
+		return 0, nil
 	}
 	gone := make([]bool, len(s.files))
 	for _, i := range removed {
 		gone[i] = true
 	}
-	deadEntry := func(n uint32) bool { f := s.entries.at(n).file; return f != noFile && gone[f] }
+	deadEntry := func(n uint32) bool { f, _, ok := s.locate(n); return ok && gone[f] }
 	old := *s.look
-	kept := lookups{
-		byID:    without(old.byID, deadEntry),
-		byCall:  without(old.byCall, func(l uint32) bool { return deadEntry(s.llms.at(l).entry) }),
-		ordered: without(old.ordered, deadEntry),
+	var kept lookups
+	for _, k := range []struct {
+		dst  *[]uint32
+		from []uint32
+		dead func(uint32) bool
+	}{
+		{&kept.byID, old.byID, deadEntry},
+		{&kept.byCall, old.byCall, func(l uint32) bool { return deadEntry(s.entryOfLLM(l)) }},
+		{&kept.ordered, old.ordered, deadEntry},
+	} {
+		if *k.dst, err = without(k.from, k.dead); err != nil {
+			kept.free()
+			return 0, err // the files are checked again on the next refresh
+		}
 	}
 	s.mu.Lock()
 	for _, i := range removed {
@@ -230,40 +319,72 @@ func (s *store) forgetRemoved() (dropped int) {
 	}
 	dropped = len(old.byID) - len(kept.byID)
 	old.free() // no lookup reads it: they read under the lock, and see the new slices
-	return dropped
+	return dropped, nil
 }
 
 // fileIndex is what one data file adds to the index, read before it is added (a file that
-// fails part way adds nothing). Its entries' summary and llmStart, and its steps' fields and
-// entry, are numbers within the fileIndex.
+// fails part way adds nothing). Its entries' pos is their row, their summary and llmStart and
+// its steps' fields are numbers within the fileIndex.
 type fileIndex struct {
 	entries   []caseEntry
+	summaryOf []uint16 // per entry
+	rows      int64    // the file's rows, those left out included
 	llms      []llmRef
 	summaries summaryTable
 	fieldSets [][]string
+	skipped   []skippedRows // by reason
+}
+
+// skippedRows are rows of one file that the index leaves out for one reason: the first of
+// them, for the log, and how many.
+type skippedRows struct {
+	file, reason string
+	firstRow     int64
+	count        int
+}
+
+// Why a row is left out of the index: its case id is not the 32 lowercase or uppercase hex
+// digits the processor writes, so no request can name it.
+const (
+	skipCaseIDLength = "case_id_length"  // not 32 characters
+	skipCaseIDNotHex = "case_id_not_hex" // 32 characters, not all hex digits
+)
+
+// skip counts row as left out of the index for reason.
+func (fi *fileIndex) skip(file, reason string, row int64) {
+	for i := range fi.skipped {
+		if fi.skipped[i].reason == reason {
+			fi.skipped[i].count++
+			return
+		}
+	}
+	fi.skipped = append(fi.skipped, skippedRows{file: file, reason: reason, firstRow: row, count: 1})
 }
 
 // readFile reads the index of one data file; call-site ids of files written before they were
 // recorded are computed from the steps.
 func (s *store) readFile(path string, fi *fileIndex) error {
-	*fi = fileIndex{entries: fi.entries[:0], llms: fi.llms[:0], summaries: newSummaryTable()}
+	*fi = fileIndex{entries: fi.entries[:0], summaryOf: fi.summaryOf[:0], llms: fi.llms[:0], summaries: newSummaryTable(), skipped: fi.skipped[:0:0]}
 	var last struct { // the previous row's summary: rows of a file mostly share it
 		agent, status []byte
 		n             uint16
 	}
 	return s.src.scanIndex(path, func(row int64, r *dataset.ReplayIndexRow) error {
+		fi.rows = row + 1
 		var id hexKey
 		if len(r.CaseID) != 2*len(id) {
-			return nil // not a case id the processor writes: nothing can address it
+			fi.skip(path, skipCaseIDLength, row) // not a case id the processor writes
+			return nil
 		}
 		if _, err := hex.Decode(id[:], r.CaseID); err != nil {
+			fi.skip(path, skipCaseIDNotHex, row)
 			return nil
 		}
 		if row == 0 || !bytes.Equal(last.agent, r.AgentName) || !bytes.Equal(last.status, r.Status) {
 			last.agent, last.status = append(last.agent[:0], r.AgentName...), append(last.status[:0], r.Status...)
 			last.n = fi.summaries.number(summary{string(r.AgentName), string(r.Status)})
 		}
-		e := caseEntry{id: id, start: r.StartTime, row: uint32(row), llmStart: uint32(len(fi.llms)), summary: last.n}
+		e := caseEntry{id: id, start: r.StartTime, pos: uint32(row), llmStart: uint32(len(fi.llms))}
 		var c *replaycase.Case // read once per case, only when a step lacks its id
 		for i, st := range r.Steps {
 			if replaycase.StepKind(st.Kind) != replaycase.StepLLM {
@@ -292,6 +413,7 @@ func (s *store) readFile(path string, fi *fileIndex) error {
 			fi.llms = append(fi.llms, llmRef{id: key, fields: fields})
 		}
 		fi.entries = append(fi.entries, e)
+		fi.summaryOf = append(fi.summaryOf, last.n)
 		return nil
 	})
 }
@@ -316,12 +438,27 @@ func internFields[S string | []byte](fi *fileIndex, fields []S) uint16 {
 type freshEntries struct{ cases, calls []uint32 }
 
 // add appends the cases of one file to the records, except those already visible (at-least-
-// once delivery: the same case written twice; publish drops those within one refresh).
-func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) {
+// once delivery: the same case written twice; publish drops those within one refresh). It
+// adds all of them or, when the records cannot grow, none.
+func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) error {
+	if fi.rows > int64(noPos-s.nextPos) {
+		return fmt.Errorf("%w: more than %d rows", errIndexFull, uint32(noPos))
+	}
+	if err := s.entries.reserve(len(fi.entries)); err != nil {
+		return err
+	}
+	if err := s.summaryOf.reserve(len(fi.entries)); err != nil {
+		return err
+	}
+	if err := s.llms.reserve(len(fi.llms)); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	file := uint32(len(s.files))
 	s.files = append(s.files, path)
+	s.fileStarts = append(s.fileStarts, s.nextPos)
+	first := s.nextPos
+	s.nextPos += uint32(fi.rows)
 	summaries := make([]uint16, len(fi.summaries.values))
 	for i, sum := range fi.summaries.values {
 		summaries[i] = s.summaries.number(sum)
@@ -339,11 +476,11 @@ func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) {
 			end = fi.entries[i+1].llmStart
 		}
 		steps := fi.llms[e.llmStart:end]
-		e.file, e.summary, e.llmStart = file, summaries[e.summary], uint32(s.llms.len())
+		e.pos, e.llmStart = first+e.pos, uint32(s.llms.len())
 		n := s.entries.add(e)
+		s.summaryOf.add(summaries[fi.summaryOf[i]])
 		fresh.cases = append(fresh.cases, n)
 		for _, l := range steps {
-			l.entry = n
 			if l.fields == noFields {
 				s.llms.add(l) // keeps the step's position; no lookup finds it
 				continue
@@ -352,11 +489,21 @@ func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) {
 			fresh.calls = append(fresh.calls, s.llms.add(l))
 		}
 	}
+	return nil
 }
 
 // publish makes the cases a refresh added visible: it drops those added twice, merges the rest
-// into the sorted slices and returns how many it kept.
-func (s *store) publish(fresh freshEntries) (added int) {
+// into the sorted slices and returns how many it kept. When a merged slice cannot be
+// allocated, none of them stays visible.
+func (s *store) publish(fresh freshEntries) (added int, err error) {
+	if len(fresh.cases) == 0 {
+		return 0, nil
+	}
+	// Records are numbered in the order they are added: the fresh ones come after the others.
+	firstEntry, firstCall := fresh.cases[0], uint32(math.MaxUint32)
+	if len(fresh.calls) > 0 {
+		firstCall = fresh.calls[0]
+	}
 	byID := func(a, b uint32) int {
 		if c := compareKeys(s.entries.at(a).id, s.entries.at(b).id); c != 0 {
 			return c
@@ -367,12 +514,12 @@ func (s *store) publish(fresh freshEntries) (added int) {
 	cases := fresh.cases[:0]
 	for _, n := range fresh.cases {
 		if len(cases) > 0 && s.entries.at(cases[len(cases)-1]).id == s.entries.at(n).id {
-			s.entries.at(n).file = noFile // not visible yet: nothing else reads it
+			s.entries.at(n).pos = noPos // not visible yet: nothing else reads it
 			continue
 		}
 		cases = append(cases, n)
 	}
-	calls := slices.DeleteFunc(fresh.calls, func(l uint32) bool { return s.entries.at(s.llms.at(l).entry).file == noFile })
+	calls := slices.DeleteFunc(fresh.calls, func(l uint32) bool { return s.entries.at(s.entryOfLLM(l)).pos == noPos })
 	byCall := func(a, b uint32) int {
 		if c := compareKeys(s.llms.at(a).id, s.llms.at(b).id); c != 0 {
 			return c
@@ -391,18 +538,29 @@ func (s *store) publish(fresh freshEntries) (added int) {
 
 	// One slice at a time, so that only one old slice is held beside its replacement; a case
 	// may be found by id a moment before its calls are.
-	for _, m := range []struct {
+	merges := []struct {
 		dst     *[]uint32
 		fresh   []uint32
 		compare func(a, b uint32) int
-	}{{&s.look.byID, cases, byID}, {&s.look.byCall, calls, byCall}, {&s.look.ordered, starts, byStart}} {
-		old, merged := *m.dst, merge(*m.dst, m.fresh, m.compare)
+		first   uint32 // the first fresh number
+	}{{&s.look.byID, cases, byID, firstEntry}, {&s.look.byCall, calls, byCall, firstCall}, {&s.look.ordered, starts, byStart, firstEntry}}
+	for i, m := range merges {
+		merged, err := merge(*m.dst, m.fresh, m.compare)
+		if err != nil {
+			s.mu.Lock()
+			for _, done := range merges[:i] { // in place: no memory needed to take them back
+				*done.dst = slices.DeleteFunc(*done.dst, func(n uint32) bool { return n >= done.first })
+			}
+			s.mu.Unlock()
+			return 0, err
+		}
+		old := *m.dst
 		s.mu.Lock()
 		*m.dst = merged
 		s.mu.Unlock()
 		freeNumbers(old) // no lookup reads it: they read under the lock, and see the new slice
 	}
-	return len(cases)
+	return len(cases), nil
 }
 
 // lookupCase finds a case's entry number. Caller holds mu.
@@ -447,8 +605,11 @@ func (s *store) get(id string) (*replaycase.Case, error) {
 	var path string
 	var row int64
 	if ok {
-		e := s.entries.at(n)
-		path, row = s.files[e.file], int64(e.row)
+		var file int
+		file, row, ok = s.locate(n)
+		if ok {
+			path = s.files[file]
+		}
 	}
 	s.mu.RUnlock()
 	if !ok {
@@ -501,8 +662,7 @@ func (s *store) occurrences(id, caseID string) []hit {
 	var hits []hit
 	i := sort.Search(len(s.look.byCall), func(i int) bool { return compareKeys(s.llms.at(s.look.byCall[i]).id, key) >= 0 })
 	for ; i < len(s.look.byCall) && s.llms.at(s.look.byCall[i]).id == key; i++ {
-		l := s.llms.at(s.look.byCall[i])
-		e := s.entries.at(l.entry)
+		e := s.entries.at(s.entryOfLLM(s.look.byCall[i]))
 		if caseID == "" || e.id == scope {
 			hits = append(hits, hit{e.id.String(), int(s.look.byCall[i] - e.llmStart)})
 		}
@@ -600,7 +760,7 @@ func (s *store) list(f caseFilter, offset, limit int) (page []string, more bool)
 	passed := 0
 	for _, n := range s.look.ordered {
 		c := s.entries.at(n)
-		sum := s.summaries.values[c.summary]
+		sum := s.summaries.values[*s.summaryOf.at(n)]
 		if (f.status != "" && sum.status != f.status) || (f.agent != "" && sum.agent != f.agent) || c.start < since || c.start >= until {
 			continue
 		}

@@ -75,7 +75,7 @@ func TestStoreMemoryIsBoundedByTheIndex(t *testing.T) {
 
 	before := heapInUse()
 	s := newStore(root, 16)
-	added, _, failed := s.refresh()
+	added, _, failed := s.refresh().counts()
 	require.Empty(t, failed)
 	require.Equal(t, n, added)
 	heap := float64(heapInUse()) - float64(before)
@@ -84,7 +84,7 @@ func TestStoreMemoryIsBoundedByTheIndex(t *testing.T) {
 	t.Logf("index: %.0f bytes per case, %.0f of them outside the Go heap (each case holds %d bytes of prompt)", perCase, mapped/n, content)
 	assert.Less(t, perCase, 1024.0, "the index must not hold case content")
 	assert.Less(t, heap/n, 64.0, "the records and lookup slices are outside the Go heap")
-	assert.InDelta(t, 76, mapped/n, 1, "a case with one model call: a 40-byte entry, a 24-byte call and three 4-byte numbers")
+	assert.InDelta(t, 64, mapped/n, 1, "a case with one model call: a 32-byte entry, its 2-byte summary, an 18-byte call and three 4-byte numbers")
 
 	for _, i := range []int{0, 2_345, n - 1} {
 		c := syntheticCase(i, content)
@@ -102,11 +102,11 @@ func TestStoreMemoryIsBoundedByTheIndex(t *testing.T) {
 	assert.LessOrEqual(t, len(s.cache.cases), 16, "the content cache stays at its size")
 
 	generateDataset(t, root, n, n+500, content)
-	added, _, failed = s.refresh()
+	added, _, failed = s.refresh().counts()
 	require.Empty(t, failed)
 	assert.Equal(t, 500, added, "only the new files are read")
 	assert.True(t, s.has(fmt.Sprintf("%032x", n+499)))
-	added, _, _ = s.refresh()
+	added, _, _ = s.refresh().counts()
 	assert.Zero(t, added)
 }
 
@@ -118,7 +118,7 @@ func TestStoreIgnoresDuplicatesAndUnknownCases(t *testing.T) {
 	generateDataset(t, root, 0, 10, 100)
 	generateDataset(t, root, 5, 15, 100) // at-least-once delivery: 5..9 written twice
 	s := newStore(root, 4)
-	added, _, _ := s.refresh()
+	added, _, _ := s.refresh().counts()
 	assert.Equal(t, 15, added)
 	_, err := s.get("nope")
 	assert.ErrorIs(t, err, errNoCase)
@@ -139,11 +139,11 @@ func TestStoreRetriesUnreadableFiles(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(files[0], good[:len(good)/2], 0o644))
 	s := newStore(root, 4)
-	added, _, failed := s.refresh()
+	added, _, failed := s.refresh().counts()
 	assert.Zero(t, added)
 	assert.Contains(t, failed, files[0])
 	require.NoError(t, os.WriteFile(files[0], good, 0o644))
-	added, _, failed = s.refresh()
+	added, _, failed = s.refresh().counts()
 	assert.Empty(t, failed)
 	assert.Equal(t, 3, added)
 }
@@ -174,7 +174,7 @@ func TestScaleIndex(t *testing.T) {
 	before := heapInUse()
 	start := time.Now()
 	s := newStore(dir, 256)
-	added, _, failed := s.refresh()
+	added, _, failed := s.refresh().counts()
 	took := time.Since(start)
 	require.Empty(t, failed)
 	live, mapped := float64(heapInUse())-float64(before), float64(mappedBytes(s))
@@ -196,7 +196,7 @@ func TestSummariesInTheOrderAsked(t *testing.T) {
 	generateDataset(t, root, 0, 30, 100)
 	generateDataset(t, root, 30, 40, 100)
 	s := newStore(root, 4)
-	added, _, _ := s.refresh()
+	added, _, _ := s.refresh().counts()
 	require.Equal(t, 40, added)
 	var ids []string
 	order := []int{35, 3, 4, 5, 29, 0, 31, 4}
@@ -222,7 +222,7 @@ func TestSummariesInTheOrderAsked(t *testing.T) {
 func mappedBytes(s *store) int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.entries.len()*int(unsafe.Sizeof(caseEntry{})) + s.llms.len()*int(unsafe.Sizeof(llmRef{})) +
+	return s.entries.len()*int(unsafe.Sizeof(caseEntry{})+2) + s.llms.len()*int(unsafe.Sizeof(llmRef{})) +
 		4*(len(s.look.byID)+len(s.look.byCall)+len(s.look.ordered))
 }
 

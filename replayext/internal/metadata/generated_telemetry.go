@@ -23,14 +23,15 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                          metric.Meter
-	mu                             sync.Mutex
-	registrations                  []metric.Registration
-	ExtensionReplayCasesLoaded     metric.Int64UpDownCounter
-	ExtensionReplayLookupDuration  metric.Float64Histogram
-	ExtensionReplayLookups         metric.Int64Counter
-	ExtensionReplaySessions        metric.Int64UpDownCounter
-	ExtensionReplaySessionsEvicted metric.Int64Counter
+	meter                           metric.Meter
+	mu                              sync.Mutex
+	registrations                   []metric.Registration
+	ExtensionReplayCasesLoaded      metric.Int64UpDownCounter
+	ExtensionReplayIndexRowsSkipped metric.Int64Counter
+	ExtensionReplayLookupDuration   metric.Float64Histogram
+	ExtensionReplayLookups          metric.Int64Counter
+	ExtensionReplaySessions         metric.Int64UpDownCounter
+	ExtensionReplaySessionsEvicted  metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -66,6 +67,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_extension_replay_cases_loaded",
 		metric.WithDescription("Cases loaded from the datasets and replayable [Development]"),
 		metric.WithUnit("{cases}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExtensionReplayIndexRowsSkipped, err = builder.meter.Int64Counter(
+		"otelcol_extension_replay_index_rows_skipped",
+		metric.WithDescription("Rows of the dataset files left out of the index, by reason (case_id_length - the case id is not 32 characters; case_id_not_hex - it is not hex digits); no request can name them [Development]"),
+		metric.WithUnit("{rows}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExtensionReplayLookupDuration, err = builder.meter.Float64Histogram(

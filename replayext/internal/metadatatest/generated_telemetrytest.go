@@ -37,6 +37,22 @@ func AssertEqualExtensionReplayCasesLoaded(t *testing.T, tt *componenttest.Telem
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualExtensionReplayIndexRowsSkipped(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_extension_replay_index_rows_skipped",
+		Description: "Rows of the dataset files left out of the index, by reason (case_id_length - the case id is not 32 characters; case_id_not_hex - it is not hex digits); no request can name them [Development]",
+		Unit:        "{rows}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_extension_replay_index_rows_skipped")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualExtensionReplayLookupDuration(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.HistogramDataPoint[float64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_extension_replay_lookup_duration",
