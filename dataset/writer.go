@@ -304,9 +304,9 @@ type stagedFile struct {
 	file         StagedFile
 	cw           *countingWriter
 	dataset, dt  string
-	name         string          // the final file name
-	pw           *parquet.Writer // the writer of a merge (segments.go); nil for a batch's own file
-	closeParquet func() error    // writes the footer
+	name         string                      // the final file name
+	pw           *parquet.GenericWriter[any] // the writer of a merge (merge_columns.go); nil for a batch's own file
+	closeParquet func() error                // writes the footer
 	rows         int
 }
 
