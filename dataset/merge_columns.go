@@ -47,7 +47,11 @@ func (m *columnMerge) copyRowGroup(rg parquet.RowGroup) error {
 		k := min(n-lo, int64(m.w.cfg.RowGroupRows-m.groupRows), int64(m.w.cfg.MaxRowsPerFile-m.out.rows))
 		columns := m.out.pw.ColumnWriters()
 		for i, chunk := range rg.ColumnChunks() {
-			if err := m.copyColumn(columns[i], chunk, lo, lo+k); err != nil {
+			copyRows := m.copyColumn
+			if lo == 0 && k == n {
+				copyRows = m.copyWholeColumn
+			}
+			if err := copyRows(columns[i], chunk, lo, lo+k); err != nil {
 				return fmt.Errorf("column %d: %w", i, err)
 			}
 		}
@@ -131,6 +135,30 @@ func (m *columnMerge) copyColumn(dst *parquet.ColumnWriter, chunk parquet.Column
 		}
 	}
 	return nil
+}
+
+// copyWholeColumn writes every value of a column chunk to dst, a page at a time (a page holds
+// whole rows); lo and hi, the chunk's first row and row count, are not needed.
+func (m *columnMerge) copyWholeColumn(dst *parquet.ColumnWriter, chunk parquet.ColumnChunk, _, _ int64) error {
+	pages := chunk.Pages()
+	defer pages.Close()
+	for {
+		page, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		values, err := m.readPage(page)
+		if err == nil && len(values) > 0 {
+			_, err = dst.WriteRowValues(values)
+		}
+		parquet.Release(page)
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // readPage reads every value of a page into m.values.
