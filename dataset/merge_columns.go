@@ -34,7 +34,8 @@ type columnMerge struct {
 }
 
 // copyRowGroup copies all rows of rg, cutting row groups at RowGroupRows (or when the buffered
-// row group reaches mergeRowGroupBytes) and files at MaxRowsPerFile.
+// row group reaches mergeRowGroupBytes, checked after each copy, so a row group may pass it by
+// at most one segment row group) and files at MaxRowsPerFile.
 func (m *columnMerge) copyRowGroup(rg parquet.RowGroup) error {
 	if !parquet.EqualNodes(rg.Schema(), m.schema) {
 		return errors.New("segment schema differs from the dataset's schema")
@@ -47,11 +48,7 @@ func (m *columnMerge) copyRowGroup(rg parquet.RowGroup) error {
 		k := min(n-lo, int64(m.w.cfg.RowGroupRows-m.groupRows), int64(m.w.cfg.MaxRowsPerFile-m.out.rows))
 		columns := m.out.pw.ColumnWriters()
 		for i, chunk := range rg.ColumnChunks() {
-			copyRows := m.copyColumn
-			if lo == 0 && k == n {
-				copyRows = m.copyWholeColumn
-			}
-			if err := copyRows(columns[i], chunk, lo, lo+k); err != nil {
+			if err := m.copyColumn(columns[i], chunk, lo, lo+k, lo == 0 && k == n); err != nil {
 				return fmt.Errorf("column %d: %w", i, err)
 			}
 		}
@@ -109,15 +106,19 @@ func (m *columnMerge) abort() {
 	}
 }
 
-// copyColumn writes the values of rows [lo, hi) of one column chunk to dst, a page at a time.
-// A page holds whole rows (a row starts at repetition level 0), and so does every write to
-// dst: the column writer may cut a page after any write, and a row must not span two pages.
-func (m *columnMerge) copyColumn(dst *parquet.ColumnWriter, chunk parquet.ColumnChunk, lo, hi int64) error {
+// copyColumn writes the values of rows [lo, hi) of one column chunk to dst, a page at a time;
+// whole says they are all its rows, which need not be counted then. A page holds whole rows (a
+// row starts at repetition level 0), and so does every write to dst: the column writer may
+// cut a page after any write, and a row must not span two pages.
+func (m *columnMerge) copyColumn(dst *parquet.ColumnWriter, chunk parquet.ColumnChunk, lo, hi int64, whole bool) error {
 	pages := chunk.Pages()
 	defer pages.Close()
 	row := int64(-1) // the row of the last value read
-	for row < hi-1 {
+	for whole || row < hi-1 {
 		page, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) && whole {
+			return nil
+		}
 		if errors.Is(err, io.EOF) {
 			return fmt.Errorf("%d rows, want %d", row+1, hi)
 		}
@@ -125,11 +126,11 @@ func (m *columnMerge) copyColumn(dst *parquet.ColumnWriter, chunk parquet.Column
 			return err
 		}
 		values, err := m.readPage(page)
-		if err == nil {
+		if err == nil && !whole {
 			values = rowsOf(values, &row, lo, hi)
-			if len(values) > 0 {
-				_, err = dst.WriteRowValues(values)
-			}
+		}
+		if err == nil && len(values) > 0 {
+			_, err = dst.WriteRowValues(values)
 		}
 		parquet.Release(page) // the column writer copied what it keeps
 		if err != nil {
@@ -137,30 +138,6 @@ func (m *columnMerge) copyColumn(dst *parquet.ColumnWriter, chunk parquet.Column
 		}
 	}
 	return nil
-}
-
-// copyWholeColumn writes every value of a column chunk to dst, a page at a time (a page holds
-// whole rows); lo and hi, the chunk's first row and row count, are not needed.
-func (m *columnMerge) copyWholeColumn(dst *parquet.ColumnWriter, chunk parquet.ColumnChunk, _, _ int64) error {
-	pages := chunk.Pages()
-	defer pages.Close()
-	for {
-		page, err := pages.ReadPage()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		values, err := m.readPage(page)
-		if err == nil && len(values) > 0 {
-			_, err = dst.WriteRowValues(values)
-		}
-		parquet.Release(page)
-		if err != nil {
-			return err
-		}
-	}
 }
 
 // readPage reads every value of a page into m.values.
