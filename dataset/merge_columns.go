@@ -80,8 +80,6 @@ func (m *columnMerge) start() error {
 	if err != nil {
 		return err
 	}
-	// Not pooled (writer_pool.go): a merge runs once per file_max_age for many batches, and a
-	// pooled writer would hold its buffers in between.
 	pw := parquet.NewGenericWriter[any](f.cw, m.opts...)
 	f.pw, f.closeParquet = pw, pw.Close
 	m.out, m.groupRows = f, 0

@@ -282,4 +282,29 @@ func TestMergedFilesHoldWhatADirectWriteHolds(t *testing.T) {
 	want := rawRows(t, direct.Root(), Steps, stepKey)
 	require.NotEmpty(t, want)
 	assert.Equal(t, want, rawRows(t, merged.Root(), Steps, stepKey))
+	assertFootersNameEveryColumn(t, direct.Root())
+	assertFootersNameEveryColumn(t, merged.Root())
+}
+
+// assertFootersNameEveryColumn checks that every column chunk in the footers under root names
+// its column (path_in_schema is required, and readers look columns up by it).
+func assertFootersNameEveryColumn(t *testing.T, root string) {
+	files, err := NewLister(root, Cases, Quarantine, Steps).Next()
+	require.NoError(t, err)
+	for _, f := range files {
+		fh, err := os.Open(f.Path)
+		require.NoError(t, err)
+		info, err := fh.Stat()
+		require.NoError(t, err)
+		pf, err := parquet.OpenFile(fh, info.Size())
+		require.NoError(t, err)
+		columns := pf.Schema().Columns()
+		for _, rg := range pf.Metadata().RowGroups {
+			require.Len(t, rg.Columns, len(columns))
+			for i, c := range rg.Columns {
+				assert.Equal(t, columns[i], []string(c.MetaData.PathInSchema), f.Path)
+			}
+		}
+		fh.Close()
+	}
 }

@@ -71,7 +71,6 @@ type Writer struct {
 	idsOnceOptions        []parquet.WriterOption
 	segmentIDsOnceOptions []parquet.WriterOption
 	create                func(path string) (StagedFile, error)
-	writers               writerPools
 	// afterRename is called after each file of a batch is renamed into the root; a test makes
 	// it fail to simulate a crash in the middle of publishing.
 	afterRename func(renamed int) error
@@ -300,8 +299,8 @@ func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []
 	if err != nil {
 		return err
 	}
-	pw, release := pooledWriter[T](&w.writers, f.cw, opts)
-	f.closeParquet, f.release, f.rows = pw.Close, release, len(rows)
+	pw := parquet.NewGenericWriter[T](f.cw, opts...)
+	f.closeParquet, f.rows = pw.Close, len(rows)
 	if _, err := pw.Write(rows); err != nil {
 		f.abort()
 		return fmt.Errorf("writing %s/%s=%s: %w", dataset, PartitionKey, dt, err)
@@ -317,7 +316,6 @@ type stagedFile struct {
 	name         string                      // the final file name
 	pw           *parquet.GenericWriter[any] // the writer of a merge (merge_columns.go); nil for a batch's own file
 	closeParquet func() error                // writes the footer
-	release      func()                      // gives the Parquet writer back for another file (writer_pool.go)
 	rows         int
 }
 
@@ -339,9 +337,6 @@ func (w *Writer) createStaged(b *batch, dataset, dt string) (*stagedFile, error)
 // finish writes the footer, fsyncs and closes the file, and adds it to the batch.
 func (s *stagedFile) finish(b *batch) error {
 	err := s.closeParquet()
-	if err == nil && s.release != nil {
-		s.release() // only a writer that completed its file is reused
-	}
 	if err == nil {
 		err = s.file.Sync()
 	}

@@ -12,9 +12,9 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
-// Batches written at once (the exporter's consumers) and one after the other share reused
-// Parquet writers; every file holds its own batch's rows and nothing of another's.
-func TestConcurrentBatchesReuseWritersWithoutMixingRows(t *testing.T) {
+// Batches written at once (the exporter's consumers) and one after the other: every file holds
+// its own batch's rows and nothing of another's.
+func TestConcurrentBatchesDoNotMixRows(t *testing.T) {
 	w := newWriter(t)
 	const writers, batches = 3, 4
 	want := map[string]replaycase.Case{}
