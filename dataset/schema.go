@@ -53,8 +53,8 @@ type QuarantineRow = replaycase.Case
 
 // StepRow is one row of steps/: one LLM call, tool execution, retrieval, embedding or nested
 // agent of an accepted case, with the case it belongs to. The step's fields are top-level
-// columns; trace_id and the span ids are NULL (see appendStepRows): (case_id, index) is the row's
-// key, and the case in cases/ and its step at position index there have them.
+// columns; trace_id and the span ids are NULL (see appendStepRows): (case_id, index) is the
+// row's key, and the case in cases/ and its step at position index there have them.
 type StepRow struct {
 	CaseID string `json:"case_id" parquet:"case_id"`
 	// TraceID is set only in files written before StepsLayout (NULL since).
@@ -84,12 +84,12 @@ func Partition(c *replaycase.Case, now time.Time) string {
 	return t.UTC().Format(time.DateOnly)
 }
 
-// appendStepRows appends the steps of an accepted case to rows as steps/ rows, without the trace id and
-// the span ids: random ids, which no compressor shrinks and which cases/ already holds
-// (provenance.trace_id, and in steps[]: span_id, parent_span_id; tool_call.span_id,
+// appendStepRows appends the steps of an accepted case to rows as steps/ rows, without the
+// trace id and the span ids: random ids, which no compressor shrinks and which cases/ already
+// holds (provenance.trace_id, and in steps[]: span_id, parent_span_id; tool_call.span_id,
 // retrieval.span_id and the tool call's requested_by follow from them, ids_stored_once.go).
-// Stored in both they cost more than everything else in steps/. The columns stay, NULL, so that notebooks reading old and new files
-// together need no schema option.
+// Stored in both they cost more than everything else in steps/. The columns stay, NULL, so
+// that notebooks reading old and new files together need no schema option.
 func appendStepRows(rows []StepRow, c *replaycase.Case) []StepRow {
 	for _, st := range c.Steps {
 		st.SpanID, st.ParentSpanID = "", ""
