@@ -53,8 +53,8 @@ type QuarantineRow = replaycase.Case
 
 // StepRow is one row of steps/: one LLM call, tool execution, retrieval, embedding or nested
 // agent of an accepted case, with the case it belongs to. The step's fields are top-level
-// columns; trace_id and the span ids are NULL (see stepRows): (case_id, index) is the row's
-// key, and the case in cases/ and its step at position index there have them.
+// columns; trace_id and the span ids are NULL (see appendStepRows): (case_id, index) is the
+// row's key, and the case in cases/ and its step at position index there have them.
 type StepRow struct {
 	CaseID string `json:"case_id" parquet:"case_id"`
 	// TraceID is set only in files written before StepsLayout (NULL since).
@@ -65,7 +65,7 @@ type StepRow struct {
 }
 
 // StepsLayoutKey is the footer key/value entry of steps/ files whose trace_id and span ids
-// are NULL (see stepRows); in files without it (written before) they hold the ids.
+// are NULL (see appendStepRows); in files without it (written before) they hold the ids.
 const StepsLayoutKey = "reprise.steps_layout"
 
 // StepsLayout is the value of StepsLayoutKey.
@@ -84,15 +84,14 @@ func Partition(c *replaycase.Case, now time.Time) string {
 	return t.UTC().Format(time.DateOnly)
 }
 
-// stepRows flattens the steps of an accepted case into steps/ rows, without the trace id and
-// the span ids: random ids, which no compressor shrinks and which cases/ already holds
-// (provenance.trace_id, and in steps[]: span_id, parent_span_id; tool_call.span_id,
+// appendStepRows appends the steps of an accepted case to rows as steps/ rows, without the
+// trace id and the span ids: random ids, which no compressor shrinks and which cases/ already
+// holds (provenance.trace_id, and in steps[]: span_id, parent_span_id; tool_call.span_id,
 // retrieval.span_id and the tool call's requested_by follow from them, ids_stored_once.go).
-// Stored in both they cost more than everything else in steps/. The columns stay, NULL, so that notebooks reading old and new files
-// together need no schema option.
-func stepRows(c *replaycase.Case) []StepRow {
-	rows := make([]StepRow, len(c.Steps))
-	for i, st := range c.Steps {
+// Stored in both they cost more than everything else in steps/. The columns stay, NULL, so
+// that notebooks reading old and new files together need no schema option.
+func appendStepRows(rows []StepRow, c *replaycase.Case) []StepRow {
+	for _, st := range c.Steps {
 		st.SpanID, st.ParentSpanID = "", ""
 		if st.ToolCall != nil { // a copy: the case keeps its ids
 			tc := *st.ToolCall
@@ -104,7 +103,7 @@ func stepRows(c *replaycase.Case) []StepRow {
 			r.SpanID = ""
 			st.Retrieval = &r
 		}
-		rows[i] = StepRow{CaseID: c.CaseID, SchemaVersion: c.SchemaVersion, Step: st}
+		rows = append(rows, StepRow{CaseID: c.CaseID, SchemaVersion: c.SchemaVersion, Step: st})
 	}
 	return rows
 }

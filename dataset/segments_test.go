@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -225,4 +226,85 @@ func TestSegmentsAreMergedAfterFileMaxAgeIsTurnedOff(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, res.Files, 3, "the adopted segment is due at once")
 	assert.Empty(t, tree(t, StagingOf(w)))
+}
+
+// rawRows reads every file of a dataset under root with parquet-go alone (no span id copy put
+// back), keyed by case id and, in steps/, the step's index.
+func rawRows[T any](t *testing.T, root, dataset string, key func(T) string) map[string]T {
+	files, err := NewLister(root, dataset).Next()
+	require.NoError(t, err)
+	out := map[string]T{}
+	for _, f := range files {
+		rows, err := parquet.ReadFile[T](f.Path)
+		require.NoError(t, err)
+		for _, r := range rows {
+			out[key(r)] = r
+		}
+	}
+	return out
+}
+
+// A merge copies the segments column by column, cutting row groups and files inside a
+// segment's row groups; the rows it stores are the ones a direct write stores.
+func TestMergedFilesHoldWhatADirectWriteHolds(t *testing.T) {
+	base := t.TempDir()
+	writer := func(name string, fileMaxAge time.Duration) *Writer {
+		w, err := NewWriter(WriterConfig{
+			Root: filepath.Join(base, name), Staging: filepath.Join(base, name+".staging"),
+			Compression: "zstd", MaxRowsPerFile: 5, RowGroupRows: 3,
+			FileMaxAge: fileMaxAge, FileMaxStagedBytes: 1 << 30,
+		})
+		require.NoError(t, err)
+		return w
+	}
+	direct, merged := writer("direct", 0), writer("merged", time.Hour)
+	for i := range 3 {
+		for _, w := range []*Writer{direct, merged} {
+			cases := everyFixtureCase(t)
+			for _, c := range cases {
+				c.CaseID = replaycase.ID(c.Provenance.TraceID, string(rune('a'+i)))
+			}
+			_, err := w.Write(cases)
+			require.NoError(t, err)
+		}
+	}
+	res, err := merged.Flush(true)
+	require.NoError(t, err)
+	require.Greater(t, len(res.Files), 3, "files split at MaxRowsPerFile")
+
+	caseKey := func(c CaseRow) string { return c.CaseID }
+	stepKey := func(s StepRow) string { return s.CaseID + "/" + strconv.Itoa(s.Index) }
+	for _, dataset := range []string{Cases, Quarantine} {
+		want := rawRows(t, direct.Root(), dataset, caseKey)
+		require.NotEmpty(t, want)
+		assert.Equal(t, want, rawRows(t, merged.Root(), dataset, caseKey), dataset)
+	}
+	want := rawRows(t, direct.Root(), Steps, stepKey)
+	require.NotEmpty(t, want)
+	assert.Equal(t, want, rawRows(t, merged.Root(), Steps, stepKey))
+	assertFootersNameEveryColumn(t, direct.Root())
+	assertFootersNameEveryColumn(t, merged.Root())
+}
+
+// assertFootersNameEveryColumn checks that every column chunk in the footers under root names
+// its column (path_in_schema is required, and readers look columns up by it).
+func assertFootersNameEveryColumn(t *testing.T, root string) {
+	files, err := NewLister(root, Cases, Quarantine, Steps).Next()
+	require.NoError(t, err)
+	for _, f := range files {
+		fh, err := os.Open(f.Path)
+		require.NoError(t, err)
+		info, err := fh.Stat()
+		require.NoError(t, err)
+		pf, err := parquet.OpenFile(fh, info.Size())
+		require.NoError(t, err)
+		columns := pf.Schema().Columns()
+		for _, rg := range pf.Metadata().RowGroups {
+			require.Len(t, rg.Columns, len(columns))
+			for i, c := range rg.Columns {
+				assert.Equal(t, columns[i], []string(c.MetaData.PathInSchema), f.Path)
+			}
+		}
+		fh.Close()
+	}
 }

@@ -3,6 +3,7 @@ package dataset
 import (
 	"reflect"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -30,14 +31,12 @@ func repairValue(v reflect.Value) int {
 		return 1
 	case reflect.Struct:
 		n := 0
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				n += repairValue(v.Field(i))
-			}
+		for _, i := range stringFieldsOf(v.Type()) {
+			n += repairValue(v.Field(i))
 		}
 		return n
 	case reflect.Slice, reflect.Array:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
+		if !holdsString(v.Type().Elem()) {
 			return 0
 		}
 		n := 0
@@ -49,6 +48,61 @@ func repairValue(v reflect.Value) int {
 		return repairMap(v)
 	}
 	return 0
+}
+
+// The walk visits only the fields and elements that may hold a string: a case has hundreds of
+// numbers, times and flags, and looking each field up by reflection every time cost as much as
+// encoding the case. What a type may hold is worked out once.
+var (
+	stringFields sync.Map // struct type → indexes of its exported fields that may hold a string
+	holdsStrings sync.Map // type → whether a value of it may hold a string
+)
+
+func stringFieldsOf(t reflect.Type) []int {
+	if fields, ok := stringFields.Load(t); ok {
+		return fields.([]int)
+	}
+	fields := []int{}
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.IsExported() && holdsString(f.Type) {
+			fields = append(fields, i)
+		}
+	}
+	stringFields.Store(t, fields)
+	return fields
+}
+
+func holdsString(t reflect.Type) bool {
+	if holds, ok := holdsStrings.Load(t); ok {
+		return holds.(bool)
+	}
+	holds := mayHoldString(t, map[reflect.Type]bool{})
+	holdsStrings.Store(t, holds)
+	return holds
+}
+
+// mayHoldString reports whether a value of type t may reach a string the walk repairs. seen
+// holds the struct types being looked into, so that a recursive type ends.
+func mayHoldString(t reflect.Type, seen map[reflect.Type]bool) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return t.Elem().Kind() != reflect.Uint8 && mayHoldString(t.Elem(), seen)
+	case reflect.Map:
+		return mayHoldString(t.Key(), seen) || mayHoldString(t.Elem(), seen)
+	case reflect.Struct:
+		if seen[t] {
+			return false // a string reachable through t is reachable without this repetition
+		}
+		seen[t] = true
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() && mayHoldString(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // repairMap rewrites the entries whose key or value holds invalid UTF-8 (map entries are not

@@ -171,6 +171,15 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	sort.SliceStable(cases, func(i, j int) bool { return cases[i].StartTime.Before(cases[j].StartTime) })
 	now := time.Now()
 	accepted, quarantined, steps := map[string][]CaseRow{}, map[string][]QuarantineRow{}, map[string][]StepRow{}
+	stepsOfDay := map[string]int{} // to allocate each day's steps/ rows once
+	for _, c := range cases {
+		if DatasetOf(c) == Cases {
+			stepsOfDay[Partition(c, now)] += len(c.Steps)
+		}
+	}
+	for dt, n := range stepsOfDay {
+		steps[dt] = make([]StepRow, 0, n)
+	}
 	for _, c := range cases {
 		dt := Partition(c, now)
 		if DatasetOf(c) == Quarantine {
@@ -178,7 +187,7 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 			continue
 		}
 		accepted[dt] = append(accepted[dt], *c)
-		steps[dt] = append(steps[dt], stepRows(c)...)
+		steps[dt] = appendStepRows(steps[dt], c)
 	}
 
 	b, err := newBatch(w.cfg)
@@ -304,9 +313,9 @@ type stagedFile struct {
 	file         StagedFile
 	cw           *countingWriter
 	dataset, dt  string
-	name         string          // the final file name
-	pw           *parquet.Writer // the writer of a merge (segments.go); nil for a batch's own file
-	closeParquet func() error    // writes the footer
+	name         string                      // the final file name
+	pw           *parquet.GenericWriter[any] // the writer of a merge (merge_columns.go); nil for a batch's own file
+	closeParquet func() error                // writes the footer
 	rows         int
 }
 

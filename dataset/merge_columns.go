@@ -1,0 +1,212 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// Merging column by column.
+//
+// A merge copies the rows of segment files into the final file. Reading them as rows
+// (parquet.Rows) assembles every row from ~240 columns only for the writer to take it apart
+// into the same columns again: that round trip was most of a merge's CPU and allocations.
+// Segments and the final file have the same schema, so the merge copies each column's values
+// straight from the segment's pages into the final file's column writer instead; the writer
+// still encodes, compresses, and computes statistics, page indexes and the bloom filter as it
+// does for rows. Row group and file boundaries are chosen here, by rows, so a segment's row
+// group can be split across two of them.
+
+// columnMerge writes the rows of source row groups into the final files of one dataset and
+// day.
+type columnMerge struct {
+	w           *Writer
+	b           *batch
+	dataset, dt string
+	opts        []parquet.WriterOption
+	schema      *parquet.Schema // the final schema; every source must have it
+
+	out       *stagedFile
+	groupRows int             // rows in out's row group not flushed yet
+	values    []parquet.Value // one page's values, reused
+}
+
+// copyRowGroup copies all rows of rg, cutting row groups at RowGroupRows (or when the buffered
+// row group reaches mergeRowGroupBytes, checked after each copy, so a row group may pass it by
+// at most one segment row group) and files at MaxRowsPerFile.
+func (m *columnMerge) copyRowGroup(rg parquet.RowGroup) error {
+	if !parquet.EqualNodes(rg.Schema(), m.schema) {
+		return errors.New("segment schema differs from the dataset's schema")
+	}
+	n := rg.NumRows()
+	for lo := int64(0); lo < n; {
+		if err := m.start(); err != nil {
+			return err
+		}
+		k := min(n-lo, int64(m.w.cfg.RowGroupRows-m.groupRows), int64(m.w.cfg.MaxRowsPerFile-m.out.rows))
+		columns := m.out.pw.ColumnWriters()
+		for i, chunk := range rg.ColumnChunks() {
+			if err := m.copyColumn(columns[i], chunk, lo, lo+k, lo == 0 && k == n); err != nil {
+				return fmt.Errorf("column %d: %w", i, err)
+			}
+		}
+		lo += k
+		m.out.rows += int(k)
+		m.groupRows += int(k)
+		// Size is what is written plus the row group buffered, uncompressed.
+		if m.groupRows == m.w.cfg.RowGroupRows || m.out.pw.Size()-m.out.cw.n >= mergeRowGroupBytes {
+			if err := m.out.pw.Flush(); err != nil {
+				return err
+			}
+			m.groupRows = 0
+		}
+		if m.out.rows == m.w.cfg.MaxRowsPerFile {
+			if err := m.finish(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// start creates the next file when none is open.
+func (m *columnMerge) start() error {
+	if m.out != nil {
+		return nil
+	}
+	f, err := m.w.createStaged(m.b, m.dataset, m.dt)
+	if err != nil {
+		return err
+	}
+	pw := parquet.NewGenericWriter[any](f.cw, m.opts...)
+	f.pw, f.closeParquet = pw, pw.Close
+	m.out, m.groupRows = f, 0
+	return nil
+}
+
+// finish completes the open file, if any.
+func (m *columnMerge) finish() error {
+	if m.out == nil {
+		return nil
+	}
+	err := m.out.finish(m.b)
+	m.out = nil
+	return err
+}
+
+// abort drops the open file, if any; it goes with its batch directory.
+func (m *columnMerge) abort() {
+	if m.out != nil {
+		m.out.abort()
+		m.out = nil
+	}
+}
+
+// copyColumn writes the values of rows [lo, hi) of one column chunk to dst, a page at a time;
+// whole says they are all its rows, which need not be counted then. A page holds whole rows (a
+// row starts at repetition level 0), and so does every write to dst: the column writer may
+// cut a page after any write, and a row must not span two pages.
+func (m *columnMerge) copyColumn(dst *parquet.ColumnWriter, chunk parquet.ColumnChunk, lo, hi int64, whole bool) error {
+	pages := chunk.Pages()
+	defer pages.Close()
+	row := int64(-1) // the row of the last value read
+	for whole || row < hi-1 {
+		page, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) && whole {
+			return nil
+		}
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("%d rows, want %d", row+1, hi)
+		}
+		if err != nil {
+			return err
+		}
+		values, err := m.readPage(page)
+		if err == nil && !whole {
+			values = rowsOf(values, &row, lo, hi)
+		}
+		if err == nil && len(values) > 0 {
+			_, err = dst.WriteRowValues(values)
+		}
+		parquet.Release(page) // the column writer copied what it keeps
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readPage reads every value of a page into m.values.
+func (m *columnMerge) readPage(page parquet.Page) ([]parquet.Value, error) {
+	n := int(page.NumValues())
+	if cap(m.values) < n {
+		m.values = make([]parquet.Value, n)
+	}
+	values := m.values[:n]
+	r := page.Values()
+	for read := 0; read < n; {
+		k, err := r.ReadValues(values[read:])
+		read += k
+		if errors.Is(err, io.EOF) && read < n {
+			return nil, fmt.Errorf("page holds %d values, %d read", n, read)
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if k == 0 && err == nil {
+			return nil, io.ErrNoProgress
+		}
+	}
+	return values, nil
+}
+
+// rowsOf is the part of a page's values that belongs to rows [lo, hi); *row is the row of the
+// value before the page, and is advanced to the row of its last value (or to hi-1 when the
+// page goes past hi).
+func rowsOf(values []parquet.Value, row *int64, lo, hi int64) []parquet.Value {
+	first := *row + 1
+	var rows int64
+	for _, v := range values {
+		if v.RepetitionLevel() == 0 {
+			rows++
+		}
+	}
+	if first >= lo && first+rows <= hi { // the whole page: the common case
+		*row += rows
+		return values
+	}
+	start, end := 0, len(values)
+	if first < lo {
+		start = len(values)
+	}
+	for i, v := range values {
+		if v.RepetitionLevel() != 0 {
+			continue
+		}
+		*row++
+		if *row == lo {
+			start = i
+		}
+		if *row == hi {
+			*row = hi - 1
+			end = i
+			break
+		}
+	}
+	if start >= end {
+		return nil
+	}
+	return values[start:end]
+}
+
+// schemaOf is the schema among writer options (every option list of this package has one).
+func schemaOf(opts []parquet.WriterOption) *parquet.Schema {
+	for _, o := range opts {
+		if s, ok := o.(*parquet.Schema); ok {
+			return s
+		}
+	}
+	return nil
+}
