@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
@@ -74,10 +75,14 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, pr
 	// Sized once: a normalized step is large, and growing the slice span by span copied them all.
 	read := spansRead{spanIDs: make(map[string]bool, count), steps: make([]normalized, 0, count)}
 	services := map[string]bool{}
+	var lastTraceID pcommon.TraceID // the trace id is written out once per change, not per span
 	for s := range pdatawalk.Spans(spans) {
 		sp := s.Span
 		prov.SpanCount++
-		prov.TraceID = sp.TraceID().String()
+		if prov.SpanCount == 1 || sp.TraceID() != lastTraceID {
+			lastTraceID = sp.TraceID()
+			prov.TraceID = lastTraceID.String()
+		}
 		id := sp.SpanID().String()
 		if read.minSpanID == "" || id < read.minSpanID {
 			read.minSpanID = id
@@ -86,7 +91,7 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, pr
 		if sp.ParentSpanID().IsEmpty() {
 			read.roots = append(read.roots, s)
 		}
-		in := spanInput{Resource: s.Resource.Resource(), Scope: s.Scope.Scope(), Span: sp, Events: eventsBySpan[id]}
+		in := spanInput{Resource: s.Resource.Resource(), Scope: s.Scope.Scope(), Span: sp, SpanID: id, Events: eventsBySpan[id]}
 		n, ok := normalizeSpan(&in)
 		if ok {
 			read.steps = append(read.steps, n)
@@ -134,9 +139,13 @@ func evaluationsOf(read spansRead, eventsBySpan map[string][]plog.LogRecord) ([]
 // itself and is returned apart. It gives each model call its call-site id and collects the
 // adapters' findings.
 func placeSteps(c *replaycase.Case, steps []normalized, root *pdatawalk.Span) (rootStep *normalized, findings []replaycase.Reason) {
+	rootID := ""
+	if root != nil {
+		rootID = root.Span.SpanID().String()
+	}
 	for i := range steps {
 		findings = append(findings, steps[i].Findings...)
-		if root != nil && steps[i].Step.SpanID == root.Span.SpanID().String() && steps[i].Step.Kind == replaycase.StepAgent {
+		if root != nil && steps[i].Step.SpanID == rootID && steps[i].Step.Kind == replaycase.StepAgent {
 			rootStep = &steps[i]
 			continue
 		}

@@ -54,7 +54,7 @@ func events(in *spanInput) []genAIEvent {
 		ev := evs.At(i)
 		if strings.HasPrefix(ev.Name(), "gen_ai.") {
 			body := attrsBody(ev.Attributes())
-			out = append(out, genAIEvent{name: ev.Name(), body: body, attrs: body, spanID: in.Span.SpanID().String()})
+			out = append(out, genAIEvent{name: ev.Name(), body: body, attrs: body, spanID: in.SpanID})
 		}
 	}
 	// Pydantic AI 0.x: the events as a JSON array in the span attribute "events".
@@ -63,7 +63,7 @@ func events(in *spanInput) []genAIEvent {
 			list, _ := raw.([]any)
 			for _, item := range list {
 				if m, ok := item.(map[string]any); ok && strings.HasPrefix(mapStr(m, "event.name"), "gen_ai.") {
-					out = append(out, genAIEvent{name: mapStr(m, "event.name"), body: m, attrs: m, spanID: in.Span.SpanID().String()})
+					out = append(out, genAIEvent{name: mapStr(m, "event.name"), body: m, attrs: m, spanID: in.SpanID})
 				}
 			}
 		}

@@ -34,6 +34,7 @@ type spanInput struct {
 	Resource pcommon.Resource
 	Scope    pcommon.InstrumentationScope
 	Span     ptrace.Span
+	SpanID   string // Span's id as hex, written once
 	Events   []plog.LogRecord
 }
 
@@ -69,7 +70,7 @@ type normalized struct {
 // telemetry on it (an HTTP or database span, say).
 func normalizeSpan(in *spanInput) (n normalized, ok bool) {
 	sp := in.Span
-	b := &stepBuilder{spanID: sp.SpanID().String()}
+	b := &stepBuilder{spanID: in.SpanID}
 	start, end := spanTimes(sp, b.invalid)
 	b.Step = replaycase.Step{
 		Name:         sp.Name(),
