@@ -2,6 +2,7 @@ package scrub
 
 import (
 	"strings"
+	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
@@ -24,18 +25,22 @@ func tokenLike(v string) bool {
 // splitParts returns, for each index of values that holds part of a split credential, the
 // kind found.
 func (s *Scrubber) splitParts(values []string) map[int]string {
-	parts := map[int]string{}
+	var parts map[int]string // made on the first find: most attribute sets hold none
+	var buf [2 * maxSplitPart]byte
 	for i := 0; i+1 < len(values); i++ {
 		a, b := values[i], values[i+1]
 		if !tokenLike(a) || !tokenLike(b) {
 			continue
 		}
-		text := a + b
 		// Pairs of short values repeat (provider and model, operation and system): a pair
 		// found clean before, by these rules or by the whole policy, is not scanned again.
-		if s.splitClean.has(text) || s.clean.has(text) {
+		// The pair is looked up joined on the stack (the caches keep no key they are asked
+		// about) and copied to the heap only to be scanned.
+		joined := append(append(buf[:0], a...), b...)
+		if probe := unsafe.String(unsafe.SliceData(joined), len(joined)); s.splitClean.has(probe) || s.clean.has(probe) {
 			continue
 		}
+		text := a + b
 		var found []span
 		digits := countDigits(text)
 		for k := range s.detectors {
@@ -49,6 +54,9 @@ func (s *Scrubber) splitParts(values []string) map[int]string {
 		}
 		for _, f := range found {
 			if f.start < len(a) && f.end > len(a) {
+				if parts == nil {
+					parts = map[int]string{}
+				}
 				parts[i], parts[i+1] = f.kind, f.kind
 			}
 		}
