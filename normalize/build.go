@@ -76,6 +76,7 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, pr
 	read := spansRead{spanIDs: make(map[string]bool, count), steps: make([]normalized, 0, count)}
 	services := map[string]bool{}
 	var lastTraceID pcommon.TraceID // the trace id is written out once per change, not per span
+	var builder stepBuilder
 	for s := range pdatawalk.Spans(spans) {
 		sp := s.Span
 		prov.SpanCount++
@@ -92,7 +93,7 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, pr
 			read.roots = append(read.roots, s)
 		}
 		in := spanInput{Resource: s.Resource.Resource(), Scope: s.Scope.Scope(), Span: sp, SpanID: id, Events: eventsBySpan[id]}
-		n, ok := normalizeSpan(&in)
+		n, ok := normalizeSpan(&in, &builder)
 		if ok {
 			read.steps = append(read.steps, n)
 		}
@@ -155,6 +156,9 @@ func placeSteps(c *replaycase.Case, steps []normalized, root *pdatawalk.Span) (r
 			req := callsite.FromStep(&st)
 			st.CallSiteFields = req.RecordedFields()
 			st.CallSiteID = req.ID(st.CallSiteFields)
+		}
+		if c.Steps == nil {
+			c.Steps = make([]replaycase.Step, 0, len(steps)-i) // a step is large: sized once, not grown
 		}
 		c.Steps = append(c.Steps, st)
 		setStr(&c.ConversationID, steps[i].ConversationID)

@@ -67,10 +67,11 @@ type normalized struct {
 }
 
 // normalizeSpan runs every adapter over one span. ok is false when no adapter recognised GenAI
-// telemetry on it (an HTTP or database span, say).
-func normalizeSpan(in *spanInput) (n normalized, ok bool) {
+// telemetry on it (an HTTP or database span, say). b is the caller's, reused from span to span
+// (a step builder is large); normalizeSpan clears it first.
+func normalizeSpan(in *spanInput, b *stepBuilder) (n normalized, ok bool) {
 	sp := in.Span
-	b := &stepBuilder{spanID: in.SpanID}
+	*b = stepBuilder{spanID: in.SpanID}
 	start, end := spanTimes(sp, b.invalid)
 	b.Step = replaycase.Step{
 		Name:         sp.Name(),

@@ -66,7 +66,7 @@ func (s *Scrubber) splitParts(values []string) map[int]string {
 
 // splitMap masks split credentials among the string attributes of m.
 func (s *Scrubber) splitMap(m pcommon.Map, r *Report) {
-	var keys, values []string
+	keys, values := make([]string, 0, m.Len()), make([]string, 0, m.Len())
 	for k, v := range m.All() {
 		if v.Type() == pcommon.ValueTypeStr {
 			keys, values = append(keys, k), append(values, v.Str())
