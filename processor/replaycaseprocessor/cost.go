@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
+	"sync"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
@@ -65,6 +67,7 @@ type pricer struct {
 	table     *pricing.Table
 	budget    BudgetConfig
 	telemetry *metadata.TelemetryBuilder
+	attrs     metricAttrs
 }
 
 func newPricer(cfg PricingConfig, tb *metadata.TelemetryBuilder) (*pricer, error) {
@@ -108,20 +111,50 @@ func (p *pricer) record(ctx context.Context, c *replaycase.Case) {
 		}
 		provider := cmp.Or(st.Cost.ProviderID, st.ModelConfig.Provider)
 		model := cmp.Or(st.Cost.ModelID, st.ModelConfig.ResponseModel, st.ModelConfig.RequestModel)
-		pm := []attribute.KeyValue{attribute.String("provider", provider), attribute.String("model", model)}
 		usd := 0.0
 		if st.Cost.TotalUSD != nil {
 			usd = *st.Cost.TotalUSD
 		}
-		p.telemetry.ProcessorReplayCaseCost.Add(ctx, usd, metric.WithAttributes(append(pm, attribute.String("cost_status", string(st.Cost.Status)))...))
+		p.telemetry.ProcessorReplayCaseCost.Add(ctx, usd, p.attrs.get(provider, model, "cost_status", string(st.Cost.Status)))
 		u := st.Usage
 		for _, tok := range []struct {
 			kind  string
 			count int64
 		}{{"input", u.InputTokens}, {"output", u.OutputTokens}, {"cache_read", u.CacheReadInputTokens}, {"cache_write", u.CacheWriteInputTokens}, {"reasoning", u.ReasoningOutputTokens}} {
 			if tok.count > 0 {
-				p.telemetry.ProcessorReplayCaseTokens.Add(ctx, tok.count, metric.WithAttributes(append(pm, attribute.String("token_type", tok.kind))...))
+				p.telemetry.ProcessorReplayCaseTokens.Add(ctx, tok.count, p.attrs.get(provider, model, "token_type", tok.kind))
 			}
 		}
 	}
+}
+
+// metricAttrs remembers the attribute sets of the cost and token metrics: the same few
+// providers, models and labels come back on every step, and building a set allocates. It is
+// bounded (model names come from the telemetry): once full it starts over.
+type metricAttrs struct {
+	mu   sync.Mutex
+	sets map[metricAttrKey]metric.MeasurementOption
+}
+
+type metricAttrKey struct{ provider, model, label, value string }
+
+const maxMetricAttrSets = 4096
+
+func (m *metricAttrs) get(provider, model, label, value string) metric.MeasurementOption {
+	k := metricAttrKey{provider, model, label, value}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if opt, ok := m.sets[k]; ok {
+		return opt
+	}
+	if m.sets == nil || len(m.sets) >= maxMetricAttrSets {
+		m.sets = make(map[metricAttrKey]metric.MeasurementOption)
+	}
+	// Cloned: the names may be substrings of a large recorded body, which the metric SDK and
+	// this map would keep alive.
+	k = metricAttrKey{strings.Clone(provider), strings.Clone(model), label, strings.Clone(value)}
+	opt := metric.WithAttributeSet(attribute.NewSet(
+		attribute.String("provider", k.provider), attribute.String("model", k.model), attribute.String(label, k.value)))
+	m.sets[k] = opt
+	return opt
 }
