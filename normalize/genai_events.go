@@ -11,18 +11,27 @@ import (
 type genAIEvent struct {
 	name   string
 	body   map[string]any // log record body, or span event attributes
-	attrs  map[string]any // log record attributes (where semconv >= 1.37 events put their fields), or span event attributes
+	attrs  map[string]any // span event attributes (the body again); for a log record see record
 	spanID string         // the span the event belongs to
+	// record is the log record the event came from, if any: its attributes (where semconv >=
+	// 1.37 events put their fields) are decoded only when fields asks for them, as most events
+	// are messages, read from the body alone.
+	record    plog.LogRecord
+	hasRecord bool
 }
 
 // fields is what a semconv >= 1.37 event says: its attributes, with what its body says where
 // the attributes are silent (some SDKs put everything in the body).
 func (ev genAIEvent) fields() map[string]any {
-	out := make(map[string]any, len(ev.attrs)+len(ev.body))
+	attrs := ev.attrs
+	if ev.hasRecord {
+		attrs = ev.record.Attributes().AsRaw()
+	}
+	out := make(map[string]any, len(attrs)+len(ev.body))
 	for k, v := range ev.body {
 		out[k] = v
 	}
-	for k, v := range ev.attrs {
+	for k, v := range attrs {
 		out[k] = v
 	}
 	return out
@@ -83,7 +92,7 @@ func logEvent(lr plog.LogRecord) genAIEvent {
 			body["content"] = s
 		}
 	}
-	ev := genAIEvent{name: eventName(lr), body: body, attrs: lr.Attributes().AsRaw()}
+	ev := genAIEvent{name: eventName(lr), body: body, record: lr, hasRecord: true}
 	if !lr.SpanID().IsEmpty() {
 		ev.spanID = lr.SpanID().String()
 	}
