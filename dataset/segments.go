@@ -23,7 +23,10 @@ import (
 // acknowledge it. Flush merges the segments into one file per dataset and day, and publishes
 // them as one batch (publish.go), when the oldest is FileMaxAge old or together they hold
 // FileMaxStagedBytes. Merging streams rows from the segment files into the final file one
-// row group at a time, so a larger file costs disk in staging, not memory.
+// row group at a time, so a larger file costs disk in staging, not memory. A segment holds
+// the batch's cases/ and quarantine/ rows; the merge makes the steps/ rows from the cases/
+// rows (merge_steps.go). The segment is durable before Write returns, and steps/ is made from
+// it again if a merge is interrupted before its journal is committed.
 //
 // A segment is a batch directory whose files are written and fsynced, with its journal
 // (PUBLISH.json listing where each file would go); renaming the directory from batch-… to
