@@ -17,7 +17,8 @@ import (
 // straight from the segment's pages into the final file's column writer instead; the writer
 // still encodes, compresses, and computes statistics, page indexes and the bloom filter as it
 // does for rows. Row group and file boundaries are chosen here, by rows, so a segment's row
-// group can be split across two of them.
+// group can be split across two of them. steps/ is written the same way from the columns of
+// cases/ segments (merge_steps.go).
 
 // columnMerge writes the rows of source row groups into the final files of one dataset and
 // day.

@@ -104,6 +104,9 @@ func newStepsOfCases(caseSchema, stepSchema *parquet.Schema) (*stepsOfCases, err
 	if d.counted < 0 {
 		return nil, errors.New("steps/ has no column of the step")
 	}
+	if nulled := len(slices.DeleteFunc(slices.Clone(d.columns), func(c stepColumn) bool { return !c.nulled })); nulled != len(stepIDColumns) {
+		return nil, fmt.Errorf("steps/ has %d of the %d span id columns %v", nulled, len(stepIDColumns), stepIDColumns)
+	}
 	return d, nil
 }
 
@@ -115,18 +118,21 @@ type stepRowsOf struct {
 
 // stepRows reads the case ids and schema versions of the row group's cases, and how many
 // steps each has.
-func (m *columnMerge) stepRows(d *stepsOfCases, chunks []parquet.ColumnChunk) (stepRowsOf, error) {
-	var stepsOf []int // steps of each case, in row order
+func (m *columnMerge) stepRows(d *stepsOfCases, numRows int64, chunks []parquet.ColumnChunk) (stepRowsOf, error) {
+	stepsOf := make([]int, 0, numRows) // steps of each case, in row order
 	err := m.eachPage(chunks[d.counted], func(values []parquet.Value) {
 		for _, v := range values {
 			if v.RepetitionLevel() == 0 {
 				stepsOf = append(stepsOf, 0)
 			}
-			if v.DefinitionLevel() >= d.defDrop && v.RepetitionLevel() <= d.repDrop {
+			if len(stepsOf) > 0 && v.DefinitionLevel() >= d.defDrop && v.RepetitionLevel() <= d.repDrop {
 				stepsOf[len(stepsOf)-1]++
 			}
 		}
 	})
+	if err == nil && int64(len(stepsOf)) != numRows {
+		err = fmt.Errorf("column %d holds %d cases, the row group %d", d.counted, len(stepsOf), numRows)
+	}
 	if err != nil {
 		return stepRowsOf{}, err
 	}
@@ -203,7 +209,7 @@ func (m *columnMerge) writeStepsOf(rg parquet.RowGroup, d *stepsOfCases) error {
 		return errors.New("segment schema differs from the cases/ schema")
 	}
 	chunks := rg.ColumnChunks()
-	rows, err := m.stepRows(d, chunks)
+	rows, err := m.stepRows(d, rg.NumRows(), chunks)
 	if err != nil {
 		return err
 	}
