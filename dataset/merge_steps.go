@@ -104,7 +104,13 @@ func newStepsOfCases(caseSchema, stepSchema *parquet.Schema) (*stepsOfCases, err
 	if d.counted < 0 {
 		return nil, errors.New("steps/ has no column of the step")
 	}
-	if nulled := len(slices.DeleteFunc(slices.Clone(d.columns), func(c stepColumn) bool { return !c.nulled })); nulled != len(stepIDColumns) {
+	nulled := 0
+	for _, c := range d.columns {
+		if c.nulled {
+			nulled++
+		}
+	}
+	if nulled != len(stepIDColumns) {
 		return nil, fmt.Errorf("steps/ has %d of the %d span id columns %v", nulled, len(stepIDColumns), stepIDColumns)
 	}
 	return d, nil
