@@ -2,6 +2,11 @@ package dataset
 
 import (
 	"io"
+	"reflect"
+	"sort"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -24,3 +29,40 @@ const BatchPrefix = batchPrefix
 func StoreSpanIDsOnce(c *replaycase.Case) (CaseRow, bool) { return storeSpanIDsOnce(c) }
 
 func FillSpanIDs(c *replaycase.Case) { fillSpanIDs(c) }
+
+// FillEveryField sets every string reachable from v to invalid UTF-8, and allocates one
+// element of every pointer, slice and map on the way (see fillInvalid).
+func FillEveryField(v any) int { return fillInvalid(reflect.ValueOf(v), 12) }
+
+// WriteSegmentWithSteps stages cases as a segment the way builds did before the merge made
+// steps/ from cases/: with steps/ files of its own (in every other way as Write does).
+func WriteSegmentWithSteps(w *Writer, cases []*replaycase.Case) error {
+	now := time.Now()
+	sort.SliceStable(cases, func(i, j int) bool { return cases[i].StartTime.Before(cases[j].StartTime) })
+	accepted, quarantined, steps := map[string][]CaseRow{}, map[string][]CaseRow{}, map[string][]StepRow{}
+	for _, c := range cases {
+		repairUTF8(c)
+		dt := Partition(c, now)
+		if DatasetOf(c) == Quarantine {
+			quarantined[dt] = append(quarantined[dt], *c)
+			continue
+		}
+		accepted[dt] = append(accepted[dt], *c)
+		steps[dt] = appendStepRows(steps[dt], c)
+	}
+	b, err := newBatch(w.cfg)
+	if err != nil {
+		return err
+	}
+	accepted, acceptedOptions := storeSpanIDsOnceIfAllFit(accepted, w.segmentCaseOptions, w.segmentIDsOnceOptions)
+	quarantined, quarantineOptions := storeSpanIDsOnceIfAllFit(quarantined, w.segmentCaseOptions, w.segmentIDsOnceOptions)
+	err = stageAll(w, b, Steps, steps, segmentOptions(parquet.SchemaOf(StepRow{})))
+	if err == nil {
+		err = stageAll(w, b, Quarantine, quarantined, quarantineOptions)
+	}
+	if err == nil {
+		err = stageAll(w, b, Cases, accepted, acceptedOptions)
+	}
+	_, err = w.writeSegment(b, err, Result{})
+	return err
+}

@@ -17,7 +17,8 @@ import (
 // straight from the segment's pages into the final file's column writer instead; the writer
 // still encodes, compresses, and computes statistics, page indexes and the bloom filter as it
 // does for rows. Row group and file boundaries are chosen here, by rows, so a segment's row
-// group can be split across two of them.
+// group can be split across two of them. steps/ is written the same way from the columns of
+// cases/ segments (merge_steps.go).
 
 // columnMerge writes the rows of source row groups into the final files of one dataset and
 // day.
@@ -31,24 +32,32 @@ type columnMerge struct {
 	out       *stagedFile
 	groupRows int             // rows in out's row group not flushed yet
 	values    []parquet.Value // one page's values, reused
+	derived   []parquet.Value // the steps/ values made of them (merge_steps.go), reused
 }
 
-// copyRowGroup copies all rows of rg, cutting row groups at RowGroupRows (or when the buffered
-// row group reaches mergeRowGroupBytes, checked after each copy, so a row group may pass it by
-// at most one segment row group) and files at MaxRowsPerFile.
+// copyRowGroup copies all rows of rg.
 func (m *columnMerge) copyRowGroup(rg parquet.RowGroup) error {
 	if !parquet.EqualNodes(rg.Schema(), m.schema) {
 		return errors.New("segment schema differs from the dataset's schema")
 	}
-	n := rg.NumRows()
+	chunks := rg.ColumnChunks()
+	return m.writeRows(rg.NumRows(), func(i int, dst *parquet.ColumnWriter, lo, hi int64, whole bool) error {
+		return m.copyColumn(dst, chunks[i], nil, lo, hi, whole)
+	})
+}
+
+// writeRows writes n rows, cutting row groups at RowGroupRows (or when the buffered row group
+// reaches mergeRowGroupBytes, checked after each call, so a row group may pass it by at most
+// n rows) and files at MaxRowsPerFile. column writes rows [lo, hi) of column i to dst; whole
+// says they are all n rows.
+func (m *columnMerge) writeRows(n int64, column func(i int, dst *parquet.ColumnWriter, lo, hi int64, whole bool) error) error {
 	for lo := int64(0); lo < n; {
 		if err := m.start(); err != nil {
 			return err
 		}
 		k := min(n-lo, int64(m.w.cfg.RowGroupRows-m.groupRows), int64(m.w.cfg.MaxRowsPerFile-m.out.rows))
-		columns := m.out.pw.ColumnWriters()
-		for i, chunk := range rg.ColumnChunks() {
-			if err := m.copyColumn(columns[i], chunk, lo, lo+k, lo == 0 && k == n); err != nil {
+		for i, dst := range m.out.pw.ColumnWriters() {
+			if err := column(i, dst, lo, lo+k, lo == 0 && k == n); err != nil {
 				return fmt.Errorf("column %d: %w", i, err)
 			}
 		}
@@ -104,11 +113,12 @@ func (m *columnMerge) abort() {
 	}
 }
 
-// copyColumn writes the values of rows [lo, hi) of one column chunk to dst, a page at a time;
-// whole says they are all its rows, which need not be counted then. A page holds whole rows (a
+// copyColumn writes the values of rows [lo, hi) of one column chunk to dst, a page at a time,
+// each page's values through transform unless it is nil (rows are counted after it); whole
+// says they are all its rows, which need not be counted then. A page holds whole rows (a
 // row starts at repetition level 0), and so does every write to dst: the column writer may
 // cut a page after any write, and a row must not span two pages.
-func (m *columnMerge) copyColumn(dst *parquet.ColumnWriter, chunk parquet.ColumnChunk, lo, hi int64, whole bool) error {
+func (m *columnMerge) copyColumn(dst *parquet.ColumnWriter, chunk parquet.ColumnChunk, transform func([]parquet.Value) []parquet.Value, lo, hi int64, whole bool) error {
 	pages := chunk.Pages()
 	defer pages.Close()
 	row := int64(-1) // the row of the last value read
@@ -124,6 +134,9 @@ func (m *columnMerge) copyColumn(dst *parquet.ColumnWriter, chunk parquet.Column
 			return err
 		}
 		values, err := m.readPage(page)
+		if err == nil && transform != nil {
+			values = transform(values)
+		}
 		if err == nil && !whole {
 			values = rowsOf(values, &row, lo, hi)
 		}

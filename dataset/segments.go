@@ -23,7 +23,10 @@ import (
 // acknowledge it. Flush merges the segments into one file per dataset and day, and publishes
 // them as one batch (publish.go), when the oldest is FileMaxAge old or together they hold
 // FileMaxStagedBytes. Merging streams rows from the segment files into the final file one
-// row group at a time, so a larger file costs disk in staging, not memory.
+// row group at a time, so a larger file costs disk in staging, not memory. A segment holds
+// the batch's cases/ and quarantine/ rows; the merge makes the steps/ rows from the cases/
+// rows (merge_steps.go). The segment is durable before Write returns, and steps/ is made from
+// it again if a merge is interrupted before its journal is committed.
 //
 // A segment is a batch directory whose files are written and fsynced, with its journal
 // (PUBLISH.json listing where each file would go); renaming the directory from batch-… to
@@ -207,16 +210,49 @@ func (w *Writer) dropVanished(segs []segment) []segment {
 	return segs
 }
 
+// mergeSource is one segment file a merged file takes rows from.
+type mergeSource struct {
+	path string
+	// stepsOf says the file is of cases/, and the merged file is of steps/: it takes the steps
+	// of the cases (merge_steps.go).
+	stepsOf bool
+}
+
+// sourcesOf is paths as sources whose rows are copied.
+func sourcesOf(paths []string) []mergeSource {
+	out := make([]mergeSource, len(paths))
+	for i, p := range paths {
+		out[i] = mergeSource{path: p}
+	}
+	return out
+}
+
+// holdsSteps reports whether a segment has steps/ files: a segment staged by an earlier build
+// that has accepted cases with steps. A segment staged now has none; its steps/ rows are made
+// from its cases/ files at the merge.
+func (s segment) holdsSteps() bool {
+	return slices.ContainsFunc(s.entries, func(e journalEntry) bool {
+		return strings.HasPrefix(filepath.ToSlash(e.Final), Steps+"/")
+	})
+}
+
 // mergeSegments writes the rows of the segments into the batch's staging directory as one file
 // per dataset and day (split at MaxRowsPerFile), steps/ first and cases/ last as Write does,
 // each day's rows in segment order; in cases/ and quarantine/, the segments that store span
 // ids once and the others go to separate files (one layout per file, ids_stored_once.go).
+// steps/ takes the steps of each segment's cases/ files, or the segment's own steps/ files
+// when it holds some (holdsSteps).
 func (w *Writer) mergeSegments(b *batch, segs []segment) error {
-	sources := map[string][]string{} // final directory (dataset/dt=…) → segment files, in order
+	sources := map[string][]mergeSource{} // final directory (dataset/dt=…) → segment files, in order
 	for _, s := range segs {
+		stepsOfCases := !s.holdsSteps()
 		for _, e := range s.entries {
 			dir := filepath.ToSlash(filepath.Dir(e.Final))
-			sources[dir] = append(sources[dir], filepath.Join(w.cfg.Staging, s.name, e.Staged))
+			path := filepath.Join(w.cfg.Staging, s.name, e.Staged)
+			sources[dir] = append(sources[dir], mergeSource{path: path})
+			if dataset, part, _ := strings.Cut(dir, "/"); dataset == Cases && stepsOfCases {
+				sources[Steps+"/"+part] = append(sources[Steps+"/"+part], mergeSource{path: path, stepsOf: true})
+			}
 		}
 	}
 	order := map[string]int{Steps: 0, Quarantine: 1, Cases: 2}
@@ -235,12 +271,16 @@ func (w *Writer) mergeSegments(b *batch, segs []segment) error {
 		dataset, part, _ := strings.Cut(dir, "/")
 		dt := strings.TrimPrefix(part, PartitionKey+"=")
 		if dataset != Steps { // a merged file has one layout of span ids (ids_stored_once.go)
-			once, every, err := byIDsLayout(sources[dir])
+			paths := make([]string, len(sources[dir]))
+			for i, s := range sources[dir] {
+				paths[i] = s.path
+			}
+			once, every, err := byIDsLayout(paths)
 			if err == nil {
-				err = w.mergeInto(b, dataset, dt, once, w.idsOnceOptions)
+				err = w.mergeInto(b, dataset, dt, sourcesOf(once), w.idsOnceOptions)
 			}
 			if err == nil {
-				err = w.mergeInto(b, dataset, dt, every, w.caseOptions)
+				err = w.mergeInto(b, dataset, dt, sourcesOf(every), w.caseOptions)
 			}
 			if err != nil {
 				return err
@@ -260,28 +300,33 @@ func (w *Writer) mergeSegments(b *batch, segs []segment) error {
 // so they should not be much smaller.
 const mergeRowGroupBytes = 32 << 20
 
-// mergeInto copies the rows of segment files of one dataset and day into files of at most
-// MaxRowsPerFile rows, column by column (merge_columns.go); the writer flushes a row group every
-// RowGroupRows rows or mergeRowGroupBytes, which bounds the memory it holds.
-func (w *Writer) mergeInto(b *batch, dataset, dt string, files []string, opts []parquet.WriterOption) error {
+// mergeInto writes the rows of segment files of one dataset and day into files of at most
+// MaxRowsPerFile rows, column by column (merge_columns.go, merge_steps.go); the writer flushes
+// a row group every RowGroupRows rows or mergeRowGroupBytes, which bounds the memory it holds.
+func (w *Writer) mergeInto(b *batch, dataset, dt string, sources []mergeSource, opts []parquet.WriterOption) error {
 	m := &columnMerge{w: w, b: b, dataset: dataset, dt: dt, opts: opts, schema: schemaOf(opts)}
-	copyFile := func(path string) error {
-		f, pf, err := open(path, parquet.SkipPageIndex(true)) // read in page order: no index needed
+	copyFile := func(src mergeSource) error {
+		f, pf, err := open(src.path, parquet.SkipPageIndex(true)) // read in page order: no index needed
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		for _, rg := range pf.RowGroups() {
-			if err := m.copyRowGroup(rg); err != nil {
+			if src.stepsOf {
+				err = m.writeStepsOf(rg, w.stepsOfCases)
+			} else {
+				err = m.copyRowGroup(rg)
+			}
+			if err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	for _, path := range files {
-		if err := copyFile(path); err != nil {
+	for _, src := range sources {
+		if err := copyFile(src); err != nil {
 			m.abort()
-			return fmt.Errorf("merging %s into %s/%s=%s: %w", filepath.Base(path), dataset, PartitionKey, dt, err)
+			return fmt.Errorf("merging %s into %s/%s=%s: %w", filepath.Base(src.path), dataset, PartitionKey, dt, err)
 		}
 	}
 	return m.finish()

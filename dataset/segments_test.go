@@ -2,9 +2,11 @@ package dataset_test
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -141,7 +143,7 @@ func TestSegmentsAreMergedWhenDue(t *testing.T) {
 func TestAFailedSegmentWriteRollsBackOnlyThatBatch(t *testing.T) {
 	created := 0
 	w := newSegmentWriter(t, 1000, WithCreateFile(func(path string) (StagedFile, error) {
-		if created++; created == 5 { // the second batch's cases/ file
+		if created++; created == 4 { // the second batch's cases/ file (a segment holds quarantine/, cases/)
 			return nil, syscall.ENOSPC
 		}
 		return os.Create(path)
@@ -228,62 +230,195 @@ func TestSegmentsAreMergedAfterFileMaxAgeIsTurnedOff(t *testing.T) {
 	assert.Empty(t, tree(t, StagingOf(w)))
 }
 
-// rawRows reads every file of a dataset under root with parquet-go alone (no span id copy put
-// back), keyed by case id and, in steps/, the step's index.
-func rawRows[T any](t *testing.T, root, dataset string, key func(T) string) map[string]T {
+// storedRows reads every file of a dataset under root with parquet-go alone, as rows of values
+// with their levels (a NULL is not an empty string there), keyed by case id and, in steps/, the
+// step's index.
+func storedRows(t *testing.T, root, dataset string) map[string]parquet.Row {
 	files, err := NewLister(root, dataset).Next()
 	require.NoError(t, err)
-	out := map[string]T{}
+	out := map[string]parquet.Row{}
 	for _, f := range files {
-		rows, err := parquet.ReadFile[T](f.Path)
+		fh, err := os.Open(f.Path)
 		require.NoError(t, err)
-		for _, r := range rows {
-			out[key(r)] = r
+		info, err := fh.Stat()
+		require.NoError(t, err)
+		pf, err := parquet.OpenFile(fh, info.Size())
+		require.NoError(t, err)
+		index, isSteps := pf.Schema().Lookup("index")
+		for _, rg := range pf.RowGroups() {
+			rows := rg.Rows()
+			buf := make([]parquet.Row, 1)
+			for {
+				n, err := rows.ReadRows(buf)
+				if n == 0 {
+					require.ErrorIs(t, err, io.EOF)
+					break
+				}
+				row := buf[0].Clone()
+				key := row[0].String() // case_id, the first column
+				if isSteps {
+					for _, v := range row {
+						if v.Column() == index.ColumnIndex {
+							key += "/" + v.String()
+						}
+					}
+				}
+				require.NotContains(t, out, key, "%s: one row per key", f.Path)
+				out[key] = row
+			}
+			require.NoError(t, rows.Close())
 		}
+		fh.Close()
 	}
 	return out
 }
 
-// A merge copies the segments column by column, cutting row groups and files inside a
-// segment's row groups; the rows it stores are the ones a direct write stores.
-func TestMergedFilesHoldWhatADirectWriteHolds(t *testing.T) {
-	base := t.TempDir()
-	writer := func(name string, fileMaxAge time.Duration) *Writer {
-		w, err := NewWriter(WriterConfig{
-			Root: filepath.Join(base, name), Staging: filepath.Join(base, name+".staging"),
-			Compression: "zstd", MaxRowsPerFile: 5, RowGroupRows: 3,
-			FileMaxAge: fileMaxAge, FileMaxStagedBytes: 1 << 30,
-		})
-		require.NoError(t, err)
-		return w
+// assertSameRows checks that two dataset roots hold the same rows of a dataset, value for value
+// and level for level.
+func assertSameRows(t *testing.T, wantRoot, gotRoot, dataset string) {
+	t.Helper()
+	want, got := storedRows(t, wantRoot, dataset), storedRows(t, gotRoot, dataset)
+	require.NotEmpty(t, want, dataset)
+	assert.Len(t, got, len(want), dataset)
+	for key, row := range want {
+		require.Contains(t, got, key, dataset)
+		assert.True(t, row.Equal(got[key]), "%s %s:\nwant %v\ngot  %v", dataset, key, row, got[key])
 	}
-	direct, merged := writer("direct", 0), writer("merged", time.Hour)
-	for i := range 3 {
-		for _, w := range []*Writer{direct, merged} {
-			cases := everyFixtureCase(t)
-			for _, c := range cases {
-				c.CaseID = replaycase.ID(c.Provenance.TraceID, string(rune('a'+i)))
+}
+
+// assertStepIDsNULL checks that no steps/ row under root stores a trace id or a span id.
+func assertStepIDsNULL(t *testing.T, root string) {
+	t.Helper()
+	schema := parquet.SchemaOf(StepRow{})
+	var ids []int
+	for _, path := range [][]string{{"trace_id"}, {"span_id"}, {"parent_span_id"}, {"tool_call", "span_id"}, {"tool_call", "requested_by"}, {"retrieval", "span_id"}} {
+		leaf, ok := schema.Lookup(path...)
+		require.True(t, ok, "%v", path)
+		ids = append(ids, leaf.ColumnIndex)
+	}
+	for key, row := range storedRows(t, root, Steps) {
+		for _, v := range row {
+			if slices.Contains(ids, v.Column()) {
+				assert.True(t, v.IsNull(), "%s: column %d holds %v", key, v.Column(), v)
 			}
-			_, err := w.Write(cases)
-			require.NoError(t, err)
 		}
 	}
+}
+
+// mergeTestWriter writes into base/name with small files, and with FileMaxAge small row groups,
+// so that merges cut row groups and files inside segments' row groups. A direct write has row
+// groups larger than its files: parquet-go v0.32's GenericWriter stores an empty string of an
+// optional column as "", not NULL, in the last row of a row group it cuts itself (row 3 of
+// MaxRowsPerRowGroup(3)), which the merge, writing column values, does not.
+func mergeTestWriter(t *testing.T, base, name string, fileMaxAge time.Duration) *Writer {
+	rowGroupRows := 3
+	if fileMaxAge == 0 {
+		rowGroupRows = 1000
+	}
+	w, err := NewWriter(WriterConfig{
+		Root: filepath.Join(base, name), Staging: filepath.Join(base, name+".staging"),
+		Compression: "zstd", MaxRowsPerFile: 5, RowGroupRows: rowGroupRows,
+		FileMaxAge: fileMaxAge, FileMaxStagedBytes: 1 << 30,
+	})
+	require.NoError(t, err)
+	return w
+}
+
+// mergeTestBatch is batch i of a merge test: the fixture cases with their own ids, plus, by i,
+// an accepted case whose ids the layout rules do not fit (1), or an accepted case with every
+// field set and one without steps (2).
+func mergeTestBatch(t *testing.T, i int) []*replaycase.Case {
+	cases := everyFixtureCase(t)
+	var accepted *replaycase.Case
+	for _, c := range cases {
+		c.CaseID = replaycase.ID(c.Provenance.TraceID, string(rune('a'+i)))
+		if DatasetOf(c) == Cases && len(c.Steps) > 1 {
+			accepted = c
+		}
+	}
+	require.NotNil(t, accepted)
+	switch i {
+	case 1:
+		require.True(t, breakRule(accepted))
+	case 2:
+		full := &replaycase.Case{}
+		require.Greater(t, FillEveryField(full), 100)
+		full.CaseID, full.Status = "every-field", replaycase.StatusAccepted
+		noSteps := *accepted
+		noSteps.CaseID, noSteps.Steps = "no-steps", nil
+		cases = append(cases, full, &noSteps)
+	}
+	return cases
+}
+
+// A merge copies the segments column by column, cutting row groups and files inside a
+// segment's row groups, and makes steps/ from the segments' cases/; the rows it stores are the
+// ones a direct write stores, NULLs included, whatever the layout of span ids (ids_stored_once.go)
+// and whether a segment holds steps/ files (an earlier build's) or not.
+func TestMergedFilesHoldWhatADirectWriteHolds(t *testing.T) {
+	base := t.TempDir()
+	direct, merged := mergeTestWriter(t, base, "direct", 0), mergeTestWriter(t, base, "merged", time.Hour)
+	for i := range 4 {
+		_, err := direct.Write(mergeTestBatch(t, i))
+		require.NoError(t, err)
+		if i == 3 {
+			require.NoError(t, WriteSegmentWithSteps(merged, mergeTestBatch(t, i)))
+			continue
+		}
+		_, err = merged.Write(mergeTestBatch(t, i))
+		require.NoError(t, err)
+	}
+	var withSteps []string // segments that stage steps/ files
+	for _, f := range tree(t, StagingOf(merged)) {
+		if segment, name, _ := strings.Cut(f, "/"); strings.HasPrefix(name, Steps+"-") {
+			withSteps = append(withSteps, segment)
+		}
+	}
+	assert.Len(t, slices.Compact(withSteps), 1, "only the earlier build's segment stages steps/")
 	res, err := merged.Flush(true)
 	require.NoError(t, err)
 	require.Greater(t, len(res.Files), 3, "files split at MaxRowsPerFile")
 
-	caseKey := func(c CaseRow) string { return c.CaseID }
-	stepKey := func(s StepRow) string { return s.CaseID + "/" + strconv.Itoa(s.Index) }
-	for _, dataset := range []string{Cases, Quarantine} {
-		want := rawRows(t, direct.Root(), dataset, caseKey)
-		require.NotEmpty(t, want)
-		assert.Equal(t, want, rawRows(t, merged.Root(), dataset, caseKey), dataset)
+	for _, dataset := range []string{Cases, Quarantine, Steps} {
+		assertSameRows(t, direct.Root(), merged.Root(), dataset)
 	}
-	want := rawRows(t, direct.Root(), Steps, stepKey)
-	require.NotEmpty(t, want)
-	assert.Equal(t, want, rawRows(t, merged.Root(), Steps, stepKey))
+	assert.Contains(t, storedRows(t, merged.Root(), Steps), "every-field/0")
+	assertStepIDsNULL(t, direct.Root())
+	assertStepIDsNULL(t, merged.Root())
 	assertFootersNameEveryColumn(t, direct.Root())
 	assertFootersNameEveryColumn(t, merged.Root())
+}
+
+// A collector of an earlier build left segments with steps/ files; the merge of this build
+// adopts them and merges them with its own, and stores each row once.
+func TestSegmentsWithStepsOfAnEarlierBuildAreAdopted(t *testing.T) {
+	base := t.TempDir()
+	direct, earlier := mergeTestWriter(t, base, "direct", 0), mergeTestWriter(t, base, "merged", time.Hour)
+	for i := range 2 {
+		_, err := direct.Write(mergeTestBatch(t, i))
+		require.NoError(t, err)
+		require.NoError(t, WriteSegmentWithSteps(earlier, mergeTestBatch(t, i)))
+	}
+	staged := tree(t, StagingOf(earlier))
+	assert.True(t, slices.ContainsFunc(staged, func(f string) bool { return strings.Contains(f, "/"+Steps+"-") }), "the earlier build staged steps/: %v", staged)
+
+	restarted, err := NewWriter(ConfigOf(earlier))
+	require.NoError(t, err)
+	_, err = restarted.Recover(time.Now())
+	require.NoError(t, err)
+	for i := 2; i < 4; i++ {
+		_, err := direct.Write(mergeTestBatch(t, i))
+		require.NoError(t, err)
+		_, err = restarted.Write(mergeTestBatch(t, i))
+		require.NoError(t, err)
+	}
+	res, err := restarted.Flush(true)
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Files)
+	assert.Empty(t, tree(t, StagingOf(restarted)), "every segment merged")
+	for _, dataset := range []string{Cases, Quarantine, Steps} {
+		assertSameRows(t, direct.Root(), restarted.Root(), dataset)
+	}
 }
 
 // assertFootersNameEveryColumn checks that every column chunk in the footers under root names

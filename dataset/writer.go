@@ -63,9 +63,10 @@ type Writer struct {
 	cfg         WriterConfig
 	caseOptions []parquet.WriterOption
 	stepOptions []parquet.WriterOption
-	// segmentCase/StepOptions write segments (segments.go), with FileMaxAge set.
+	// segmentCaseOptions write segments (segments.go), with FileMaxAge set; a segment has no
+	// steps/ files: the merge makes them from its cases/ files, as stepsOfCases says.
 	segmentCaseOptions []parquet.WriterOption
-	segmentStepOptions []parquet.WriterOption
+	stepsOfCases       *stepsOfCases
 	// idsOnceOptions and segmentIDsOnceOptions write cases/ and quarantine/ files that store
 	// span ids once (ids_stored_once.go): the case options with CaseIDsLayoutKey in the footer.
 	idsOnceOptions        []parquet.WriterOption
@@ -107,7 +108,9 @@ func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
 	w := &Writer{
 		cfg: cfg, caseOptions: caseOptions, stepOptions: stepOptions, create: createFile,
 		segmentCaseOptions: segmentOptions(parquet.SchemaOf(CaseRow{})),
-		segmentStepOptions: segmentOptions(parquet.SchemaOf(StepRow{})),
+	}
+	if w.stepsOfCases, err = newStepsOfCases(parquet.SchemaOf(CaseRow{}), parquet.SchemaOf(StepRow{})); err != nil {
+		return nil, err
 	}
 	w.idsOnceOptions = withIDsOnce(w.caseOptions)
 	w.segmentIDsOnceOptions = withIDsOnce(w.segmentCaseOptions)
@@ -157,7 +160,8 @@ var ErrCommitted = errors.New("batch committed, publishing incomplete")
 // every row is visible; when it returns an error not wrapping ErrCommitted, no row is.
 //
 // With FileMaxAge set, Write stages the batch as a segment instead: when it returns nil, the
-// rows are durable in staging, and Flush publishes them. Calling Flush after Write, rather
+// rows are durable in staging, and Flush publishes them. A segment holds the cases/ and
+// quarantine/ rows only: the merge makes the steps/ rows from the cases/ rows. Calling Flush after Write, rather
 // than merging inside it, lets the batch's cases be freed before the merge.
 func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	_ = w.retryPending() // what still fails stays pending; this batch is written regardless
@@ -170,10 +174,11 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	}
 	sort.SliceStable(cases, func(i, j int) bool { return cases[i].StartTime.Before(cases[j].StartTime) })
 	now := time.Now()
+	staged := w.cfg.FileMaxAge > 0
 	accepted, quarantined, steps := map[string][]CaseRow{}, map[string][]QuarantineRow{}, map[string][]StepRow{}
 	stepsOfDay := map[string]int{} // to allocate each day's steps/ rows once
 	for _, c := range cases {
-		if DatasetOf(c) == Cases {
+		if DatasetOf(c) == Cases && !staged {
 			stepsOfDay[Partition(c, now)] += len(c.Steps)
 		}
 	}
@@ -187,29 +192,31 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 			continue
 		}
 		accepted[dt] = append(accepted[dt], *c)
-		steps[dt] = appendStepRows(steps[dt], c)
+		if !staged {
+			steps[dt] = appendStepRows(steps[dt], c)
+		}
 	}
 
 	b, err := newBatch(w.cfg)
 	if err != nil {
 		return res, err
 	}
-	caseOptions, stepOptions, idsOnceOptions := w.caseOptions, w.stepOptions, w.idsOnceOptions
-	if w.cfg.FileMaxAge > 0 {
-		caseOptions, stepOptions, idsOnceOptions = w.segmentCaseOptions, w.segmentStepOptions, w.segmentIDsOnceOptions
+	caseOptions, idsOnceOptions := w.caseOptions, w.idsOnceOptions
+	if staged {
+		caseOptions, idsOnceOptions = w.segmentCaseOptions, w.segmentIDsOnceOptions
 	}
 	accepted, acceptedOptions := storeSpanIDsOnceIfAllFit(accepted, caseOptions, idsOnceOptions)
 	quarantined, quarantineOptions := storeSpanIDsOnceIfAllFit(quarantined, caseOptions, idsOnceOptions)
 	// Staged in publish order: steps before cases, so that a reader never sees a case row
 	// whose steps are not there yet.
-	err = stageAll(w, b, Steps, steps, stepOptions)
+	err = stageAll(w, b, Steps, steps, w.stepOptions)
 	if err == nil {
 		err = stageAll(w, b, Quarantine, quarantined, quarantineOptions)
 	}
 	if err == nil {
 		err = stageAll(w, b, Cases, accepted, acceptedOptions)
 	}
-	if w.cfg.FileMaxAge > 0 {
+	if staged {
 		return w.writeSegment(b, err, res)
 	}
 	if err == nil {
