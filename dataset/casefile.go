@@ -23,7 +23,7 @@ func WriteCaseFile(path, compression string, rows []CaseRow) error {
 	}
 	defer os.Remove(f.Name()) // after the rename there is nothing left to remove
 	w := parquet.NewGenericWriter[CaseRow](f, opts...)
-	_, err = w.Write(rows)
+	err = writeRowByRow(w, rows) // not w.Write(rows): see writeRowByRow
 	if err == nil {
 		err = w.Close()
 	}

@@ -66,3 +66,22 @@ func WriteSegmentWithSteps(w *Writer, cases []*replaycase.Case) error {
 	_, err = w.writeSegment(b, err, Result{})
 	return err
 }
+
+// StepRowsOf is the steps/ rows the writer makes of cases.
+func StepRowsOf(cases []*replaycase.Case) []StepRow {
+	var rows []StepRow
+	for _, c := range cases {
+		rows = appendStepRows(rows, c)
+	}
+	return rows
+}
+
+// WriteLikeTheWriter writes rows to out the way the writer writes a file's rows, in row groups
+// of rowGroupRows.
+func WriteLikeTheWriter[T any](out io.Writer, rows []T, rowGroupRows int) error {
+	pw := parquet.NewGenericWriter[T](out, parquet.MaxRowsPerRowGroup(int64(rowGroupRows)))
+	if err := writeRowByRow(pw, rows); err != nil {
+		return err
+	}
+	return pw.Close()
+}

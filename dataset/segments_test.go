@@ -305,16 +305,10 @@ func assertStepIDsNULL(t *testing.T, root string) {
 	}
 }
 
-// mergeTestWriter writes into base/name with small files, and with FileMaxAge small row groups,
-// so that merges cut row groups and files inside segments' row groups. A direct write has row
-// groups larger than its files: parquet-go v0.32's GenericWriter stores an empty string of an
-// optional column as "", not NULL, in the last row of a row group it cuts itself (row 3 of
-// MaxRowsPerRowGroup(3)), which the merge, writing column values, does not.
+// mergeTestWriter writes into base/name with small files and small row groups, so that merges
+// cut row groups and files inside segments' row groups.
 func mergeTestWriter(t *testing.T, base, name string, fileMaxAge time.Duration) *Writer {
 	rowGroupRows := 3
-	if fileMaxAge == 0 {
-		rowGroupRows = 1000
-	}
 	w, err := NewWriter(WriterConfig{
 		Root: filepath.Join(base, name), Staging: filepath.Join(base, name+".staging"),
 		Compression: "zstd", MaxRowsPerFile: 5, RowGroupRows: rowGroupRows,
