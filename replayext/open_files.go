@@ -85,6 +85,7 @@ func (o *openFiles) acquire(path string) (*openFile, error) {
 		o.evict(i) // replaced under the same path
 		break
 	}
+	o.makeRoom()
 	o.mu.Unlock()
 	cf, err := o.open(path) // without the lock: reads of other files go on
 	if err != nil {
@@ -102,6 +103,21 @@ func (o *openFiles) acquire(path string) (*openFile, error) {
 		o.evict(0)
 	}
 	return f, nil
+}
+
+// makeRoom closes the least recently used files that the file about to be opened would push
+// over the bounds, before it is opened: else the file it replaces and its own footer, being
+// decoded, are live at once, and the garbage collector sets its next target on both. The
+// files of a dataset have footers alike, so the largest open one stands for the next. Caller
+// holds mu.
+func (o *openFiles) makeRoom() {
+	var next int64
+	for _, f := range o.files {
+		next = max(next, f.estimate())
+	}
+	for len(o.files) > 0 && (len(o.files)+1 > maxOpenFiles || o.held+next > maxOpenFooterBytes) {
+		o.evict(0)
+	}
 }
 
 // release ends a read of f, closing it if it was evicted meanwhile.
