@@ -63,6 +63,17 @@ func (o *openFiles) readCase(path string, row int64) (*replaycase.Case, error) {
 	return f.file.ReadCase(row)
 }
 
+// readSummaries reads the summaries of rows of file, through an open file: a listing page
+// and the reads of its cases that follow go to the same files.
+func (o *openFiles) readSummaries(path string, rows []int64) (map[int64]*dataset.CaseSummary, error) {
+	f, err := o.acquire(path)
+	if err != nil {
+		return nil, err
+	}
+	defer o.release(f)
+	return f.file.ReadSummaries(rows)
+}
+
 // acquire returns path's open file, opening it if it is not open or has changed, and counts
 // a user of it.
 func (o *openFiles) acquire(path string) (*openFile, error) {
