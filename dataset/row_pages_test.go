@@ -206,6 +206,41 @@ func BenchmarkCaseFileReadCase(b *testing.B) {
 	}
 }
 
+// A listing page of 1,000 cases of one file of the scale dataset: through an open file, each
+// summary column's pages once ("open"), and through parquet-go's row reader ("rowreader").
+func BenchmarkReadSummaries(b *testing.B) {
+	dir := os.Getenv("REPRISE_SCALE_DIR")
+	if dir == "" {
+		b.Skip("set REPRISE_SCALE_DIR to a dataset written by TestGenerateScaleDataset")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, Cases, "*", "*.parquet"))
+	require.NoError(b, err)
+	require.NotEmpty(b, files)
+	rows := make([]int64, 1000)
+	for i := range rows {
+		rows[i] = 3000 + int64(i)
+	}
+	b.Run("open", func(b *testing.B) {
+		f, err := OpenCaseFile(files[0])
+		require.NoError(b, err)
+		defer f.Close()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := f.ReadSummaries(rows); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("rowreader", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ReadSummaries(files[0], rows); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 // everyNth is rows 0, k, 2k… of n rows.
 func everyNth(n, k int64) []int64 {
 	var rows []int64
