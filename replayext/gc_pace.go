@@ -8,9 +8,9 @@ import "runtime/debug"
 // Indexing allocates fast (a footer per file, decoded pages) and keeps little: the live heap
 // is mostly the rest of the collector's. With its usual target the collector lets the heap
 // grow to twice that before collecting, and garbage allocated while it marks counts as live
-// for the next target; at start-up, on a million cases, that headroom was the difference
-// between runs (187–197 MiB peak RSS). Halving the target while files are read lowers the
-// peak by about 10 MiB for a few more collections (the CPU time of start-up barely moves).
+// for the next target. On a million cases, halving the target while files are read lowered
+// the peak RSS of start-up by about 10 MiB, for a few more collections (under 0.1 CPU-second
+// more; docs/benchmarks.md).
 const indexingGCPercent = 50
 
 // tighterGC lowers the garbage collector's target for the time of a refresh that reads files
