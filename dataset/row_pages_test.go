@@ -188,13 +188,7 @@ func TestCaseFileReadsAnOlderSchemaAsTheRowReader(t *testing.T) {
 //
 //	REPRISE_SCALE_DIR=/tmp/scale go test -run '^$' -bench BenchmarkCaseFileReadCase -benchmem ./dataset/
 func BenchmarkCaseFileReadCase(b *testing.B) {
-	dir := os.Getenv("REPRISE_SCALE_DIR")
-	if dir == "" {
-		b.Skip("set REPRISE_SCALE_DIR to a dataset written by TestGenerateScaleDataset")
-	}
-	files, err := filepath.Glob(filepath.Join(dir, Cases, "*", "*.parquet"))
-	require.NoError(b, err)
-	require.NotEmpty(b, files)
+	files := scaleFiles(b)
 	f, err := OpenCaseFile(files[0])
 	require.NoError(b, err)
 	defer f.Close()
@@ -209,13 +203,7 @@ func BenchmarkCaseFileReadCase(b *testing.B) {
 // A listing page of 1,000 cases of one file of the scale dataset: through an open file, each
 // summary column's pages once ("open"), and through parquet-go's row reader ("rowreader").
 func BenchmarkReadSummaries(b *testing.B) {
-	dir := os.Getenv("REPRISE_SCALE_DIR")
-	if dir == "" {
-		b.Skip("set REPRISE_SCALE_DIR to a dataset written by TestGenerateScaleDataset")
-	}
-	files, err := filepath.Glob(filepath.Join(dir, Cases, "*", "*.parquet"))
-	require.NoError(b, err)
-	require.NotEmpty(b, files)
+	files := scaleFiles(b)
 	rows := make([]int64, 1000)
 	for i := range rows {
 		rows[i] = 3000 + int64(i)
@@ -239,6 +227,19 @@ func BenchmarkReadSummaries(b *testing.B) {
 			}
 		}
 	})
+}
+
+// scaleFiles are the cases/ files of the dataset REPRISE_SCALE_DIR names; the benchmark is
+// skipped without one.
+func scaleFiles(b *testing.B) []string {
+	dir := os.Getenv("REPRISE_SCALE_DIR")
+	if dir == "" {
+		b.Skip("set REPRISE_SCALE_DIR to a dataset written by TestGenerateScaleDataset")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, Cases, "*", "*.parquet"))
+	require.NoError(b, err)
+	require.NotEmpty(b, files)
+	return files
 }
 
 // everyNth is rows 0, k, 2k… of n rows.
