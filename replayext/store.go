@@ -203,9 +203,6 @@ func (s *store) refresh() (r refreshed) {
 	if err != nil {
 		r.failed = map[string]error{"": err}
 	}
-	if len(files) > 0 {
-		defer tighterGC()()
-	}
 	var fresh freshEntries
 	var batch []int    // in s.files: the files whose cases fresh holds, not yet published
 	fi := &fileIndex{} // reused from file to file
