@@ -269,10 +269,18 @@ type columnCursor struct {
 	vals   []parquet.Value
 	i      int
 	maxDef int
+	read   int // pages read since the last reset or seek
 }
 
 func (c *columnCursor) reset(pages parquet.Pages, maxDef int) {
 	*c = columnCursor{pages: pages, vals: c.vals[:0], maxDef: maxDef}
+}
+
+// seek moves the cursor to the start of row (counted from the row group's first).
+func (c *columnCursor) seek(row int64) error {
+	c.release()
+	c.vals, c.i, c.read = c.vals[:0], 0, 0
+	return c.pages.SeekToRow(row)
 }
 
 func (c *columnCursor) close() {
@@ -302,6 +310,7 @@ func (c *columnCursor) fill() (bool, error) {
 			return false, err
 		}
 		c.page = p
+		c.read++
 		if n := int(p.NumValues()); cap(c.vals) < n {
 			c.vals = make([]parquet.Value, n)
 		}

@@ -83,9 +83,10 @@ type CaseFile struct {
 	// idsOnce: the file stores each span id once, so a read puts the copies back.
 	idsOnce bool
 
-	mu     sync.Mutex
-	pages  *rowPages[CaseRow]
-	closed bool
+	mu        sync.Mutex
+	pages     *rowPages[CaseRow]
+	summaries *rowPages[CaseSummary] // made by the first ReadSummaries
+	closed    bool
 }
 
 // OpenCaseFile opens a local cases/ or quarantine/ file for reads of single rows. It does not
@@ -142,7 +143,7 @@ func (c *CaseFile) Close() error {
 		return nil
 	}
 	c.closed = true
-	c.pages = nil
+	c.pages, c.summaries = nil, nil
 	if c.in == nil {
 		return nil
 	}
@@ -166,6 +167,28 @@ func (c *CaseFile) ReadCase(row int64) (*replaycase.Case, error) {
 	out.RawSpans, out.RawEvents = nil, nil // left unread
 	if c.idsOnce {
 		fillSpanIDs(out)
+	}
+	return out, nil
+}
+
+// ReadSummaries reads the summaries of several rows, by row, reading each summary column's
+// pages once for all of them (see rowPages.readRows).
+func (c *CaseFile) ReadSummaries(rows []int64) (map[int64]*CaseSummary, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, fmt.Errorf("%s: %w", c.path, os.ErrClosed)
+	}
+	if c.summaries == nil {
+		pages, err := newRowPages[CaseSummary](c.pages.pf, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.path, err)
+		}
+		c.summaries = pages
+	}
+	out, err := c.summaries.readRows(rows)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.path, err)
 	}
 	return out, nil
 }

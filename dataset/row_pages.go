@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/parquet-go/parquet-go"
@@ -30,9 +31,10 @@ type rowPages[T any] struct {
 	// firstRows is the first row of each row group.
 	firstRows []int64
 
-	row   parquet.Row     // the row being read, in the file's column order
-	vals  []parquet.Value // values read from a page
-	bytes []byte          // the bytes of the row's byte array values
+	row    parquet.Row     // the row being read, in the file's column order
+	vals   []parquet.Value // values read from a page
+	bytes  []byte          // the bytes of the row's byte array values
+	cursor columnCursor    // reads a column chunk's pages for readRows
 }
 
 // rowPagesBatch is how many values a read takes from a page at a time: it stops at the end of
@@ -185,4 +187,148 @@ func (r *rowPages[T]) own(v parquet.Value) parquet.Value {
 		return parquet.FixedLenByteArrayValue(b).Level(v.RepetitionLevel(), v.DefinitionLevel(), v.Column())
 	}
 	return v
+}
+
+// readRows reads several rows of the file (in any order, repeated or not), by row. Each
+// column chunk's pages are read once for all the rows it holds: a listing page reads many
+// rows of a few columns, and reading each row on its own decompresses a page per row. A page
+// is decoded, its values for the rows asked copied, and released before the next; a chunk
+// seeks past the pages that hold none of the rows asked when its offset index says where
+// they are. The values of the columns read are kept side by side, and each row is put
+// together in one reused row when it is converted: a row of the file's schema has a value
+// for each of its columns, a few hundred, most of them nulls for the columns left out.
+func (r *rowPages[T]) readRows(rows []int64) (map[int64]*T, error) {
+	rows = slices.Compact(slices.Sorted(slices.Values(rows)))
+	if len(rows) > 0 && (rows[0] < 0 || rows[len(rows)-1] >= r.pf.NumRows()) {
+		bad := rows[0]
+		if bad >= 0 {
+			bad = rows[len(rows)-1]
+		}
+		return nil, fmt.Errorf("row %d out of range (the file has %d rows)", bad, r.pf.NumRows())
+	}
+	var read []int // the columns read, by number in the file
+	for col, skip := range r.skip {
+		if !skip {
+			read = append(read, col)
+		}
+	}
+	// spans[j*len(rows)+k] is where the values of column read[j] for rows[k] are in taken.
+	spans := make([][2]int, len(read)*len(rows))
+	var taken []parquet.Value
+	defer func() { r.bytes = r.bytes[:0] }() // taken's values point into it
+	for g, rg := range r.pf.RowGroups() {
+		first := r.firstRows[g]
+		lo, _ := slices.BinarySearch(rows, first)
+		hi, _ := slices.BinarySearch(rows, first+rg.NumRows())
+		if lo == hi {
+			continue
+		}
+		chunks := rg.ColumnChunks()
+		if len(chunks) != len(r.skip) {
+			return nil, fmt.Errorf("row group %d has %d columns, the schema %d", g, len(chunks), len(r.skip))
+		}
+		for j, col := range read {
+			var err error
+			at := spans[j*len(rows):][lo:hi]
+			if taken, err = r.readChunkRows(chunks[col], rows[lo:hi], first, taken, at); err != nil {
+				return nil, fmt.Errorf("column %q: %w", r.pf.Schema().Columns()[col], err)
+			}
+		}
+	}
+	out := make(map[int64]*T, len(rows))
+	for k, row := range rows {
+		r.row = r.row[:0]
+		j := 0
+		for col, skip := range r.skip {
+			if skip {
+				r.row = append(r.row, parquet.Value{}.Level(0, 0, col))
+				continue
+			}
+			sp := spans[j*len(rows)+k]
+			r.row = append(r.row, taken[sp[0]:sp[1]]...)
+			j++
+		}
+		if r.conv != nil {
+			converted := []parquet.Row{r.row}
+			if _, err := r.conv.Convert(converted); err != nil {
+				return nil, fmt.Errorf("row %d: %w", row, err)
+			}
+			r.row = converted[0]
+		}
+		dst := new(T)
+		err := r.target.Reconstruct(dst, r.row)
+		clear(r.row) // the values point into r.bytes
+		if err != nil {
+			return nil, fmt.Errorf("row %d: %w", row, err)
+		}
+		out[row] = dst
+	}
+	return out, nil
+}
+
+// readChunkRows appends the values of rows (sorted, distinct, of the file; the row group's
+// first is first) in one column chunk to taken, and where each row's are to at.
+func (r *rowPages[T]) readChunkRows(chunk parquet.ColumnChunk, rows []int64, first int64, taken []parquet.Value, at [][2]int) ([]parquet.Value, error) {
+	var index parquet.OffsetIndex // where pages start; nil: the chunk is read forward
+	if fc, ok := chunk.(*parquet.FileColumnChunk); ok {
+		idx, err := fc.OffsetIndex()
+		if err != nil && !errors.Is(err, parquet.ErrMissingOffsetIndex) {
+			return taken, err
+		}
+		if err == nil {
+			index = idx
+		}
+	}
+	pageOf := func(row int64) int { // the page the row starts in
+		if index == nil {
+			return 0
+		}
+		return sort.Search(index.NumPages(), func(i int) bool { return index.FirstRowIndex(i) > row }) - 1
+	}
+	c := &r.cursor
+	c.reset(chunk.Pages(), 0)
+	defer c.close()
+	pos, seeked := int64(-1), 0 // the row the cursor's next value starts; the page it seeked to
+	for k, row := range rows {
+		row -= first
+		// Read forward when the row is in the page being read or the next one; else seek.
+		if pos < 0 || row < pos || (index != nil && pageOf(row) > seeked+c.read) {
+			if err := c.seek(row); err != nil {
+				return taken, err
+			}
+			pos, seeked = row, pageOf(row)
+		}
+		for ; pos <= row; pos++ {
+			v, err := c.next()
+			if err != nil {
+				return taken, err
+			}
+			if v.RepetitionLevel() != 0 {
+				return taken, fmt.Errorf("row %d: a value continues a row where one should start", pos)
+			}
+			take := pos == row
+			if take {
+				at[k][0] = len(taken)
+			}
+			for {
+				if take {
+					taken = append(taken, r.own(v))
+				}
+				more, err := c.fill()
+				if err != nil {
+					return taken, err
+				}
+				if !more || c.vals[c.i].RepetitionLevel() == 0 {
+					break
+				}
+				if v, err = c.next(); err != nil {
+					return taken, err
+				}
+			}
+			if take {
+				at[k][1] = len(taken)
+			}
+		}
+	}
+	return taken, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -65,6 +66,20 @@ func assertReadsAsTheRowReader(t *testing.T, path string) int {
 	}
 	_, err = ReadSummaries(path, []int64{n})
 	assert.ErrorContains(t, err, fmt.Sprintf("the file has %d rows", n))
+	// The same through the open file: each column's pages once for all the rows asked, in
+	// several orders and subsets (every row, every third, one, the last few).
+	for _, rows := range [][]int64{order, everyNth(n, 3), everyNth(n, 37), {n / 2}, {n - 1, n - 2, n - 1}, nil} {
+		sums, err := f.ReadSummaries(rows)
+		require.NoError(t, err)
+		require.Len(t, sums, len(slices.Compact(slices.Sorted(slices.Values(rows)))))
+		for row, got := range sums {
+			require.Equal(t, SummaryOf(&want[row]), got, "%s summary of row %d through the open file", path, row)
+		}
+	}
+	_, err = f.ReadSummaries([]int64{0, n})
+	assert.ErrorContains(t, err, fmt.Sprintf("row %d out of range (the file has %d rows)", n, n))
+	_, err = f.ReadSummaries([]int64{-1})
+	assert.ErrorContains(t, err, "row -1 out of range")
 	return len(want)
 }
 
@@ -97,6 +112,17 @@ func TestCaseFileReadsAsTheRowReader(t *testing.T) {
 	small := filepath.Join(dir, "small-pages.parquet")
 	writeRows(t, small, rows)
 	assert.Equal(t, len(rows), assertReadsAsTheRowReader(t, small))
+	// Row groups of many pages: a read of several rows goes forward within a page and to the
+	// next, and seeks over the pages that hold none of them.
+	var many []CaseRow
+	for i := range 300 {
+		c := rows[i%len(rows)]
+		c.CaseID = fmt.Sprintf("%032x", i)
+		many = append(many, c)
+	}
+	manyPages := filepath.Join(dir, "many-pages.parquet")
+	writeRows(t, manyPages, many, parquet.MaxRowsPerRowGroup(200), parquet.PageBufferSize(256))
+	assert.Equal(t, len(many), assertReadsAsTheRowReader(t, manyPages))
 
 	// Span ids stored once: the page reader puts the copies back as the file's readers do.
 	once := make([]CaseRow, 0, len(cases))
@@ -162,13 +188,7 @@ func TestCaseFileReadsAnOlderSchemaAsTheRowReader(t *testing.T) {
 //
 //	REPRISE_SCALE_DIR=/tmp/scale go test -run '^$' -bench BenchmarkCaseFileReadCase -benchmem ./dataset/
 func BenchmarkCaseFileReadCase(b *testing.B) {
-	dir := os.Getenv("REPRISE_SCALE_DIR")
-	if dir == "" {
-		b.Skip("set REPRISE_SCALE_DIR to a dataset written by TestGenerateScaleDataset")
-	}
-	files, err := filepath.Glob(filepath.Join(dir, Cases, "*", "*.parquet"))
-	require.NoError(b, err)
-	require.NotEmpty(b, files)
+	files := scaleFiles(b)
 	f, err := OpenCaseFile(files[0])
 	require.NoError(b, err)
 	defer f.Close()
@@ -178,4 +198,55 @@ func BenchmarkCaseFileReadCase(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// A listing page of 1,000 cases of one file of the scale dataset: through an open file, each
+// summary column's pages once ("open"), and through parquet-go's row reader ("rowreader").
+func BenchmarkReadSummaries(b *testing.B) {
+	files := scaleFiles(b)
+	rows := make([]int64, 1000)
+	for i := range rows {
+		rows[i] = 3000 + int64(i)
+	}
+	b.Run("open", func(b *testing.B) {
+		f, err := OpenCaseFile(files[0])
+		require.NoError(b, err)
+		defer f.Close()
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := f.ReadSummaries(rows); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("rowreader", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ReadSummaries(files[0], rows); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// scaleFiles are the cases/ files of the dataset REPRISE_SCALE_DIR names; the benchmark is
+// skipped without one.
+func scaleFiles(b *testing.B) []string {
+	dir := os.Getenv("REPRISE_SCALE_DIR")
+	if dir == "" {
+		b.Skip("set REPRISE_SCALE_DIR to a dataset written by TestGenerateScaleDataset")
+	}
+	files, err := filepath.Glob(filepath.Join(dir, Cases, "*", "*.parquet"))
+	require.NoError(b, err)
+	require.NotEmpty(b, files)
+	return files
+}
+
+// everyNth is rows 0, k, 2k… of n rows.
+func everyNth(n, k int64) []int64 {
+	var rows []int64
+	for row := int64(0); row < n; row += k {
+		rows = append(rows, row)
+	}
+	return rows
 }

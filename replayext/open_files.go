@@ -63,6 +63,17 @@ func (o *openFiles) readCase(path string, row int64) (*replaycase.Case, error) {
 	return f.file.ReadCase(row)
 }
 
+// readSummaries reads the summaries of rows of file, through an open file: a listing page
+// and the reads of its cases that follow go to the same files.
+func (o *openFiles) readSummaries(path string, rows []int64) (map[int64]*dataset.CaseSummary, error) {
+	f, err := o.acquire(path)
+	if err != nil {
+		return nil, err
+	}
+	defer o.release(f)
+	return f.file.ReadSummaries(rows)
+}
+
 // acquire returns path's open file, opening it if it is not open or has changed, and counts
 // a user of it.
 func (o *openFiles) acquire(path string) (*openFile, error) {
@@ -85,6 +96,7 @@ func (o *openFiles) acquire(path string) (*openFile, error) {
 		o.evict(i) // replaced under the same path
 		break
 	}
+	o.makeRoom()
 	o.mu.Unlock()
 	cf, err := o.open(path) // without the lock: reads of other files go on
 	if err != nil {
@@ -102,6 +114,21 @@ func (o *openFiles) acquire(path string) (*openFile, error) {
 		o.evict(0)
 	}
 	return f, nil
+}
+
+// makeRoom closes the least recently used files that the file about to be opened would push
+// over the bounds, before it is opened: else the file it replaces and its own footer, being
+// decoded, are live at once, and the garbage collector sets its next target on both. The
+// files of a dataset have footers alike, so the largest open one stands for the next. Caller
+// holds mu.
+func (o *openFiles) makeRoom() {
+	var next int64
+	for _, f := range o.files {
+		next = max(next, f.estimate())
+	}
+	for len(o.files) > 0 && (len(o.files)+1 > maxOpenFiles || o.held+next > maxOpenFooterBytes) {
+		o.evict(0)
+	}
 }
 
 // release ends a read of f, closing it if it was evicted meanwhile.

@@ -115,3 +115,50 @@ func TestOpenFilesConcurrentReads(t *testing.T) {
 	wg.Wait()
 	assert.LessOrEqual(t, len(o.files), maxOpenFiles)
 }
+
+// A file about to be opened first closes the least recently used ones it would push over the
+// bounds: the file it replaces and its own footer are never held at once.
+func TestOpenFilesMakeRoomBeforeOpening(t *testing.T) {
+	files := casesFiles(t, 1400)
+	var o *openFiles
+	opens := 0
+	o = &openFiles{version: localVersion, open: func(path string) (*dataset.CaseFile, error) {
+		opens++
+		var largest int64
+		for _, f := range o.files {
+			largest = max(largest, f.estimate())
+		}
+		assert.Less(t, len(o.files), maxOpenFiles, "open %d", opens)
+		assert.LessOrEqual(t, o.held+largest, int64(maxOpenFooterBytes), "open %d", opens)
+		return dataset.OpenCaseFile(path)
+	}}
+	defer o.close()
+	for range 2 {
+		for _, f := range files {
+			_, err := o.readCase(f, 7)
+			require.NoError(t, err)
+		}
+	}
+	assert.Equal(t, 2*len(files), opens, "more files than stay open: each read opens one")
+}
+
+// A listing's summaries through the open files are those of the rows read in full, and leave
+// the file open for the reads of its cases that follow.
+func TestOpenFilesReadSummaries(t *testing.T) {
+	files := casesFiles(t, 400)
+	o := &openFiles{open: dataset.OpenCaseFile, version: localVersion}
+	defer o.close()
+	rows := []int64{199, 0, 50, 49, 120, 0}
+	sums, err := o.readSummaries(files[1], rows)
+	require.NoError(t, err)
+	require.Len(t, sums, 5)
+	for _, row := range rows {
+		c, err := dataset.ReadCase(files[1], row)
+		require.NoError(t, err)
+		assert.Equal(t, dataset.SummaryOf(c), sums[row], "row %d", row)
+	}
+	require.Len(t, o.files, 1)
+	assert.Equal(t, files[1], o.files[0].path)
+	_, err = o.readSummaries(files[1], []int64{200})
+	assert.ErrorContains(t, err, "out of range")
+}

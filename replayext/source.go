@@ -64,7 +64,7 @@ func (l *localSource) readCase(file string, row int64) (*replaycase.Case, error)
 }
 
 func (l *localSource) readSummaries(file string, rows []int64) (map[int64]*dataset.CaseSummary, error) {
-	return dataset.ReadSummaries(file, rows)
+	return l.files.readSummaries(file, rows)
 }
 
 // objectSource reads a dataset in an S3 bucket. Each next lists the cases/ and quarantine/
@@ -120,7 +120,7 @@ func (o *objectSource) readCase(file string, row int64) (*replaycase.Case, error
 }
 
 func (o *objectSource) readSummaries(file string, rows []int64) (map[int64]*dataset.CaseSummary, error) {
-	return o.lister.ReadSummaries(context.Background(), file, rows)
+	return o.files.readSummaries(file, rows)
 }
 
 // filePaths are the paths of listed files.
