@@ -23,6 +23,7 @@
 # costs nothing until the profile is started.
 # BENCH_FILE_MAX_AGE=0s overrides the exporter's file_max_age (default: config/local.yaml's, 10s).
 # Memory trade-offs: BENCH_GOMEMLIMIT (default: the value config/local.yaml's run line gives),
+# BENCH_FSYNC=true sets file_storage's fsync (a flush to the disk after every write-ahead commit).
 # BENCH_GOGC (default 100, Go's) and BENCH_MAX_BUFFERED_BYTES (default: local.yaml's
 # replay_case limits.max_buffered_bytes). The clients' retries of 503 answers are printed per run.
 set -euo pipefail
@@ -87,7 +88,7 @@ if [ -n "${BENCH_MAX_BUFFERED_BYTES:-}" ]; then
 fi
 cat > "$work/reprise-overrides.yaml" <<YAML
 extensions:
-  file_storage: {directory: $work/reprise/queue}
+  file_storage: {directory: $work/reprise/queue${BENCH_FSYNC:+, fsync: $BENCH_FSYNC}}
   replay: {endpoint: 127.0.0.1:$replay_port, directory: $work/reprise/data}
 receivers:
   otlp: {protocols: {grpc: {endpoint: 127.0.0.1:$grpc_port}, http: {endpoint: 127.0.0.1:$otlp_port}}}
@@ -119,6 +120,7 @@ YAML
 # --- one measured run -------------------------------------------------------------------------
 ticks_per_s=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+io_writes() { awk '/^syscw/ {c = $2} /^wchar/ {b = $2} END {print c, b}' "/proc/$1/io"; }
 ready() { # the OTLP/HTTP receiver answers an empty export with 200
   [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/x-protobuf' \
     --data-binary '' "http://127.0.0.1:$otlp_port/v1/traces")" = 200 ]
@@ -134,7 +136,7 @@ done_stock() { # every span and log record is in the output files
 }
 
 run() { # collector mode → one result line
-  local who=$1 mode=$2 pid t0 t1 hwm bytes load profiling
+  local who=$1 mode=$2 pid t0 t1 hwm bytes load profiling w0 w1
   rm -rf "$work/reprise" "$work/stock" "$work/anon"; mkdir -p "$work/reprise/data" "$work/stock"
   if [ "$who" = reprise ]; then
     REPRISE_CPUPROFILE_ADDR=${BENCH_PROFILE:+127.0.0.1:$profile_port} \
@@ -159,14 +161,14 @@ run() { # collector mode → one result line
     profiling=$BENCH_PROFILE/$mode-$round.pprof
     curl -sf -X POST "http://127.0.0.1:$profile_port/start?file=$profiling" || { echo "could not start the CPU profile" >&2; exit 1; }
   fi
-  t0=$(cpu_ticks $pid)
+  t0=$(cpu_ticks $pid) w0=$(io_writes $pid)
   if [ "$mode" = burst ]; then rate_flag=0; else rate_flag=$rate; fi
   load=$("$work/benchload" -runs "$runs" -rate "$rate_flag" -endpoint "http://127.0.0.1:$otlp_port")
   spans=$(sed 's/.*spans=\([0-9]*\).*/\1/' <<<"$load")
   retries=$(sed 's/.*retries=\([0-9]*\).*/\1/' <<<"$load")
   for _ in $(seq 600); do "done_$who" && break; sleep 1; done
   "done_$who" || { echo "$who: not everything arrived within 10 minutes ($load)" >&2; cat "$work/reconcile.txt" >&2 || true; exit 1; }
-  t1=$(cpu_ticks $pid)
+  t1=$(cpu_ticks $pid) w1=$(io_writes $pid)
   [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/stop" || echo "could not stop the CPU profile" >&2
   hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill -TERM $pid; wait $pid || true
@@ -177,7 +179,9 @@ run() { # collector mode → one result line
     if [ -n "${BENCH_KEEP:-}" ]; then rm -rf "$BENCH_KEEP/$mode"; mkdir -p "$BENCH_KEEP"; cp -r "$work/reprise/data" "$BENCH_KEEP/$mode"; fi
   else bytes=$(cat "$work/stock/"*.json | wc -c); fi
   awk -v w="$who" -v m="$mode" -v c=$((t1 - t0)) -v hz="$ticks_per_s" -v s="$spans" -v h="$hwm" -v b="$bytes" -v a="$anon" -v r="$retries" \
-    'BEGIN {printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d peak_anon_rss_mib %.0f retried_requests %d\n", w, m, c / hz / s * 1000, h / 1024, b, a / 1024, r}'
+    -v w0="$w0" -v w1="$w1" \
+    'BEGIN {split(w0, x, " "); split(w1, y, " ")
+      printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d peak_anon_rss_mib %.0f retried_requests %d write_calls %d written_mib %.1f\n", w, m, c / hz / s * 1000, h / 1024, b, a / 1024, r, y[1] - x[1], (y[2] - x[2]) / 1048576}'
 }
 
 echo "corpus: $runs runs; input as OTLP/JSON $json_bytes bytes, gzip -6 $gzip_bytes bytes"
