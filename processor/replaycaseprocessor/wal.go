@@ -64,7 +64,7 @@ func openWAL(ctx context.Context, host component.Host, storageID, owner componen
 	// ones restored.
 	return &wal{
 		client: client, walker: walker, logger: logger,
-		commit: &groupCommit{client: client, gather: walCommitGather, steadyGap: walCommitSteadyGap},
+		commit: &groupCommit{client: client, gather: walCommitGather, steadyGap: walCommitSteadyGap, gatherBackoff: walCommitGatherBackoff},
 		seq:    uint64(time.Now().UnixNano()), refs: map[string]int{},
 	}, nil
 }

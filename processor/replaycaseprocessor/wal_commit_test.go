@@ -3,6 +3,7 @@ package replaycaseprocessor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -155,4 +156,22 @@ func TestGroupCommitLoneRequestDoesNotWait(t *testing.T) {
 		}
 	}
 	assert.Len(t, c.transactions(), 2)
+}
+
+// A caller that sends one request after the other is steady but has nobody to gather: once a
+// gather has caught no one, its next requests within the backoff commit at once.
+func TestGroupCommitSequentialCallerWaitsOncePerBackoff(t *testing.T) {
+	c := &recordingClient{release: make(chan struct{})}
+	close(c.release)
+	g := &groupCommit{client: c, gather: 500 * time.Millisecond, steadyGap: time.Minute, gatherBackoff: time.Minute}
+	require.NoError(t, g.batch(context.Background(), storage.SetOperation("first", nil))) // nothing before it: no wait
+	start := time.Now()
+	require.NoError(t, g.batch(context.Background(), storage.SetOperation("second", nil))) // steady: gathers, catches no one
+	assert.GreaterOrEqual(t, time.Since(start), 500*time.Millisecond, "the second request gathered")
+	start = time.Now()
+	for i := range 20 {
+		require.NoError(t, g.batch(context.Background(), storage.SetOperation(fmt.Sprint(i), nil)))
+	}
+	assert.Less(t, time.Since(start), 500*time.Millisecond, "within the backoff nobody waits")
+	assert.Len(t, c.transactions(), 22)
 }
