@@ -17,8 +17,13 @@
 # Usage: scripts/bench-pipeline.sh [runs, default 5000] [rounds, default 3] [paced runs/s, default 500]
 # The stock collector is built once into $BENCH_CACHE (default ~/.cache/reprise-bench).
 # BENCH_KEEP=DIR keeps the last reprise dataset of each mode in DIR/burst and DIR/paced.
+# BENCH_PROFILE=DIR writes a CPU profile of each reprise run, over the window whose CPU is
+# measured, to DIR/<mode>-<round>.pprof (go tool pprof -top -cum DIR/paced-1.pprof): reprise is
+# then built with scripts/benchpipeline/cpuprofile.go added (build tag reprise_cpuprofile), which
+# costs nothing until the profile is started.
 # BENCH_FILE_MAX_AGE=0s overrides the exporter's file_max_age (default: config/local.yaml's, 10s).
 # Memory trade-offs: BENCH_GOMEMLIMIT (default: the value config/local.yaml's run line gives),
+# BENCH_FSYNC=true sets file_storage's fsync (a flush to the disk after every write-ahead commit).
 # BENCH_GOGC (default 100, Go's) and BENCH_MAX_BUFFERED_BYTES (default: local.yaml's
 # replay_case limits.max_buffered_bytes). The clients' retries of 503 answers are printed per run.
 set -euo pipefail
@@ -27,7 +32,7 @@ runs=${1:-5000}
 rounds=${2:-3}
 rate=${3:-500}
 cache=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/reprise-bench}
-otlp_port=24318 grpc_port=24317 metrics_port=28888 replay_port=28790
+otlp_port=24318 grpc_port=24317 metrics_port=28888 replay_port=28790 profile_port=28791
 export GOFLAGS=-buildvcs=false
 # GOMEMLIMIT as config/local.yaml's run line sets it.
 gomemlimit=${BENCH_GOMEMLIMIT:-$(sed -n 's/^# Run: GOMEMLIMIT=\([^ ]*\) .*/\1/p' config/local.yaml)}
@@ -37,7 +42,8 @@ trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 for cmd in go builder curl gzip; do
   command -v $cmd >/dev/null || { echo "missing $cmd (builder: go install go.opentelemetry.io/collector/cmd/builder@v0.165.0)" >&2; exit 1; }
 done
-for port in $otlp_port $grpc_port $metrics_port $replay_port; do
+[ -z "${BENCH_PROFILE:-}" ] || BENCH_PROFILE=$(realpath -m "$BENCH_PROFILE")
+for port in $otlp_port $grpc_port $metrics_port $replay_port $profile_port; do
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "port $port is in use" >&2; exit 1; fi
 done
 
@@ -56,7 +62,13 @@ if [ ! -x "$stock" ] || [ "$(cat "$cache/manifest.sum" 2>/dev/null)" != "$sum" ]
   (cd "$cache/src" && go mod tidy -e >>"$cache/ocb.log" 2>&1 && go build -trimpath -ldflags='-s -w' -o "$stock" .)
   echo "$sum" > "$cache/manifest.sum"
 fi
-go build -o "$work/bin-reprise" ./cmd/reprise
+if [ -n "${BENCH_PROFILE:-}" ]; then
+  mkdir -p "$BENCH_PROFILE"
+  printf '{"Replace": {"%s": "%s"}}' "$PWD/cmd/reprise/zz_cpuprofile.go" "$PWD/scripts/benchpipeline/cpuprofile.go" > "$work/overlay.json"
+  go build -tags reprise_cpuprofile -overlay "$work/overlay.json" -o "$work/bin-reprise" ./cmd/reprise
+else
+  go build -o "$work/bin-reprise" ./cmd/reprise
+fi
 go build -o "$work/benchload" ./scripts/benchload
 go build -o "$work/reconcile" ./scripts/reconcile
 
@@ -76,7 +88,7 @@ if [ -n "${BENCH_MAX_BUFFERED_BYTES:-}" ]; then
 fi
 cat > "$work/reprise-overrides.yaml" <<YAML
 extensions:
-  file_storage: {directory: $work/reprise/queue}
+  file_storage: {directory: $work/reprise/queue${BENCH_FSYNC:+, fsync: $BENCH_FSYNC}}
   replay: {endpoint: 127.0.0.1:$replay_port, directory: $work/reprise/data}
 receivers:
   otlp: {protocols: {grpc: {endpoint: 127.0.0.1:$grpc_port}, http: {endpoint: 127.0.0.1:$otlp_port}}}
@@ -108,6 +120,7 @@ YAML
 # --- one measured run -------------------------------------------------------------------------
 ticks_per_s=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+io_writes() { awk '/^syscw/ {c = $2} /^wchar/ {b = $2} END {print c, b}' "/proc/$1/io"; }
 ready() { # the OTLP/HTTP receiver answers an empty export with 200
   [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/x-protobuf' \
     --data-binary '' "http://127.0.0.1:$otlp_port/v1/traces")" = 200 ]
@@ -123,9 +136,10 @@ done_stock() { # every span and log record is in the output files
 }
 
 run() { # collector mode → one result line
-  local who=$1 mode=$2 pid t0 t1 hwm bytes load
+  local who=$1 mode=$2 pid t0 t1 hwm bytes load profiling w0 w1
   rm -rf "$work/reprise" "$work/stock" "$work/anon"; mkdir -p "$work/reprise/data" "$work/stock"
   if [ "$who" = reprise ]; then
+    REPRISE_CPUPROFILE_ADDR=${BENCH_PROFILE:+127.0.0.1:$profile_port} \
     REPRISE_SCRUB_KEY=bench-key GOMEMLIMIT=$gomemlimit GOGC=${BENCH_GOGC:-100} "$work/bin-reprise" \
       --config config/local.yaml --config "$work/reprise-overrides.yaml" >"$work/$who.log" 2>&1 &
   else
@@ -142,14 +156,20 @@ run() { # collector mode → one result line
   sampler=$!
   for _ in $(seq 300); do ready && break; sleep 0.1; done
   ready || { echo "$who did not start:" >&2; tail -20 "$work/$who.log" >&2; exit 1; }
-  t0=$(cpu_ticks $pid)
+  profiling=
+  if [ "$who" = reprise ] && [ -n "${BENCH_PROFILE:-}" ]; then
+    profiling=$BENCH_PROFILE/$mode-$round.pprof
+    curl -sf -X POST "http://127.0.0.1:$profile_port/start?file=$profiling" || { echo "could not start the CPU profile" >&2; exit 1; }
+  fi
+  t0=$(cpu_ticks $pid) w0=$(io_writes $pid)
   if [ "$mode" = burst ]; then rate_flag=0; else rate_flag=$rate; fi
   load=$("$work/benchload" -runs "$runs" -rate "$rate_flag" -endpoint "http://127.0.0.1:$otlp_port")
   spans=$(sed 's/.*spans=\([0-9]*\).*/\1/' <<<"$load")
   retries=$(sed 's/.*retries=\([0-9]*\).*/\1/' <<<"$load")
   for _ in $(seq 600); do "done_$who" && break; sleep 1; done
   "done_$who" || { echo "$who: not everything arrived within 10 minutes ($load)" >&2; cat "$work/reconcile.txt" >&2 || true; exit 1; }
-  t1=$(cpu_ticks $pid)
+  t1=$(cpu_ticks $pid) w1=$(io_writes $pid)
+  [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/stop" || echo "could not stop the CPU profile" >&2
   hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill -TERM $pid; wait $pid || true
   wait $sampler || true
@@ -159,13 +179,15 @@ run() { # collector mode → one result line
     if [ -n "${BENCH_KEEP:-}" ]; then rm -rf "$BENCH_KEEP/$mode"; mkdir -p "$BENCH_KEEP"; cp -r "$work/reprise/data" "$BENCH_KEEP/$mode"; fi
   else bytes=$(cat "$work/stock/"*.json | wc -c); fi
   awk -v w="$who" -v m="$mode" -v c=$((t1 - t0)) -v hz="$ticks_per_s" -v s="$spans" -v h="$hwm" -v b="$bytes" -v a="$anon" -v r="$retries" \
-    'BEGIN {printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d peak_anon_rss_mib %.0f retried_requests %d\n", w, m, c / hz / s * 1000, h / 1024, b, a / 1024, r}'
+    -v w0="$w0" -v w1="$w1" \
+    'BEGIN {split(w0, x, " "); split(w1, y, " ")
+      printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d peak_anon_rss_mib %.0f retried_requests %d write_calls %d written_mib %.1f\n", w, m, c / hz / s * 1000, h / 1024, b, a / 1024, r, y[1] - x[1], (y[2] - x[2]) / 1048576}'
 }
 
 echo "corpus: $runs runs; input as OTLP/JSON $json_bytes bytes, gzip -6 $gzip_bytes bytes"
-for r in $(seq "$rounds"); do
+for round in $(seq "$rounds"); do
   for mode in burst paced; do
-    if (( r % 2 )); then order="stock reprise"; else order="reprise stock"; fi
+    if (( round % 2 )); then order="stock reprise"; else order="reprise stock"; fi
     for who in $order; do run "$who" "$mode" | tee -a "$work/results.txt"; done
   done
 done

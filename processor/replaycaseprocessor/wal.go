@@ -63,8 +63,9 @@ func openWAL(ctx context.Context, host component.Host, storageID, owner componen
 	// The sequence starts at the clock so that records written after a restart sort after the
 	// ones restored.
 	return &wal{
-		client: client, walker: walker, commit: &groupCommit{client: client}, logger: logger,
-		seq: uint64(time.Now().UnixNano()), refs: map[string]int{},
+		client: client, walker: walker, logger: logger,
+		commit: &groupCommit{client: client, gather: walCommitGather, steadyGap: walCommitSteadyGap, gatherBackoff: walCommitGatherBackoff},
+		seq:    uint64(time.Now().UnixNano()), refs: map[string]int{},
 	}, nil
 }
 

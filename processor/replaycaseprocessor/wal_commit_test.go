@@ -3,6 +3,7 @@ package replaycaseprocessor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -116,4 +117,61 @@ func TestGroupCommitConcurrentWritersEachStoredOnce(t *testing.T) {
 	for k, n := range seen {
 		assert.Equal(t, 1, n, k)
 	}
+}
+
+// Requests arriving one at a time at a steady pace share a transaction: the caller that finds
+// none running waits gather for the next, and both return only after their shared commit.
+func TestGroupCommitGathersSteadyRequests(t *testing.T) {
+	c := &recordingClient{release: make(chan struct{})}
+	close(c.release)
+	g := &groupCommit{client: c, gather: 500 * time.Millisecond, steadyGap: time.Minute}
+	require.NoError(t, g.batch(context.Background(), storage.SetOperation("previous", nil)))
+	first := make(chan error, 1)
+	go func() { first <- g.batch(context.Background(), storage.SetOperation("a", nil)) }()
+	require.Eventually(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.busy }, 5*time.Second, time.Millisecond)
+	require.NoError(t, g.batch(context.Background(), storage.SetOperation("b", nil)))
+	require.NoError(t, <-first)
+	txs := c.transactions()
+	require.Len(t, txs, 2)
+	assert.ElementsMatch(t, []string{"a", "b"}, txs[1], "b arrived while a gathered")
+}
+
+// A lone request (no transaction ended within steadyGap) commits at once.
+func TestGroupCommitLoneRequestDoesNotWait(t *testing.T) {
+	c := &recordingClient{release: make(chan struct{})}
+	close(c.release)
+	g := &groupCommit{client: c, gather: time.Hour, steadyGap: time.Nanosecond}
+	done := make(chan error, 2)
+	go func() {
+		done <- g.batch(context.Background(), storage.SetOperation("first", nil))
+		time.Sleep(time.Millisecond) // longer than steadyGap
+		done <- g.batch(context.Background(), storage.SetOperation("later", nil))
+	}()
+	for range 2 {
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+		case <-time.After(5 * time.Second):
+			t.Fatal("a lone request waited for others")
+		}
+	}
+	assert.Len(t, c.transactions(), 2)
+}
+
+// A caller that sends one request after the other is steady but has nobody to gather: once a
+// gather has caught no one, its next requests within the backoff commit at once.
+func TestGroupCommitSequentialCallerWaitsOncePerBackoff(t *testing.T) {
+	c := &recordingClient{release: make(chan struct{})}
+	close(c.release)
+	g := &groupCommit{client: c, gather: 500 * time.Millisecond, steadyGap: time.Minute, gatherBackoff: time.Minute}
+	require.NoError(t, g.batch(context.Background(), storage.SetOperation("first", nil))) // nothing before it: no wait
+	start := time.Now()
+	require.NoError(t, g.batch(context.Background(), storage.SetOperation("second", nil))) // steady: gathers, catches no one
+	assert.GreaterOrEqual(t, time.Since(start), 500*time.Millisecond, "the second request gathered")
+	start = time.Now()
+	for i := range 20 {
+		require.NoError(t, g.batch(context.Background(), storage.SetOperation(fmt.Sprint(i), nil)))
+	}
+	assert.Less(t, time.Since(start), 500*time.Millisecond, "within the backoff nobody waits")
+	assert.Len(t, c.transactions(), 22)
 }

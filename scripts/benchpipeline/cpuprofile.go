@@ -1,0 +1,59 @@
+//go:build reprise_cpuprofile
+
+// This file is compiled into cmd/reprise only by scripts/bench-pipeline.sh with BENCH_PROFILE
+// set (go build -tags reprise_cpuprofile -overlay), never into the distribution: the collector
+// has no pprof extension, and a profile of the whole process must cover exactly the window the
+// benchmark measures, which a fixed-length /debug/pprof/profile cannot.
+//
+// REPRISE_CPUPROFILE_ADDR (host:port) serves POST /start?file=PATH, which starts the CPU
+// profile into PATH, and POST /stop, which ends it.
+package main
+
+import (
+	"net/http"
+	"os"
+	"runtime/pprof"
+	"sync"
+)
+
+func init() {
+	addr := os.Getenv("REPRISE_CPUPROFILE_ADDR")
+	if addr == "" {
+		return
+	}
+	var (
+		mu  sync.Mutex
+		out *os.File
+	)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /start", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		f, err := os.Create(r.URL.Query().Get("file"))
+		if err == nil {
+			if err = pprof.StartCPUProfile(f); err != nil {
+				_ = f.Close()
+			}
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		out = f
+	})
+	mux.HandleFunc("POST /stop", func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if out == nil {
+			http.Error(w, "no profile running", http.StatusConflict)
+			return
+		}
+		pprof.StopCPUProfile()
+		err := out.Close()
+		out = nil
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	})
+	go func() { _ = http.ListenAndServe(addr, mux) }()
+}
