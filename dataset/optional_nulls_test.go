@@ -2,7 +2,6 @@ package dataset_test
 
 import (
 	"bytes"
-	"io"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -36,22 +35,7 @@ func assertStoredAsDeconstructed[T any](t *testing.T, rows []T) {
 	require.NoError(t, WriteLikeTheWriter(&buf, rows, 3))
 	pf, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	require.NoError(t, err)
-	var stored []parquet.Row
-	for _, rg := range pf.RowGroups() {
-		rr := rg.Rows()
-		one := make([]parquet.Row, 1)
-		for {
-			n, err := rr.ReadRows(one)
-			if n == 1 {
-				stored = append(stored, one[0].Clone())
-			}
-			if n == 0 {
-				require.ErrorIs(t, err, io.EOF)
-				break
-			}
-		}
-		require.NoError(t, rr.Close())
-	}
+	stored := parquetRows(t, pf)
 	require.Len(t, stored, len(rows))
 	schema := parquet.SchemaOf(*new(T))
 	for i := range rows {

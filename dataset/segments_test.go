@@ -238,37 +238,20 @@ func storedRows(t *testing.T, root, dataset string) map[string]parquet.Row {
 	require.NoError(t, err)
 	out := map[string]parquet.Row{}
 	for _, f := range files {
-		fh, err := os.Open(f.Path)
-		require.NoError(t, err)
-		info, err := fh.Stat()
-		require.NoError(t, err)
-		pf, err := parquet.OpenFile(fh, info.Size())
-		require.NoError(t, err)
+		pf := openParquet(t, f.Path)
 		index, isSteps := pf.Schema().Lookup("index")
-		for _, rg := range pf.RowGroups() {
-			rows := rg.Rows()
-			buf := make([]parquet.Row, 1)
-			for {
-				n, err := rows.ReadRows(buf)
-				if n == 0 {
-					require.ErrorIs(t, err, io.EOF)
-					break
-				}
-				row := buf[0].Clone()
-				key := row[0].String() // case_id, the first column
-				if isSteps {
-					for _, v := range row {
-						if v.Column() == index.ColumnIndex {
-							key += "/" + v.String()
-						}
+		for _, row := range parquetRows(t, pf) {
+			key := row[0].String() // case_id, the first column
+			if isSteps {
+				for _, v := range row {
+					if v.Column() == index.ColumnIndex {
+						key += "/" + v.String()
 					}
 				}
-				require.NotContains(t, out, key, "%s: one row per key", f.Path)
-				out[key] = row
 			}
-			require.NoError(t, rows.Close())
+			require.NotContains(t, out, key, "%s: one row per key", f.Path)
+			out[key] = row
 		}
-		fh.Close()
 	}
 	return out
 }
@@ -421,12 +404,7 @@ func assertFootersNameEveryColumn(t *testing.T, root string) {
 	files, err := NewLister(root, Cases, Quarantine, Steps).Next()
 	require.NoError(t, err)
 	for _, f := range files {
-		fh, err := os.Open(f.Path)
-		require.NoError(t, err)
-		info, err := fh.Stat()
-		require.NoError(t, err)
-		pf, err := parquet.OpenFile(fh, info.Size())
-		require.NoError(t, err)
+		pf := openParquet(t, f.Path)
 		columns := pf.Schema().Columns()
 		for _, rg := range pf.Metadata().RowGroups {
 			require.Len(t, rg.Columns, len(columns))
@@ -434,6 +412,38 @@ func assertFootersNameEveryColumn(t *testing.T, root string) {
 				assert.Equal(t, columns[i], []string(c.MetaData.PathInSchema), f.Path)
 			}
 		}
-		fh.Close()
 	}
+}
+
+// openParquet opens a Parquet file for the length of the test.
+func openParquet(t *testing.T, path string) *parquet.File {
+	t.Helper()
+	fh, err := os.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { fh.Close() })
+	info, err := fh.Stat()
+	require.NoError(t, err)
+	pf, err := parquet.OpenFile(fh, info.Size())
+	require.NoError(t, err)
+	return pf
+}
+
+// parquetRows reads every row of pf, in order, as values with their levels.
+func parquetRows(t *testing.T, pf *parquet.File) []parquet.Row {
+	t.Helper()
+	var out []parquet.Row
+	for _, rg := range pf.RowGroups() {
+		rows := rg.Rows()
+		buf := make([]parquet.Row, 1)
+		for {
+			n, err := rows.ReadRows(buf)
+			if n == 0 {
+				require.ErrorIs(t, err, io.EOF)
+				break
+			}
+			out = append(out, buf[0].Clone())
+		}
+		require.NoError(t, rows.Close())
+	}
+	return out
 }
