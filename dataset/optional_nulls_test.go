@@ -14,13 +14,30 @@ import (
 
 // Every row is stored as parquet-go's Schema.Deconstruct makes it, value for value and level
 // for level: an empty optional string is NULL wherever its row or list element falls.
-// parquet-go v0.32's GenericWriter.Write, given many rows at once, stored some as "" (a null
-// after a run of present values, at some positions of the rows one call writes).
+// parquet-go v0.32's GenericWriter.Write stored some as "" (a null after a run of present
+// values, among the rows of one call or the elements of one list).
 func TestStoredRowsAreTheRowsDeconstructed(t *testing.T) {
 	var cases []*replaycase.Case
 	for i := range 3 {
 		cases = append(cases, mergeTestBatch(t, i)...)
 	}
+	// A list whose elements after the first are null, present, null in an optional field:
+	// the pattern Write got wrong inside one row.
+	var listed replaycase.Case
+	for _, c := range cases {
+		if len(c.Steps) > 1 && DatasetOf(c) == Cases {
+			listed = *c
+			break
+		}
+	}
+	require.NotEmpty(t, listed.Steps)
+	for len(listed.Steps) < 4 {
+		listed.Steps = append(listed.Steps, listed.Steps[len(listed.Steps)-1])
+	}
+	listed.Steps = append([]replaycase.Step(nil), listed.Steps...)
+	listed.CaseID = "list-pattern"
+	listed.Steps[0].Error, listed.Steps[1].Error, listed.Steps[2].Error, listed.Steps[3].Error = "first", "", "boom", ""
+	cases = append(cases, &listed)
 	caseRows := make([]CaseRow, 0, len(cases))
 	for _, c := range cases {
 		caseRows = append(caseRows, *c)

@@ -308,23 +308,32 @@ func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []
 	}
 	pw := parquet.NewGenericWriter[T](f.cw, opts...)
 	f.closeParquet, f.rows = pw.Close, len(rows)
-	if err := writeRowByRow(pw, rows); err != nil {
+	if err := writeDeconstructed(pw, rows); err != nil {
 		f.abort()
 		return fmt.Errorf("writing %s/%s=%s: %w", dataset, PartitionKey, dt, err)
 	}
 	return f.finish(b)
 }
 
-// writeRowByRow gives GenericWriter.Write one row at a time. parquet-go v0.32's Write, for an
-// optional column of a non-pointer type, stores a zero value as present ("" instead of NULL)
-// when a null follows a run of present values at some positions of the rows one call writes
-// (column_buffer_write.go compares the shifted null bitmap with (1<<y)-1, not with all ones);
-// with one row per call no run has a predecessor (TestOptionalZeroValuesAreStoredAsNULL).
-func writeRowByRow[T any](pw *parquet.GenericWriter[T], rows []T) error {
-	for i := range rows {
-		if _, err := pw.Write(rows[i : i+1]); err != nil {
+// writeDeconstructed writes rows as parquet.Row values that carry their levels, made by
+// Schema.Deconstruct, not through GenericWriter.Write: parquet-go v0.32's Write, for an optional
+// field of a non-pointer type, stores some zero values as present ("" instead of NULL) — a null
+// after a run of present values among the rows of one call or the elements of one list
+// (column_buffer_write.go compares the shifted null bitmap with (1<<y)-1, not with all ones).
+// Deconstruct tests each value on its own (TestStoredRowsAreTheRowsDeconstructed).
+func writeDeconstructed[T any](pw *parquet.GenericWriter[T], rows []T) error {
+	const chunk = 64 // rows deconstructed at a time, their value slices reused
+	schema := pw.Schema()
+	buf := make([]parquet.Row, min(chunk, len(rows)))
+	for len(rows) > 0 {
+		n := min(chunk, len(rows))
+		for i := range n {
+			buf[i] = schema.Deconstruct(buf[i][:0], &rows[i])
+		}
+		if _, err := pw.WriteRows(buf[:n]); err != nil {
 			return err
 		}
+		rows = rows[n:]
 	}
 	return nil
 }
