@@ -12,20 +12,27 @@ import (
 
 // toolCallParts lists each model step's requested tool calls as "id name arguments".
 func toolCallParts(c *replaycase.Case) [][]string {
+	return outputParts(c, func(p replaycase.Part) (string, bool) {
+		return p.ID + " " + p.Name + " " + p.Arguments, p.Type == "tool_call"
+	})
+}
+
+// outputParts lists, for each model step, what show makes of the output parts it keeps.
+func outputParts(c *replaycase.Case, show func(replaycase.Part) (string, bool)) [][]string {
 	var out [][]string
 	for _, st := range c.Steps {
 		if st.Kind != replaycase.StepLLM {
 			continue
 		}
-		var calls []string
+		var parts []string
 		for _, m := range st.OutputMessages {
 			for _, p := range m.Parts {
-				if p.Type == "tool_call" {
-					calls = append(calls, p.ID+" "+p.Name+" "+p.Arguments)
+				if s, keep := show(p); keep {
+					parts = append(parts, s)
 				}
 			}
 		}
-		out = append(out, calls)
+		out = append(out, parts)
 	}
 	return out
 }
@@ -168,22 +175,9 @@ func TestVercelRecordedRequestsReadAsTheProviderSendsThem(t *testing.T) {
 
 // itemIDs lists each model step's output parts that carry an item id, as "type id item-id".
 func itemIDs(c *replaycase.Case) [][]string {
-	var out [][]string
-	for _, st := range c.Steps {
-		if st.Kind != replaycase.StepLLM {
-			continue
-		}
-		var ids []string
-		for _, m := range st.OutputMessages {
-			for _, p := range m.Parts {
-				if p.ItemID != "" {
-					ids = append(ids, p.Type+" "+p.ID+" "+p.ItemID)
-				}
-			}
-		}
-		out = append(out, ids)
-	}
-	return out
+	return outputParts(c, func(p replaycase.Part) (string, bool) {
+		return p.Type + " " + p.ID + " " + p.ItemID, p.ItemID != ""
+	})
 }
 
 // The Responses item ids the telemetry recorded are kept: OpenInference's output.value holds
