@@ -25,6 +25,15 @@ import (
 func foldDuplicateModelCalls(steps []normalized) []normalized {
 	into := map[int]int{}    // duplicate step → the step it duplicates
 	matched := map[int]int{} // kept step → how many duplicates match it
+	// Call-site ids, each computed once when a comparison first needs it: every pair of model
+	// steps is compared, and an id canonicalizes the step's whole request.
+	siteIDs := make([]string, len(steps))
+	siteID := func(k int) string {
+		if siteIDs[k] == "" {
+			siteIDs[k] = callsite.FromStep(&steps[k].Step).ID(nil)
+		}
+		return siteIDs[k]
+	}
 	for i := range steps {
 		x := &steps[i].Step
 		if x.Kind != replaycase.StepLLM {
@@ -38,7 +47,7 @@ func foldDuplicateModelCalls(steps []normalized) []normalized {
 			if j == i || y.Kind != replaycase.StepLLM || !recordsContent(y) {
 				continue
 			}
-			switch m := duplicates(x, y); {
+			switch m := duplicates(x, y, func() bool { return siteID(i) == siteID(j) }); {
 			case m > best:
 				match, best = j, m
 			case m == best && m != noMatch:
@@ -79,8 +88,8 @@ const (
 // content) recorded: sameModelCall when x has no content; when it has, x must be y's child, or
 // share y's response id, or share y's parent and be the same call (sameModelCall), send the same
 // request and get the same answer; and be the later of the two, so that of two records one is
-// kept.
-func duplicates(x, y *replaycase.Step) callMatch {
+// kept. sameRequest tells whether the two sent the same request (the same call-site id).
+func duplicates(x, y *replaycase.Step, sameRequest func() bool) callMatch {
 	if !recordsContent(x) {
 		return sameModelCall(x, y)
 	}
@@ -99,7 +108,7 @@ func duplicates(x, y *replaycase.Step) callMatch {
 	if x.ResponseID != "" && x.ResponseID == y.ResponseID {
 		return matchByEvidence
 	}
-	if callsite.FromStep(x).ID(nil) != callsite.FromStep(y).ID(nil) || answer(x) != answer(y) {
+	if !sameRequest() || answer(x) != answer(y) {
 		return noMatch
 	}
 	return sameModelCall(x, y)
