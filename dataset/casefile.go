@@ -23,7 +23,7 @@ func WriteCaseFile(path, compression string, rows []CaseRow) error {
 	}
 	defer os.Remove(f.Name()) // after the rename there is nothing left to remove
 	w := parquet.NewGenericWriter[CaseRow](f, opts...)
-	err = writeDeconstructed(w, rows) // not w.Write(rows): see writeDeconstructed
+	err = WriteRows(w, rows) // not w.Write(rows): see WriteRows
 	if err == nil {
 		err = w.Close()
 	}

@@ -80,7 +80,7 @@ func StepRowsOf(cases []*replaycase.Case) []StepRow {
 // of rowGroupRows.
 func WriteLikeTheWriter[T any](out io.Writer, rows []T, rowGroupRows int) error {
 	pw := parquet.NewGenericWriter[T](out, parquet.MaxRowsPerRowGroup(int64(rowGroupRows)))
-	if err := writeDeconstructed(pw, rows); err != nil {
+	if err := WriteRows(pw, rows); err != nil {
 		return err
 	}
 	return pw.Close()

@@ -308,20 +308,22 @@ func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []
 	}
 	pw := parquet.NewGenericWriter[T](f.cw, opts...)
 	f.closeParquet, f.rows = pw.Close, len(rows)
-	if err := writeDeconstructed(pw, rows); err != nil {
+	if err := WriteRows(pw, rows); err != nil {
 		f.abort()
 		return fmt.Errorf("writing %s/%s=%s: %w", dataset, PartitionKey, dt, err)
 	}
 	return f.finish(b)
 }
 
-// writeDeconstructed writes rows as parquet.Row values that carry their levels, made by
-// Schema.Deconstruct, not through GenericWriter.Write: parquet-go v0.32's Write, for an optional
+// WriteRows gives Go rows to a parquet-go writer (every writer of Go rows in this package, and
+// scripts/datasetsize, goes through it; merges copy column values instead) as parquet.Row values
+// that carry their levels, made by Schema.Deconstruct, not through GenericWriter.Write:
+// parquet-go v0.32's Write, for an optional
 // field of a non-pointer type, stores some zero values as present ("" instead of NULL) — a null
 // after a run of present values among the rows of one call or the elements of one list
 // (column_buffer_write.go compares the shifted null bitmap with (1<<y)-1, not with all ones).
 // Deconstruct tests each value on its own (TestStoredRowsAreTheRowsDeconstructed).
-func writeDeconstructed[T any](pw *parquet.GenericWriter[T], rows []T) error {
+func WriteRows[T any](pw *parquet.GenericWriter[T], rows []T) error {
 	const chunk = 64 // rows deconstructed at a time, their value slices reused
 	schema := pw.Schema()
 	buf := make([]parquet.Row, min(chunk, len(rows)))

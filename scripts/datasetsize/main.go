@@ -140,7 +140,7 @@ func columnSizes(path, name string, byKind, byColumn map[string]int64) (int64, e
 func size[T any](rows []T, opts []parquet.WriterOption) int64 {
 	var buf bytes.Buffer
 	w := parquet.NewGenericWriter[T](&buf, opts...)
-	if _, err := w.Write(rows); err != nil {
+	if err := dataset.WriteRows(w, rows); err != nil { // as the exporter writes them
 		log.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
