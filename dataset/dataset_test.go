@@ -48,7 +48,8 @@ func fixtureCases(t *testing.T) []*replaycase.Case {
 func tree(t *testing.T, dir string) []string {
 	var out []string
 	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+		// Owner files are a live writer's lock in staging (segment_owner.go), not data.
+		if err == nil && !d.IsDir() && !IsOwnerFile(d.Name()) {
 			rel, _ := filepath.Rel(dir, path)
 			out = append(out, filepath.ToSlash(rel))
 		}

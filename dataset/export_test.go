@@ -4,6 +4,7 @@ import (
 	"io"
 	"reflect"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -85,3 +86,11 @@ func WriteLikeTheWriter[T any](out io.Writer, rows []T, rowGroupRows int) error 
 	}
 	return pw.Close()
 }
+
+// IsOwnerFile tells whether a file in staging is a writer's owner file.
+func IsOwnerFile(name string) bool {
+	return strings.HasPrefix(name, ownerPrefix) && strings.HasSuffix(name, ownerSuffix)
+}
+
+// ReleaseOwner lets go of a writer's owner lock, as the end of its process does.
+func ReleaseOwner(w *Writer) { w.owner.release(true) }

@@ -88,7 +88,7 @@ func (w *Writer) commitSegment(b *batch) (segment, error) {
 	if err != nil {
 		return segment{}, err
 	}
-	name := segmentPrefix + id.String()
+	name := w.owner.segmentName(id)
 	if err := os.Rename(b.dir, filepath.Join(w.cfg.Staging, name)); err != nil {
 		return segment{}, err
 	}
@@ -333,10 +333,11 @@ func (w *Writer) mergeInto(b *batch, dataset, dt string, sources []mergeSource, 
 }
 
 // adoptSegments takes over the committed segments in staging that no writer has merged and that
-// were committed before staleBefore: left by a process that crashed (a running writer merges
-// its own within FileMaxAge). Several collectors may share a staging directory, so a segment is
-// claimed by renaming it to a new name first; only one claimant's rename succeeds, and no row
-// is merged twice.
+// were left by a process that is gone (their owner's lock can be taken, segment_owner.go) or,
+// when that cannot be told, were committed before staleBefore (a running writer merges its own
+// within FileMaxAge). Several collectors may share a staging directory, so a segment is claimed
+// by renaming it to a new name first; only one claimant's rename succeeds, and no row is merged
+// twice.
 func (w *Writer) adoptSegments(staleBefore time.Time) error {
 	entries, err := os.ReadDir(w.cfg.Staging)
 	if err != nil {
@@ -350,18 +351,22 @@ func (w *Writer) adoptSegments(staleBefore time.Time) error {
 	w.mu.Unlock()
 	var adopted []segment
 	var errs []error
+	owners := &goneOwners{staging: w.cfg.Staging, checked: map[string]*os.File{}}
+	defer owners.close()
 	for _, entry := range entries {
 		if !entry.IsDir() || !strings.HasPrefix(entry.Name(), segmentPrefix) || known[entry.Name()] {
 			continue
 		}
-		if info, err := entry.Info(); err != nil || info.ModTime().After(staleBefore) {
-			continue
+		if owner := ownerOf(entry.Name()); w.owner != nil && owner == w.owner.id || !owners.gone(owner) {
+			if info, err := entry.Info(); err != nil || info.ModTime().After(staleBefore) {
+				continue
+			}
 		}
 		id, err := uuid.NewV7()
 		if err != nil {
 			return err
 		}
-		s := segment{name: segmentPrefix + id.String(), created: time.Now()}
+		s := segment{name: w.owner.segmentName(id), created: time.Now()}
 		if err := os.Rename(filepath.Join(w.cfg.Staging, entry.Name()), filepath.Join(w.cfg.Staging, s.name)); err != nil {
 			continue // claimed by another writer
 		}

@@ -447,3 +447,38 @@ func parquetRows(t *testing.T, pf *parquet.File) []parquet.Row {
 	}
 	return out
 }
+
+// A writer whose process is gone (its owner file's lock released, as the kernel does when a
+// process dies, kill -9 included) leaves segments that the next writer adopts at its start, not
+// 15 minutes later; a live writer's segments are left to it.
+func TestSegmentsOfAGoneWriterAreAdoptedAtOnceAndALiveWritersAreNot(t *testing.T) {
+	live := newSegmentWriter(t, 1000)
+	writeBatches(t, live, 1)
+	staleBefore := time.Now().Add(-15 * time.Minute)
+
+	other, err := NewWriter(ConfigOf(live))
+	require.NoError(t, err)
+	_, err = other.Recover(staleBefore)
+	require.NoError(t, err)
+	res, err := other.Flush(true)
+	require.NoError(t, err)
+	assert.Empty(t, res.Files, "the segments of a live writer are its own")
+
+	ReleaseOwner(live) // the process is gone
+	restarted, err := NewWriter(ConfigOf(live))
+	require.NoError(t, err)
+	_, err = restarted.Recover(staleBefore)
+	require.NoError(t, err)
+	res, err = restarted.Flush(true)
+	require.NoError(t, err)
+	assert.Len(t, res.Files, 3, "adopted at the first start")
+	var owners []string
+	entries, err := os.ReadDir(StagingOf(live))
+	require.NoError(t, err)
+	for _, e := range entries {
+		if IsOwnerFile(e.Name()) {
+			owners = append(owners, e.Name())
+		}
+	}
+	assert.Len(t, owners, 2, "the gone writer's owner file is removed; the two live writers' stay")
+}

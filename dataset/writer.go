@@ -84,6 +84,9 @@ type Writer struct {
 	// lastAdopted is when Flush last looked for such segments.
 	staleAge    time.Duration
 	lastAdopted time.Time
+	// owner names this writer's segments and tells other processes it lives (segment_owner.go);
+	// nil without file_max_age or without file locks.
+	owner *segmentOwner
 }
 
 // NewWriter checks the configuration, creates Root and Staging, and proves that a file can be
@@ -124,6 +127,13 @@ func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
 	}
 	if err := checkSameFilesystem(cfg.Root, cfg.Staging); err != nil {
 		return nil, fmt.Errorf("staging directory %s and root %s: %w", cfg.Staging, cfg.Root, err)
+	}
+	if cfg.FileMaxAge > 0 {
+		owner, err := newSegmentOwner(cfg.Staging)
+		if err != nil {
+			return nil, fmt.Errorf("staging directory %s: %w", cfg.Staging, err)
+		}
+		w.owner = owner
 	}
 	return w, nil
 }
@@ -271,8 +281,14 @@ func (w *Writer) retryPending() error {
 
 // Close publishes the committed batches an earlier Write could not finish. Those it still
 // cannot publish stay committed in staging, and Recover publishes them at the next start.
-// Staged segments are left for Flush(true), or for the next start.
+// Staged segments are left for Flush(true), or for the next start, which adopts them at once.
 func (w *Writer) Close() error {
+	defer func() {
+		w.mu.Lock()
+		left := len(w.segments) > 0
+		w.mu.Unlock()
+		w.owner.release(left)
+	}()
 	if err := w.retryPending(); err != nil {
 		return fmt.Errorf("%w: %w", ErrCommitted, err)
 	}

@@ -1,0 +1,18 @@
+//go:build unix
+
+package dataset
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// errNoFileLocks says the system has no advisory file locks (never on unix).
+var errNoFileLocks = errors.New("file locks are not supported here")
+
+// lockFile takes an exclusive lock on f without waiting; it fails while another open file
+// description, in this process or another, holds one.
+func lockFile(f *os.File) error {
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+}
