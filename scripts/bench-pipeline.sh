@@ -20,7 +20,9 @@
 # BENCH_PROFILE=DIR writes a CPU profile of each reprise run, over the window whose CPU is
 # measured, to DIR/<mode>-<round>.pprof (go tool pprof -top -cum DIR/paced-1.pprof): reprise is
 # then built with scripts/benchpipeline/cpuprofile.go added (build tag reprise_cpuprofile), which
-# costs nothing until the profile is started.
+# costs nothing until the profile is started. A heap profile of each run, taken when the last
+# client request is answered, goes to DIR/<mode>-<round>-heap.pprof
+# (go tool pprof -sample_index=inuse_space -top DIR/paced-1-heap.pprof).
 # BENCH_FILE_MAX_AGE=0s overrides the exporter's file_max_age (default: config/local.yaml's, 10s).
 # Memory trade-offs: BENCH_GOMEMLIMIT (default: the value config/local.yaml's run line gives),
 # BENCH_FSYNC=true sets file_storage's fsync (a flush to the disk after every write-ahead commit).
@@ -48,6 +50,8 @@ for port in $otlp_port $grpc_port $metrics_port $replay_port $profile_port; do
 done
 
 # --- builds -----------------------------------------------------------------------------------
+# Both collectors are built as ocb builds a distribution by default (-trimpath, -ldflags '-s -w'):
+# the flags decide how much of the binary is mapped, which peak RSS counts.
 manifest=scripts/benchpipeline/stock-builder-config.yaml
 stock=$cache/stockcollector
 sum=$(sha256sum "$manifest" | cut -c1-16)
@@ -65,10 +69,15 @@ fi
 if [ -n "${BENCH_PROFILE:-}" ]; then
   mkdir -p "$BENCH_PROFILE"
   printf '{"Replace": {"%s": "%s"}}' "$PWD/cmd/reprise/zz_cpuprofile.go" "$PWD/scripts/benchpipeline/cpuprofile.go" > "$work/overlay.json"
-  go build -tags reprise_cpuprofile -overlay "$work/overlay.json" -o "$work/bin-reprise" ./cmd/reprise
+  go build -trimpath -ldflags='-s -w' -tags reprise_cpuprofile -overlay "$work/overlay.json" -o "$work/bin-reprise" ./cmd/reprise
 else
-  go build -o "$work/bin-reprise" ./cmd/reprise
+  go build -trimpath -ldflags='-s -w' -o "$work/bin-reprise" ./cmd/reprise
 fi
+# Both run from a copy, as an installed binary would: a file fresh from the linker can sit in the
+# page cache as large folios that are mapped whole (docs/benchmarks.md: up to ~25 MiB more RSS),
+# while a stock binary built long ago has been read back in small pages.
+mv "$work/bin-reprise" "$work/bin-reprise.built" && cp "$work/bin-reprise.built" "$work/bin-reprise" && rm "$work/bin-reprise.built"
+cp "$stock" "$work/bin-stock"
 go build -o "$work/benchload" ./scripts/benchload
 go build -o "$work/reconcile" ./scripts/reconcile
 
@@ -143,7 +152,7 @@ run() { # collector mode → one result line
     REPRISE_SCRUB_KEY=bench-key GOMEMLIMIT=$gomemlimit GOGC=${BENCH_GOGC:-100} "$work/bin-reprise" \
       --config config/local.yaml --config "$work/reprise-overrides.yaml" >"$work/$who.log" 2>&1 &
   else
-    "$stock" --config "$work/stock.yaml" >"$work/$who.log" 2>&1 &
+    "$work/bin-stock" --config "$work/stock.yaml" >"$work/$who.log" 2>&1 &
   fi
   pid=$!
   # Peak anonymous RSS (heap and stacks): VmHWM also counts the pages of memory-mapped files,
@@ -164,6 +173,8 @@ run() { # collector mode → one result line
   t0=$(cpu_ticks $pid) w0=$(io_writes $pid)
   if [ "$mode" = burst ]; then rate_flag=0; else rate_flag=$rate; fi
   load=$("$work/benchload" -runs "$runs" -rate "$rate_flag" -endpoint "http://127.0.0.1:$otlp_port")
+  # The heap as the last client request is answered: what the collector holds while loaded.
+  [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/heap?file=$BENCH_PROFILE/$mode-$round-heap.pprof" || echo "could not write the heap profile" >&2
   spans=$(sed 's/.*spans=\([0-9]*\).*/\1/' <<<"$load")
   retries=$(sed 's/.*retries=\([0-9]*\).*/\1/' <<<"$load")
   for _ in $(seq 600); do "done_$who" && break; sleep 1; done

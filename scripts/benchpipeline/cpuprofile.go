@@ -6,7 +6,7 @@
 // benchmark measures, which a fixed-length /debug/pprof/profile cannot.
 //
 // REPRISE_CPUPROFILE_ADDR (host:port) serves POST /start?file=PATH, which starts the CPU
-// profile into PATH, and POST /stop, which ends it.
+// profile into PATH, and POST /stop, which ends it; POST /heap?file=PATH writes a heap profile.
 package main
 
 import (
@@ -51,6 +51,19 @@ func init() {
 		pprof.StopCPUProfile()
 		err := out.Close()
 		out = nil
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	})
+	// POST /heap?file=PATH writes a heap profile (live objects as of the last GC) into PATH.
+	mux.HandleFunc("POST /heap", func(w http.ResponseWriter, r *http.Request) {
+		f, err := os.Create(r.URL.Query().Get("file"))
+		if err == nil {
+			err = pprof.Lookup("heap").WriteTo(f, 0)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
