@@ -1,9 +1,6 @@
 package replaycaseprocessor
 
 import (
-	"encoding/binary"
-	"hash/fnv"
-
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -148,34 +145,4 @@ func forEachScopeSpans(td ptrace.Traces, fn func(ptrace.ScopeSpans)) {
 			fn(td.ResourceSpans().At(i).ScopeSpans().At(j))
 		}
 	}
-}
-
-// eventKey identifies a log event within its trace.
-type eventKey [16]byte
-
-// eventIdentity is a hash of what makes a log event the same event when a client sends it
-// again: its span id, timestamp, event name, severity, body and attributes (in order). Two
-// events equal in all of these carry the same information, so keeping one loses nothing.
-func eventIdentity(lr plog.LogRecord) eventKey {
-	h := fnv.New128a()
-	sid := lr.SpanID()
-	h.Write(sid[:])
-	var ts [8]byte
-	binary.LittleEndian.PutUint64(ts[:], uint64(lr.Timestamp()))
-	h.Write(ts[:])
-	binary.LittleEndian.PutUint64(ts[:], uint64(lr.SeverityNumber()))
-	h.Write(ts[:])
-	for _, s := range []string{lr.EventName(), lr.SeverityText(), lr.Body().AsString()} {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
-	}
-	for k, v := range lr.Attributes().All() {
-		h.Write([]byte(k))
-		h.Write([]byte{0})
-		h.Write([]byte(v.AsString()))
-		h.Write([]byte{0})
-	}
-	var k eventKey
-	h.Sum(k[:0])
-	return k
 }
