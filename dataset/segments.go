@@ -311,6 +311,13 @@ func (w *Writer) mergeInto(b *batch, dataset, dt string, sources []mergeSource, 
 			return err
 		}
 		defer f.Close()
+		m.zeroNulls = nil
+		if writtenWithWrite(pf) {
+			if !parquet.EqualNodes(pf.Schema(), w.caseZeroNulls.schema) {
+				return errors.New("segment written with Write has a schema other than cases/'")
+			}
+			m.zeroNulls = w.caseZeroNulls
+		}
 		for _, rg := range pf.RowGroups() {
 			if src.stepsOf {
 				err = m.writeStepsOf(rg, w.stepsOfCases)
