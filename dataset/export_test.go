@@ -57,12 +57,12 @@ func WriteSegmentWithSteps(w *Writer, cases []*replaycase.Case) error {
 	}
 	accepted, acceptedOptions := storeSpanIDsOnceIfAllFit(accepted, w.segmentCaseOptions, w.segmentIDsOnceOptions)
 	quarantined, quarantineOptions := storeSpanIDsOnceIfAllFit(quarantined, w.segmentCaseOptions, w.segmentIDsOnceOptions)
-	err = stageAll(w, b, Steps, steps, segmentOptions(parquet.SchemaOf(StepRow{})))
+	err = stageAll(w, b, Steps, steps, segmentOptions(parquet.SchemaOf(StepRow{})), nil)
 	if err == nil {
-		err = stageAll(w, b, Quarantine, quarantined, quarantineOptions)
+		err = stageAll(w, b, Quarantine, quarantined, quarantineOptions, nil)
 	}
 	if err == nil {
-		err = stageAll(w, b, Cases, accepted, acceptedOptions)
+		err = stageAll(w, b, Cases, accepted, acceptedOptions, nil)
 	}
 	_, err = w.writeSegment(b, err, Result{})
 	return err
@@ -94,3 +94,38 @@ func IsOwnerFile(name string) bool {
 
 // ReleaseOwner lets go of a writer's owner lock, as the end of its process does.
 func ReleaseOwner(w *Writer) { w.owner.release(true) }
+
+// WrittenWithWrite reports whether a staged segment file was written with GenericWriter.Write,
+// its NULLs to be restored by the merge.
+func WrittenWithWrite(pf *parquet.File) bool { return writtenWithWrite(pf) }
+
+// ZeroNullColumns is the column paths whose zero values the merge turns into NULLs in a segment
+// of rows of type T, or the error that refuses T.
+func ZeroNullColumns[T any]() ([]string, error) {
+	schema := parquet.SchemaOf(*new(T))
+	z, err := newZeroNulls(reflect.TypeFor[T](), schema)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i, path := range schema.Columns() {
+		if z.maxDef[i] > 0 {
+			out = append(out, strings.Join(path, "."))
+		}
+	}
+	return out, nil
+}
+
+// RestoreNulls applies the merge's repair to the values of rows of type T.
+func RestoreNulls[T any](rows []parquet.Row) error {
+	z, err := newZeroNulls(reflect.TypeFor[T](), parquet.SchemaOf(*new(T)))
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		for i, v := range row {
+			z.restoreNulls(row[i:i+1], v.Column())
+		}
+	}
+	return nil
+}

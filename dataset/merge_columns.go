@@ -29,6 +29,10 @@ type columnMerge struct {
 	opts        []parquet.WriterOption
 	schema      *parquet.Schema // the final schema; every source must have it
 
+	// zeroNulls, set while a segment written with GenericWriter.Write is read, restores the
+	// NULLs that Write stored as zero values (segment_nulls.go), as each page is read.
+	zeroNulls *zeroNulls
+
 	out       *stagedFile
 	groupRows int             // rows in out's row group not flushed yet
 	values    []parquet.Value // one page's values, reused
@@ -151,7 +155,8 @@ func (m *columnMerge) copyColumn(dst *parquet.ColumnWriter, chunk parquet.Column
 	return nil
 }
 
-// readPage reads every value of a page into m.values.
+// readPage reads every value of a page into m.values, with the NULLs of a segment written with
+// Write restored.
 func (m *columnMerge) readPage(page parquet.Page) ([]parquet.Value, error) {
 	n := int(page.NumValues())
 	if cap(m.values) < n {
@@ -171,6 +176,9 @@ func (m *columnMerge) readPage(page parquet.Page) ([]parquet.Value, error) {
 		if k == 0 && err == nil {
 			return nil, io.ErrNoProgress
 		}
+	}
+	if m.zeroNulls != nil {
+		m.zeroNulls.restoreNulls(values, page.Column())
 	}
 	return values, nil
 }

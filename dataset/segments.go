@@ -58,10 +58,11 @@ const segmentRowGroupRows = 1024
 // (256 KiB pages: +10 MiB per batch of 1,000 cases in BenchmarkBatchMemory).
 const segmentPageBytes = 16 << 10
 
-// segmentOptions write segment files: the final schema, Snappy (a segment is read back once,
-// moments later: zstd would cost CPU twice, and Snappy, cheap, still shrinks what is
-// fsynced), small row groups and pages (below), and no statistics or bloom filter (nobody
-// queries a segment).
+// segmentOptions write segment files (their rows through GenericWriter.Write, the merge
+// restoring the NULLs it gets wrong: segment_nulls.go): the final schema, Snappy (a segment is
+// read back once, moments later: zstd would cost CPU twice, and Snappy, cheap, still shrinks
+// what is fsynced), small row groups and pages (below), and no statistics or bloom filter
+// (nobody queries a segment).
 func segmentOptions(schema *parquet.Schema) []parquet.WriterOption {
 	opts := []parquet.WriterOption{
 		schema,
@@ -311,6 +312,13 @@ func (w *Writer) mergeInto(b *batch, dataset, dt string, sources []mergeSource, 
 			return err
 		}
 		defer f.Close()
+		m.zeroNulls = nil
+		if writtenWithWrite(pf) {
+			if !parquet.EqualNodes(pf.Schema(), w.caseZeroNulls.schema) {
+				return errors.New("a segment written with GenericWriter.Write has a schema other than cases/'s")
+			}
+			m.zeroNulls = w.caseZeroNulls
+		}
 		for _, rg := range pf.RowGroups() {
 			if src.stepsOf {
 				err = m.writeStepsOf(rg, w.stepsOfCases)

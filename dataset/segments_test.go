@@ -2,6 +2,7 @@ package dataset_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -265,7 +266,7 @@ func assertSameRows(t *testing.T, wantRoot, gotRoot, dataset string) {
 	assert.Len(t, got, len(want), dataset)
 	for key, row := range want {
 		require.Contains(t, got, key, dataset)
-		assert.True(t, row.Equal(got[key]), "%s %s:\nwant %v\ngot  %v", dataset, key, row, got[key])
+		assert.True(t, row.Equal(got[key]), "%s %s: %s", dataset, key, rowDiff(row, got[key]))
 	}
 }
 
@@ -481,4 +482,23 @@ func TestSegmentsOfAGoneWriterAreAdoptedAtOnceAndALiveWritersAreNot(t *testing.T
 		}
 	}
 	assert.Len(t, owners, 2, "the gone writer's owner file is removed; the two live writers' stay")
+}
+
+// rowDiff names the values of two rows that differ, with their levels (a row's String does not
+// show them).
+func rowDiff(want, got parquet.Row) string {
+	if len(want) != len(got) {
+		return fmt.Sprintf("%d values, want %d:\nwant %v\ngot  %v", len(got), len(want), want, got)
+	}
+	var diffs []string
+	for i := range want {
+		if !parquet.Equal(want[i], got[i]) || want[i].RepetitionLevel() != got[i].RepetitionLevel() || want[i].DefinitionLevel() != got[i].DefinitionLevel() || want[i].Column() != got[i].Column() {
+			diffs = append(diffs, fmt.Sprintf("value %d: want %s got %s", i, levelled(want[i]), levelled(got[i])))
+		}
+	}
+	return strings.Join(diffs, "; ")
+}
+
+func levelled(v parquet.Value) string {
+	return fmt.Sprintf("%v (column %d, r%d d%d)", v, v.Column(), v.RepetitionLevel(), v.DefinitionLevel())
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -71,7 +72,10 @@ type Writer struct {
 	// span ids once (ids_stored_once.go): the case options with CaseIDsLayoutKey in the footer.
 	idsOnceOptions        []parquet.WriterOption
 	segmentIDsOnceOptions []parquet.WriterOption
-	create                func(path string) (StagedFile, error)
+	// caseZeroNulls are the columns of cases/ and quarantine/ whose NULLs the merge restores in
+	// segments written with GenericWriter.Write (segment_nulls.go).
+	caseZeroNulls *zeroNulls
+	create        func(path string) (StagedFile, error)
 	// afterRename is called after each file of a batch is renamed into the root; a test makes
 	// it fail to simulate a crash in the middle of publishing.
 	afterRename func(renamed int) error
@@ -113,6 +117,9 @@ func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
 		segmentCaseOptions: segmentOptions(parquet.SchemaOf(CaseRow{})),
 	}
 	if w.stepsOfCases, err = newStepsOfCases(parquet.SchemaOf(CaseRow{}), parquet.SchemaOf(StepRow{})); err != nil {
+		return nil, err
+	}
+	if w.caseZeroNulls, err = newZeroNulls(reflect.TypeFor[CaseRow](), parquet.SchemaOf(CaseRow{})); err != nil {
 		return nil, err
 	}
 	w.idsOnceOptions = withIDsOnce(w.caseOptions)
@@ -212,19 +219,20 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 		return res, err
 	}
 	caseOptions, idsOnceOptions := w.caseOptions, w.idsOnceOptions
+	var zeroNulls *zeroNulls // a segment's rows are written on the fast path (segment_nulls.go)
 	if staged {
-		caseOptions, idsOnceOptions = w.segmentCaseOptions, w.segmentIDsOnceOptions
+		caseOptions, idsOnceOptions, zeroNulls = w.segmentCaseOptions, w.segmentIDsOnceOptions, w.caseZeroNulls
 	}
 	accepted, acceptedOptions := storeSpanIDsOnceIfAllFit(accepted, caseOptions, idsOnceOptions)
 	quarantined, quarantineOptions := storeSpanIDsOnceIfAllFit(quarantined, caseOptions, idsOnceOptions)
 	// Staged in publish order: steps before cases, so that a reader never sees a case row
 	// whose steps are not there yet.
-	err = stageAll(w, b, Steps, steps, w.stepOptions)
+	err = stageAll(w, b, Steps, steps, w.stepOptions, nil)
 	if err == nil {
-		err = stageAll(w, b, Quarantine, quarantined, quarantineOptions)
+		err = stageAll(w, b, Quarantine, quarantined, quarantineOptions, zeroNulls)
 	}
 	if err == nil {
-		err = stageAll(w, b, Cases, accepted, acceptedOptions)
+		err = stageAll(w, b, Cases, accepted, acceptedOptions, zeroNulls)
 	}
 	if staged {
 		return w.writeSegment(b, err, res)
@@ -296,8 +304,9 @@ func (w *Writer) Close() error {
 }
 
 // stageAll writes the rows of one dataset, by partition in order, as files of at most
-// MaxRowsPerFile rows.
-func stageAll[T any](w *Writer, b *batch, dataset string, byDay map[string][]T, opts []parquet.WriterOption) error {
+// MaxRowsPerFile rows; zeroNulls is set for segments, whose rows go through the fast path
+// (writeStagedRows).
+func stageAll[T any](w *Writer, b *batch, dataset string, byDay map[string][]T, opts []parquet.WriterOption, zeroNulls *zeroNulls) error {
 	days := make([]string, 0, len(byDay))
 	for dt := range byDay {
 		days = append(days, dt)
@@ -307,7 +316,7 @@ func stageAll[T any](w *Writer, b *batch, dataset string, byDay map[string][]T, 
 		rows := byDay[dt]
 		for len(rows) > 0 {
 			n := min(len(rows), w.cfg.MaxRowsPerFile)
-			if err := stageFile(w, b, dataset, dt, rows[:n], opts); err != nil {
+			if err := stageFile(w, b, dataset, dt, rows[:n], opts, zeroNulls); err != nil {
 				return err
 			}
 			rows = rows[n:]
@@ -317,22 +326,23 @@ func stageAll[T any](w *Writer, b *batch, dataset string, byDay map[string][]T, 
 }
 
 // stageFile writes one complete, synced Parquet file into the batch's staging directory.
-func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []parquet.WriterOption) error {
+func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []parquet.WriterOption, zeroNulls *zeroNulls) error {
 	f, err := w.createStaged(b, dataset, dt)
 	if err != nil {
 		return err
 	}
 	pw := parquet.NewGenericWriter[T](f.cw, opts...)
 	f.closeParquet, f.rows = pw.Close, len(rows)
-	if err := WriteRows(pw, rows); err != nil {
+	if err := writeStagedRows(pw, rows, zeroNulls); err != nil {
 		f.abort()
 		return fmt.Errorf("writing %s/%s=%s: %w", dataset, PartitionKey, dt, err)
 	}
 	return f.finish(b)
 }
 
-// WriteRows gives Go rows to a parquet-go writer (every writer of Go rows in this package, and
-// scripts/datasetsize, goes through it; merges copy column values instead) as parquet.Row values
+// WriteRows gives Go rows to a parquet-go writer (every writer of files users read in this
+// package, and scripts/datasetsize, goes through it; segments, which only the merge reads, take
+// the fast path with a repair at the merge, segment_nulls.go) as parquet.Row values
 // that carry their levels, made by Schema.Deconstruct, not through GenericWriter.Write:
 // parquet-go v0.32's Write, for an optional
 // field of a non-pointer type, stores some zero values as present ("" instead of NULL) — a null

@@ -81,7 +81,9 @@ func dirSize(b *testing.B, root string) int64 {
 //
 // The "segments" run stages each batch as a segment and merges it at once (file_max_age with a
 // 1-byte file_max_staged_size): the cost of a batch written twice, once as a segment and once
-// merged, against the same batch published directly.
+// merged, against the same batch published directly. A segment's rows go through parquet-go's
+// GenericWriter.Write and the merge restores the NULLs it gets wrong; a direct file's rows go
+// through Schema.Deconstruct (dataset/segment_nulls.go says why).
 func BenchmarkWriteCases(b *testing.B) {
 	for _, mode := range []string{"direct", "segments"} {
 		b.Run(mode, func(b *testing.B) {
