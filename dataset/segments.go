@@ -66,7 +66,7 @@ const segmentPageBytes = 16 << 10
 func segmentOptions(schema *parquet.Schema) []parquet.WriterOption {
 	opts := []parquet.WriterOption{
 		schema,
-		parquet.Compression(&parquet.Snappy),
+		parquet.Compression(&snappyFast{}),
 		parquet.MaxRowsPerRowGroup(segmentRowGroupRows),
 		parquet.PageBufferSize(segmentPageBytes),
 		parquet.DataPageVersion(1),
