@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -136,4 +137,30 @@ func FuzzKeywordIndex(f *testing.F) {
 			t.Fatalf("%q in %q: got %v, want %v", made, text, got, want)
 		}
 	})
+}
+
+// BenchmarkKeywordPrefilter compares the keyword test before and after the index replaced a
+// general-purpose trie (github.com/BobuSumisu/aho-corasick, which gitleaks uses itself, with a
+// lower-cased copy of the text): a short value with no keyword, and the texts of BenchmarkText
+// (each holds a keyword, so the test stops at the first).
+// Run: go test -run '^$' -bench KeywordPrefilter -benchmem -count 6 ./scrub/
+func BenchmarkKeywordPrefilter(b *testing.B) {
+	keywords, index := defaultKeywords(b)
+	trie := ahocorasick.NewTrieBuilder().AddStrings(keywords).Build()
+	texts := append([]struct{ name, text string }{{"model_name", "gpt-4o-mini-2024-07-18"}}, benchTexts()...)
+	for _, tc := range texts {
+		require.Equal(b, trie.MatchFirstString(asciiLower(tc.text)) != nil, index.in(tc.text), tc.name)
+		b.Run(tc.name+"/trie", func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			for b.Loop() {
+				_ = trie.MatchFirstString(asciiLower(tc.text))
+			}
+		})
+		b.Run(tc.name+"/index", func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			for b.Loop() {
+				_ = index.in(tc.text)
+			}
+		})
+	}
 }
