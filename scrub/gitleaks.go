@@ -19,15 +19,22 @@ import (
 // each a regular expression with keywords, an entropy threshold and allow-lists), used as a
 // library. Its rule ids become kinds in snake_case: aws-access-token → aws_access_token.
 
-var gitleaksDefault = sync.OnceValues(func() (config.Config, error) {
+// gitleaksConfig is the default configuration with the stop words taken out (stopwords.go).
+type gitleaksConfig struct {
+	config.Config
+	stopWords stopWords
+}
+
+var gitleaksDefault = sync.OnceValues(func() (gitleaksConfig, error) {
 	// gitleaks logs through a global zerolog logger to stderr; its messages can quote what
 	// it looked at, and nothing it says belongs in the collector's log.
 	logging.Logger = logging.Logger.Level(zerolog.Disabled)
 	d, err := detect.NewDetectorDefaultConfig()
 	if err != nil {
-		return config.Config{}, err
+		return gitleaksConfig{}, err
 	}
-	return d.Config, nil
+	cfg, stop, err := withoutStopWords(d.Config)
+	return gitleaksConfig{Config: cfg, stopWords: stop}, err
 })
 
 // gitleaksKind is the kind of a gitleaks rule.
@@ -58,8 +65,9 @@ func gitleaksKinds() []string {
 // It is safe for concurrent use: DetectString only reads the detector's rules and keyword trie
 // (its one shared counter, TotalBytes, is atomic) and keeps each scan's state in locals.
 type gitleaksRules struct {
-	detector *detect.Detector
-	keywords *keywordIndex
+	detector  *detect.Detector
+	keywords  *keywordIndex
+	stopWords stopWords // shared by every rule set, read only
 }
 
 // gitleaksRuleSets holds the rule set built for each set of rules turned off. The processor
@@ -104,7 +112,8 @@ func sharedGitleaks(off func(kind string) bool) (*gitleaksRules, error) {
 // newGitleaks builds a gitleaks detector without the rules whose id is in off. Decoding is
 // left to the walker (which decodes base64 itself and masks the encoded text), so gitleaks
 // scans text as given.
-func newGitleaks(cfg config.Config, off map[string]bool) (*gitleaksRules, error) {
+func newGitleaks(def gitleaksConfig, off map[string]bool) (*gitleaksRules, error) {
+	cfg := def.Config
 	rules := maps.Clone(cfg.Rules)
 	var keywords []string
 	for id, rule := range rules {
@@ -123,7 +132,7 @@ func newGitleaks(cfg config.Config, off map[string]bool) (*gitleaksRules, error)
 	cfg.Rules = rules
 	d := detect.NewDetector(cfg)
 	d.MaxDecodeDepth = 0
-	return &gitleaksRules{detector: d, keywords: index}, nil
+	return &gitleaksRules{detector: d, keywords: index, stopWords: def.stopWords}, nil
 }
 
 // detect returns gitleaks' findings in v.
@@ -131,5 +140,5 @@ func (g *gitleaksRules) detect(v string) []report.Finding {
 	if !g.keywords.in(v) {
 		return nil
 	}
-	return g.detector.DetectString(v)
+	return slices.DeleteFunc(g.detector.DetectString(v), g.stopWords.allowed)
 }
