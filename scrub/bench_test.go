@@ -7,6 +7,18 @@ import (
 	"testing"
 )
 
+// benchTexts are ordinary agent content (a prompt and a JSON tool result) and one large random
+// base64 value (an image in a message).
+func benchTexts() []struct{ name, text string } {
+	raw := make([]byte, 3<<20)
+	_, _ = rand.Read(raw)
+	return []struct{ name, text string }{
+		{"prompt", strings.Repeat("You are a weather assistant. Use get_weather(city, unit) for live conditions. What is the weather in Paris today? ", 20)},
+		{"json_tool_result", `{"city":"Paris","temperature":14,"unit":"celsius","sky":"overcast","forecast":[` + strings.Repeat(`{"day":"mon","high":16,"low":9},`, 30) + `{"day":"tue","high":15,"low":8}]}`},
+		{"random_base64_4MiB", base64.StdEncoding.EncodeToString(raw)},
+	}
+}
+
 // BenchmarkText measures the scrubber on ordinary agent content (a prompt and a JSON tool
 // result, nothing to find) and on one large random base64 value (an image in a message: binary
 // once decoded, so the text rules skip it), each scanned as if seen for the first time; and on a
@@ -17,15 +29,9 @@ func BenchmarkText(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	prompt := strings.Repeat("You are a weather assistant. Use get_weather(city, unit) for live conditions. What is the weather in Paris today? ", 20)
-	result := `{"city":"Paris","temperature":14,"unit":"celsius","sky":"overcast","forecast":[` + strings.Repeat(`{"day":"mon","high":16,"low":9},`, 30) + `{"day":"tue","high":15,"low":8}]}`
-	raw := make([]byte, 3<<20)
-	_, _ = rand.Read(raw)
-	for _, tc := range []struct{ name, text string }{
-		{"prompt", prompt},
-		{"json_tool_result", result},
-		{"random_base64_4MiB", base64.StdEncoding.EncodeToString(raw)},
-	} {
+	texts := benchTexts()
+	prompt := texts[0].text
+	for _, tc := range texts {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(tc.text)))
 			for i := 0; i < b.N; i++ {

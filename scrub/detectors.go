@@ -14,6 +14,12 @@ type detector struct {
 	group int
 	// valid, when set, must accept the secret (a checksum, a phone-number parse).
 	valid func(string) bool
+	// part, when set, is the shape of a whole secret. When valid rejects a match, the parts of
+	// it between separators (space, '.', '-') that have this shape and that valid accepts are
+	// taken instead, longest first: a greedy match takes in neighbouring digits ("4111 1111
+	// 1111 1111 12/27" matches as 18 digits, "order 3 4111…" as 17), and the search goes on
+	// after the match, so without this the card inside it would be missed.
+	part *regexp.Regexp
 	// near, when set, must accept the text before the match (a context word).
 	near func(before string) bool
 	// hints: the regexp only runs on text that contains one of these (a cheap prefilter);
@@ -41,6 +47,36 @@ func (d *detector) mayMatch(v string, digits int) bool {
 		}
 	}
 	return false
+}
+
+// validParts returns the longest part of v[start:end] that starts and ends at a separator (or
+// at start or end), has d's shape and is accepted by valid and near, and the same for the text
+// before and after it.
+func (d *detector) validParts(v string, start, end int) []span {
+	bounds := []int{start}
+	for i := start; i < end; i++ {
+		if c := v[i]; c == ' ' || c == '.' || c == '-' {
+			bounds = append(bounds, i)
+		}
+	}
+	bounds = append(bounds, end)
+	best := span{}
+	for i, a := range bounds[:len(bounds)-1] {
+		if i > 0 {
+			a++ // after the separator
+		}
+		for _, b := range bounds[i+1:] {
+			if b-a > best.end-best.start && d.part.MatchString(v[a:b]) && d.valid(v[a:b]) && (d.near == nil || d.near(v[:a])) {
+				best = span{start: a, end: b, kind: d.kind, personal: d.personal}
+			}
+		}
+	}
+	if best.end == 0 {
+		return nil
+	}
+	out := d.validParts(v, start, max(start, best.start-1))
+	out = append(out, best)
+	return append(out, d.validParts(v, min(end, best.end+1), end)...)
 }
 
 func countDigits(v string) int {

@@ -85,7 +85,7 @@ func New(cfg Config) (*Scrubber, error) {
 			s.detectors = append(s.detectors, d)
 		}
 	}
-	if s.gitleaks, err = newGitleaks(func(kind string) bool { return !on(kind) }); err != nil {
+	if s.gitleaks, err = sharedGitleaks(func(kind string) bool { return !on(kind) }); err != nil {
 		return nil, err
 	}
 	for _, r := range cfg.Rules {

@@ -119,7 +119,16 @@ func (s *Scrubber) detectorSpans(d *detector, v string, digits int) []span {
 			}
 			start, end = m[2*d.group], m[2*d.group+1]
 		}
-		if start == end || (d.valid != nil && !d.valid(v[start:end])) || (d.near != nil && !d.near(v[:start])) {
+		if start == end {
+			continue
+		}
+		if d.valid != nil && !d.valid(v[start:end]) {
+			if d.part != nil {
+				out = append(out, d.validParts(v, start, end)...)
+			}
+			continue
+		}
+		if d.near != nil && !d.near(v[:start]) {
 			continue
 		}
 		out = append(out, span{start: start, end: end, kind: d.kind, personal: d.personal})

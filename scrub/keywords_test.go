@@ -1,0 +1,166 @@
+package scrub
+
+import (
+	"strings"
+	"testing"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// containsKeyword is the definition the index must agree with: some keyword occurs in the text,
+// ASCII letters lower-cased on both sides.
+func containsKeyword(keywords []string, text string) bool {
+	lower := asciiLower(text)
+	for _, k := range keywords {
+		if strings.Contains(lower, asciiLower(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultKeywords are the keywords of the rules the default policy hands to gitleaks, read
+// from the detector the scrubber built: the value reaches gitleaks iff one of them occurs.
+func defaultKeywords(t testing.TB) ([]string, *keywordIndex) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	var keywords []string
+	for _, rule := range s.gitleaks.detector.Config.Rules {
+		for _, k := range rule.Keywords {
+			keywords = append(keywords, strings.ToLower(k))
+		}
+	}
+	require.Greater(t, len(keywords), 100, "the default rule set has a few hundred keywords")
+	return keywords, s.gitleaks.keywords
+}
+
+func TestKeywordIndexFindsEveryDefaultKeyword(t *testing.T) {
+	keywords, index := defaultKeywords(t)
+	const filler = "~ 0 ~ 0 ~" // holds no keyword
+	require.False(t, containsKeyword(keywords, filler))
+	require.False(t, index.in(filler))
+	for _, k := range keywords {
+		for _, word := range []string{k, strings.ToUpper(k), mixedCase(k)} {
+			for _, text := range []string{word, word + filler, filler + word + filler, filler + word} {
+				assert.True(t, index.in(text), "%q in %q", k, text)
+			}
+		}
+		// One byte short of the keyword: found only if another keyword occurs in it.
+		short := filler + k[:len(k)-1] + filler
+		assert.Equal(t, containsKeyword(keywords, short), index.in(short), short)
+	}
+}
+
+// mixedCase upper-cases every other ASCII letter.
+func mixedCase(s string) string {
+	b := []byte(s)
+	for i := 0; i < len(b); i += 2 {
+		if b[i] >= 'a' && b[i] <= 'z' {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func TestKeywordIndexOverlappingKeywords(t *testing.T) {
+	for _, tc := range []struct {
+		keywords []string
+		text     string
+		want     bool
+	}{
+		{[]string{"abcd", "bc"}, "xabcx", true}, // a keyword inside a longer one's prefix
+		{[]string{"abcx", "bcd"}, "abcd", true}, // the longer prefix fails over to the other keyword
+		{[]string{"aab"}, "aaab", true},         // fails over to a prefix of itself
+		{[]string{"sk", "ask"}, "as", false},    //
+		{[]string{"sk", "ask"}, "task", true},   //
+		{[]string{"he", "she", "his", "hers"}, "ushers", true},
+		{[]string{"she", "his", "hers"}, "hi her sh", false},
+		{[]string{"Key"}, "KEY", true},    // ASCII letters without case, keywords too
+		{[]string{"key"}, "kex", false},   //
+		{[]string{"é"}, "É", false},       // only ASCII letters are folded, as asciiLower does
+		{[]string{"ab"}, "a\xffb", false}, // a byte in no keyword restarts the match
+		{[]string{"a-b"}, "A-B", true},    //
+		{nil, "anything", false},          // no keywords: nothing reaches gitleaks
+		{[]string{""}, "", true},          // the empty keyword occurs everywhere
+		{[]string{"x"}, "", false},        //
+	} {
+		k, err := newKeywordIndex(tc.keywords)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, k.in(tc.text), "%q in %q", tc.keywords, tc.text)
+		assert.Equal(t, containsKeyword(tc.keywords, tc.text), tc.want, "the case agrees with the definition")
+	}
+}
+
+func TestKeywordIndexRefusesMoreRowsThanItCanNumber(t *testing.T) {
+	// Every three-letter word over 41 letters: 41 + 41² + 41³ = 70,643 prefixes.
+	var words []string
+	letters := "abcdefghijklmnopqrstuvwxyz0123456789_-.:/"
+	for _, a := range letters {
+		for _, b := range letters {
+			for _, c := range letters {
+				words = append(words, string([]rune{a, b, c}))
+			}
+		}
+	}
+	_, err := newKeywordIndex(words)
+	assert.ErrorContains(t, err, "more than 65536 distinct prefixes")
+}
+
+func TestKeywordIndexIsSmall(t *testing.T) {
+	_, index := defaultKeywords(t)
+	// A trie with a [256]int64 row per prefix needs 2 KiB per row; the default keywords have
+	// 1,281 prefixes (2.6 MB in such a trie).
+	assert.Less(t, index.size(), 256<<10, "bytes")
+	t.Logf("default keyword index: %d rows × %d columns = %d bytes", len(index.found), index.width, index.size())
+}
+
+// FuzzKeywordIndex: the index agrees with the definition, for the default keywords and for
+// keywords the fuzzer makes up (one per line).
+// Run: go test -run '^$' -fuzz FuzzKeywordIndex -fuzztime 30s ./scrub/
+func FuzzKeywordIndex(f *testing.F) {
+	f.Add("abcx\nbcd", "xxABCD")
+	f.Add("he\nshe\nhis\nhers", "ushers")
+	f.Add("sk-\nghp_\nxoxb", "token ghP_x and Sk- ")
+	f.Add("aab\n", "aaab")
+	keywords, index := defaultKeywords(f)
+	f.Fuzz(func(t *testing.T, words, text string) {
+		if got, want := index.in(text), containsKeyword(keywords, text); got != want {
+			t.Fatalf("default keywords in %q: got %v, want %v", text, got, want)
+		}
+		made := strings.Split(words, "\n")
+		k, err := newKeywordIndex(made)
+		if err != nil {
+			t.Skip(err) // more prefixes than rows
+		}
+		if got, want := k.in(text), containsKeyword(made, text); got != want {
+			t.Fatalf("%q in %q: got %v, want %v", made, text, got, want)
+		}
+	})
+}
+
+// BenchmarkKeywordPrefilter compares the keyword test before and after the index replaced a
+// general-purpose trie (github.com/BobuSumisu/aho-corasick, which gitleaks uses itself, with a
+// lower-cased copy of the text): a short value with no keyword, and the texts of BenchmarkText
+// (each holds a keyword, so the test stops at the first).
+// Run: go test -run '^$' -bench KeywordPrefilter -benchmem -count 6 ./scrub/
+func BenchmarkKeywordPrefilter(b *testing.B) {
+	keywords, index := defaultKeywords(b)
+	trie := ahocorasick.NewTrieBuilder().AddStrings(keywords).Build()
+	texts := append([]struct{ name, text string }{{"model_name", "gpt-4o-mini-2024-07-18"}}, benchTexts()...)
+	for _, tc := range texts {
+		require.Equal(b, trie.MatchFirstString(asciiLower(tc.text)) != nil, index.in(tc.text), tc.name)
+		b.Run(tc.name+"/trie", func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			for b.Loop() {
+				_ = trie.MatchFirstString(asciiLower(tc.text))
+			}
+		})
+		b.Run(tc.name+"/index", func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			for b.Loop() {
+				_ = index.in(tc.text)
+			}
+		})
+	}
+}
