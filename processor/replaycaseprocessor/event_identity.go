@@ -56,7 +56,11 @@ func (v *valueHasher) flush() {
 	v.n = 0
 }
 
-func (v *valueHasher) write(b []byte) {
+func (v *valueHasher) write(b []byte)       { writeBytes(v, b) }
+func (v *valueHasher) writeString(s string) { writeBytes(v, s) }
+
+// writeBytes copies b into v.buf, flushing it whenever it is full.
+func writeBytes[B string | []byte](v *valueHasher, b B) {
 	for len(b) > 0 {
 		if v.n == len(v.buf) {
 			v.flush()
@@ -64,17 +68,6 @@ func (v *valueHasher) write(b []byte) {
 		c := copy(v.buf[v.n:], b)
 		v.n += c
 		b = b[c:]
-	}
-}
-
-func (v *valueHasher) writeString(s string) {
-	for len(s) > 0 {
-		if v.n == len(v.buf) {
-			v.flush()
-		}
-		c := copy(v.buf[v.n:], s)
-		v.n += c
-		s = s[c:]
 	}
 }
 
