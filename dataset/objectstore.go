@@ -85,9 +85,11 @@ type ObjectStore struct {
 	// component that shuts down leaves no connection (and no goroutine) behind.
 	transport *http.Transport
 
-	mu       sync.Mutex
-	uploaded map[string]bool // keys known to be in the bucket
-	dirty    bool            // an upload failed: the next Sync compares the whole root
+	// dirty says the next Sync compares the whole root with the bucket: at the start, and after
+	// an upload failed. No set of uploaded keys is kept between Syncs: one would grow with every
+	// file for as long as the collector runs (and with every key of the bucket at each Sync).
+	mu    sync.Mutex
+	dirty bool
 }
 
 // NewObjectStore connects to the bucket of cfg (no request is made yet).
@@ -119,7 +121,7 @@ func NewObjectStore(ctx context.Context, cfg ObjectStoreConfig) (*ObjectStore, e
 		// still send one (the SDK's default), so the server rejects a corrupted upload.
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 	})
-	return &ObjectStore{client: client, bucket: bucket, prefix: prefix, transport: transport, uploaded: map[string]bool{}, dirty: true}, nil
+	return &ObjectStore{client: client, bucket: bucket, prefix: prefix, transport: transport, dirty: true}, nil
 }
 
 // Close closes the store's idle connections to the bucket. The store stays usable: a later
@@ -145,34 +147,38 @@ var datasetOrder = map[string]int{Steps: 0, Quarantine: 1, Cases: 2}
 // Upload uploads published files of the dataset rooted at root. A file that fails is retried by
 // the next Sync; the error lists it.
 func (s *ObjectStore) Upload(ctx context.Context, root string, files []File) error {
+	_, err := s.upload(ctx, root, files, nil)
+	return err
+}
+
+// upload uploads the files whose key is not in skip, and returns how many it uploaded.
+func (s *ObjectStore) upload(ctx context.Context, root string, files []File, skip map[string]bool) (int, error) {
 	files = append([]File(nil), files...)
 	sort.SliceStable(files, func(i, j int) bool { return datasetOrder[files[i].Dataset] < datasetOrder[files[j].Dataset] })
 	var errs []error
+	n := 0
 	for _, f := range files {
-		if err := s.put(ctx, root, f.Path); err != nil {
-			errs = append(errs, err)
+		rel, err := filepath.Rel(root, f.Path)
+		if err == nil {
+			key := s.Key(filepath.ToSlash(rel))
+			if skip[key] {
+				continue
+			}
+			err = s.put(ctx, key, f.Path)
 		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		n++
 	}
 	if len(errs) > 0 {
-		s.mu.Lock()
-		s.dirty = true
-		s.mu.Unlock()
+		s.Resync()
 	}
-	return errors.Join(errs...)
+	return n, errors.Join(errs...)
 }
 
-func (s *ObjectStore) put(ctx context.Context, root, file string) error {
-	rel, err := filepath.Rel(root, file)
-	if err != nil {
-		return err
-	}
-	key := s.Key(filepath.ToSlash(rel))
-	s.mu.Lock()
-	done := s.uploaded[key]
-	s.mu.Unlock()
-	if done {
-		return nil
-	}
+func (s *ObjectStore) put(ctx context.Context, key, file string) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -188,9 +194,6 @@ func (s *ObjectStore) put(ctx context.Context, root, file string) error {
 	}); err != nil {
 		return fmt.Errorf("uploading %s to s3://%s/%s: %w", file, s.bucket, key, err)
 	}
-	s.mu.Lock()
-	s.uploaded[key] = true
-	s.mu.Unlock()
 	return nil
 }
 
@@ -220,11 +223,12 @@ func (s *ObjectStore) Sync(ctx context.Context, root string) (int, error) {
 		s.Resync()
 		return 0, err
 	}
-	s.mu.Lock()
+	// The bucket's keys, for this Sync only. A file an Upload sends after the listing may be
+	// sent again below: the same bytes under the same key.
+	inBucket := make(map[string]bool, len(keys))
 	for _, k := range keys {
-		s.uploaded[k.key] = true
+		inBucket[k.key] = true
 	}
-	s.mu.Unlock()
 	var files []File
 	for _, ds := range []string{Steps, Quarantine, Cases} {
 		err := filepath.WalkDir(filepath.Join(root, ds), func(p string, d fs.DirEntry, err error) error {
@@ -244,15 +248,7 @@ func (s *ObjectStore) Sync(ctx context.Context, root string) (int, error) {
 			return 0, err
 		}
 	}
-	before := s.count()
-	err = s.Upload(ctx, root, files)
-	return s.count() - before, err
-}
-
-func (s *ObjectStore) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.uploaded)
+	return s.upload(ctx, root, files, inBucket)
 }
 
 // object is one listed key and its size.
