@@ -15,7 +15,7 @@ func (s *store) summariesOf(ids []string) ([]*dataset.CaseSummary, error) {
 	byFile := map[string][]want{}
 	s.mu.RLock()
 	for i, id := range ids {
-		if c, ok := s.cache.get(id); ok {
+		if c, ok := s.cache.Get(id); ok {
 			out[i] = dataset.SummaryOf(c)
 			continue
 		}

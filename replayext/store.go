@@ -314,7 +314,7 @@ func (s *store) forgetRemoved() (dropped int, err error) {
 	s.mu.Unlock()
 	for _, n := range old.byID {
 		if deadEntry(n) {
-			s.cache.drop(s.entries.at(n).id.String())
+			s.cache.Remove(s.entries.at(n).id.String())
 		}
 	}
 	dropped = len(old.byID) - len(kept.byID)
@@ -597,7 +597,7 @@ func (s *store) entry(caseID string) (uint32, bool) {
 
 // get reads a case's content (from the cache, else from its file).
 func (s *store) get(id string) (*replaycase.Case, error) {
-	if c, ok := s.cache.get(id); ok {
+	if c, ok := s.cache.Get(id); ok {
 		return c, nil
 	}
 	s.mu.RLock()
@@ -620,7 +620,7 @@ func (s *store) get(id string) (*replaycase.Case, error) {
 		return nil, fmt.Errorf("reading case %s: %w", id, err)
 	}
 	c.RawSpans, c.RawEvents = nil, nil // not served; keeps the cache to what replay needs
-	s.cache.put(id, c)
+	s.cache.Add(id, c)
 	return c, nil
 }
 

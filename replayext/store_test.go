@@ -99,7 +99,7 @@ func TestStoreMemoryIsBoundedByTheIndex(t *testing.T) {
 		_, err := s.get(fmt.Sprintf("%032x", i))
 		require.NoError(t, err)
 	}
-	assert.LessOrEqual(t, len(s.cache.cases), 16, "the content cache stays at its size")
+	assert.LessOrEqual(t, s.cache.Len(), 16, "the content cache stays at its size")
 
 	generateDataset(t, root, n, n+500, content)
 	added, _, failed = s.refresh().counts()
