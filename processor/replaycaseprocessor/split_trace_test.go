@@ -200,15 +200,11 @@ func TestPartRestoredAfterACrashIsStillASplit(t *testing.T) {
 	withStorage := func(c *Config) { c.Storage = &storageID; c.IdleTimeout = 10 * time.Second }
 	before, _ := splitAtRoot(t, testfixtures.Traceloop)
 
-	host, ext := startFileStorage(t, dir)
-	first := newHarness(t, withStorage)
-	require.NoError(t, first.traces.Start(context.Background(), host))
+	first, ext := startWithStorage(t, dir, withStorage)
 	first.consumeTraces(fromPartition("5"), before)
 	crash(t, first, ext)
 
-	host, ext = startFileStorage(t, dir)
-	second := newHarness(t, withStorage)
-	require.NoError(t, second.traces.Start(context.Background(), host))
+	second, ext := startWithStorage(t, dir, withStorage)
 	second.advance(10 * time.Second)
 	require.Len(t, second.cases(), 1)
 	assert.Contains(t, reasonCodes(second.cases()[0]), replaycase.ReasonTraceSplit)

@@ -50,6 +50,16 @@ func startFileStorage(t *testing.T, dir string) (storageHost, extension.Extensio
 	return storageHost{Host: componenttest.NewNopHost(), exts: map[component.ID]component.Component{storageID: ext}}, ext
 }
 
+// startWithStorage starts a file storage on dir and a new harness whose processor (configured
+// by mutate, which sets its storage) writes ahead to it, as a collector does when it starts.
+func startWithStorage(t *testing.T, dir string, mutate func(*Config)) (*harness, extension.Extension) {
+	t.Helper()
+	host, ext := startFileStorage(t, dir)
+	h := newHarness(t, mutate)
+	require.NoError(t, h.traces.Start(context.Background(), host))
+	return h, ext
+}
+
 // crash stops a processor the way kill -9 does: nothing is flushed; only the storage file is
 // closed (the kernel would release it) so that the next instance can open it.
 func crash(t *testing.T, h *harness, ext extension.Extension) {
@@ -65,9 +75,7 @@ func TestAcknowledgedRunsSurviveACrash(t *testing.T) {
 	dir := t.TempDir()
 	withStorage := func(c *Config) { c.Storage = &storageID }
 
-	host, ext := startFileStorage(t, dir)
-	first := newHarness(t, withStorage)
-	require.NoError(t, first.traces.Start(context.Background(), host))
+	first, ext := startWithStorage(t, dir, withStorage)
 	for i := 0; i < 3; i++ {
 		td, ld := testfixtures.Traces(t, testfixtures.OTelEvents), testfixtures.Logs(t, testfixtures.OTelEvents)
 		testfixtures.WithTraceID(td, ld, i)
@@ -81,9 +89,7 @@ func TestAcknowledgedRunsSurviveACrash(t *testing.T) {
 	require.Empty(t, first.cases())
 	crash(t, first, ext)
 
-	host, ext = startFileStorage(t, dir)
-	second := newHarness(t, withStorage)
-	require.NoError(t, second.traces.Start(context.Background(), host))
+	second, ext := startWithStorage(t, dir, withStorage)
 	second.advance(3 * time.Second)
 	cases := second.cases()
 	require.Len(t, cases, 3, "every acknowledged run, once")
@@ -96,9 +102,7 @@ func TestAcknowledgedRunsSurviveACrash(t *testing.T) {
 	require.NoError(t, ext.Shutdown(context.Background()))
 
 	// Everything sent was deleted: a third start restores nothing.
-	host, ext = startFileStorage(t, dir)
-	third := newHarness(t, withStorage)
-	require.NoError(t, third.traces.Start(context.Background(), host))
+	third, ext := startWithStorage(t, dir, withStorage)
 	third.shutdown()
 	assert.Empty(t, third.cases())
 	require.NoError(t, ext.Shutdown(context.Background()))
@@ -107,9 +111,7 @@ func TestAcknowledgedRunsSurviveACrash(t *testing.T) {
 // A trace split over several fragments keeps its stored record until the last fragment is sent.
 func TestStoredChunkSplitOverFragmentsIsKeptUntilAllAreSent(t *testing.T) {
 	dir := t.TempDir()
-	host, ext := startFileStorage(t, dir)
-	h := newHarness(t, func(c *Config) { c.Storage, c.Limits.MaxSpansPerTrace = &storageID, 3 })
-	require.NoError(t, h.traces.Start(context.Background(), host))
+	h, ext := startWithStorage(t, dir, func(c *Config) { c.Storage, c.Limits.MaxSpansPerTrace = &storageID, 3 })
 	h.sendTraces(testfixtures.Traces(t, testfixtures.Traceloop)) // 5 spans: a full case of 3, a fragment of 2
 	h.advance(time.Millisecond)                                  // sends the full case only
 	require.Len(t, h.cases(), 1)
@@ -265,9 +267,7 @@ func (w *writeThenDie) ConsumeTraces(_ context.Context, td ptrace.Traces) error 
 func TestKillBetweenTheWriteAndTheReleaseSendsTheCaseAgain(t *testing.T) {
 	dir := t.TempDir()
 	withStorage := func(c *Config) { c.Storage = &storageID }
-	host, ext := startFileStorage(t, dir)
-	first := newHarness(t, withStorage)
-	require.NoError(t, first.traces.Start(context.Background(), host))
+	first, ext := startWithStorage(t, dir, withStorage)
 	next := &writeThenDie{records: func() int {
 		recs, err := first.p.wal.records(context.Background())
 		require.NoError(t, err)
@@ -285,9 +285,7 @@ func TestKillBetweenTheWriteAndTheReleaseSendsTheCaseAgain(t *testing.T) {
 	assert.Equal(t, []int{3}, next.storedWhile, "their records were stored while they were written")
 	crash(t, first, ext)
 
-	host, ext = startFileStorage(t, dir)
-	second := newHarness(t, withStorage)
-	require.NoError(t, second.traces.Start(context.Background(), host))
+	second, ext := startWithStorage(t, dir, withStorage)
 	second.advance(3 * time.Second)
 	again := second.cases()
 	require.Len(t, again, 3, "every written case is sent again")
