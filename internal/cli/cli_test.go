@@ -193,6 +193,16 @@ func ciSetup(t *testing.T) (root string, cases []*replaycase.Case, out string) {
 	return root, cases, t.TempDir()
 }
 
+// readCIReport reads the report `reprise ci --json` wrote at path.
+func readCIReport(t *testing.T, path string) ciReport {
+	t.Helper()
+	var rep ciReport
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rep))
+	return rep
+}
+
 func TestCIReplaysEachCaseThroughTheCommand(t *testing.T) {
 	root, cases, out := ciSetup(t)
 	junit, report := filepath.Join(out, "junit.xml"), filepath.Join(out, "report.json")
@@ -200,10 +210,7 @@ func TestCIReplaysEachCaseThroughTheCommand(t *testing.T) {
 	t.Setenv("RUN", filepath.Join(testfixtures.Dir(), testfixtures.OTelEvents))
 	code, _, errOut := run(t, "ci", "--dataset", root, "--junit", junit, "--json", report, "--", "sh", "-c", replayAgent)
 	require.Equal(t, ExitOK, code, errOut)
-	var rep ciReport
-	b, err := os.ReadFile(report)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &rep))
+	rep := readCIReport(t, report)
 	require.Len(t, rep.Results, 1)
 	assert.Equal(t, outcomePassed, rep.Results[0].Outcome, "%+v", rep.Results[0])
 	assert.Equal(t, cases[0].CaseID, rep.Results[0].NewCaseID, "the same run again is the same case")
@@ -247,10 +254,7 @@ func TestCIFailsWithTheFindingsOfAChangedAgent(t *testing.T) {
 	t.Setenv("RUN", changedRun(t, true))
 	code, _, errOut := run(t, "ci", "--dataset", root, "--junit", junit, "--json", report, "--markdown", md, "--", "sh", "-c", replayAgent)
 	require.Equal(t, ExitChanged, code, errOut)
-	var rep ciReport
-	b, err := os.ReadFile(report)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &rep))
+	rep := readCIReport(t, report)
 	require.Len(t, rep.Results, 1)
 	types := map[casediff.FindingType]bool{}
 	for _, f := range rep.Results[0].Failing {

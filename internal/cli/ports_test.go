@@ -3,11 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -134,10 +132,7 @@ func TestCIRunsCasesInParallelEachInItsOwnHarness(t *testing.T) {
 
 	code, _, errOut := run(t, "ci", "--dataset", root, "-j", "8", "--json", report, "--", "sh", "-c", replayAgent)
 	require.Equal(t, ExitOK, code, errOut)
-	var rep ciReport
-	b, err := os.ReadFile(report)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &rep))
+	rep := readCIReport(t, report)
 	require.Len(t, rep.Results, n)
 	for _, r := range rep.Results {
 		assert.Equal(t, outcomePassed, r.Outcome, "%s: %s", r.CaseID, r.Message)
