@@ -184,8 +184,8 @@ func newSelector(set component.TelemetrySettings, cfg *SelectConfig, remember in
 // the run; else, when a rule failed to evaluate on an item (ParseJSON of text that is not JSON,
 // say), "error:" and the first such rule's name: that rule might have matched, and keeping a run
 // that does not matter costs a row while dropping one that does loses it for good; else "sample"
-// when the trace id falls in the sample; else "". failed holds each rule that failed with its
-// first error, whatever the outcome.
+// when the trace id falls in the sample; else "". failed holds each rule evaluated that failed,
+// with its first error, whatever the outcome (rules after the one that matched are not evaluated).
 func (s *selector) decide(ctx context.Context, spans ptrace.Traces, events plog.Logs, traceID pcommon.TraceID) (by string, failed []ruleError) {
 	for i, name := range s.names {
 		var matched bool
