@@ -13,8 +13,8 @@ import (
 // the replay extension says which port it bound when given :0, so the harness picks the ports
 // itself. Picking is a race in two ways, and both are handled:
 //   - between the workers of `reprise ci -j N`: a port another worker picked and has not bound
-//     yet is free to the kernel. ports holds every port a worker uses until its collector stops,
-//     so no two workers are given the same one;
+//     yet is free to the kernel. harnessPorts holds every port a worker uses until its
+//     collector stops, so no two workers are given the same one;
 //   - with the rest of the machine: a picked port can be taken (by another process, or as the
 //     local port of an outgoing connection) before the collector binds it. The collector then
 //     fails to start with EADDRINUSE, and the harness starts again on fresh ports.
