@@ -132,13 +132,15 @@ func (p *caseProcessor) send(ctx context.Context, b *batch) error {
 	return nil
 }
 
-// release forgets a batch that left the processor.
+// release forgets a batch that left the processor. The buffered_bytes metric falls only once
+// the batch's write-ahead records are deleted, so that 0 means nothing of it would be sent again
+// after a restart.
 func (p *caseProcessor) release(ctx context.Context, b *batch) {
 	p.mu.Lock()
 	p.bytes -= b.bytes
 	p.mu.Unlock()
-	p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, -b.bytes)
 	p.wal.release(ctx, b.walKeys)
+	p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, -b.bytes)
 	b.bytes, b.walKeys = 0, nil
 }
 
