@@ -121,9 +121,7 @@ func (a *assignment) matches(v string) [][3]int {
 func asciiLower(v string) string {
 	b := []byte(v)
 	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
+		b[i] = lowerByte(c)
 	}
 	return string(b)
 }

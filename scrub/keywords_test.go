@@ -112,7 +112,19 @@ func TestKeywordIndexIsSmall(t *testing.T) {
 	// A trie with a [256]int64 row per prefix needs 2 KiB per row; the default keywords have
 	// 1,281 prefixes (2.6 MB in such a trie).
 	assert.Less(t, index.size(), 256<<10, "bytes")
-	t.Logf("default keyword index: %d rows × %d columns = %d bytes", len(index.found), index.width, index.size())
+	t.Logf("default keyword index: %d rows × %d columns = %d bytes (%d in such a trie)",
+		len(index.found), index.width, index.size(), len(index.found)*2<<10)
+
+	// The stop words taken out of gitleaks' allow-lists (stopwords.go), which gitleaks keeps in
+	// such a trie.
+	def, err := gitleaksDefault()
+	require.NoError(t, err)
+	stopBytes, stopRows := 0, 0
+	for _, words := range def.stopWords {
+		stopBytes, stopRows = stopBytes+words.size(), stopRows+len(words.found)
+	}
+	assert.Less(t, stopBytes, 512<<10, "bytes")
+	t.Logf("stop word indexes: %d rows = %d bytes (%d in such a trie)", stopRows, stopBytes, stopRows*2<<10)
 }
 
 // FuzzKeywordIndex: the index agrees with the definition, for the default keywords and for

@@ -42,11 +42,11 @@ type Config struct {
 	// drop it: it survives a crash) and merges the segments into one file per dataset and day
 	// when the oldest is this old or they reach FileMaxStagedSize. Every file costs ~50 KiB
 	// of footer and indexes whatever its rows, so fewer, larger files make the dataset
-	// several times smaller; merging streams rows, so larger files do not cost memory. The
-	// price is visibility: a case is published up to sending_queue.batch.flush_timeout +
-	// file_max_age after it reached the exporter. At most 5m, because segments a crashed
-	// collector left are adopted once 15 minutes old. Default 0: every batch is published as
-	// its own files.
+	// several times smaller; merging copies a page of a column at a time, so larger files do
+	// not cost memory. The price is visibility: a case is published up to file_max_age (plus
+	// sending_queue.batch.flush_timeout with a queue) after it reached the exporter. At most
+	// 5m, because segments whose owner cannot be told alive or dead are adopted by other
+	// collectors once 15 minutes old. Default 0: every batch is published as its own files.
 	FileMaxAge time.Duration `mapstructure:"file_max_age"`
 	// FileMaxStagedSize is how many bytes of segments (Parquet with Snappy) are staged at
 	// most before they are merged, with file_max_age. Default 256 MiB.
