@@ -186,11 +186,6 @@ type refreshed struct {
 	err error
 }
 
-// counts are the cases added and dropped and the files that failed.
-func (r refreshed) counts() (added, dropped int, failed map[string]error) {
-	return r.added, r.dropped, r.failed
-}
-
 // refresh forgets the cases of removed files and indexes the files published since the last
 // refresh.
 func (s *store) refresh() (r refreshed) {
