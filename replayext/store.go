@@ -590,22 +590,26 @@ func (s *store) entry(caseID string) (uint32, bool) {
 	return s.lookupCase(id)
 }
 
+// caseFile is the data file and row of a case. Caller holds mu.
+func (s *store) caseFile(caseID string) (path string, row int64, ok bool) {
+	n, ok := s.entry(caseID)
+	if !ok {
+		return "", 0, false
+	}
+	file, row, ok := s.locate(n)
+	if !ok {
+		return "", 0, false
+	}
+	return s.files[file], row, true
+}
+
 // get reads a case's content (from the cache, else from its file).
 func (s *store) get(id string) (*replaycase.Case, error) {
 	if c, ok := s.cache.Get(id); ok {
 		return c, nil
 	}
 	s.mu.RLock()
-	n, ok := s.entry(id)
-	var path string
-	var row int64
-	if ok {
-		var file int
-		file, row, ok = s.locate(n)
-		if ok {
-			path = s.files[file]
-		}
-	}
+	path, row, ok := s.caseFile(id)
 	s.mu.RUnlock()
 	if !ok {
 		return nil, errNoCase
