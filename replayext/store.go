@@ -652,19 +652,37 @@ func (s *store) occurrences(id, caseID string) []hit {
 	if !ok {
 		return nil
 	}
-	var scope hexKey // compared as bytes: only the hits kept have their id written out
 	if caseID != "" {
-		if scope, ok = parseHexKey(caseID); !ok {
-			return nil
-		}
+		return s.occurrencesIn(key, caseID)
 	}
 	var hits []hit
 	i := sort.Search(len(s.look.byCall), func(i int) bool { return compareKeys(s.llms.at(s.look.byCall[i]).id, key) >= 0 })
 	for ; i < len(s.look.byCall) && s.llms.at(s.look.byCall[i]).id == key; i++ {
 		e := s.entries.at(s.entryOfLLM(s.look.byCall[i]))
-		if caseID == "" || e.id == scope {
-			hits = append(hits, hit{e.id.String(), int(s.look.byCall[i] - e.llmStart)})
-		}
+		hits = append(hits, hit{e.id.String(), int(s.look.byCall[i] - e.llmStart)})
+	}
+	return hits
+}
+
+// occurrencesIn lists the recorded steps of call-site key in one case. byCall orders a key's
+// steps by number and a case's steps are numbered together, so one search finds the first of
+// the case's: a key recorded in many cases costs no more than one recorded once. Caller holds
+// mu.
+func (s *store) occurrencesIn(key hexKey, caseID string) []hit {
+	n, ok := s.entry(caseID)
+	if !ok {
+		return nil
+	}
+	from, to := s.llmRange(n)
+	name := s.entries.at(n).id.String()
+	var hits []hit
+	i := sort.Search(len(s.look.byCall), func(i int) bool {
+		l := s.look.byCall[i]
+		c := compareKeys(s.llms.at(l).id, key)
+		return c > 0 || c == 0 && l >= from
+	})
+	for ; i < len(s.look.byCall) && s.look.byCall[i] < to && s.llms.at(s.look.byCall[i]).id == key; i++ {
+		hits = append(hits, hit{name, int(s.look.byCall[i] - from)})
 	}
 	return hits
 }
