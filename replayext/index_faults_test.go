@@ -154,6 +154,38 @@ func TestRefreshWithoutMemoryLeavesTheIndexAsItWas(t *testing.T) {
 	}
 }
 
+// Rows left out of files whose cases a refresh could not publish are not reported by it: the
+// files are read again on the next refresh, which reports them once.
+func TestRowsLeftOutAreReportedOnceTheirFileIsIndexed(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	generateDataset(t, root, 0, 10, 100)
+	s := newStore(root, 4)
+	added, _, failed := s.refresh().counts()
+	require.Empty(t, failed)
+	require.Equal(t, 10, added)
+
+	w, err := dataset.NewWriter(dataset.WriterConfig{Root: root, Staging: root + ".staging", Compression: "zstd", MaxRowsPerFile: 100, RowGroupRows: 100})
+	require.NoError(t, err)
+	bad := syntheticCase(11, 100)
+	bad.CaseID = "short"
+	_, err = w.Write([]*replaycase.Case{syntheticCase(10, 100), bad})
+	require.NoError(t, err)
+	failAllocations(t, 0)
+	res := s.refresh()
+	require.ErrorIs(t, res.err, errIndexMemory)
+	assert.Empty(t, res.skipped, "the file is not indexed yet")
+
+	allocFault = nil
+	res = s.refresh()
+	require.NoError(t, res.err)
+	assert.Equal(t, 1, res.added)
+	require.Len(t, res.skipped, 1)
+	assert.Equal(t, skipCaseIDLength, res.skipped[0].reason)
+	assert.Equal(t, int64(1), res.skipped[0].firstRow)
+	assert.Equal(t, 1, res.skipped[0].count)
+	assert.Empty(t, s.refresh().skipped, "counted once")
+}
+
 // A refresh whose records cannot grow adds nothing of the file, and the next refresh indexes
 // it. The records' first chunks are filled with entries nothing addresses, so that the
 // refresh needs new ones.

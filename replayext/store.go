@@ -198,8 +198,22 @@ func (s *store) refresh() (r refreshed) {
 	if err != nil {
 		r.failed = map[string]error{"": err}
 	}
+	// The files read since the last publish: their cases (fresh), their numbers in s.files and
+	// their rows left out, counted once their cases are published (else the files are read
+	// again on the next refresh, and their rows counted then).
 	var fresh freshEntries
-	var batch []int    // in s.files: the files whose cases fresh holds, not yet published
+	var batch []int
+	var batchSkipped []skippedRows
+	publish := func() error {
+		added, err := s.publish(fresh)
+		if err != nil {
+			return err
+		}
+		r.added += added
+		r.skipped = append(r.skipped, batchSkipped...)
+		fresh, batch, batchSkipped = freshEntries{fresh.cases[:0], fresh.calls[:0]}, batch[:0], batchSkipped[:0]
+		return nil
+	}
 	fi := &fileIndex{} // reused from file to file
 	for i, f := range files {
 		err := s.readFile(f, fi)
@@ -214,14 +228,9 @@ func (s *store) refresh() (r refreshed) {
 		if r.err = s.add(f, fi, &fresh); r.err != nil {
 			s.src.retry(f) // nothing of it was added
 		} else {
-			r.skipped = append(r.skipped, fi.skipped...)
-			batch = append(batch, len(s.files)-1)
+			batch, batchSkipped = append(batch, len(s.files)-1), append(batchSkipped, fi.skipped...)
 			if len(fresh.cases) >= publishEvery {
-				var added int
-				if added, r.err = s.publish(fresh); r.err == nil {
-					r.added += added
-					fresh, batch = freshEntries{fresh.cases[:0], fresh.calls[:0]}, batch[:0]
-				}
+				r.err = publish()
 			}
 		}
 		if r.err != nil {
@@ -231,19 +240,10 @@ func (s *store) refresh() (r refreshed) {
 			break
 		}
 	}
-	if r.err == nil && len(fresh.cases) > 0 {
-		var added int
-		added, r.err = s.publish(fresh)
-		r.added += added
+	if r.err == nil {
+		r.err = publish()
 	}
 	if r.err != nil {
-		// The batch's files are read again on the next refresh: their rows left out are
-		// counted then.
-		again := map[string]bool{}
-		for _, i := range batch {
-			again[s.files[i]] = true
-		}
-		r.skipped = slices.DeleteFunc(r.skipped, func(sk skippedRows) bool { return again[sk.file] })
 		s.unindex(batch)
 	}
 	return r
