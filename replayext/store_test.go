@@ -56,14 +56,14 @@ func generateDataset(tb testing.TB, root string, from, to, contentBytes int) {
 	}
 }
 
-// heapInUse is the live heap. Two collections: the first moves sync.Pool contents (the Parquet
-// writer's buffers) to the victim cache, the second frees them.
 // counts are the cases a refresh added and dropped and the files that failed: what most
 // tests check of it.
 func (r refreshed) counts() (added, dropped int, failed map[string]error) {
 	return r.added, r.dropped, r.failed
 }
 
+// heapInUse is the live heap. Two collections: the first moves sync.Pool contents (the Parquet
+// writer's buffers) to the victim cache, the second frees them.
 func heapInUse() uint64 {
 	runtime.GC()
 	runtime.GC()
