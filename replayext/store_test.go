@@ -126,6 +126,10 @@ func TestStoreIgnoresDuplicatesAndUnknownCases(t *testing.T) {
 	s := newStore(root, 4)
 	added, _, _ := s.refresh().counts()
 	assert.Equal(t, 15, added)
+	for _, i := range []int{4, 7, 10} {
+		_, hits := s.match(requestOf(syntheticCase(i, 100)), "", nil)
+		assert.Equal(t, []hit{{fmt.Sprintf("%032x", i), 0}}, hits, "case %d's call, once", i)
+	}
 	_, err := s.get("nope")
 	assert.ErrorIs(t, err, errNoCase)
 	assert.Equal(t, fmt.Sprintf("%032x", 0), s.firstCase())
