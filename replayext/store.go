@@ -514,7 +514,17 @@ func (s *store) publish(fresh freshEntries) (added int, err error) {
 		}
 		cases = append(cases, n)
 	}
-	calls := slices.DeleteFunc(fresh.calls, func(l uint32) bool { return s.entries.at(s.entryOfLLM(l)).pos == noPos })
+	// The calls of the copies dropped go too. fresh.calls ascend, and so do their entries,
+	// numbered from firstEntry: one walk beside them finds each call's entry.
+	calls, n := fresh.calls[:0], firstEntry
+	for _, l := range fresh.calls {
+		for int(n)+1 < s.entries.len() && s.entries.at(n+1).llmStart <= l {
+			n++
+		}
+		if s.entries.at(n).pos != noPos {
+			calls = append(calls, l)
+		}
+	}
 	byCall := func(a, b uint32) int {
 		if c := compareKeys(s.llms.at(a).id, s.llms.at(b).id); c != 0 {
 			return c
