@@ -93,6 +93,17 @@ func failAllocations(t *testing.T, n int) {
 	t.Cleanup(func() { allocFault = nil })
 }
 
+// indexedStore is a store over a dataset of n generated cases, indexed.
+func indexedStore(t *testing.T, n int) (root string, s *store) {
+	root = filepath.Join(t.TempDir(), "data")
+	generateDataset(t, root, 0, n, 100)
+	s = newStore(root, 4)
+	added, _, failed := s.refresh().counts()
+	require.Empty(t, failed)
+	require.Equal(t, n, added)
+	return root, s
+}
+
 // When the system refuses memory for the index, the extension does not start, and says why.
 func TestStartRefusesWhenTheIndexCannotBeAllocated(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
@@ -117,12 +128,7 @@ func TestStartRefusesWhenTheIndexCannotBeAllocated(t *testing.T) {
 func TestRefreshWithoutMemoryLeavesTheIndexAsItWas(t *testing.T) {
 	for failAt := range 3 {
 		t.Run(fmt.Sprint("allocation ", failAt), func(t *testing.T) {
-			root := filepath.Join(t.TempDir(), "data")
-			generateDataset(t, root, 0, 10, 100)
-			s := newStore(root, 4)
-			added, _, failed := s.refresh().counts()
-			require.Empty(t, failed)
-			require.Equal(t, 10, added)
+			root, s := indexedStore(t, 10)
 			before := listAll(s)
 
 			generateDataset(t, root, 10, 20, 100)
@@ -142,7 +148,7 @@ func TestRefreshWithoutMemoryLeavesTheIndexAsItWas(t *testing.T) {
 			assert.Empty(t, hits)
 
 			allocFault = nil
-			added, _, failed = s.refresh().counts()
+			added, _, failed := s.refresh().counts()
 			require.Empty(t, failed)
 			assert.Equal(t, 10, added, "the files are indexed on the next refresh")
 			assert.Len(t, listAll(s), 20)
@@ -157,13 +163,7 @@ func TestRefreshWithoutMemoryLeavesTheIndexAsItWas(t *testing.T) {
 // Rows left out of files whose cases a refresh could not publish are not reported by it: the
 // files are read again on the next refresh, which reports them once.
 func TestRowsLeftOutAreReportedOnceTheirFileIsIndexed(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "data")
-	generateDataset(t, root, 0, 10, 100)
-	s := newStore(root, 4)
-	added, _, failed := s.refresh().counts()
-	require.Empty(t, failed)
-	require.Equal(t, 10, added)
-
+	root, s := indexedStore(t, 10)
 	w, err := dataset.NewWriter(dataset.WriterConfig{Root: root, Staging: root + ".staging", Compression: "zstd", MaxRowsPerFile: 100, RowGroupRows: 100})
 	require.NoError(t, err)
 	bad := syntheticCase(11, 100)
