@@ -55,7 +55,7 @@ func TestRowsWithMalformedCaseIDsAreCountedAndLogged(t *testing.T) {
 		return metricdata.DataPoint[int64]{Value: n, Attributes: attribute.NewSet(attribute.String("reason", reason))}
 	}
 	metadatatest.AssertEqualExtensionReplayIndexRowsSkipped(t, tel, []metricdata.DataPoint[int64]{byReason(skipCaseIDLength, 2), byReason(skipCaseIDNotHex, 1)},
-		metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreValue()) // values checked below, order-free
+		metricdatatest.IgnoreTimestamp()) // data points compared in any order
 	got := map[string]int64{}
 	for _, e := range logs.FilterMessageSnippet("rows left out of the replay index").All() {
 		f := e.ContextMap()
@@ -93,6 +93,17 @@ func failAllocations(t *testing.T, n int) {
 	t.Cleanup(func() { allocFault = nil })
 }
 
+// indexedStore is a store over a dataset of n generated cases, indexed.
+func indexedStore(t *testing.T, n int) (root string, s *store) {
+	root = filepath.Join(t.TempDir(), "data")
+	generateDataset(t, root, 0, n, 100)
+	s = newStore(root, 4)
+	added, _, failed := s.refresh().counts()
+	require.Empty(t, failed)
+	require.Equal(t, n, added)
+	return root, s
+}
+
 // When the system refuses memory for the index, the extension does not start, and says why.
 func TestStartRefusesWhenTheIndexCannotBeAllocated(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
@@ -117,12 +128,7 @@ func TestStartRefusesWhenTheIndexCannotBeAllocated(t *testing.T) {
 func TestRefreshWithoutMemoryLeavesTheIndexAsItWas(t *testing.T) {
 	for failAt := range 3 {
 		t.Run(fmt.Sprint("allocation ", failAt), func(t *testing.T) {
-			root := filepath.Join(t.TempDir(), "data")
-			generateDataset(t, root, 0, 10, 100)
-			s := newStore(root, 4)
-			added, _, failed := s.refresh().counts()
-			require.Empty(t, failed)
-			require.Equal(t, 10, added)
+			root, s := indexedStore(t, 10)
 			before := listAll(s)
 
 			generateDataset(t, root, 10, 20, 100)
@@ -142,7 +148,7 @@ func TestRefreshWithoutMemoryLeavesTheIndexAsItWas(t *testing.T) {
 			assert.Empty(t, hits)
 
 			allocFault = nil
-			added, _, failed = s.refresh().counts()
+			added, _, failed := s.refresh().counts()
 			require.Empty(t, failed)
 			assert.Equal(t, 10, added, "the files are indexed on the next refresh")
 			assert.Len(t, listAll(s), 20)
@@ -152,6 +158,32 @@ func TestRefreshWithoutMemoryLeavesTheIndexAsItWas(t *testing.T) {
 			assert.Len(t, hits, 1)
 		})
 	}
+}
+
+// Rows left out of files whose cases a refresh could not publish are not reported by it: the
+// files are read again on the next refresh, which reports them once.
+func TestRowsLeftOutAreReportedOnceTheirFileIsIndexed(t *testing.T) {
+	root, s := indexedStore(t, 10)
+	w, err := dataset.NewWriter(dataset.WriterConfig{Root: root, Staging: root + ".staging", Compression: "zstd", MaxRowsPerFile: 100, RowGroupRows: 100})
+	require.NoError(t, err)
+	bad := syntheticCase(11, 100)
+	bad.CaseID = "short"
+	_, err = w.Write([]*replaycase.Case{syntheticCase(10, 100), bad})
+	require.NoError(t, err)
+	failAllocations(t, 0)
+	res := s.refresh()
+	require.ErrorIs(t, res.err, errIndexMemory)
+	assert.Empty(t, res.skipped, "the file is not indexed yet")
+
+	allocFault = nil
+	res = s.refresh()
+	require.NoError(t, res.err)
+	assert.Equal(t, 1, res.added)
+	require.Len(t, res.skipped, 1)
+	assert.Equal(t, skipCaseIDLength, res.skipped[0].reason)
+	assert.Equal(t, int64(1), res.skipped[0].firstRow)
+	assert.Equal(t, 1, res.skipped[0].count)
+	assert.Empty(t, s.refresh().skipped, "counted once")
 }
 
 // A refresh whose records cannot grow adds nothing of the file, and the next refresh indexes

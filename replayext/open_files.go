@@ -107,12 +107,9 @@ func (o *openFiles) acquire(path string) (*openFile, error) {
 	defer o.mu.Unlock()
 	o.files = append(o.files, f)
 	o.held += f.estimate()
-	for len(o.files) > 1 && (len(o.files) > maxOpenFiles || o.held > maxOpenFooterBytes) {
-		o.evict(0)
-	}
-	if o.held > maxOpenFooterBytes { // one file alone is over the bound: read it once, keep none
-		o.evict(0)
-	}
+	// Files opened meanwhile by other reads may have pushed over the bounds; a file alone
+	// over them is read once and kept by none.
+	o.evictOver(0, 0)
 	return f, nil
 }
 
@@ -126,7 +123,13 @@ func (o *openFiles) makeRoom() {
 	for _, f := range o.files {
 		next = max(next, f.estimate())
 	}
-	for len(o.files) > 0 && (len(o.files)+1 > maxOpenFiles || o.held+next > maxOpenFooterBytes) {
+	o.evictOver(1, next)
+}
+
+// evictOver closes the least recently used files until the open ones, with files more of
+// bytes more, are within the bounds. Caller holds mu.
+func (o *openFiles) evictOver(files int, bytes int64) {
+	for len(o.files) > 0 && (len(o.files)+files > maxOpenFiles || o.held+bytes > maxOpenFooterBytes) {
 		o.evict(0)
 	}
 }

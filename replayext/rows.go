@@ -19,17 +19,12 @@ func (s *store) summariesOf(ids []string) ([]*dataset.CaseSummary, error) {
 			out[i] = dataset.SummaryOf(c)
 			continue
 		}
-		n, ok := s.entry(id)
-		var file int
-		var row int64
-		if ok {
-			file, row, ok = s.locate(n)
-		}
+		path, row, ok := s.caseFile(id)
 		if !ok {
 			s.mu.RUnlock()
 			return nil, errNoCase
 		}
-		byFile[s.files[file]] = append(byFile[s.files[file]], want{i, row})
+		byFile[path] = append(byFile[path], want{i, row})
 	}
 	s.mu.RUnlock()
 	for path, wants := range byFile {

@@ -186,11 +186,6 @@ type refreshed struct {
 	err error
 }
 
-// counts are the cases added and dropped and the files that failed.
-func (r refreshed) counts() (added, dropped int, failed map[string]error) {
-	return r.added, r.dropped, r.failed
-}
-
 // refresh forgets the cases of removed files and indexes the files published since the last
 // refresh.
 func (s *store) refresh() (r refreshed) {
@@ -203,8 +198,22 @@ func (s *store) refresh() (r refreshed) {
 	if err != nil {
 		r.failed = map[string]error{"": err}
 	}
+	// The files read since the last publish: their cases (fresh), their numbers in s.files and
+	// their rows left out, counted once their cases are published (else the files are read
+	// again on the next refresh, and their rows counted then).
 	var fresh freshEntries
-	var batch []int    // in s.files: the files whose cases fresh holds, not yet published
+	var batch []int
+	var batchSkipped []skippedRows
+	publish := func() error {
+		added, err := s.publish(fresh)
+		if err != nil {
+			return err
+		}
+		r.added += added
+		r.skipped = append(r.skipped, batchSkipped...)
+		fresh, batch, batchSkipped = freshEntries{fresh.cases[:0], fresh.calls[:0]}, batch[:0], batchSkipped[:0]
+		return nil
+	}
 	fi := &fileIndex{} // reused from file to file
 	for i, f := range files {
 		err := s.readFile(f, fi)
@@ -219,14 +228,9 @@ func (s *store) refresh() (r refreshed) {
 		if r.err = s.add(f, fi, &fresh); r.err != nil {
 			s.src.retry(f) // nothing of it was added
 		} else {
-			r.skipped = append(r.skipped, fi.skipped...)
-			batch = append(batch, len(s.files)-1)
+			batch, batchSkipped = append(batch, len(s.files)-1), append(batchSkipped, fi.skipped...)
 			if len(fresh.cases) >= publishEvery {
-				var added int
-				if added, r.err = s.publish(fresh); r.err == nil {
-					r.added += added
-					fresh, batch = freshEntries{fresh.cases[:0], fresh.calls[:0]}, batch[:0]
-				}
+				r.err = publish()
 			}
 		}
 		if r.err != nil {
@@ -236,19 +240,10 @@ func (s *store) refresh() (r refreshed) {
 			break
 		}
 	}
-	if r.err == nil && len(fresh.cases) > 0 {
-		var added int
-		added, r.err = s.publish(fresh)
-		r.added += added
+	if r.err == nil {
+		r.err = publish()
 	}
 	if r.err != nil {
-		// The batch's files are read again on the next refresh: their rows left out are
-		// counted then.
-		again := map[string]bool{}
-		for _, i := range batch {
-			again[s.files[i]] = true
-		}
-		r.skipped = slices.DeleteFunc(r.skipped, func(sk skippedRows) bool { return again[sk.file] })
 		s.unindex(batch)
 	}
 	return r
@@ -519,7 +514,17 @@ func (s *store) publish(fresh freshEntries) (added int, err error) {
 		}
 		cases = append(cases, n)
 	}
-	calls := slices.DeleteFunc(fresh.calls, func(l uint32) bool { return s.entries.at(s.entryOfLLM(l)).pos == noPos })
+	// The calls of the copies dropped go too. fresh.calls ascend, and so do their entries,
+	// numbered from firstEntry: one walk beside them finds each call's entry.
+	calls, n := fresh.calls[:0], firstEntry
+	for _, l := range fresh.calls {
+		for int(n)+1 < s.entries.len() && s.entries.at(n+1).llmStart <= l {
+			n++
+		}
+		if s.entries.at(n).pos != noPos {
+			calls = append(calls, l)
+		}
+	}
 	byCall := func(a, b uint32) int {
 		if c := compareKeys(s.llms.at(a).id, s.llms.at(b).id); c != 0 {
 			return c
@@ -595,22 +600,26 @@ func (s *store) entry(caseID string) (uint32, bool) {
 	return s.lookupCase(id)
 }
 
+// caseFile is the data file and row of a case. Caller holds mu.
+func (s *store) caseFile(caseID string) (path string, row int64, ok bool) {
+	n, ok := s.entry(caseID)
+	if !ok {
+		return "", 0, false
+	}
+	file, row, ok := s.locate(n)
+	if !ok {
+		return "", 0, false
+	}
+	return s.files[file], row, true
+}
+
 // get reads a case's content (from the cache, else from its file).
 func (s *store) get(id string) (*replaycase.Case, error) {
 	if c, ok := s.cache.Get(id); ok {
 		return c, nil
 	}
 	s.mu.RLock()
-	n, ok := s.entry(id)
-	var path string
-	var row int64
-	if ok {
-		var file int
-		file, row, ok = s.locate(n)
-		if ok {
-			path = s.files[file]
-		}
-	}
+	path, row, ok := s.caseFile(id)
 	s.mu.RUnlock()
 	if !ok {
 		return nil, errNoCase
@@ -653,19 +662,37 @@ func (s *store) occurrences(id, caseID string) []hit {
 	if !ok {
 		return nil
 	}
-	var scope hexKey // compared as bytes: only the hits kept have their id written out
 	if caseID != "" {
-		if scope, ok = parseHexKey(caseID); !ok {
-			return nil
-		}
+		return s.occurrencesIn(key, caseID)
 	}
 	var hits []hit
 	i := sort.Search(len(s.look.byCall), func(i int) bool { return compareKeys(s.llms.at(s.look.byCall[i]).id, key) >= 0 })
 	for ; i < len(s.look.byCall) && s.llms.at(s.look.byCall[i]).id == key; i++ {
 		e := s.entries.at(s.entryOfLLM(s.look.byCall[i]))
-		if caseID == "" || e.id == scope {
-			hits = append(hits, hit{e.id.String(), int(s.look.byCall[i] - e.llmStart)})
-		}
+		hits = append(hits, hit{e.id.String(), int(s.look.byCall[i] - e.llmStart)})
+	}
+	return hits
+}
+
+// occurrencesIn lists the recorded steps of call-site key in one case. byCall orders a key's
+// steps by number and a case's steps are numbered together, so one search finds the first of
+// the case's: a key recorded in many cases costs no more than one recorded once. Caller holds
+// mu.
+func (s *store) occurrencesIn(key hexKey, caseID string) []hit {
+	n, ok := s.entry(caseID)
+	if !ok {
+		return nil
+	}
+	from, to := s.llmRange(n)
+	name := s.entries.at(n).id.String()
+	var hits []hit
+	i := sort.Search(len(s.look.byCall), func(i int) bool {
+		l := s.look.byCall[i]
+		c := compareKeys(s.llms.at(l).id, key)
+		return c > 0 || c == 0 && l >= from
+	})
+	for ; i < len(s.look.byCall) && s.look.byCall[i] < to && s.llms.at(s.look.byCall[i]).id == key; i++ {
+		hits = append(hits, hit{name, int(s.look.byCall[i] - from)})
 	}
 	return hits
 }

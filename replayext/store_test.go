@@ -56,6 +56,12 @@ func generateDataset(tb testing.TB, root string, from, to, contentBytes int) {
 	}
 }
 
+// counts are the cases a refresh added and dropped and the files that failed: what most
+// tests check of it.
+func (r refreshed) counts() (added, dropped int, failed map[string]error) {
+	return r.added, r.dropped, r.failed
+}
+
 // heapInUse is the live heap. Two collections: the first moves sync.Pool contents (the Parquet
 // writer's buffers) to the victim cache, the second frees them.
 func heapInUse() uint64 {
@@ -120,11 +126,55 @@ func TestStoreIgnoresDuplicatesAndUnknownCases(t *testing.T) {
 	s := newStore(root, 4)
 	added, _, _ := s.refresh().counts()
 	assert.Equal(t, 15, added)
+	for _, i := range []int{4, 7, 10} {
+		_, hits := s.match(requestOf(syntheticCase(i, 100)), "", nil)
+		assert.Equal(t, []hit{{fmt.Sprintf("%032x", i), 0}}, hits, "case %d's call, once", i)
+	}
 	_, err := s.get("nope")
 	assert.ErrorIs(t, err, errNoCase)
 	assert.Equal(t, fmt.Sprintf("%032x", 0), s.firstCase())
 	assert.Zero(t, s.llmCount("nope"))
 	assert.Empty(t, s.callsFor("not-a-call-site-id"))
+}
+
+// A request recorded by several cases is found in all of them, or in one case only when the
+// replay names it, at each LLM step of that case that recorded it.
+func TestMatchWithinOneCase(t *testing.T) {
+	x, y := syntheticCase(100, 100).Steps[0], syntheticCase(101, 100).Steps[0]
+	withSteps := func(i int, steps ...replaycase.Step) *replaycase.Case {
+		c := syntheticCase(i, 100)
+		c.Steps = nil
+		for j, st := range steps {
+			st.Index = j
+			c.Steps = append(c.Steps, st)
+		}
+		return c
+	}
+	a, b, c := withSteps(0, x, y, x), withSteps(1, x), withSteps(2, y, x)
+	root := filepath.Join(t.TempDir(), "data")
+	w, err := dataset.NewWriter(dataset.WriterConfig{Root: root, Staging: root + ".staging", Compression: "zstd", MaxRowsPerFile: 100, RowGroupRows: 100})
+	require.NoError(t, err)
+	_, err = w.Write([]*replaycase.Case{a, b, c})
+	require.NoError(t, err)
+	s := newStore(root, 4)
+	added, _, failed := s.refresh().counts()
+	require.Empty(t, failed)
+	require.Equal(t, 3, added)
+
+	req := callsite.FromStep(&x)
+	id, hits := s.match(req, "", nil)
+	assert.Equal(t, x.CallSiteID, id)
+	assert.ElementsMatch(t, []hit{{a.CaseID, 0}, {a.CaseID, 2}, {b.CaseID, 0}, {c.CaseID, 1}}, hits)
+	_, hits = s.match(req, a.CaseID, nil)
+	assert.Equal(t, []hit{{a.CaseID, 0}, {a.CaseID, 2}}, hits)
+	_, hits = s.match(req, strings.ToUpper(c.CaseID), nil)
+	assert.Equal(t, []hit{{c.CaseID, 1}}, hits, "the case id in either case, the hit's in lowercase")
+	_, hits = s.match(callsite.FromStep(&y), b.CaseID, nil)
+	assert.Empty(t, hits, "b did not record y")
+	_, hits = s.match(req, fmt.Sprintf("%032x", 99), nil)
+	assert.Empty(t, hits, "a case the index does not hold")
+	_, hits = s.match(req, "not-a-case-id", nil)
+	assert.Empty(t, hits)
 }
 
 // A file that cannot be read is retried on the next refresh, and its path is logged, never
