@@ -3,7 +3,6 @@ package dataset
 import (
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
@@ -126,7 +125,7 @@ type stepRowsOf struct {
 // steps each has.
 func (m *columnMerge) stepRows(d *stepsOfCases, numRows int64, chunks []parquet.ColumnChunk) (stepRowsOf, error) {
 	stepsOf := make([]int, 0, numRows) // steps of each case, in row order
-	err := m.eachPage(chunks[d.counted], func(values []parquet.Value) {
+	err := m.eachPage(chunks[d.counted], func(values []parquet.Value) (bool, error) {
 		for _, v := range values {
 			if v.RepetitionLevel() == 0 {
 				stepsOf = append(stepsOf, 0)
@@ -135,6 +134,7 @@ func (m *columnMerge) stepRows(d *stepsOfCases, numRows int64, chunks []parquet.
 				stepsOf[len(stepsOf)-1]++
 			}
 		}
+		return true, nil
 	})
 	if err == nil && int64(len(stepsOf)) != numRows {
 		err = fmt.Errorf("column %d holds %d cases, the row group %d", d.counted, len(stepsOf), numRows)
@@ -152,7 +152,7 @@ func (m *columnMerge) stepRows(d *stepsOfCases, numRows int64, chunks []parquet.
 			source, out = d.schemaVersion, &rows.versions
 		}
 		row := 0
-		err := m.eachPage(chunks[source], func(values []parquet.Value) {
+		err := m.eachPage(chunks[source], func(values []parquet.Value) (bool, error) {
 			for _, v := range values { // one a case: the column is required
 				if row < len(stepsOf) && stepsOf[row] > 0 {
 					v = caseValue(v.Clone(), c.maxDef, i)
@@ -162,6 +162,7 @@ func (m *columnMerge) stepRows(d *stepsOfCases, numRows int64, chunks []parquet.
 				}
 				row++
 			}
+			return true, nil
 		})
 		if err == nil && row != len(stepsOf) {
 			err = fmt.Errorf("column %d holds %d cases, the steps %d", source, row, len(stepsOf))
@@ -183,29 +184,6 @@ func caseValue(v parquet.Value, maxDef, column int) parquet.Value {
 		return parquet.NullValue().Level(0, 0, column)
 	}
 	return v.Level(0, maxDef, column)
-}
-
-// eachPage calls fn with the values of each page of chunk.
-func (m *columnMerge) eachPage(chunk parquet.ColumnChunk, fn func([]parquet.Value)) error {
-	pages := chunk.Pages()
-	defer pages.Close()
-	for {
-		page, err := pages.ReadPage()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		values, err := m.readPage(page)
-		if err == nil {
-			fn(values)
-		}
-		parquet.Release(page)
-		if err != nil {
-			return err
-		}
-	}
 }
 
 // writeStepsOf writes the steps of the cases in rg, a row group of a cases/ segment, as
