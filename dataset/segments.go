@@ -247,15 +247,14 @@ func (w *Writer) mergeSegments(b *batch, segs []segment) error {
 			}
 		}
 	}
-	order := map[string]int{Steps: 0, Quarantine: 1, Cases: 2}
 	dirs := make([]string, 0, len(sources))
 	for dir := range sources {
 		dirs = append(dirs, dir)
 	}
 	sort.Slice(dirs, func(i, j int) bool {
 		di, dj := strings.SplitN(dirs[i], "/", 2)[0], strings.SplitN(dirs[j], "/", 2)[0]
-		if order[di] != order[dj] {
-			return order[di] < order[dj]
+		if datasetOrder[di] != datasetOrder[dj] {
+			return datasetOrder[di] < datasetOrder[dj]
 		}
 		return dirs[i] < dirs[j]
 	})
