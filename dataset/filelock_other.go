@@ -2,13 +2,7 @@
 
 package dataset
 
-import (
-	"errors"
-	"os"
-)
+import "os"
 
-// errNoFileLocks says the system has no advisory file locks this package uses: segments then
-// keep the age rule alone.
-var errNoFileLocks = errors.New("file locks are not supported here")
-
+// lockFile fails: this system has no advisory file locks this package uses.
 func lockFile(*os.File) error { return errNoFileLocks }

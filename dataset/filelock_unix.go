@@ -3,13 +3,9 @@
 package dataset
 
 import (
-	"errors"
 	"os"
 	"syscall"
 )
-
-// errNoFileLocks says the system has no advisory file locks (never on unix).
-var errNoFileLocks = errors.New("file locks are not supported here")
 
 // lockFile takes an exclusive lock on f without waiting; it fails while another open file
 // description, in this process or another, holds one.

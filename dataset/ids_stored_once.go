@@ -174,16 +174,16 @@ func withIDsOnce(opts []parquet.WriterOption) []parquet.WriterOption {
 
 // byIDsLayout splits segment files of cases/ into those that store span ids once and the
 // others (a batch with a case the rules do not fit, or a segment left by an earlier build).
-func byIDsLayout(files []string) (once, every []string, err error) {
-	for _, path := range files {
-		f, pf, err := open(path)
+func byIDsLayout(files []mergeSource) (once, every []mergeSource, err error) {
+	for _, src := range files {
+		f, pf, err := open(src.path, parquet.SkipPageIndex(true)) // the footer tells the layout
 		if err != nil {
 			return nil, nil, err
 		}
 		if storesSpanIDsOnce(pf) {
-			once = append(once, path)
+			once = append(once, src)
 		} else {
-			every = append(every, path)
+			every = append(every, src)
 		}
 		f.Close()
 	}

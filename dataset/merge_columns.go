@@ -123,36 +123,50 @@ func (m *columnMerge) abort() {
 // row starts at repetition level 0), and so does every write to dst: the column writer may
 // cut a page after any write, and a row must not span two pages.
 func (m *columnMerge) copyColumn(dst *parquet.ColumnWriter, chunk parquet.ColumnChunk, transform func([]parquet.Value) []parquet.Value, lo, hi int64, whole bool) error {
+	row := int64(-1) // the row of the last value read
+	err := m.eachPage(chunk, func(values []parquet.Value) (bool, error) {
+		if transform != nil {
+			values = transform(values)
+		}
+		if !whole {
+			values = rowsOf(values, &row, lo, hi)
+		}
+		if len(values) > 0 {
+			if _, err := dst.WriteRowValues(values); err != nil {
+				return false, err
+			}
+		}
+		return whole || row < hi-1, nil // the page is released next: the column writer copied what it keeps
+	})
+	if err == nil && !whole && row < hi-1 {
+		return fmt.Errorf("%d rows, want %d", row+1, hi)
+	}
+	return err
+}
+
+// eachPage calls fn with the values of each page of chunk (read by readPage), until fn says
+// there is no more to read or fails. The page is released when fn returns.
+func (m *columnMerge) eachPage(chunk parquet.ColumnChunk, fn func([]parquet.Value) (more bool, err error)) error {
 	pages := chunk.Pages()
 	defer pages.Close()
-	row := int64(-1) // the row of the last value read
-	for whole || row < hi-1 {
+	for {
 		page, err := pages.ReadPage()
-		if errors.Is(err, io.EOF) && whole {
-			return nil
-		}
 		if errors.Is(err, io.EOF) {
-			return fmt.Errorf("%d rows, want %d", row+1, hi)
+			return nil
 		}
 		if err != nil {
 			return err
 		}
 		values, err := m.readPage(page)
-		if err == nil && transform != nil {
-			values = transform(values)
+		more := false
+		if err == nil {
+			more, err = fn(values)
 		}
-		if err == nil && !whole {
-			values = rowsOf(values, &row, lo, hi)
-		}
-		if err == nil && len(values) > 0 {
-			_, err = dst.WriteRowValues(values)
-		}
-		parquet.Release(page) // the column writer copied what it keeps
-		if err != nil {
+		parquet.Release(page)
+		if err != nil || !more {
 			return err
 		}
 	}
-	return nil
 }
 
 // readPage reads every value of a page into m.values, with the NULLs of a segment written with

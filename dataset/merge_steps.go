@@ -3,7 +3,6 @@ package dataset
 import (
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
@@ -49,11 +48,12 @@ type stepsOfCases struct {
 	// or less starts one.
 	repDrop, defDrop      int
 	caseID, schemaVersion int // columns of cases/
+	caseIDTo, versionTo   int // the same in steps/
 	counted               int // a step column of cases/ to count the steps of each case by
 }
 
 func newStepsOfCases(caseSchema, stepSchema *parquet.Schema) (*stepsOfCases, error) {
-	d := &stepsOfCases{caseSchema: caseSchema, counted: -1}
+	d := &stepsOfCases{caseSchema: caseSchema, counted: -1, caseIDTo: -1, versionTo: -1}
 	leaf := func(s *parquet.Schema, path []string) (parquet.LeafColumn, error) {
 		l, ok := s.Lookup(path...)
 		if !ok {
@@ -81,6 +81,12 @@ func newStepsOfCases(caseSchema, stepSchema *parquet.Schema) (*stepsOfCases, err
 		switch {
 		case len(path) == 1 && (path[0] == "case_id" || path[0] == "schema_version" || path[0] == "trace_id"):
 			c.of = path[0]
+			switch c.of {
+			case "case_id":
+				d.caseIDTo = len(d.columns)
+			case "schema_version":
+				d.versionTo = len(d.columns)
+			}
 		default:
 			src, err := leaf(caseSchema, append(slices.Clip(stepsPrefix), path...))
 			if err != nil {
@@ -104,6 +110,9 @@ func newStepsOfCases(caseSchema, stepSchema *parquet.Schema) (*stepsOfCases, err
 	if d.counted < 0 {
 		return nil, errors.New("steps/ has no column of the step")
 	}
+	if d.caseIDTo < 0 || d.versionTo < 0 {
+		return nil, errors.New("steps/ needs both case_id and schema_version")
+	}
 	nulled := 0
 	for _, c := range d.columns {
 		if c.nulled {
@@ -126,7 +135,7 @@ type stepRowsOf struct {
 // steps each has.
 func (m *columnMerge) stepRows(d *stepsOfCases, numRows int64, chunks []parquet.ColumnChunk) (stepRowsOf, error) {
 	stepsOf := make([]int, 0, numRows) // steps of each case, in row order
-	err := m.eachPage(chunks[d.counted], func(values []parquet.Value) {
+	err := m.eachPage(chunks[d.counted], func(values []parquet.Value) (bool, error) {
 		for _, v := range values {
 			if v.RepetitionLevel() == 0 {
 				stepsOf = append(stepsOf, 0)
@@ -135,6 +144,7 @@ func (m *columnMerge) stepRows(d *stepsOfCases, numRows int64, chunks []parquet.
 				stepsOf[len(stepsOf)-1]++
 			}
 		}
+		return true, nil
 	})
 	if err == nil && int64(len(stepsOf)) != numRows {
 		err = fmt.Errorf("column %d holds %d cases, the row group %d", d.counted, len(stepsOf), numRows)
@@ -143,37 +153,36 @@ func (m *columnMerge) stepRows(d *stepsOfCases, numRows int64, chunks []parquet.
 		return stepRowsOf{}, err
 	}
 	var rows stepRowsOf
-	for i, c := range d.columns {
-		if c.of != "case_id" && c.of != "schema_version" {
-			continue
-		}
-		source, out := d.caseID, &rows.caseIDs
-		if c.of == "schema_version" {
-			source, out = d.schemaVersion, &rows.versions
-		}
-		row := 0
-		err := m.eachPage(chunks[source], func(values []parquet.Value) {
-			for _, v := range values { // one a case: the column is required
-				if row < len(stepsOf) && stepsOf[row] > 0 {
-					v = caseValue(v.Clone(), c.maxDef, i)
-					for range stepsOf[row] {
-						*out = append(*out, v)
-					}
-				}
-				row++
-			}
-		})
-		if err == nil && row != len(stepsOf) {
-			err = fmt.Errorf("column %d holds %d cases, the steps %d", source, row, len(stepsOf))
-		}
-		if err != nil {
-			return stepRowsOf{}, err
-		}
+	if rows.caseIDs, err = m.perStep(chunks[d.caseID], stepsOf, d.columns[d.caseIDTo].maxDef, d.caseIDTo); err != nil {
+		return stepRowsOf{}, fmt.Errorf("case_id: %w", err)
 	}
-	if len(rows.caseIDs) != len(rows.versions) {
-		return stepRowsOf{}, errors.New("steps/ needs both case_id and schema_version")
+	if rows.versions, err = m.perStep(chunks[d.schemaVersion], stepsOf, d.columns[d.versionTo].maxDef, d.versionTo); err != nil {
+		return stepRowsOf{}, fmt.Errorf("schema_version: %w", err)
 	}
 	return rows, nil
+}
+
+// perStep is the values of a required cases/ column (one a case) as steps/ column column of
+// maximum definition level maxDef: each case's value once for each of its steps (stepsOf).
+func (m *columnMerge) perStep(chunk parquet.ColumnChunk, stepsOf []int, maxDef, column int) ([]parquet.Value, error) {
+	var out []parquet.Value
+	row := 0
+	err := m.eachPage(chunk, func(values []parquet.Value) (bool, error) {
+		for _, v := range values {
+			if row < len(stepsOf) && stepsOf[row] > 0 {
+				v = caseValue(v.Clone(), maxDef, column)
+				for range stepsOf[row] {
+					out = append(out, v)
+				}
+			}
+			row++
+		}
+		return true, nil
+	})
+	if err == nil && row != len(stepsOf) {
+		err = fmt.Errorf("the column holds %d cases, the steps %d", row, len(stepsOf))
+	}
+	return out, err
 }
 
 // caseValue is a case's value in a steps/ column of maximum definition level maxDef: in an
@@ -183,29 +192,6 @@ func caseValue(v parquet.Value, maxDef, column int) parquet.Value {
 		return parquet.NullValue().Level(0, 0, column)
 	}
 	return v.Level(0, maxDef, column)
-}
-
-// eachPage calls fn with the values of each page of chunk.
-func (m *columnMerge) eachPage(chunk parquet.ColumnChunk, fn func([]parquet.Value)) error {
-	pages := chunk.Pages()
-	defer pages.Close()
-	for {
-		page, err := pages.ReadPage()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		values, err := m.readPage(page)
-		if err == nil {
-			fn(values)
-		}
-		parquet.Release(page)
-		if err != nil {
-			return err
-		}
-	}
 }
 
 // writeStepsOf writes the steps of the cases in rg, a row group of a cases/ segment, as

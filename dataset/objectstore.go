@@ -140,8 +140,8 @@ func (s *ObjectStore) Key(rel string) string {
 	return s.prefix + "/" + rel
 }
 
-// datasetOrder is the order files of one batch are uploaded in, the journal's order: a reader
-// never sees a case row whose steps rows are not there yet.
+// datasetOrder is the order the files of one batch are merged, published and uploaded in, the
+// journal's order: a reader never sees a case row whose steps rows are not there yet.
 var datasetOrder = map[string]int{Steps: 0, Quarantine: 1, Cases: 2}
 
 // Upload uploads published files of the dataset rooted at root. A file that fails is retried by

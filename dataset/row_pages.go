@@ -90,13 +90,23 @@ func (r *rowPages[T]) read(row int64, dst *T) error {
 	r.row, r.bytes = r.row[:0], r.bytes[:0]
 	for col, chunk := range chunks {
 		if r.skip[col] {
-			r.row = append(r.row, parquet.Value{}.Level(0, 0, col))
+			r.row = append(r.row, skippedValue(col))
 			continue
 		}
 		if err := r.readChunk(chunk, row-r.firstRows[g]); err != nil {
 			return fmt.Errorf("column %q: %w", r.pf.Schema().Columns()[col], err)
 		}
 	}
+	var zero T
+	*dst = zero
+	return r.reconstruct(dst)
+}
+
+// skippedValue is the value of a column a read leaves out: one null, as a row without it.
+func skippedValue(col int) parquet.Value { return parquet.Value{}.Level(0, 0, col) }
+
+// reconstruct converts r.row, a row of the file's schema, to T's and sets dst from it.
+func (r *rowPages[T]) reconstruct(dst *T) error {
 	if r.conv != nil {
 		rows := []parquet.Row{r.row}
 		if _, err := r.conv.Convert(rows); err != nil {
@@ -104,8 +114,6 @@ func (r *rowPages[T]) read(row int64, dst *T) error {
 		}
 		r.row = rows[0]
 	}
-	var zero T
-	*dst = zero
 	err := r.target.Reconstruct(dst, r.row)
 	clear(r.row) // the values point into r.bytes: drop them so a closed file holds nothing
 	return err
@@ -241,24 +249,15 @@ func (r *rowPages[T]) readRows(rows []int64) (map[int64]*T, error) {
 		j := 0
 		for col, skip := range r.skip {
 			if skip {
-				r.row = append(r.row, parquet.Value{}.Level(0, 0, col))
+				r.row = append(r.row, skippedValue(col))
 				continue
 			}
 			sp := spans[j*len(rows)+k]
 			r.row = append(r.row, taken[sp[0]:sp[1]]...)
 			j++
 		}
-		if r.conv != nil {
-			converted := []parquet.Row{r.row}
-			if _, err := r.conv.Convert(converted); err != nil {
-				return nil, fmt.Errorf("row %d: %w", row, err)
-			}
-			r.row = converted[0]
-		}
 		dst := new(T)
-		err := r.target.Reconstruct(dst, r.row)
-		clear(r.row) // the values point into r.bytes
-		if err != nil {
+		if err := r.reconstruct(dst); err != nil {
 			return nil, fmt.Errorf("row %d: %w", row, err)
 		}
 		out[row] = dst

@@ -219,15 +219,6 @@ type mergeSource struct {
 	stepsOf bool
 }
 
-// sourcesOf is paths as sources whose rows are copied.
-func sourcesOf(paths []string) []mergeSource {
-	out := make([]mergeSource, len(paths))
-	for i, p := range paths {
-		out[i] = mergeSource{path: p}
-	}
-	return out
-}
-
 // holdsSteps reports whether a segment has steps/ files: a segment staged by an earlier build
 // that has accepted cases with steps. A segment staged now has none; its steps/ rows are made
 // from its cases/ files at the merge.
@@ -256,15 +247,14 @@ func (w *Writer) mergeSegments(b *batch, segs []segment) error {
 			}
 		}
 	}
-	order := map[string]int{Steps: 0, Quarantine: 1, Cases: 2}
 	dirs := make([]string, 0, len(sources))
 	for dir := range sources {
 		dirs = append(dirs, dir)
 	}
 	sort.Slice(dirs, func(i, j int) bool {
 		di, dj := strings.SplitN(dirs[i], "/", 2)[0], strings.SplitN(dirs[j], "/", 2)[0]
-		if order[di] != order[dj] {
-			return order[di] < order[dj]
+		if datasetOrder[di] != datasetOrder[dj] {
+			return datasetOrder[di] < datasetOrder[dj]
 		}
 		return dirs[i] < dirs[j]
 	})
@@ -272,16 +262,12 @@ func (w *Writer) mergeSegments(b *batch, segs []segment) error {
 		dataset, part, _ := strings.Cut(dir, "/")
 		dt := strings.TrimPrefix(part, PartitionKey+"=")
 		if dataset != Steps { // a merged file has one layout of span ids (ids_stored_once.go)
-			paths := make([]string, len(sources[dir]))
-			for i, s := range sources[dir] {
-				paths[i] = s.path
-			}
-			once, every, err := byIDsLayout(paths)
+			once, every, err := byIDsLayout(sources[dir])
 			if err == nil {
-				err = w.mergeInto(b, dataset, dt, sourcesOf(once), w.idsOnceOptions)
+				err = w.mergeInto(b, dataset, dt, once, w.idsOnceOptions)
 			}
 			if err == nil {
-				err = w.mergeInto(b, dataset, dt, sourcesOf(every), w.caseOptions)
+				err = w.mergeInto(b, dataset, dt, every, w.caseOptions)
 			}
 			if err != nil {
 				return err

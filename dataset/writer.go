@@ -193,17 +193,19 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	now := time.Now()
 	staged := w.cfg.FileMaxAge > 0
 	accepted, quarantined, steps := map[string][]CaseRow{}, map[string][]QuarantineRow{}, map[string][]StepRow{}
-	stepsOfDay := map[string]int{} // to allocate each day's steps/ rows once
-	for _, c := range cases {
+	days := make([]string, len(cases)) // each case's partition
+	stepsOfDay := map[string]int{}     // to allocate each day's steps/ rows once
+	for i, c := range cases {
+		days[i] = Partition(c, now)
 		if DatasetOf(c) == Cases && !staged {
-			stepsOfDay[Partition(c, now)] += len(c.Steps)
+			stepsOfDay[days[i]] += len(c.Steps)
 		}
 	}
 	for dt, n := range stepsOfDay {
 		steps[dt] = make([]StepRow, 0, n)
 	}
-	for _, c := range cases {
-		dt := Partition(c, now)
+	for i, c := range cases {
+		dt := days[i]
 		if DatasetOf(c) == Quarantine {
 			quarantined[dt] = append(quarantined[dt], *c)
 			continue
