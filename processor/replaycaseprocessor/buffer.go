@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -20,11 +19,10 @@ import (
 // traceBuffer is one open case.
 type traceBuffer struct {
 	id            pcommon.TraceID
-	spans         ptrace.Traces
-	events        plog.Logs
+	held          heldTelemetry // the spans and events, as protobuf until the case is built
 	spanCount     int
 	eventCount    int
-	bytes         int64 // estimated heap held (memsize.go)
+	bytes         int64 // heap held: the encodings while open, the pdata estimate (memsize.go) once built
 	firstSeen     time.Time
 	lastSeen      time.Time
 	rootSeen      bool
@@ -41,15 +39,10 @@ type traceBuffer struct {
 
 func newTraceBuffer(id pcommon.TraceID, now time.Time, fragment int) *traceBuffer {
 	return &traceBuffer{
-		id: id, spans: ptrace.NewTraces(), events: plog.NewLogs(), firstSeen: now, lastSeen: now, fragment: fragment,
+		id: id, firstSeen: now, lastSeen: now, fragment: fragment,
 		seenSpans: map[pcommon.SpanID]struct{}{}, seenEvents: map[eventKey]struct{}{},
 	}
 }
-
-var (
-	tracesSizer ptrace.ProtoMarshaler
-	logsSizer   plog.ProtoMarshaler
-)
 
 // bufferTraces sanitizes the chunks of one request (or of one stored record at start) and puts
 // them into their buffers, closing the cases the limits close. It reports what sanitizing fixed
@@ -95,7 +88,11 @@ func (p *caseProcessor) buffer(id pcommon.TraceID, now time.Time) *traceBuffer {
 		b = newTraceBuffer(id, now, p.closed.count(id))
 		b.elem = p.order.PushBack(b)
 		p.open[id] = b
-		p.telemetry.ProcessorReplayCaseOpenCases.Add(context.Background(), 1)
+		b.bytes = memOpenBuffer
+		p.bytes += memOpenBuffer
+		ctx := context.Background()
+		p.telemetry.ProcessorReplayCaseOpenCases.Add(ctx, 1)
+		p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, memOpenBuffer)
 	}
 	b.lastSeen = now
 	return b
@@ -112,10 +109,9 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		p.wal.hold(c.walKeys)
 		b.rootSeen = p.dedupeSpans(b, c.td) > 0
 		b.spanCount = c.td.SpanCount()
-		b.bytes = memTraces(c.td)
+		b.bytes = memOpenBuffer + b.held.addTraces(c.td) + int64(b.spanCount)*memSeenItem
 		p.bytes += b.bytes
 		p.telemetry.ProcessorReplayCaseBufferedBytes.Add(context.Background(), b.bytes)
-		c.td.ResourceSpans().MoveAndAppendTo(b.spans.ResourceSpans())
 		return append(due, closing{buf: b, cause: replaycase.ClosedInvalidTraceID, detail: "spans without a trace id"})
 	}
 	rootSeen := false  // the case just closed at the span limit had its root
@@ -140,9 +136,8 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		if n > room {
 			part = takeSpans(c.td, room)
 		}
-		p.grow(b, part.SpanCount(), memTraces(part))
+		p.grow(b, part.SpanCount(), b.held.addTraces(part))
 		b.spanCount += part.SpanCount()
-		part.ResourceSpans().MoveAndAppendTo(b.spans.ResourceSpans())
 		if n <= room {
 			return due
 		}
@@ -212,13 +207,13 @@ func (p *caseProcessor) addEvents(c *logChunk, now time.Time) {
 		p.dropLog.Warn("GenAI log events dropped: the trace reached limits.max_events_per_trace",
 			zap.String("trace_id", c.id.String()), zap.Int("dropped", over), zap.Int("limit", p.cfg.Limits.MaxEventsPerTrace))
 	}
-	p.grow(b, c.ld.LogRecordCount(), memLogs(c.ld))
-	c.ld.ResourceLogs().MoveAndAppendTo(b.events.ResourceLogs())
+	p.grow(b, c.ld.LogRecordCount(), b.held.addLogs(c.ld))
 }
 
-// grow accounts for items (spans or events) of the given estimated heap size added to b.
+// grow accounts for items (spans or events) added to b whose encodings take size bytes.
 // Caller holds mu.
 func (p *caseProcessor) grow(b *traceBuffer, items int, size int64) {
+	size += int64(items) * memSeenItem
 	b.bytes += size
 	p.bytes += size
 	ctx := context.Background()
@@ -259,8 +254,32 @@ func (p *caseProcessor) take(b *traceBuffer, cause replaycase.CloseCause, detail
 	b.elem = nil
 	delete(p.open, b.id)
 	p.closed.add(b.id)
+	b.seenSpans, b.seenEvents = nil, nil // duplicates are recognised in open buffers only
 	ctx := context.Background()
 	p.telemetry.ProcessorReplayCaseOpenCases.Add(ctx, -1)
 	p.telemetry.ProcessorReplayCaseBufferedSpans.Add(ctx, -int64(b.spanCount+b.eventCount))
 	return closing{buf: b, cause: cause, detail: detail}
+}
+
+// materialize decodes a closed buffer's telemetry and accounts for it at its pdata estimate
+// (memsize.go) from then until its case is sent. A buffer that cannot be decoded is dropped,
+// counted with reason decode_error and logged with its trace id, unsampled: its encoding was
+// written by this processor, so this is a defect, not bad input, and the run must not vanish
+// unseen. The dropped buffer's memory and write-ahead records are released with its batch.
+func (p *caseProcessor) materialize(ctx context.Context, cl closing) (runTelemetry, bool) {
+	b := cl.buf
+	run, err := b.held.decode()
+	if err != nil {
+		p.telemetry.ProcessorReplayCaseDroppedCases.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", "decode_error")))
+		p.dropLog.Error("replay case dropped", zap.String("trace_id", b.id.String()), zap.Int("fragment", b.fragment),
+			zap.Int("spans", b.spanCount), zap.Int("events", b.eventCount), zap.String("reason", "decode_error"), zap.Error(err))
+		return runTelemetry{}, false
+	}
+	size := memTraces(run.spans) + memLogs(run.events)
+	p.mu.Lock()
+	p.bytes += size - b.bytes
+	p.mu.Unlock()
+	p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, size-b.bytes)
+	b.bytes = size
+	return run, true
 }

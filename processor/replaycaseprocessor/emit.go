@@ -22,7 +22,7 @@ type batch struct {
 	traces  ptrace.Traces
 	logs    plog.Logs
 	caseIDs []string
-	bytes   int64    // estimated heap of the closed buffers, released once sent
+	bytes   int64    // heap of the closed buffers (their pdata estimate), released once sent
 	walKeys []string // write-ahead records to release once sent
 }
 
@@ -95,7 +95,12 @@ func (p *caseProcessor) drainLocked(ctx context.Context) error {
 		due := append([]closing(nil), p.outbox[:n]...)
 		p.outbox = append(p.outbox[:0:0], p.outbox[n:]...)
 		p.mu.Unlock()
-		b := p.build(ctx, due)
+		b, rest := p.build(ctx, due)
+		if len(rest) > 0 {
+			p.mu.Lock()
+			p.outbox = append(append([]closing(nil), rest...), p.outbox...)
+			p.mu.Unlock()
+		}
 		if err := p.send(ctx, b); err != nil && !consumererror.IsPermanent(err) {
 			p.mu.Lock()
 			p.pending = append(p.pending, b)
@@ -157,33 +162,54 @@ func (p *caseProcessor) dropCases(ctx context.Context, b *batch, reason string, 
 }
 
 // build turns closed buffers into a batch: each case in the canonical form, each trace without
-// GenAI telemetry unchanged, and that trace's events for the logs pipeline.
-func (p *caseProcessor) build(ctx context.Context, due []closing) *batch {
-	b := &batch{traces: ptrace.NewTraces(), logs: plog.NewLogs()}
-	for _, cl := range due {
-		b.bytes += cl.buf.bytes
-		b.walKeys = append(b.walKeys, cl.buf.walKeys...)
-		c, outcome := p.buildCase(ctx, cl)
-		switch outcome {
-		case runUnselected:
-			p.unselected(ctx, cl, b)
-			continue
-		case runNotGenAI:
-			p.telemetry.ProcessorReplayCasePassthroughTraces.Add(ctx, 1)
-			cl.buf.spans.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
-			cl.buf.events.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
-			continue
-		case runCase:
+// GenAI telemetry unchanged, and that trace's events for the logs pipeline. A buffer is decoded
+// only when its case is built, so closed cases waiting in the outbox stay protobuf; decoding
+// makes a case several times larger, so build stops after the case that takes the memory held
+// over limits.max_buffered_bytes and returns the closings it did not build (rest).
+func (p *caseProcessor) build(ctx context.Context, due []closing) (b *batch, rest []closing) {
+	b = &batch{traces: ptrace.NewTraces(), logs: plog.NewLogs()}
+	for i, cl := range due {
+		p.addToBatch(ctx, cl, b)
+		if i+1 < len(due) && p.overByteLimit() {
+			return b, due[i+1:]
 		}
-		if err := replaycase.Encode(c, b.traces); err != nil {
-			p.telemetry.ProcessorReplayCaseDroppedCases.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", "encode_error")))
-			p.dropLog.Error("replay case dropped", zap.String("case_id", c.CaseID), zap.String("reason", "encode_error"), zap.Error(err))
-			continue
-		}
-		b.caseIDs = append(b.caseIDs, c.CaseID)
-		p.record(ctx, c)
 	}
-	return b
+	return b, nil
+}
+
+func (p *caseProcessor) overByteLimit() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.bytes > p.cfg.Limits.MaxBufferedBytes
+}
+
+// addToBatch builds one closed buffer into b.
+func (p *caseProcessor) addToBatch(ctx context.Context, cl closing, b *batch) {
+	run, ok := p.materialize(ctx, cl)
+	b.bytes += cl.buf.bytes
+	b.walKeys = append(b.walKeys, cl.buf.walKeys...)
+	if !ok {
+		return
+	}
+	c, outcome := p.buildCase(ctx, cl, run)
+	switch outcome {
+	case runUnselected:
+		p.unselected(ctx, cl, run, b)
+		return
+	case runNotGenAI:
+		p.telemetry.ProcessorReplayCasePassthroughTraces.Add(ctx, 1)
+		run.spans.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
+		run.events.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
+		return
+	case runCase:
+	}
+	if err := replaycase.Encode(c, b.traces); err != nil {
+		p.telemetry.ProcessorReplayCaseDroppedCases.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", "encode_error")))
+		p.dropLog.Error("replay case dropped", zap.String("case_id", c.CaseID), zap.String("reason", "encode_error"), zap.Error(err))
+		return
+	}
+	b.caseIDs = append(b.caseIDs, c.CaseID)
+	p.record(ctx, c)
 }
 
 // record counts a closed case by status, closing cause and reasons.
@@ -218,12 +244,19 @@ func (p *caseProcessor) drainAtShutdown(ctx context.Context) error {
 			left, rest := p.pending, p.outbox
 			p.pending, p.outbox = nil, nil
 			p.mu.Unlock()
-			if len(rest) > 0 {
-				left = append(left, p.build(ctx, rest))
-			}
-			for _, b := range left {
+			drop := func(b *batch) {
 				p.dropCases(ctx, b, "undeliverable_at_shutdown", err)
 				p.release(ctx, b)
+			}
+			for _, b := range left {
+				drop(b)
+			}
+			// The closed cases not built yet are built only for their case ids, a batch at a
+			// time, each released before the next is decoded.
+			for len(rest) > 0 {
+				var b *batch
+				b, rest = p.build(ctx, rest)
+				drop(b)
 			}
 			return fmt.Errorf("replay_case: closed cases undeliverable at shutdown: %w", err)
 		}

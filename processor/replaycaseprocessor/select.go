@@ -230,7 +230,7 @@ func (s *selector) sampled(traceID pcommon.TraceID) bool {
 
 // selectRun decides whether a closed run becomes a case: by is the rule name or "sample", or ""
 // when it is not selected. Without a select config every run is selected (by "").
-func (p *caseProcessor) selectRun(ctx context.Context, b *traceBuffer) (by string, selected bool) {
+func (p *caseProcessor) selectRun(ctx context.Context, b *traceBuffer, run runTelemetry) (by string, selected bool) {
 	if p.selector == nil {
 		return "", true
 	}
@@ -239,7 +239,7 @@ func (p *caseProcessor) selectRun(ctx context.Context, b *traceBuffer) (by strin
 			return by, true
 		}
 	}
-	by, failed := p.selector.decide(ctx, b.spans, b.events, b.id)
+	by, failed := p.selector.decide(ctx, run.spans, run.events, b.id)
 	for _, f := range failed {
 		p.telemetry.ProcessorReplayCaseSelectionErrors.Add(ctx, 1, metric.WithAttributes(attribute.String("rule", f.rule)))
 		p.selector.errLog.failed(p.dropLog, f, b.id, p.now())
@@ -255,12 +255,12 @@ func (p *caseProcessor) selectRun(ctx context.Context, b *traceBuffer) (by strin
 // unselected counts a run that is not selected and, for "pass", moves its telemetry into the
 // batch unchanged. A dropped run is logged at debug level only: dropping it is the configured
 // policy, not a loss, and at a 1 % sample it is nearly every run.
-func (p *caseProcessor) unselected(ctx context.Context, cl closing, b *batch) {
+func (p *caseProcessor) unselected(ctx context.Context, cl closing, run runTelemetry, b *batch) {
 	action := "dropped"
 	if p.cfg.Select.Unselected == unselectedPass {
 		action = "passed"
-		cl.buf.spans.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
-		cl.buf.events.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
+		run.spans.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
+		run.events.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
 	}
 	p.telemetry.ProcessorReplayCaseUnselectedRuns.Add(ctx, 1, metric.WithAttributes(
 		attribute.String("reason", notSelectedReason), attribute.String("action", action)))

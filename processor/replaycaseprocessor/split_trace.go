@@ -47,7 +47,7 @@ const (
 
 // splitEvidence says why the buffer looks like one part of a trace split across collectors or
 // restarts, or "" when it does not. Only buffers with data from Kafka are checked.
-func splitEvidence(b *traceBuffer, cause replaycase.CloseCause) (evidence, detail string) {
+func splitEvidence(b *traceBuffer, run runTelemetry, cause replaycase.CloseCause) (evidence, detail string) {
 	if !b.fromKafka || b.id.IsEmpty() || cause == replaycase.ClosedSpanLimit || b.spanLimitPart {
 		// The parts of a trace cut at limits.max_spans_per_trace are the processor's own cut,
 		// reported as span_limit and late_spans.
@@ -60,7 +60,7 @@ func splitEvidence(b *traceBuffer, cause replaycase.CloseCause) (evidence, detai
 		return splitNoSpans, fmt.Sprintf("%d log events arrived without any span of their trace", b.eventCount)
 	}
 	spans := make(map[pcommon.SpanID]struct{}, b.spanCount)
-	for r := range pdatawalk.Spans(b.spans) {
+	for r := range pdatawalk.Spans(run.spans) {
 		spans[r.Span.SpanID()] = struct{}{}
 	}
 	missing := func(id pcommon.SpanID) bool {
@@ -68,7 +68,7 @@ func splitEvidence(b *traceBuffer, cause replaycase.CloseCause) (evidence, detai
 		return !id.IsEmpty() && !ok
 	}
 	missingParents := 0
-	for r := range pdatawalk.Spans(b.spans) {
+	for r := range pdatawalk.Spans(run.spans) {
 		if missing(r.Span.ParentSpanID()) {
 			missingParents++
 		}
@@ -77,7 +77,7 @@ func splitEvidence(b *traceBuffer, cause replaycase.CloseCause) (evidence, detai
 		return splitOrphanSpans, fmt.Sprintf("%d of %d spans have a parent span that is not in this case", missingParents, b.spanCount)
 	}
 	missingSpans := 0
-	for r := range pdatawalk.LogRecords(b.events) {
+	for r := range pdatawalk.LogRecords(run.events) {
 		if missing(r.Record.SpanID()) {
 			missingSpans++
 		}
@@ -99,8 +99,8 @@ func eventsOfASplit(b *traceBuffer) bool {
 
 // markSplit quarantines a case built from one part of a split trace with reason trace_split,
 // counts it by evidence and logs its trace id, unsampled.
-func (p *caseProcessor) markSplit(ctx context.Context, c *replaycase.Case, cl closing) {
-	evidence, detail := splitEvidence(cl.buf, cl.cause)
+func (p *caseProcessor) markSplit(ctx context.Context, c *replaycase.Case, cl closing, run runTelemetry) {
+	evidence, detail := splitEvidence(cl.buf, run, cl.cause)
 	if evidence == "" {
 		return
 	}

@@ -29,20 +29,20 @@ const (
 
 // buildCase assembles, selects and judges one case. The case is nil unless the outcome is
 // runCase.
-func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.Case, runOutcome) {
+func (p *caseProcessor) buildCase(ctx context.Context, cl closing, run runTelemetry) (*replaycase.Case, runOutcome) {
 	b := cl.buf
 	// Scrub before anything is read from the telemetry: the case, its raw spans and a trace
 	// passed on unchanged all come from the scrubbed copy.
 	var scrubbed scrub.Report
-	p.scrubber.Traces(b.spans, &scrubbed)
-	p.scrubber.Logs(b.events, &scrubbed)
-	c, findings, genAI := normalize.Build(b.spans, b.events)
+	p.scrubber.Traces(run.spans, &scrubbed)
+	p.scrubber.Logs(run.events, &scrubbed)
+	c, findings, genAI := normalize.Build(run.spans, run.events)
 	if !genAI && !eventsOfASplit(b) {
 		return nil, runNotGenAI
 	}
 	// Selected once per closed trace, before the verdict: a selected run is still quarantined
 	// when its evidence fails.
-	by, selected := p.selectRun(ctx, b)
+	by, selected := p.selectRun(ctx, b, run)
 	if !selected {
 		return nil, runUnselected
 	}
@@ -74,7 +74,7 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.
 		c.CaseID = replaycase.ID(c.Provenance.TraceID, fmt.Sprintf("fragment/%d/%s", b.fragment, c.CaseID))
 		c.Quarantine(replaycase.ReasonLateSpans, fmt.Sprintf("spans or events arrived after this trace's case was closed; this is fragment %d", b.fragment), "")
 	}
-	p.markSplit(ctx, c, cl)
+	p.markSplit(ctx, c, cl, run)
 	if cl.cause == replaycase.ClosedInvalidTraceID {
 		c.Provenance.TraceID = zeroTraceID
 		c.Quarantine(replaycase.ReasonInvalidTraceID, "the spans have an all-zero trace id, so they cannot be grouped into runs; this case holds the ones of one request", "")
@@ -85,13 +85,13 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing) (*replaycase.
 	if b.droppedEvents > 0 {
 		c.Quarantine(replaycase.ReasonEventLimit, fmt.Sprintf("%d GenAI log events past limits.max_events_per_trace (%d) were dropped", b.droppedEvents, p.cfg.Limits.MaxEventsPerTrace), "")
 	}
-	p.pricer.apply(ctx, c, b.spans)
-	c.Metadata = p.metadata.eval(ctx, b.spans, c.Provenance.RootSpanID)
-	c.Assertions = p.assertions.eval(ctx, b.spans, c.Provenance.RootSpanID)
+	p.pricer.apply(ctx, c, run.spans)
+	c.Metadata = p.metadata.eval(ctx, run.spans, c.Provenance.RootSpanID)
+	c.Assertions = p.assertions.eval(ctx, run.spans, c.Provenance.RootSpanID)
 	if p.cfg.RawSpans == rawAll || (p.cfg.RawSpans == rawQuarantined && c.Status == replaycase.StatusQuarantined) {
 		var part string
 		var err error
-		if c.RawSpans, c.RawEvents, part, err = rawTelemetry(b); err != nil {
+		if c.RawSpans, c.RawEvents, part, err = rawTelemetry(run); err != nil {
 			p.telemetry.ProcessorReplayCaseDroppedRawTelemetry.Add(ctx, 1, metric.WithAttributes(attribute.String("part", part)))
 			p.dropLog.Error("raw telemetry of a case dropped: it could not be encoded", zap.String("case_id", c.CaseID), zap.String("part", part), zap.Error(err))
 		}
@@ -106,15 +106,15 @@ var (
 	rawLogsMarshaler   plog.Marshaler   = &plog.ProtoMarshaler{}
 )
 
-// rawTelemetry is the OTLP protobuf of the buffer's spans and of its joined log events. When a
+// rawTelemetry is the OTLP protobuf of the run's spans and of its joined log events. When a
 // part cannot be encoded it returns neither (spans without their events would re-drive as a
 // different run) and names the part that failed.
-func rawTelemetry(b *traceBuffer) (spans, events []byte, failedPart string, err error) {
-	if spans, err = rawTracesMarshaler.MarshalTraces(b.spans); err != nil {
+func rawTelemetry(run runTelemetry) (spans, events []byte, failedPart string, err error) {
+	if spans, err = rawTracesMarshaler.MarshalTraces(run.spans); err != nil {
 		return nil, nil, "spans", err
 	}
-	if b.events.LogRecordCount() > 0 {
-		if events, err = rawLogsMarshaler.MarshalLogs(b.events); err != nil {
+	if run.events.LogRecordCount() > 0 {
+		if events, err = rawLogsMarshaler.MarshalLogs(run.events); err != nil {
 			return nil, nil, "events", err
 		}
 	}

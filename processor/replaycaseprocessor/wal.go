@@ -85,7 +85,7 @@ func (w *wal) key(kind byte, id pcommon.TraceID, fromKafka bool) string {
 // acknowledged: the caller refuses the request with a retryable error.
 func (w *wal) writeTraces(ctx context.Context, chunks []*traceChunk) error {
 	return writeChunks(ctx, w, chunks, 't', func(c *traceChunk) (pcommon.TraceID, bool, *[]string, []byte, error) {
-		body, err := tracesSizer.MarshalTraces(c.td)
+		body, err := otlpTracesMarshaler.MarshalTraces(c.td)
 		return c.id, c.fromKafka, &c.walKeys, body, err
 	})
 }
@@ -93,7 +93,7 @@ func (w *wal) writeTraces(ctx context.Context, chunks []*traceChunk) error {
 // writeLogs is writeTraces for GenAI log events.
 func (w *wal) writeLogs(ctx context.Context, chunks []*logChunk) error {
 	return writeChunks(ctx, w, chunks, 'l', func(c *logChunk) (pcommon.TraceID, bool, *[]string, []byte, error) {
-		body, err := logsSizer.MarshalLogs(c.ld)
+		body, err := otlpLogsMarshaler.MarshalLogs(c.ld)
 		return c.id, c.fromKafka, &c.walKeys, body, err
 	})
 }

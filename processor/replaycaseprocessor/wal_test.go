@@ -177,7 +177,7 @@ func withStoredRecords(t *testing.T, ops ...*storage.Operation) (*harness, stora
 // traceloopProtobuf is the traceloop fixture run and its OTLP protobuf.
 func traceloopProtobuf(t *testing.T) (ptrace.Traces, []byte) {
 	td := testfixtures.Traces(t, testfixtures.Traceloop)
-	body, err := tracesSizer.MarshalTraces(td)
+	body, err := otlpTracesMarshaler.MarshalTraces(td)
 	require.NoError(t, err)
 	return td, body
 }
