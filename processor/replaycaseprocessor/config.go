@@ -93,8 +93,9 @@ type LimitsConfig struct {
 	// are dropped, counted and logged, and the case is quarantined with reason event_limit.
 	// Kept apart from MaxSpansPerTrace so that events cannot push real spans out. Default 5000.
 	MaxEventsPerTrace int `mapstructure:"max_events_per_trace"`
-	// MaxBufferedBytes bounds the estimated memory (pdata held in memory, not protobuf size)
-	// of open cases, closed cases not yet sent and cases the next consumer refused. Open cases
+	// MaxBufferedBytes bounds the memory of open cases, closed cases not yet sent and cases the
+	// next consumer refused: an open or closed-unbuilt case counts its OTLP protobuf encoding
+	// and bookkeeping, a case being built or refused its pdata estimate. Open cases
 	// are closed oldest first to stay under it; while closed cases cannot be sent, new data is
 	// refused with a retryable error. Default 256 MiB.
 	MaxBufferedBytes int64 `mapstructure:"max_buffered_bytes"`

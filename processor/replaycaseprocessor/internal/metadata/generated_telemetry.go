@@ -82,7 +82,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	var err, errs error
 	builder.ProcessorReplayCaseBufferedBytes, err = builder.meter.Int64UpDownCounter(
 		"otelcol_processor_replay_case_buffered_bytes",
-		metric.WithDescription("Estimated memory held by buffered, closed-but-unsent and refused-for-retry telemetry (pdata in memory, not protobuf size) [Development]"),
+		metric.WithDescription("Memory held by buffered, closed-but-unsent and refused-for-retry telemetry (open cases at their OTLP protobuf encoding plus bookkeeping, cases being built or refused at their estimated pdata heap) [Development]"),
 		metric.WithUnit("By"),
 	)
 	errs = errors.Join(errs, err)
@@ -106,7 +106,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseDroppedCases, err = builder.meter.Int64Counter(
 		"otelcol_processor_replay_case_dropped_cases",
-		metric.WithDescription("Cases dropped, by reason (permanent_downstream_error, undeliverable_at_shutdown, encode_error); each is logged with its case id, unsampled [Development]"),
+		metric.WithDescription("Cases dropped, by reason (permanent_downstream_error, undeliverable_at_shutdown, encode_error, decode_error); each is logged with its case id (decode_error, a buffer whose held protobuf could not be decoded, with its trace id), unsampled [Development]"),
 		metric.WithUnit("{cases}"),
 	)
 	errs = errors.Join(errs, err)

@@ -24,7 +24,7 @@ func NewSettings(tt *componenttest.Telemetry) processor.Settings {
 func AssertEqualProcessorReplayCaseBufferedBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_buffered_bytes",
-		Description: "Estimated memory held by buffered, closed-but-unsent and refused-for-retry telemetry (pdata in memory, not protobuf size) [Development]",
+		Description: "Memory held by buffered, closed-but-unsent and refused-for-retry telemetry (open cases at their OTLP protobuf encoding plus bookkeeping, cases being built or refused at their estimated pdata heap) [Development]",
 		Unit:        "By",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -88,7 +88,7 @@ func AssertEqualProcessorReplayCaseCost(t *testing.T, tt *componenttest.Telemetr
 func AssertEqualProcessorReplayCaseDroppedCases(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_dropped_cases",
-		Description: "Cases dropped, by reason (permanent_downstream_error, undeliverable_at_shutdown, encode_error); each is logged with its case id, unsampled [Development]",
+		Description: "Cases dropped, by reason (permanent_downstream_error, undeliverable_at_shutdown, encode_error, decode_error); each is logged with its case id (decode_error, a buffer whose held protobuf could not be decoded, with its trace id), unsampled [Development]",
 		Unit:        "{cases}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
