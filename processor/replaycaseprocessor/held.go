@@ -1,20 +1,25 @@
 package replaycaseprocessor
 
 import (
+	"bytes"
 	"fmt"
+	"sync"
 
+	"github.com/klauspost/compress/s2"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
-// heldTelemetry is what an open case has been given, as OTLP protobuf: the encoding of each
-// part (a TracesData or LogsData message) in the order it arrived. Nothing reads an open case
-// until it closes, and pdata is about three times larger than its encoding and made of
-// pointers the garbage collector scans on every cycle, so an open case holds the encoding and
-// is decoded once, when its case is built (decode).
+// heldTelemetry is what an open case has been given, as OTLP protobuf compressed as S2 blocks
+// (Snappy's format, extended): the encoding of each part (a TracesData or LogsData message) in
+// the order it arrived. Nothing reads an open case until it closes, and pdata is two to three
+// times larger than its encoding and made of pointers the garbage collector scans on every
+// cycle, so an open case holds the encoding and is decoded once, when its case is built
+// (decode). Compressing costs microseconds a part and halves the encoding again: an agent's
+// spans repeat the conversation each model call is given.
 //
-// Each part's encoding is kept as the marshaler returns it (exactly its size), rather than
-// appended to one slice, which would copy it and leave up to half of the slice unused.
+// Each part is kept in a slice of exactly its size, rather than appended to one slice, which
+// would leave up to half of that slice unused.
 type heldTelemetry struct {
 	spans  [][]byte
 	events [][]byte
@@ -50,51 +55,81 @@ func (h *heldTelemetry) addLogs(ld plog.Logs) int64 {
 // sliceHeader is the heap a held encoding's entry in its [][]byte takes.
 const sliceHeader = 24
 
-// add appends a part's encoding to parts, unless it is empty (no resource at all: decoding it
-// gives nothing either), and returns the heap added: the encoding's capacity and its entry in
-// parts (the slice of entries grows like any append, by up to twice its length).
+// add appends a part's encoding, compressed, to parts, unless it is empty (no resource at
+// all: decoding it gives nothing either), and returns the heap added: the compressed part's
+// capacity and its entry in parts (the slice of entries grows like any append, by up to twice
+// its length).
 func (h *heldTelemetry) add(parts *[][]byte, enc []byte) int64 {
 	if len(enc) == 0 {
 		return 0
 	}
+	part := compress(enc)
 	before := cap(*parts)
-	*parts = append(*parts, enc)
-	return int64(cap(enc)) + int64(cap(*parts)-before)*sliceHeader
+	*parts = append(*parts, part)
+	return int64(cap(part)) + int64(cap(*parts)-before)*sliceHeader
+}
+
+// scratch holds the buffers S2 compresses into: a block needs room for its worst case, far
+// more than it usually takes, so it is written to scratch and copied out at its size.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
+
+func compress(enc []byte) []byte {
+	buf := scratch.Get().(*[]byte)
+	defer scratch.Put(buf)
+	if n := s2.MaxEncodedLen(len(enc)); cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	return bytes.Clone(s2.Encode((*buf)[:cap(*buf)], enc))
 }
 
 // decode restores the telemetry in the order it was added and empties h. The encodings of
 // several TracesData (LogsData) messages one after the other are themselves one valid message:
 // protobuf appends to a repeated field (resource_spans, resource_logs) each time it occurs, so
-// one Unmarshal of the concatenation returns every part's resources in order.
+// one Unmarshal of the decompressed parts, concatenated, returns every part's resources in
+// order.
 func (h *heldTelemetry) decode() (runTelemetry, error) {
 	spans, events := h.spans, h.events
 	h.spans, h.events = nil, nil
 	run := runTelemetry{spans: ptrace.NewTraces(), events: plog.NewLogs()}
-	var err error
 	if len(spans) > 0 {
-		if run.spans, err = heldTracesUnmarshaler.UnmarshalTraces(concat(spans)); err != nil {
+		enc, err := decompress(spans)
+		if err == nil {
+			run.spans, err = heldTracesUnmarshaler.UnmarshalTraces(enc)
+		}
+		if err != nil {
 			return runTelemetry{}, fmt.Errorf("decoding the held spans: %w", err)
 		}
 	}
 	if len(events) > 0 {
-		if run.events, err = heldLogsUnmarshaler.UnmarshalLogs(concat(events)); err != nil {
+		enc, err := decompress(events)
+		if err == nil {
+			run.events, err = heldLogsUnmarshaler.UnmarshalLogs(enc)
+		}
+		if err != nil {
 			return runTelemetry{}, fmt.Errorf("decoding the held log events: %w", err)
 		}
 	}
 	return run, nil
 }
 
-func concat(parts [][]byte) []byte {
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	n := 0
+// decompress returns the parts decompressed one after the other in one slice.
+func decompress(parts [][]byte) ([]byte, error) {
+	total := 0
 	for _, p := range parts {
-		n += len(p)
+		n, err := s2.DecodedLen(p)
+		if err != nil {
+			return nil, err
+		}
+		total += n
 	}
-	out := make([]byte, 0, n)
+	out := make([]byte, total)
+	at := 0
 	for _, p := range parts {
-		out = append(out, p...)
+		n, _ := s2.DecodedLen(p)
+		if _, err := s2.Decode(out[at:at+n], p); err != nil {
+			return nil, err
+		}
+		at += n
 	}
-	return out
+	return out, nil
 }
