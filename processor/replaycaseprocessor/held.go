@@ -91,45 +91,39 @@ func (h *heldTelemetry) decode() (runTelemetry, error) {
 	spans, events := h.spans, h.events
 	h.spans, h.events = nil, nil
 	run := runTelemetry{spans: ptrace.NewTraces(), events: plog.NewLogs()}
+	var err error
 	if len(spans) > 0 {
-		enc, err := decompress(spans)
-		if err == nil {
-			run.spans, err = heldTracesUnmarshaler.UnmarshalTraces(enc)
-		}
-		if err != nil {
+		if run.spans, err = decodeParts(spans, heldTracesUnmarshaler.UnmarshalTraces); err != nil {
 			return runTelemetry{}, fmt.Errorf("decoding the held spans: %w", err)
 		}
 	}
 	if len(events) > 0 {
-		enc, err := decompress(events)
-		if err == nil {
-			run.events, err = heldLogsUnmarshaler.UnmarshalLogs(enc)
-		}
-		if err != nil {
+		if run.events, err = decodeParts(events, heldLogsUnmarshaler.UnmarshalLogs); err != nil {
 			return runTelemetry{}, fmt.Errorf("decoding the held log events: %w", err)
 		}
 	}
 	return run, nil
 }
 
-// decompress returns the parts decompressed one after the other in one slice.
-func decompress(parts [][]byte) ([]byte, error) {
+// decodeParts decompresses the parts one after the other into one slice and unmarshals it.
+func decodeParts[T any](parts [][]byte, unmarshal func([]byte) (T, error)) (T, error) {
+	var none T
 	total := 0
 	for _, p := range parts {
 		n, err := s2.DecodedLen(p)
 		if err != nil {
-			return nil, err
+			return none, err
 		}
 		total += n
 	}
-	out := make([]byte, total)
+	enc := make([]byte, total)
 	at := 0
 	for _, p := range parts {
 		n, _ := s2.DecodedLen(p)
-		if _, err := s2.Decode(out[at:at+n], p); err != nil {
-			return nil, err
+		if _, err := s2.Decode(enc[at:at+n], p); err != nil {
+			return none, err
 		}
 		at += n
 	}
-	return out, nil
+	return unmarshal(enc)
 }
