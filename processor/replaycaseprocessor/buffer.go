@@ -22,7 +22,7 @@ type traceBuffer struct {
 	held          heldTelemetry // the spans and events, as protobuf until the case is built
 	spanCount     int
 	eventCount    int
-	bytes         int64 // heap held: the encodings while open, the pdata estimate (memsize.go) once built
+	bytes         int64 // heap held: encodings and bookkeeping while open, the pdata estimate (memsize.go) once built
 	firstSeen     time.Time
 	lastSeen      time.Time
 	rootSeen      bool
