@@ -94,7 +94,7 @@ type LimitsConfig struct {
 	// Kept apart from MaxSpansPerTrace so that events cannot push real spans out. Default 5000.
 	MaxEventsPerTrace int `mapstructure:"max_events_per_trace"`
 	// MaxBufferedBytes bounds the memory of open cases, closed cases not yet sent and cases the
-	// next consumer refused: an open or closed-unbuilt case counts its OTLP protobuf encoding
+	// next consumer refused: an open or closed-unbuilt case counts its compressed OTLP encoding
 	// and bookkeeping, a case being built or refused its pdata estimate. Open cases
 	// are closed oldest first to stay under it; while closed cases cannot be sent, new data is
 	// refused with a retryable error. Default 256 MiB.

@@ -82,7 +82,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	var err, errs error
 	builder.ProcessorReplayCaseBufferedBytes, err = builder.meter.Int64UpDownCounter(
 		"otelcol_processor_replay_case_buffered_bytes",
-		metric.WithDescription("Memory held by buffered, closed-but-unsent and refused-for-retry telemetry (open cases at their OTLP protobuf encoding plus bookkeeping, cases being built or refused at their estimated pdata heap) [Development]"),
+		metric.WithDescription("Memory held by buffered, closed-but-unsent and refused-for-retry telemetry (open cases at their compressed OTLP protobuf encoding plus bookkeeping, cases being built or refused at their estimated pdata heap) [Development]"),
 		metric.WithUnit("By"),
 	)
 	errs = errors.Join(errs, err)

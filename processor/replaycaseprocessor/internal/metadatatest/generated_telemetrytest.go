@@ -24,7 +24,7 @@ func NewSettings(tt *componenttest.Telemetry) processor.Settings {
 func AssertEqualProcessorReplayCaseBufferedBytes(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_buffered_bytes",
-		Description: "Memory held by buffered, closed-but-unsent and refused-for-retry telemetry (open cases at their OTLP protobuf encoding plus bookkeeping, cases being built or refused at their estimated pdata heap) [Development]",
+		Description: "Memory held by buffered, closed-but-unsent and refused-for-retry telemetry (open cases at their compressed OTLP protobuf encoding plus bookkeeping, cases being built or refused at their estimated pdata heap) [Development]",
 		Unit:        "By",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
