@@ -262,10 +262,10 @@ func (p *caseProcessor) take(b *traceBuffer, cause replaycase.CloseCause, detail
 }
 
 // materialize decodes a closed buffer's telemetry and accounts for it at its pdata estimate
-// (memsize.go) from then until its case is sent. A buffer that cannot be decoded is dropped,
-// counted with reason decode_error and logged with its trace id, unsampled: its encoding was
-// written by this processor, so this is a defect, not bad input, and the run must not vanish
-// unseen. The dropped buffer's memory and write-ahead records are released with its batch.
+// (memsize.go) from then until its case is sent. A buffer that cannot be decoded (or one of
+// whose parts could not be encoded) is dropped, counted with reason decode_error and logged
+// with its trace id, unsampled: its encoding was written by this processor, so this is a
+// defect, not bad input, and the run must not vanish unseen. The dropped buffer's memory and write-ahead records are released with its batch.
 func (p *caseProcessor) materialize(ctx context.Context, cl closing) (runTelemetry, bool) {
 	b := cl.buf
 	run, err := b.held.decode()

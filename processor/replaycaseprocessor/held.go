@@ -2,6 +2,7 @@ package replaycaseprocessor
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -23,6 +24,7 @@ import (
 type heldTelemetry struct {
 	spans  [][]byte
 	events [][]byte
+	err    error // a part that could not be encoded: decode reports it, and the run is dropped
 }
 
 // runTelemetry is a closed case's telemetry, decoded from its heldTelemetry. decode is the only
@@ -41,15 +43,14 @@ var (
 
 // addTraces appends the encoding of td and returns the heap it takes.
 func (h *heldTelemetry) addTraces(td ptrace.Traces) int64 {
-	// ProtoMarshaler sizes its buffer before writing and never fails (pdata v1.71).
-	enc, _ := otlpTracesMarshaler.MarshalTraces(td)
-	return h.add(&h.spans, enc)
+	enc, err := otlpTracesMarshaler.MarshalTraces(td)
+	return h.add(&h.spans, enc, err)
 }
 
 // addLogs appends the encoding of ld and returns the heap it takes.
 func (h *heldTelemetry) addLogs(ld plog.Logs) int64 {
-	enc, _ := otlpLogsMarshaler.MarshalLogs(ld)
-	return h.add(&h.events, enc)
+	enc, err := otlpLogsMarshaler.MarshalLogs(ld)
+	return h.add(&h.events, enc, err)
 }
 
 // sliceHeader is the heap a held encoding's entry in its [][]byte takes.
@@ -58,28 +59,37 @@ const sliceHeader = 24
 // add appends a part's encoding, compressed, to parts, unless it is empty (no resource at
 // all: decoding it gives nothing either), and returns the heap added: the compressed part's
 // capacity and its entry in parts (the slice of entries grows like any append, by up to twice
-// its length).
-func (h *heldTelemetry) add(parts *[][]byte, enc []byte) int64 {
-	if len(enc) == 0 {
-		return 0
+// its length). A part that could not be encoded is remembered in h.err.
+func (h *heldTelemetry) add(parts *[][]byte, enc []byte, err error) int64 {
+	if err == nil && len(enc) > 0 {
+		var part []byte
+		if part, err = compress(enc); err == nil {
+			before := cap(*parts)
+			*parts = append(*parts, part)
+			return int64(cap(part)) + int64(cap(*parts)-before)*sliceHeader
+		}
 	}
-	part := compress(enc)
-	before := cap(*parts)
-	*parts = append(*parts, part)
-	return int64(cap(part)) + int64(cap(*parts)-before)*sliceHeader
+	if err != nil {
+		h.err = errors.Join(h.err, fmt.Errorf("encoding a part to hold: %w", err))
+	}
+	return 0
 }
 
 // scratch holds the buffers S2 compresses into: a block needs room for its worst case, far
 // more than it usually takes, so it is written to scratch and copied out at its size.
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
-func compress(enc []byte) []byte {
+func compress(enc []byte) ([]byte, error) {
+	n := s2.MaxEncodedLen(len(enc))
+	if n < 0 {
+		return nil, fmt.Errorf("%d bytes is more than an S2 block holds", len(enc))
+	}
 	buf := scratch.Get().(*[]byte)
 	defer scratch.Put(buf)
-	if n := s2.MaxEncodedLen(len(enc)); cap(*buf) < n {
+	if cap(*buf) < n {
 		*buf = make([]byte, n)
 	}
-	return bytes.Clone(s2.Encode((*buf)[:cap(*buf)], enc))
+	return bytes.Clone(s2.Encode((*buf)[:cap(*buf)], enc)), nil
 }
 
 // decode restores the telemetry in the order it was added and empties h. The encodings of
@@ -88,8 +98,11 @@ func compress(enc []byte) []byte {
 // one Unmarshal of the decompressed parts, concatenated, returns every part's resources in
 // order.
 func (h *heldTelemetry) decode() (runTelemetry, error) {
-	spans, events := h.spans, h.events
-	h.spans, h.events = nil, nil
+	spans, events, failed := h.spans, h.events, h.err
+	h.spans, h.events, h.err = nil, nil, nil
+	if failed != nil {
+		return runTelemetry{}, failed
+	}
 	run := runTelemetry{spans: ptrace.NewTraces(), events: plog.NewLogs()}
 	var err error
 	if len(spans) > 0 {

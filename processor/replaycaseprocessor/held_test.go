@@ -2,6 +2,7 @@ package replaycaseprocessor
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -41,6 +42,19 @@ func TestHeldTelemetryRestoresEveryPartInOrder(t *testing.T) {
 			assert.Nil(t, h.events)
 		})
 	}
+}
+
+// A part that could not be encoded makes decode fail, naming the cause, even when later parts
+// were held: the run would be incomplete.
+func TestHeldTelemetryReportsAPartItCouldNotEncode(t *testing.T) {
+	var h heldTelemetry
+	td := testfixtures.Traces(t, testfixtures.Traceloop)
+	h.addTraces(td)
+	assert.Zero(t, h.add(&h.spans, nil, errors.New("marshaler out of order")))
+	h.addTraces(td)
+	_, err := h.decode()
+	require.ErrorContains(t, err, "marshaler out of order")
+	assert.NoError(t, h.err, "decode empties the buffer")
 }
 
 // spanParts splits td into one Traces per span, each with its resource and scope, the way

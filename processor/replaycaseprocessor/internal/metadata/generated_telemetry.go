@@ -106,7 +106,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseDroppedCases, err = builder.meter.Int64Counter(
 		"otelcol_processor_replay_case_dropped_cases",
-		metric.WithDescription("Cases dropped, by reason (permanent_downstream_error, undeliverable_at_shutdown, encode_error, decode_error); each is logged with its case id (decode_error, a buffer whose held protobuf could not be decoded, with its trace id), unsampled [Development]"),
+		metric.WithDescription("Cases dropped, by reason (permanent_downstream_error, undeliverable_at_shutdown, encode_error, decode_error); each is logged with its case id (decode_error, an open case whose held protobuf could not be encoded or decoded, with its trace id), unsampled [Development]"),
 		metric.WithUnit("{cases}"),
 	)
 	errs = errors.Join(errs, err)

@@ -88,7 +88,7 @@ func AssertEqualProcessorReplayCaseCost(t *testing.T, tt *componenttest.Telemetr
 func AssertEqualProcessorReplayCaseDroppedCases(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_dropped_cases",
-		Description: "Cases dropped, by reason (permanent_downstream_error, undeliverable_at_shutdown, encode_error, decode_error); each is logged with its case id (decode_error, a buffer whose held protobuf could not be decoded, with its trace id), unsampled [Development]",
+		Description: "Cases dropped, by reason (permanent_downstream_error, undeliverable_at_shutdown, encode_error, decode_error); each is logged with its case id (decode_error, an open case whose held protobuf could not be encoded or decoded, with its trace id), unsampled [Development]",
 		Unit:        "{cases}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
