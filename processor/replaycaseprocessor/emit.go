@@ -163,24 +163,32 @@ func (p *caseProcessor) dropCases(ctx context.Context, b *batch, reason string, 
 
 // build turns closed buffers into a batch: each case in the canonical form, each trace without
 // GenAI telemetry unchanged, and that trace's events for the logs pipeline. A buffer is decoded
-// only when its case is built, so closed cases waiting in the outbox stay protobuf; decoding
+// only when its case is built, so closed cases waiting in the outbox stay protobuf. Decoding
 // makes a case several times larger, so build stops after the case that takes the memory held
-// over limits.max_buffered_bytes and returns the closings it did not build (rest).
+// past limits.max_buffered_bytes plus buildHeadroom of it, and returns the closings it did not
+// build (rest). The headroom keeps batches whole while memory sits at the limit (an overload
+// keeps it there): stopping at the limit itself would send those cases one by one, a request
+// and an exporter write each, and slow the drain exactly when it has the most to do.
 func (p *caseProcessor) build(ctx context.Context, due []closing) (b *batch, rest []closing) {
 	b = &batch{traces: ptrace.NewTraces(), logs: plog.NewLogs()}
 	for i, cl := range due {
 		p.addToBatch(ctx, cl, b)
-		if i+1 < len(due) && p.overByteLimit() {
+		if i+1 < len(due) && p.overBuildLimit() {
 			return b, due[i+1:]
 		}
 	}
 	return b, nil
 }
 
-func (p *caseProcessor) overByteLimit() bool {
+// buildHeadroom is the share of limits.max_buffered_bytes that cases being built may take
+// beyond it: a quarter.
+const buildHeadroom = 4
+
+func (p *caseProcessor) overBuildLimit() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.bytes > p.cfg.Limits.MaxBufferedBytes
+	limit := p.cfg.Limits.MaxBufferedBytes
+	return p.bytes > limit+limit/buildHeadroom
 }
 
 // addToBatch builds one closed buffer into b.

@@ -400,7 +400,10 @@ func TestMemoryHeldStaysUnderTheByteLimitUnderOverload(t *testing.T) {
 		h.p.mu.Lock()
 		held := h.p.bytes
 		h.p.mu.Unlock()
-		assert.LessOrEqual(t, held, int64(limit+memTraces(testfixtures.Traces(t, testfixtures.OTelEvents))+memLogs(testfixtures.Logs(t, testfixtures.OTelEvents))), "at most one request over the limit")
+		// Admission stops at the limit (one request may cross it); a batch being built stops at
+		// the limit plus its headroom (one case may cross that), whichever is higher.
+		oneRun := memTraces(testfixtures.Traces(t, testfixtures.OTelEvents)) + memLogs(testfixtures.Logs(t, testfixtures.OTelEvents))
+		assert.LessOrEqual(t, held, int64(limit+limit/buildHeadroom)+oneRun, "at most the build headroom and one run over the limit")
 	}
 	assert.Positive(t, refused, "the overload was refused at the door")
 	next.set(nil)
@@ -419,5 +422,30 @@ func TestFragmentAfterTheSpanLimitClosesAfterTheGracePeriod(t *testing.T) {
 	cases := h.cases()
 	require.Len(t, cases, 3)
 	assert.Equal(t, replaycase.ClosedRootEnded, cases[2].ClosedBy)
+	h.shutdown()
+}
+
+// Memory at the byte limit (where an overload keeps it) does not split the cases closed
+// together into batches of one: decoding a batch may take the build headroom, so they are still
+// sent in batches of emit_batch_size, not one request and one exporter write per case. As in
+// production, a batch is small next to the limit (256 runs of a few kB against 128 MiB).
+func TestCasesClosedAtTheByteLimitAreSentInWholeBatches(t *testing.T) {
+	const runs = 300
+	h := newHarness(t, func(c *Config) { c.EmitBatchSize = 16 })
+	for i := 0; i < runs; i++ {
+		td, ld := testfixtures.Traces(t, testfixtures.OTelEvents), testfixtures.Logs(t, testfixtures.OTelEvents)
+		testfixtures.WithTraceID(td, ld, i)
+		h.sendLogs(ld)
+		h.sendTraces(td)
+	}
+	require.Empty(t, h.sink.AllTraces(), "every run is still open")
+	h.p.mu.Lock()
+	h.p.cfg.Limits.MaxBufferedBytes = h.p.bytes // the open runs fill the limit exactly
+	h.p.mu.Unlock()
+	h.advance(h.p.cfg.RootGracePeriod)
+	batches := h.sink.AllTraces()
+	wantBatches := (runs + h.p.cfg.EmitBatchSize - 1) / h.p.cfg.EmitBatchSize
+	assert.Len(t, batches, wantBatches, "the closed cases went out in batches of emit_batch_size")
+	assert.Len(t, h.cases(), runs)
 	h.shutdown()
 }
