@@ -91,6 +91,20 @@ func TestDecodeDeclines(t *testing.T) {
 	}
 }
 
+// TestDecodeAccepts pins inputs that must stay on the fast path: surrogate pairs (Python's
+// json.dumps escapes every non-ASCII character), duplicate keys, escapes, deep-ish nesting.
+func TestDecodeAccepts(t *testing.T) {
+	for _, text := range []string{
+		`{"emoji":"\ud83d\ude00","e":"\u00e9"}`, `{"a":1,"a":2}`, `["\n\t\"\\\/\b\f\r\u0000"]`,
+		strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth),
+	} {
+		if _, ok := Decode(text); !ok {
+			t.Errorf("Decode declined %.80q", text)
+		}
+		checkSame(t, text)
+	}
+}
+
 // TestDecodeFixtures decodes every JSON attribute of the fixture runs and compares with
 // encoding/json.
 func TestDecodeFixtures(t *testing.T) {
