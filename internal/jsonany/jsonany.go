@@ -30,53 +30,112 @@ import (
 // maxDepth is the deepest nesting decoded here; deeper values go to encoding/json (limit 10000).
 const maxDepth = 1000
 
-// maxPooledInput is the largest input copy kept for reuse: a multi-megabyte tool result is not
-// worth holding on to.
-const maxPooledInput = 1 << 20
+// A reader is kept for reuse only while its scratch space is this small: a multi-megabyte tool
+// result or an array of a million numbers is not worth holding on to.
+const (
+	maxPooledInput = 1 << 20
+	maxPooledStack = 1 << 14
+)
 
-// reader is one decoder with its input buffer, reused through readers.
+// Short strings (keys such as "role" and "content", values such as "user" or "object") repeat
+// from value to value: a reader keeps up to maxShared of them, each up to maxSharedLen bytes,
+// already boxed as `any`, and hands out the same immutable value again instead of allocating.
+const (
+	maxShared    = 1024
+	maxSharedLen = 32
+)
+
+// reader is one decoder with its scratch space, reused through readers.
 type reader struct {
 	input []byte
 	buf   bytes.Buffer
 	dec   jsontext.Decoder
+	// members and elements are stacks of the objects' and arrays' contents being read: each
+	// object or array is allocated once at its final size when its end is reached.
+	members  []member
+	elements []any
+	shared   map[string]any // short strings seen before, boxed
+	unquoted []byte         // a string with escapes, unescaped
 }
 
-var readers = sync.Pool{New: func() any { return new(reader) }}
+type member struct {
+	name  string
+	value any
+}
+
+var readers = sync.Pool{New: func() any { return &reader{shared: make(map[string]any)} }}
 
 // Decode returns the value of text, which must be exactly one JSON value with only JSON
 // whitespace (space, tab, CR, LF) around it, as encoding/json's Decoder with UseNumber decodes
 // it into an `any`. ok is false when text is not such a value or holds something this package
 // leaves to encoding/json (see the package comment): the caller then decodes it with
-// encoding/json. The returned value shares no memory with text or with other calls.
+// encoding/json. The returned value shares no mutable memory with text or with other calls
+// (strings are immutable, so short ones may be the same string in several results).
 func Decode(text string) (v any, ok bool) {
 	if !utf8.ValidString(text) {
 		return nil, false
 	}
 	r := readers.Get().(*reader)
-	defer func() {
-		if cap(r.input) <= maxPooledInput {
-			readers.Put(r)
-		}
-	}()
 	// A copy, not the string's own bytes: the decoder reads from a bytes.Buffer without copying,
 	// and a string's memory must never be reachable as a []byte. Every decoded string is copied
-	// out of it again (Token.String), so the tree does not hold on to the buffer.
+	// out of it, so the result does not hold on to the buffer.
 	r.input = append(r.input[:0], text...)
 	r.buf = *bytes.NewBuffer(r.input)
 	r.dec.Reset(&r.buf, jsontext.AllowDuplicateNames(true))
-	v, ok = value(&r.dec, 0)
+	v, ok = r.value(0)
+	if ok {
+		_, err := r.dec.ReadToken()
+		ok = err == io.EOF // else trailing data, or a second value
+	}
+	r.release()
 	if !ok {
 		return nil, false
-	}
-	if _, err := r.dec.ReadToken(); err != io.EOF {
-		return nil, false // trailing data, or a second value
 	}
 	return v, true
 }
 
+// release drops the reader's references into the result and puts it back into readers.
+func (r *reader) release() {
+	clear(r.members[:cap(r.members)])
+	clear(r.elements[:cap(r.elements)])
+	r.members, r.elements = r.members[:0], r.elements[:0]
+	if len(r.shared) >= maxShared {
+		clear(r.shared)
+	}
+	if cap(r.input) <= maxPooledInput && cap(r.members) <= maxPooledStack && cap(r.elements) <= maxPooledStack {
+		readers.Put(r)
+	}
+}
+
 // value reads the next value, depth levels down.
-func value(dec *jsontext.Decoder, depth int) (any, bool) {
-	tok, err := dec.ReadToken()
+func (r *reader) value(depth int) (any, bool) {
+	switch r.dec.PeekKind() {
+	case '"':
+		raw, err := r.dec.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		return r.str(raw)
+	case '0':
+		raw, err := r.dec.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		return json.Number(raw), true // the number's text as written (a copy)
+	case '{', '[':
+		if depth >= maxDepth {
+			return nil, false
+		}
+		tok, err := r.dec.ReadToken()
+		if err != nil {
+			return nil, false
+		}
+		if tok.Kind() == '{' {
+			return r.object(depth + 1)
+		}
+		return r.array(depth + 1)
+	}
+	tok, err := r.dec.ReadToken()
 	if err != nil {
 		return nil, false
 	}
@@ -85,62 +144,83 @@ func value(dec *jsontext.Decoder, depth int) (any, bool) {
 		return nil, true
 	case 'f', 't':
 		return tok.Bool(), true
-	case '"':
-		return tok.String(), true
-	case '0':
-		return json.Number(tok.String()), true // the number's text as written
-	case '{':
-		if depth >= maxDepth {
-			return nil, false
-		}
-		return object(dec, depth+1)
-	case '[':
-		if depth >= maxDepth {
-			return nil, false
-		}
-		return array(dec, depth+1)
 	}
 	return nil, false
 }
 
-// object reads the members of an object after its '{', up to and including its '}'.
-func object(dec *jsontext.Decoder, depth int) (any, bool) {
-	m := map[string]any{}
-	for dec.PeekKind() == '"' {
-		tok, err := dec.ReadToken()
+// str returns the string raw (a quoted JSON string) holds, boxed.
+func (r *reader) str(raw jsontext.Value) (any, bool) {
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') >= 0 {
+		b, err := jsontext.AppendUnquote(r.unquoted[:0], raw)
 		if err != nil {
 			return nil, false
 		}
-		name := tok.String() // before the next read, which invalidates tok
-		v, ok := value(dec, depth)
+		r.unquoted = b
+		return string(b), true
+	}
+	if len(body) > maxSharedLen {
+		return string(body), true
+	}
+	if v, ok := r.shared[string(body)]; ok {
+		return v, true
+	}
+	var v any = string(body)
+	r.shared[v.(string)] = v
+	return v, true
+}
+
+// object reads the members of an object after its '{', up to and including its '}'.
+func (r *reader) object(depth int) (any, bool) {
+	base := len(r.members)
+	for r.dec.PeekKind() == '"' {
+		raw, err := r.dec.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		name, ok := r.str(raw) // before the next read, which invalidates raw
 		if !ok {
 			return nil, false
 		}
-		m[name] = v // a key given twice: the last value wins, as in encoding/json
+		v, ok := r.value(depth)
+		if !ok {
+			return nil, false
+		}
+		r.members = append(r.members, member{name.(string), v})
 	}
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '}' {
+	if tok, err := r.dec.ReadToken(); err != nil || tok.Kind() != '}' {
 		return nil, false
 	}
+	m := make(map[string]any, len(r.members)-base)
+	for _, kv := range r.members[base:] {
+		m[kv.name] = kv.value // in order: of a key given twice, the last value wins, as in encoding/json
+	}
+	clear(r.members[base:])
+	r.members = r.members[:base]
 	return m, true
 }
 
 // array reads the elements of an array after its '[', up to and including its ']'.
-func array(dec *jsontext.Decoder, depth int) (any, bool) {
-	a := []any{}
+func (r *reader) array(depth int) (any, bool) {
+	base := len(r.elements)
 	for {
-		switch dec.PeekKind() {
+		switch r.dec.PeekKind() {
 		case ']':
-			if _, err := dec.ReadToken(); err != nil {
+			if _, err := r.dec.ReadToken(); err != nil {
 				return nil, false
 			}
+			a := make([]any, len(r.elements)-base)
+			copy(a, r.elements[base:])
+			clear(r.elements[base:])
+			r.elements = r.elements[:base]
 			return a, true
 		case 0, '}':
 			return nil, false // an error, or a mismatched close
 		}
-		v, ok := value(dec, depth)
+		v, ok := r.value(depth)
 		if !ok {
 			return nil, false
 		}
-		a = append(a, v)
+		r.elements = append(r.elements, v)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -134,6 +135,29 @@ func TestDecodeOwnsItsValues(t *testing.T) {
 	if !reflect.DeepEqual(first, want) {
 		t.Fatalf("first tree changed to %#v", first)
 	}
+}
+
+// TestDecodeConcurrent decodes the fixtures from several goroutines at once (pooled readers,
+// shared short strings) and compares each result with encoding/json; run it with -race.
+func TestDecodeConcurrent(t *testing.T) {
+	texts := testfixtures.JSONTexts(t)
+	wants := make([]any, len(texts))
+	for i, text := range texts {
+		wants[i], _ = reference(text)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for round := range 20 {
+				i := (g*7 + round) % len(texts)
+				if got, ok := Decode(texts[i]); !ok || !reflect.DeepEqual(got, wants[i]) {
+					t.Errorf("goroutine %d: fixture %d decoded differently", g, i)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // FuzzDecode checks Decode against encoding/json on random and mutated input, seeded with the
