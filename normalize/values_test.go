@@ -61,20 +61,7 @@ func FuzzParseJSON(f *testing.F) {
 // alone (parseJSONStd).
 // Run: go test -run '^$' -bench ParseJSON -benchmem -count 3 ./normalize/
 func BenchmarkParseJSON(b *testing.B) {
-	texts := testfixtures.JSONTexts(b)
-	for _, impl := range []struct {
-		name  string
-		parse func(string) (any, error)
-	}{{"jsonany", parseJSON}, {"encoding_json", parseJSONStd}} {
-		b.Run(impl.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				for _, s := range texts {
-					if _, err := impl.parse(s); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-		})
-	}
+	testfixtures.BenchmarkJSONParsers(b, testfixtures.JSONTexts(b),
+		testfixtures.JSONParser{Name: "jsonany", Parse: func(s string) bool { _, err := parseJSON(s); return err == nil }},
+		testfixtures.JSONParser{Name: "encoding_json", Parse: func(s string) bool { _, err := parseJSONStd(s); return err == nil }})
 }

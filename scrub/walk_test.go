@@ -62,19 +62,7 @@ func BenchmarkWholeJSON(b *testing.B) {
 	for _, v := range testfixtures.JSONTexts(b) {
 		texts = append(texts, strings.TrimSpace(v))
 	}
-	for _, impl := range []struct {
-		name  string
-		parse func(string) (any, bool)
-	}{{"jsonany", wholeJSON}, {"encoding_json", wholeJSONStd}} {
-		b.Run(impl.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				for _, v := range texts {
-					if _, ok := impl.parse(v); !ok {
-						b.Fatalf("not JSON: %.80q", v)
-					}
-				}
-			}
-		})
-	}
+	testfixtures.BenchmarkJSONParsers(b, texts,
+		testfixtures.JSONParser{Name: "jsonany", Parse: func(t string) bool { _, ok := wholeJSON(t); return ok }},
+		testfixtures.JSONParser{Name: "encoding_json", Parse: func(t string) bool { _, ok := wholeJSONStd(t); return ok }})
 }

@@ -176,25 +176,7 @@ func FuzzDecode(f *testing.F) {
 // BenchmarkDecode decodes the fixtures' JSON attributes with Decode and with encoding/json.
 // Run: go test -run '^$' -bench Decode -benchmem -count 3 ./internal/jsonany/
 func BenchmarkDecode(b *testing.B) {
-	texts := testfixtures.JSONTexts(b)
-	size := 0
-	for _, text := range texts {
-		size += len(text)
-	}
-	for _, impl := range []struct {
-		name   string
-		decode func(string) (any, bool)
-	}{{"jsonany", Decode}, {"encoding_json", reference}} {
-		b.Run(impl.name, func(b *testing.B) {
-			b.SetBytes(int64(size))
-			b.ReportAllocs()
-			for b.Loop() {
-				for _, text := range texts {
-					if _, ok := impl.decode(text); !ok {
-						b.Fatalf("declined %.80q", text)
-					}
-				}
-			}
-		})
-	}
+	testfixtures.BenchmarkJSONParsers(b, testfixtures.JSONTexts(b),
+		testfixtures.JSONParser{Name: "jsonany", Parse: func(t string) bool { _, ok := Decode(t); return ok }},
+		testfixtures.JSONParser{Name: "encoding_json", Parse: func(t string) bool { _, ok := reference(t); return ok }})
 }

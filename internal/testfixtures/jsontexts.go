@@ -59,3 +59,32 @@ func JSONTexts(tb testing.TB) []string {
 	}
 	return out
 }
+
+// JSONParser is one way to parse a JSON text, for BenchmarkJSONParsers: Parse reports whether
+// the text parsed.
+type JSONParser struct {
+	Name  string
+	Parse func(text string) bool
+}
+
+// BenchmarkJSONParsers parses every text with each parser, one sub-benchmark per parser, so that
+// a new parser and the encoding/json one it replaces are measured on the same fixture JSON.
+func BenchmarkJSONParsers(b *testing.B, texts []string, parsers ...JSONParser) {
+	size := 0
+	for _, text := range texts {
+		size += len(text)
+	}
+	for _, p := range parsers {
+		b.Run(p.Name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, text := range texts {
+					if !p.Parse(text) {
+						b.Fatalf("%s failed on %.80q", p.Name, text)
+					}
+				}
+			}
+		})
+	}
+}
