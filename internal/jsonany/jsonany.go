@@ -1,8 +1,8 @@
 // Package jsonany decodes JSON text into the plain Go values that encoding/json's Decoder with
 // UseNumber gives for an `any` (map[string]any, []any, string, json.Number, bool, nil), with a
-// token reader (jsontext) instead of encoding/json's reflection: the scrubber and the normalizer
-// parse every JSON attribute of every span (messages, tool schemas, parameters), and
-// encoding/json was a tenth of the collector's CPU there.
+// token reader (jsontext, the encoding/json/v2 tokenizer) instead of encoding/json's reflection:
+// the scrubber and the normalizer parse every JSON attribute of every span (messages, tool
+// schemas, parameters), and with encoding/json that was about a tenth of the collector's CPU.
 //
 // It decodes only what it is sure to decode exactly as encoding/json does and says so; for
 // everything else the caller runs encoding/json, which then gives the value or the error:
@@ -47,9 +47,8 @@ const (
 
 // reader is one decoder with its scratch space, reused through readers.
 type reader struct {
-	input []byte
-	buf   bytes.Buffer
-	dec   jsontext.Decoder
+	buf bytes.Buffer // a copy of the text being decoded
+	dec jsontext.Decoder
 	// members and elements are stacks of the objects' and arrays' contents being read: each
 	// object or array is allocated once at its final size when its end is reached.
 	members  []member
@@ -79,8 +78,8 @@ func Decode(text string) (v any, ok bool) {
 	// A copy, not the string's own bytes: the decoder reads from a bytes.Buffer without copying,
 	// and a string's memory must never be reachable as a []byte. Every decoded string is copied
 	// out of it, so the result does not hold on to the buffer.
-	r.input = append(r.input[:0], text...)
-	r.buf = *bytes.NewBuffer(r.input)
+	r.buf.Reset()
+	r.buf.WriteString(text)
 	r.dec.Reset(&r.buf, jsontext.AllowDuplicateNames(true))
 	v, ok = r.value(0)
 	if ok {
@@ -102,7 +101,7 @@ func (r *reader) release() {
 	if len(r.shared) >= maxShared {
 		clear(r.shared)
 	}
-	if cap(r.input) <= maxPooledInput && cap(r.members) <= maxPooledStack && cap(r.elements) <= maxPooledStack {
+	if r.buf.Cap() <= maxPooledInput && cap(r.members) <= maxPooledStack && cap(r.elements) <= maxPooledStack {
 		readers.Put(r)
 	}
 }
