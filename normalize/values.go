@@ -8,8 +8,11 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/reprise-dev/reprise/internal/jsonany"
 )
 
 // errTruncated marks JSON that ends early: the emitter or an attribute length limit cut it.
@@ -25,7 +28,22 @@ func decodeAny(v pcommon.Value, asJSON bool) (any, error) {
 	return v.AsRaw(), nil
 }
 
+// parseJSON parses s as one JSON value (JSON whitespace before it, any Unicode whitespace after
+// it) into plain Go values, numbers as json.Number. jsonany decodes it when it can, with the
+// same result; otherwise encoding/json gives the value or the error.
 func parseJSON(s string) (any, error) {
+	// encoding/json's Decoder stops after the value and parseJSONStd ignores Unicode whitespace
+	// left after it; jsonany takes only JSON whitespace, so that trailing run is cut first (the
+	// value itself never ends in whitespace).
+	if v, ok := jsonany.Decode(strings.TrimRightFunc(s, unicode.IsSpace)); ok {
+		return v, nil
+	}
+	return parseJSONStd(s)
+}
+
+// parseJSONStd is parseJSON with encoding/json alone: the fallback, and the reference the fuzz
+// test compares parseJSON with.
+func parseJSONStd(s string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var out any

@@ -113,14 +113,29 @@ var (
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
+// selfDecoding caches decodesItself per type: the method-set checks (reflect.PointerTo looks
+// the pointer type up in a global cache) cost more than the decoding of a small value.
+var selfDecoding sync.Map // reflect.Type -> bool
+
+// decodesItself reports whether encoding/json would hand a value of type t to the type's own
+// UnmarshalJSON or UnmarshalText (through t or *t; a pointer is followed to its element first).
+func decodesItself(t reflect.Type) bool {
+	if b, ok := selfDecoding.Load(t); ok {
+		return b.(bool)
+	}
+	b := t.Kind() != reflect.Pointer && (t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler) ||
+		reflect.PointerTo(t).Implements(textUnmarshaler))
+	selfDecoding.Store(t, b)
+	return b
+}
+
 // getValue is putValue backwards: it decodes a structured attribute value straight into dst,
 // which must hold its zero value, as json.Unmarshal of the attribute's JSON would, without the
 // JSON text in between. It handles the shapes putValue writes and returns errNotDirect for
 // anything else, leaving dst partly written.
 func getValue(src pcommon.Value, dst reflect.Value) error {
 	t := dst.Type()
-	if t.Kind() != reflect.Pointer && (t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler) ||
-		reflect.PointerTo(t).Implements(textUnmarshaler)) {
+	if decodesItself(t) {
 		return errNotDirect
 	}
 	if src.Type() == pcommon.ValueTypeEmpty {

@@ -12,6 +12,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/internal/jsonany"
 )
 
 // Text scrubs one string. When the whole string is a JSON object or array, the JSON is walked
@@ -43,11 +45,7 @@ func (s *Scrubber) Text(v string, r *Report) string {
 // text is Text without the cache of long clean strings.
 func (s *Scrubber) text(v string, r *Report) string {
 	if t := strings.TrimSpace(v); len(t) > 1 && (t[0] == '{' || t[0] == '[') {
-		var parsed any
-		dec := json.NewDecoder(strings.NewReader(t))
-		dec.UseNumber() // numbers are written back as they were
-		// The whole string must be the one JSON value: `[]} sk-…` is text that starts with JSON.
-		if dec.Decode(&parsed) == nil && strings.TrimSpace(t[dec.InputOffset():]) == "" {
+		if parsed, ok := wholeJSON(t); ok {
 			var sub Report
 			out := s.JSON(parsed, &sub)
 			if len(sub.Counts) == 0 {
@@ -60,6 +58,29 @@ func (s *Scrubber) text(v string, r *Report) string {
 		}
 	}
 	return s.plain(v, r)
+}
+
+// wholeJSON parses t, which has no whitespace around it, when the whole of t is one JSON value
+// (`[]} sk-…` is text that starts with JSON); numbers stay json.Number, so that they are
+// written back as they were. jsonany decodes it when it can, with the same result as
+// encoding/json; otherwise wholeJSONStd decides.
+func wholeJSON(t string) (any, bool) {
+	if v, ok := jsonany.Decode(t); ok {
+		return v, true
+	}
+	return wholeJSONStd(t)
+}
+
+// wholeJSONStd is wholeJSON with encoding/json alone: the fallback, and the reference the fuzz
+// test compares wholeJSON with.
+func wholeJSONStd(t string) (any, bool) {
+	var parsed any
+	dec := json.NewDecoder(strings.NewReader(t))
+	dec.UseNumber()
+	if dec.Decode(&parsed) != nil || strings.TrimSpace(t[dec.InputOffset():]) != "" {
+		return nil, false
+	}
+	return parsed, true
 }
 
 // plain scrubs a string as text, without looking for JSON: also used for keys and names.
