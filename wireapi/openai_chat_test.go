@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
-	gojson "github.com/goccy/go-json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -160,20 +159,33 @@ func TestWriteChatStream(t *testing.T) {
 	assert.Equal(t, "[DONE]", events[6])
 }
 
-// The fast decoder and encoding/json agree: whatever goccy/go-json accepts, encoding/json
-// accepts too and decodes to the same values, so the parser behaves as encoding/json does.
+// The fast decoder and encoding/json agree: they accept the same bodies and decode them to the
+// same values, so the parser behaves as encoding/json does.
 func FuzzFastDecoderAgreesWithEncodingJSON(f *testing.F) {
 	f.Add(sdkBody(f))
 	f.Add([]byte(`{"model":"m","messages":[{"role":"user","content":"a\u00e9\ud83d\ude00 \"q\""}],"model":"n","stream":true}`))
 	f.Add([]byte(`{"Model":"m","MESSAGES":[{"role":"tool","tool_call_id":"c","content":[{"type":"text","text":"x"}]}],"temperature":1e-7,"max_tokens":12}`))
 	f.Add([]byte("{\"model\":\"\xff\xfe\",\"messages\":[]}"))
 	f.Add([]byte(`{"model":"m","messages":[{"role":"user"}]} x`))
+	f.Add([]byte(`{"model":"m","messages":[{"role":"user","content":"\ud800"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"a":[1,2,{"b":null}]}}}]}`))
+	f.Add([]byte(`{"model":"claude","max_tokens":5,"system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}]}`))
+	f.Add([]byte(`{"model":"gpt","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]},{"type":"function_call_output","call_id":"c","output":"{}"}],"tools":[{"type":"function","name":"f"}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var fast, std chatBody
-		if !json.Valid(body) || !utf8.Valid(body) || gojson.UnmarshalNoEscape(body, &fast) != nil {
-			return // decodeObject takes encoding/json's path
-		}
-		require.NoError(t, json.Unmarshal(body, &std), "goccy accepted what encoding/json refuses: %q", body)
-		assert.Equal(t, std, fast, "%q", body)
+		// Every type decodeObject is given.
+		agree[chatBody](t, body)
+		agree[messagesBody](t, body)
+		agree[anthropicBlock](t, body)
+		agree[responsesBody](t, body)
+		agree[responsesItem](t, body)
 	})
+}
+
+// agree decodes body into a T with both decoders and requires the same outcome.
+func agree[T any](t *testing.T, body []byte) {
+	var fast, std T
+	fastErr, stdErr := jsonv1.Unmarshal(body, &fast), json.Unmarshal(body, &std)
+	require.Equal(t, stdErr == nil, fastErr == nil, "%T accepted by one decoder only: %q (encoding/json: %v; fast: %v)", std, body, stdErr, fastErr)
+	if stdErr == nil { // otherwise decodeObject takes encoding/json's path
+		assert.Equal(t, std, fast, "%T %q", std, body)
+	}
 }
