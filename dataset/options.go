@@ -40,6 +40,15 @@ var statsColumns = map[string]bool{
 	"role": true, "type": true, "finish_reason": true, "response_id": true, "data_source": true,
 }
 
+// casePageBytes bounds the pages of the cases/ and quarantine/ files a Writer writes. A column
+// writer holds up to a page of each column uncompressed until it cuts the page, and a case row
+// has 245 columns, most of them in its list of steps: with parquet-go's 256 KiB pages a merge of
+// a few thousand cases held about 60 MiB, the largest heap of a paced run of
+// scripts/bench-pipeline.sh (docs/benchmarks.md). 64 KiB pages bound that to about 15 MiB and
+// made the dataset 5 % larger (zstd compresses each page on its own and finds fewer repeats in
+// a smaller one). steps/ keeps 256 KiB: half the columns, and smaller pages cost it 10 %.
+const casePageBytes = 64 << 10
+
 // writerOptions is the reader-compatibility profile: V1 data pages, PLAIN byte arrays (no
 // DELTA_LENGTH_BYTE_ARRAY, which older Spark, Velox and Iceberg readers lack), microsecond
 // timestamps (in the struct tags), no statistics on free text, a bloom filter on case_id, and

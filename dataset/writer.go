@@ -107,6 +107,7 @@ func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	caseOptions = append(caseOptions, parquet.PageBufferSize(casePageBytes))
 	if cfg.FileMaxAge < 0 || cfg.FileMaxAge > 0 && cfg.FileMaxStagedBytes <= 0 {
 		return nil, fmt.Errorf("file max age (%s) must not be negative, and with it file max staged bytes (%d) must be positive", cfg.FileMaxAge, cfg.FileMaxStagedBytes)
 	}
