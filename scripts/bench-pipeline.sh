@@ -50,11 +50,14 @@ for port in $otlp_port $grpc_port $metrics_port $replay_port $profile_port; do
 done
 
 # --- builds -----------------------------------------------------------------------------------
-# Both collectors are built as ocb builds a distribution by default (-trimpath, -ldflags '-s -w'):
-# the flags decide how much of the binary is mapped, which peak RSS counts.
+# Both collectors are built as ocb builds a distribution by default (CGO_ENABLED=0, -trimpath,
+# -ldflags '-s -w'): the flags decide how much of the binary is mapped, which peak RSS counts,
+# and without cgo the binary is static (no libc mapped). ocb's default is cgo off (its
+# dist.cgo_enabled); builder-config.yaml keeps it, so a reprise built by ocb is static too.
+export CGO_ENABLED=0
 manifest=scripts/benchpipeline/stock-builder-config.yaml
 stock=$cache/stockcollector
-sum=$(sha256sum "$manifest" | cut -c1-16)
+sum=$( (cat "$manifest"; echo "CGO_ENABLED=$CGO_ENABLED") | sha256sum | cut -c1-16)
 if [ ! -x "$stock" ] || [ "$(cat "$cache/manifest.sum" 2>/dev/null)" != "$sum" ]; then
   echo "building the stock collector with ocb into $cache (a few minutes the first time)"
   mkdir -p "$cache"
