@@ -181,3 +181,52 @@ func benchmarkBatchMemory(b *testing.B, cfg *Config) {
 	b.ReportMetric(float64(held)/(1<<20), "held_between_batches_MiB")
 	b.ReportMetric(float64(worst)/float64(batchBytes), "peak_heap/batch_byte")
 }
+
+// BenchmarkMergeMemory measures the heap a merge takes: five batches of benchRuns cases staged
+// as segments (file_max_age), then merged into the final files by Shutdown's flush. It reports
+// the peak of heap objects above what was live before the merge (sampled every millisecond)
+// and the dataset's bytes. A column writer holds up to a page of each column uncompressed until
+// it cuts the page, so the merge's heap grows with the page size of cases/ (dataset/options.go).
+// Run: go test -run '^$' -bench MergeMemory -benchtime 1x ./exporter/replayparquetexporter/
+func BenchmarkMergeMemory(b *testing.B) {
+	canonical, cases, _ := benchInput(b)
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	live := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	var worst uint64
+	var datasetBytes int64
+	for i := 0; i < b.N; i++ {
+		cfg := testConfig(b)
+		cfg.FileMaxAge, cfg.FileMaxStagedSize = time.Hour, 1<<40 // staged only, merged at Shutdown
+		exp := newExporter(b, cfg)
+		for range 5 {
+			require.NoError(b, exp.ConsumeTraces(context.Background(), canonical))
+		}
+		runtime.GC()
+		before := live()
+		done, peak := make(chan struct{}), make(chan uint64)
+		go func() {
+			var max uint64
+			tick := time.NewTicker(time.Millisecond)
+			defer tick.Stop()
+			for {
+				if v := live(); v > max {
+					max = v
+				}
+				select {
+				case <-done:
+					peak <- max
+					return
+				case <-tick.C:
+				}
+			}
+		}()
+		require.NoError(b, exp.Shutdown(context.Background()))
+		close(done)
+		if p := <-peak; p > before {
+			worst = max(worst, p-before)
+		}
+		datasetBytes = dirSize(b, cfg.Directory)
+	}
+	b.ReportMetric(float64(worst)/(1<<20), "merge_peak_heap_MiB")
+	b.ReportMetric(float64(datasetBytes)/float64(5*cases), "dataset_B/case")
+}
