@@ -142,37 +142,14 @@ func benchmarkBatchMemory(b *testing.B, cfg *Config) {
 	canonical, _, _ := benchInput(b)
 	batchBytes := (&ptrace.ProtoMarshaler{}).TracesSize(canonical)
 	exp := newExporter(b, cfg)
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	live := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
 	var worst, held uint64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		runtime.GC()
-		before := live()
+		before, peak := heapDuring(func() {
+			require.NoError(b, exp.ConsumeTraces(context.Background(), canonical))
+		})
 		held = max(held, before)
-		done := make(chan struct{})
-		peak := make(chan uint64)
-		go func() {
-			var max uint64
-			tick := time.NewTicker(time.Millisecond)
-			defer tick.Stop()
-			for {
-				if v := live(); v > max {
-					max = v
-				}
-				select {
-				case <-done:
-					peak <- max
-					return
-				case <-tick.C:
-				}
-			}
-		}()
-		require.NoError(b, exp.ConsumeTraces(context.Background(), canonical))
-		close(done)
-		if p := <-peak; p > before && p-before > worst {
-			worst = p - before
-		}
+		worst = max(worst, peak-before)
 	}
 	b.StopTimer()
 	require.NoError(b, exp.Shutdown(context.Background()))
@@ -190,8 +167,6 @@ func benchmarkBatchMemory(b *testing.B, cfg *Config) {
 // Run: go test -run '^$' -bench MergeMemory -benchtime 1x ./exporter/replayparquetexporter/
 func BenchmarkMergeMemory(b *testing.B) {
 	canonical, cases, _ := benchInput(b)
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	live := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
 	var worst uint64
 	var datasetBytes int64
 	for i := 0; i < b.N; i++ {
@@ -201,32 +176,37 @@ func BenchmarkMergeMemory(b *testing.B) {
 		for range 5 {
 			require.NoError(b, exp.ConsumeTraces(context.Background(), canonical))
 		}
-		runtime.GC()
-		before := live()
-		done, peak := make(chan struct{}), make(chan uint64)
-		go func() {
-			var max uint64
-			tick := time.NewTicker(time.Millisecond)
-			defer tick.Stop()
-			for {
-				if v := live(); v > max {
-					max = v
-				}
-				select {
-				case <-done:
-					peak <- max
-					return
-				case <-tick.C:
-				}
-			}
-		}()
-		require.NoError(b, exp.Shutdown(context.Background()))
-		close(done)
-		if p := <-peak; p > before {
-			worst = max(worst, p-before)
-		}
+		before, peak := heapDuring(func() { require.NoError(b, exp.Shutdown(context.Background())) })
+		worst = max(worst, peak-before)
 		datasetBytes = dirSize(b, cfg.Directory)
 	}
 	b.ReportMetric(float64(worst)/(1<<20), "merge_peak_heap_MiB")
 	b.ReportMetric(float64(datasetBytes)/float64(5*cases), "dataset_B/case")
+}
+
+// heapDuring runs f after a garbage collection and returns the bytes of heap objects before it
+// and their peak while it ran, sampled every millisecond (never below before).
+func heapDuring(f func()) (before, peak uint64) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	live := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	runtime.GC()
+	before = live()
+	done, peaked := make(chan struct{}), make(chan uint64)
+	go func() {
+		top := before
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			top = max(top, live())
+			select {
+			case <-done:
+				peaked <- top
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	f()
+	close(done)
+	return before, <-peaked
 }
