@@ -121,22 +121,22 @@ func (h *heldTelemetry) decode() (runTelemetry, error) {
 // decodeParts decompresses the parts one after the other into one slice and unmarshals it.
 func decodeParts[T any](parts [][]byte, unmarshal func([]byte) (T, error)) (T, error) {
 	var none T
+	sizes := make([]int, len(parts))
 	total := 0
-	for _, p := range parts {
+	for i, p := range parts {
 		n, err := s2.DecodedLen(p)
 		if err != nil {
 			return none, err
 		}
-		total += n
+		sizes[i], total = n, total+n
 	}
 	enc := make([]byte, total)
 	at := 0
-	for _, p := range parts {
-		n, _ := s2.DecodedLen(p)
-		if _, err := s2.Decode(enc[at:at+n], p); err != nil {
+	for i, p := range parts {
+		if _, err := s2.Decode(enc[at:at+sizes[i]], p); err != nil {
 			return none, err
 		}
-		at += n
+		at += sizes[i]
 	}
 	return unmarshal(enc)
 }

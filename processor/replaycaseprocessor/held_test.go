@@ -142,7 +142,7 @@ func TestUndecodableBufferIsDroppedCountedAndLogged(t *testing.T) {
 }
 
 // An open case is accounted at the heap its compressed encoding and bookkeeping take, well
-// under its pdata; once built, at the pdata estimate until sent.
+// under its pdata, and nothing is left accounted once its case is sent.
 func TestOpenCasesAreAccountedAtTheirEncoding(t *testing.T) {
 	h := newHarness(t, nil)
 	td, ld := testfixtures.Traces(t, testfixtures.OTelEvents), testfixtures.Logs(t, testfixtures.OTelEvents)
