@@ -95,8 +95,10 @@ func Decode(text string) (v any, ok bool) {
 
 // release drops the reader's references into the result and puts it back into readers.
 func (r *reader) release() {
-	clear(r.members[:cap(r.members)])
-	clear(r.elements[:cap(r.elements)])
+	// object and array clear what they pop, so only what a failed decode left pushed holds
+	// references: clearing up to the capacity would cost every call the largest value seen.
+	clear(r.members)
+	clear(r.elements)
 	r.members, r.elements = r.members[:0], r.elements[:0]
 	if len(r.shared) >= maxShared {
 		clear(r.shared)
