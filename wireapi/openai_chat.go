@@ -318,8 +318,8 @@ func decodeObject(body []byte, v any) error {
 		return &RequestError{Code: "invalid_json", Message: "The request body is not valid JSON."}
 	}
 	// go-json-experiment/json/v1 is encoding/json's behaviour (case-insensitive names, U+FFFD
-	// for invalid UTF-8, the same accepted inputs) on the encoding/json/v2 decoder, about 1.6×
-	// faster with half the allocations; the request body is the replay endpoint's hottest input,
+	// for invalid UTF-8, the same accepted inputs) on the encoding/json/v2 decoder, which is
+	// faster and allocates less; the request body is the replay endpoint's hottest input,
 	// and normalize parses every recorded request with it. Its errors name fields differently, so
 	// a body it refuses is decoded again, from scratch, by encoding/json, whose error names the
 	// field (refusals are the slow path). FuzzFastDecoderAgreesWithEncodingJSON checks that the
