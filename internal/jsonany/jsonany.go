@@ -167,7 +167,9 @@ func (r *reader) str(raw jsontext.Value) (any, bool) {
 		return v, true
 	}
 	var v any = string(body)
-	r.shared[v.(string)] = v
+	if len(r.shared) < maxShared { // a map keeps its buckets when cleared: bound it as it fills
+		r.shared[v.(string)] = v
+	}
 	return v, true
 }
 
