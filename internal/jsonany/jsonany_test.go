@@ -209,3 +209,28 @@ func TestSharedStringsBounded(t *testing.T) {
 		t.Error("decoded value differs from encoding/json's")
 	}
 }
+
+// release leaves no reference into a result in the reader's stacks, up to their capacity, after
+// a decode that succeeded and after one that failed with values still pushed.
+func TestReleaseClearsStacks(t *testing.T) {
+	for _, text := range []string{
+		`[{"a":"x","b":[1,2,{"c":"y"}]},{"d":[true,"z"]}]`,
+		`[{"a":"x","b":[1,2,{"c":"y"}]},{"d":[true,"z"`,
+	} {
+		r := &reader{shared: make(map[string]any)}
+		r.buf.WriteString(text)
+		r.dec.Reset(&r.buf)
+		r.value(0)
+		r.release()
+		for i, m := range r.members[:cap(r.members)] {
+			if m != (member{}) {
+				t.Errorf("%s: members[%d] = %#v after release", text, i, m)
+			}
+		}
+		for i, e := range r.elements[:cap(r.elements)] {
+			if e != nil {
+				t.Errorf("%s: elements[%d] = %#v after release", text, i, e)
+			}
+		}
+	}
+}
