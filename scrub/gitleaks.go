@@ -72,9 +72,11 @@ type gitleaksRules struct {
 
 // gitleaksRuleSets holds the rule set built for each set of rules turned off. The processor
 // and the replay extension scrub with the same policy, and a built rule set holds ~2.6 MB
-// (mostly the keyword trie gitleaks' detector builds for itself), so each process builds one
-// per distinct set. The map holds its values weakly: a rule set no Scrubber uses any more (after a
-// configuration reload) is collected, and built again if a policy asks for it.
+// (mostly the keyword trie gitleaks' detector builds for itself; `go test -count 1 -run
+// 'TestScrubberHeap|TestKeywordIndexIsSmall' -v ./scrub/` logs what a Scrubber keeps and the
+// trie's size), so each process builds one per distinct set. The map holds its values weakly:
+// a rule set no Scrubber uses any more (after a configuration reload) is collected, and built
+// again if a policy asks for it.
 var gitleaksRuleSets = struct {
 	sync.Mutex
 	byOff map[string]weak.Pointer[gitleaksRules]

@@ -9,13 +9,18 @@ import (
 	"github.com/nyaruka/phonenumbers"
 )
 
+// cardNumber is the shape of a payment card number: 13 to 19 digits, with at most one space,
+// '.' or '-' between two of them. It is searched for in text and, when a match fails the
+// checksum, matched whole against the parts of the match (detector.part).
+const cardNumber = `\d(?:[ .-]?\d){12,18}`
+
 // personalDetectors find personal data. Each candidate shape is confirmed by a check (Luhn,
 // mod-97, libphonenumber's validation, an address parse) so ordinary numbers stay.
 func personalDetectors(phoneRegions []string) []detector {
 	ds := []detector{
 		{kind: "email", hints: []string{"@"}, re: regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`)},
 		{kind: "iban", minDigits: 10, re: regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b`), valid: ibanChecksum},
-		{kind: "payment_card", minDigits: 13, re: regexp.MustCompile(`\b\d(?:[ .-]?\d){12,18}\b`), valid: luhn, part: regexp.MustCompile(`^\d(?:[ .-]?\d){12,18}$`)},
+		{kind: "payment_card", minDigits: 13, re: regexp.MustCompile(`\b` + cardNumber + `\b`), valid: luhn, part: regexp.MustCompile(`^` + cardNumber + `$`)},
 		{kind: "us_ssn", minDigits: 9, re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`), valid: ssn},
 		{kind: "ip_address", minDigits: 4, re: regexp.MustCompile(`\b(?:\d{1,3}\.){3}\d{1,3}\b`), valid: ipAddress},
 		{kind: "ip_address", hints: []string{":"}, re: regexp.MustCompile(`(?i)(?:^|[^0-9a-z:])([0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7})`), group: 1, valid: ipAddress},

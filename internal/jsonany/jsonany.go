@@ -95,8 +95,10 @@ func Decode(text string) (v any, ok bool) {
 
 // release drops the reader's references into the result and puts it back into readers.
 func (r *reader) release() {
-	clear(r.members[:cap(r.members)])
-	clear(r.elements[:cap(r.elements)])
+	// object and array clear what they pop, so only what a failed decode left pushed holds
+	// references: clearing up to the capacity would cost every call the largest value seen.
+	clear(r.members)
+	clear(r.elements)
 	r.members, r.elements = r.members[:0], r.elements[:0]
 	if len(r.shared) >= maxShared {
 		clear(r.shared)
@@ -165,7 +167,9 @@ func (r *reader) str(raw jsontext.Value) (any, bool) {
 		return v, true
 	}
 	var v any = string(body)
-	r.shared[v.(string)] = v
+	if len(r.shared) < maxShared { // a map keeps its buckets when cleared: bound it as it fills
+		r.shared[v.(string)] = v
+	}
 	return v, true
 }
 

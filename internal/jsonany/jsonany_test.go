@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -179,4 +180,57 @@ func BenchmarkDecode(b *testing.B) {
 	testfixtures.BenchmarkJSONParsers(b, testfixtures.JSONTexts(b),
 		testfixtures.JSONParser{Name: "jsonany", Parse: func(t string) bool { _, ok := Decode(t); return ok }},
 		testfixtures.JSONParser{Name: "encoding_json", Parse: func(t string) bool { _, ok := reference(t); return ok }})
+}
+
+// A reader's table of short strings stays within maxShared however many distinct ones a
+// single text holds (a cleared map keeps its buckets, so the bound must hold while it fills).
+func TestSharedStringsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 4 * maxShared {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`["s` + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + `",` + `"` + strconv.Itoa(i) + `"]`)
+	}
+	b.WriteString("]")
+	text := b.String()
+	r := &reader{shared: make(map[string]any)}
+	r.buf.WriteString(text)
+	r.dec.Reset(&r.buf)
+	v, ok := r.value(0)
+	if !ok {
+		t.Fatal("not decoded")
+	}
+	if len(r.shared) > maxShared {
+		t.Errorf("shared strings: %d, want at most %d", len(r.shared), maxShared)
+	}
+	if want, _ := reference(text); !reflect.DeepEqual(v, want) {
+		t.Error("decoded value differs from encoding/json's")
+	}
+}
+
+// release leaves no reference into a result in the reader's stacks, up to their capacity, after
+// a decode that succeeded and after one that failed with values still pushed.
+func TestReleaseClearsStacks(t *testing.T) {
+	for _, text := range []string{
+		`[{"a":"x","b":[1,2,{"c":"y"}]},{"d":[true,"z"]}]`,
+		`[{"a":"x","b":[1,2,{"c":"y"}]},{"d":[true,"z"`,
+	} {
+		r := &reader{shared: make(map[string]any)}
+		r.buf.WriteString(text)
+		r.dec.Reset(&r.buf)
+		r.value(0)
+		r.release()
+		for i, m := range r.members[:cap(r.members)] {
+			if m != (member{}) {
+				t.Errorf("%s: members[%d] = %#v after release", text, i, m)
+			}
+		}
+		for i, e := range r.elements[:cap(r.elements)] {
+			if e != nil {
+				t.Errorf("%s: elements[%d] = %#v after release", text, i, e)
+			}
+		}
+	}
 }
