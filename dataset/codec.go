@@ -14,9 +14,11 @@ import (
 // Every encoder keeps a history buffer of about twice its window, and the writer compresses
 // each column's pages separately: pages are at most 256 KiB (steps/; 64 KiB in cases/ and
 // quarantine/, casePageBytes), except one holding a single larger value, so a page fits in the
-// window and a larger one finds nothing more. With 1 MiB each encoder took ~2 MiB more, during
-// the merge, the paced benchmark's largest heap; the dataset's bytes were the same (go test
-// -bench MergeMemory). The files are ordinary ZSTD: any reader decodes them.
+// window and a larger one finds nothing more. With 1 MiB each encoder's history was 1.5 MiB
+// larger (twice the window's difference), during the merge, the paced benchmark's largest heap.
+// go test -run '^$' -bench MergeMemory -benchtime 1x ./exporter/replayparquetexporter/ gave the
+// same dataset bytes with both windows, and merge peaks within that benchmark's noise
+// (docs/benchmarks.md). The files are ordinary ZSTD: any reader decodes them.
 type zstdSmallWindow struct {
 	encoders sync.Pool
 }
@@ -50,7 +52,8 @@ func (c *zstdSmallWindow) Decode(dst, src []byte) ([]byte, error) {
 // snappyFast is Snappy in the fast mode of the s2 package. parquet-go's Snappy codec calls the
 // snappy package of klauspost/compress, whose Encode is the "better" mode: it looks harder for
 // matches and allocates its hash tables for every page (13 MB of the 874 MB the collector
-// allocated in a paced run of scripts/bench-pipeline.sh). Segments are read back once, moments
+// allocated in a paced run: BENCH_PROFILE=DIR scripts/bench-pipeline.sh, then go tool pprof
+// -sample_index=alloc_space on DIR/paced-1-heap.pprof). Segments are read back once, moments
 // later (segments.go): the fast mode, whose tables are on the stack, is enough there.
 // The blocks are ordinary Snappy: any reader decodes them.
 type snappyFast struct{ snappy.Codec }

@@ -42,11 +42,14 @@ var statsColumns = map[string]bool{
 
 // casePageBytes bounds the pages of the cases/ and quarantine/ files a Writer writes. A column
 // writer holds up to a page of each column uncompressed until it cuts the page, and a case row
-// has 245 columns, most of them in its list of steps: with parquet-go's 256 KiB pages a merge of
-// a few thousand cases held about 60 MiB, the largest heap of a paced run of
-// scripts/bench-pipeline.sh (docs/benchmarks.md). 64 KiB pages bound that to about 15 MiB and
-// made the dataset 5 % larger (zstd compresses each page on its own and finds fewer repeats in
-// a smaller one). steps/ keeps 256 KiB: half the columns, and smaller pages cost it 10 %.
+// has 245 columns, most of them in its list of steps: up to 245 × 256 KiB (61 MiB) with
+// parquet-go's default pages, 245 × 64 KiB (15 MiB) with these. The merge is the largest heap of
+// a paced run of scripts/bench-pipeline.sh; measured (docs/benchmarks.md), 64 KiB pages lowered
+// the merge's peak heap from 62–63 to 54–59 MiB (go test -run '^$' -bench MergeMemory
+// -benchtime 1x -count 3 ./exporter/replayparquetexporter/) and made the dataset 5 % larger
+// (scripts/bench-pipeline.sh 5000 1: 0.460× → 0.483× of gzip -6 of the input; zstd compresses each
+// page on its own and finds fewer repeats in a smaller one). steps/ keeps 256 KiB: half the
+// columns, and smaller pages saved it little memory and cost 10 % of its bytes (one round).
 const casePageBytes = 64 << 10
 
 // writerOptions is the reader-compatibility profile: V1 data pages, PLAIN byte arrays (no
