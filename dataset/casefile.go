@@ -13,7 +13,7 @@ import (
 // it back). It is the export format of `reprise export`: a file outside any dataset, written
 // to a temporary name and renamed, so path never holds a partial file.
 func WriteCaseFile(path, compression string, rows []CaseRow) error {
-	opts, err := writerOptions(compression, max(len(rows), 1), parquet.SchemaOf(CaseRow{}))
+	opts, err := writerOptions(compression, max(len(rows), 1), casePageBytes, parquet.SchemaOf(CaseRow{}))
 	if err != nil {
 		return err
 	}

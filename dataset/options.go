@@ -40,7 +40,8 @@ var statsColumns = map[string]bool{
 	"role": true, "type": true, "finish_reason": true, "response_id": true, "data_source": true,
 }
 
-// casePageBytes bounds the pages of the cases/ and quarantine/ files a Writer writes. A column
+// casePageBytes bounds the pages of cases/ and quarantine/ files and of the case files
+// `reprise export` writes (WriteCaseFile), which share their writer profile. A column
 // writer holds up to a page of each column uncompressed until it cuts the page, and a case row
 // has 245 columns, most of them in its list of steps: up to 245 × 256 KiB (61 MiB) with
 // parquet-go's default pages, 245 × 64 KiB (15 MiB) with these. The merge is the largest heap of
@@ -50,13 +51,16 @@ var statsColumns = map[string]bool{
 // (scripts/bench-pipeline.sh 5000 1: 0.460× → 0.483× of gzip -6 of the input; zstd compresses each
 // page on its own and finds fewer repeats in a smaller one). steps/ keeps 256 KiB: half the
 // columns, and smaller pages saved it little memory and cost 10 % of its bytes (one round).
-const casePageBytes = 64 << 10
+const (
+	casePageBytes = 64 << 10
+	stepPageBytes = 256 << 10 // parquet-go's default
+)
 
 // writerOptions is the reader-compatibility profile: V1 data pages, PLAIN byte arrays (no
 // DELTA_LENGTH_BYTE_ARRAY, which older Spark, Velox and Iceberg readers lack), microsecond
 // timestamps (in the struct tags), no statistics on free text, a bloom filter on case_id, and
-// the schema version in the footer.
-func writerOptions(codec string, rowGroupRows int, schema *parquet.Schema) ([]parquet.WriterOption, error) {
+// the schema version in the footer; pages of at most pageBytes.
+func writerOptions(codec string, rowGroupRows, pageBytes int, schema *parquet.Schema) ([]parquet.WriterOption, error) {
 	c, ok := codecs[codec]
 	if !ok {
 		return nil, fmt.Errorf("compression must be one of %v, got %q", Compressions(), codec)
@@ -67,6 +71,7 @@ func writerOptions(codec string, rowGroupRows int, schema *parquet.Schema) ([]pa
 		parquet.DataPageVersion(1),
 		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
 		parquet.MaxRowsPerRowGroup(int64(rowGroupRows)),
+		parquet.PageBufferSize(pageBytes),
 		parquet.CreatedBy("reprise replay_parquet", SchemaVersion, ""),
 		parquet.KeyValueMetadata(SchemaVersionKey, SchemaVersion),
 		parquet.BloomFilters(parquet.SplitBlockFilter(10, "case_id")),

@@ -103,15 +103,14 @@ func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
 	if cfg.MaxRowsPerFile <= 0 || cfg.RowGroupRows <= 0 {
 		return nil, fmt.Errorf("max rows per file (%d) and row group rows (%d) must be positive", cfg.MaxRowsPerFile, cfg.RowGroupRows)
 	}
-	caseOptions, err := writerOptions(cfg.Compression, cfg.RowGroupRows, parquet.SchemaOf(CaseRow{}))
+	caseOptions, err := writerOptions(cfg.Compression, cfg.RowGroupRows, casePageBytes, parquet.SchemaOf(CaseRow{}))
 	if err != nil {
 		return nil, err
 	}
-	caseOptions = append(caseOptions, parquet.PageBufferSize(casePageBytes))
 	if cfg.FileMaxAge < 0 || cfg.FileMaxAge > 0 && cfg.FileMaxStagedBytes <= 0 {
 		return nil, fmt.Errorf("file max age (%s) must not be negative, and with it file max staged bytes (%d) must be positive", cfg.FileMaxAge, cfg.FileMaxStagedBytes)
 	}
-	stepOptions, _ := writerOptions(cfg.Compression, cfg.RowGroupRows, parquet.SchemaOf(StepRow{}))
+	stepOptions, _ := writerOptions(cfg.Compression, cfg.RowGroupRows, stepPageBytes, parquet.SchemaOf(StepRow{}))
 	stepOptions = append(stepOptions, parquet.KeyValueMetadata(StepsLayoutKey, StepsLayout))
 	w := &Writer{
 		cfg: cfg, caseOptions: caseOptions, stepOptions: stepOptions, create: createFile,
