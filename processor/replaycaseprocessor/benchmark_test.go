@@ -59,6 +59,9 @@ func BenchmarkSpansThroughProcessor(b *testing.B) {
 		// event, and a sample rate of 1 so that every run is still built and emitted: the
 		// difference with replay_case is the CPU of rule evaluation.
 		{"replay_case_select", func(c *Config) { c.Select = &SelectConfig{Rules: selectRules, SampleRate: 1} }},
+		// With write-ahead storage, as config/local.yaml runs it: every request stored before
+		// it is acknowledged, every case's records deleted once it is emitted.
+		{"replay_case_storage", func(c *Config) { c.Storage = &storageID }},
 	} {
 		b.Run(v.name, func(b *testing.B) { benchReplayCase(b, traces, logs, spans, v.configure) })
 	}
@@ -80,6 +83,11 @@ func benchReplayCase(b *testing.B, traces []ptrace.Traces, logs []plog.Logs, spa
 	p := tp.(*tracesProcessor).Unwrap()
 	clock := time.Unix(1_800_000_000, 0)
 	p.now = func() time.Time { return clock }
+	if cfg.Storage != nil {
+		host, ext := startFileStorage(b, b.TempDir())
+		defer func() { require.NoError(b, ext.Shutdown(ctx)) }()
+		require.NoError(b, tp.Start(ctx, host))
+	}
 	var held int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -51,6 +51,9 @@ func (p *caseProcessor) bufferTraces(chunks []*traceChunk) (fixed sanitized, sto
 	for _, c := range chunks {
 		s := sanitizeTraces(c.td)
 		c.repaired = s.repaired
+		if s != (sanitized{}) {
+			c.stored = nil // td changed since it was stored
+		}
 		fixed.add(s)
 	}
 	p.mu.Lock()
@@ -69,6 +72,9 @@ func (p *caseProcessor) bufferLogs(chunks []*logChunk) (fixed sanitized) {
 	for _, c := range chunks {
 		s := sanitizeLogs(c.ld)
 		c.repaired = s.repaired
+		if s != (sanitized{}) {
+			c.stored = nil // ld changed since it was stored
+		}
 		fixed.add(s)
 	}
 	p.mu.Lock()
@@ -107,9 +113,9 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		b := newTraceBuffer(c.id, now, 0)
 		b.repaired, b.walKeys = c.repaired, c.walKeys
 		p.wal.hold(c.walKeys)
-		b.rootSeen = p.dedupeSpans(b, c.td) > 0
+		b.rootSeen = p.dedupeSpans(c, b) > 0
 		b.spanCount = c.td.SpanCount()
-		b.bytes = memOpenBuffer + b.held.addTraces(c.td) + int64(b.spanCount)*memSeenItem
+		b.bytes = memOpenBuffer + b.held.addTraces(c.td, c.stored) + int64(b.spanCount)*memSeenItem
 		p.bytes += b.bytes
 		p.telemetry.ProcessorReplayCaseBufferedBytes.Add(context.Background(), b.bytes)
 		return append(due, closing{buf: b, cause: replaycase.ClosedInvalidTraceID, detail: "spans without a trace id"})
@@ -127,16 +133,16 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		c.repaired = 0
 		b.walKeys = append(b.walKeys, c.walKeys...) // each fragment holds the chunk's record
 		p.wal.hold(c.walKeys)
-		if p.dedupeSpans(b, c.td) > 0 {
+		if p.dedupeSpans(c, b) > 0 {
 			b.rootSeen = true
 		}
 		n := c.td.SpanCount()
 		room := p.cfg.Limits.MaxSpansPerTrace - b.spanCount
-		part := c.td
+		part, stored := c.td, c.stored
 		if n > room {
-			part = takeSpans(c.td, room)
+			part, stored, c.stored = takeSpans(c.td, room), nil, nil
 		}
-		p.grow(b, part.SpanCount(), b.held.addTraces(part))
+		p.grow(b, part.SpanCount(), b.held.addTraces(part, stored))
 		b.spanCount += part.SpanCount()
 		if n <= room {
 			return due
@@ -147,12 +153,12 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 	}
 }
 
-// dedupeSpans removes from td the spans b already holds (a client retry delivers the same span
+// dedupeSpans removes from c the spans b already holds (a client retry delivers the same span
 // twice) and remembers the rest. It returns how many of the kept spans are roots. Spans without
 // a span id cannot be recognised and are kept. Caller holds mu.
-func (p *caseProcessor) dedupeSpans(b *traceBuffer, td ptrace.Traces) (roots int) {
+func (p *caseProcessor) dedupeSpans(c *traceChunk, b *traceBuffer) (roots int) {
 	dups := 0
-	forEachScopeSpans(td, func(ss ptrace.ScopeSpans) {
+	forEachScopeSpans(c.td, func(ss ptrace.ScopeSpans) {
 		ss.Spans().RemoveIf(func(sp ptrace.Span) bool {
 			if id := sp.SpanID(); !id.IsEmpty() {
 				if _, seen := b.seenSpans[id]; seen {
@@ -168,6 +174,7 @@ func (p *caseProcessor) dedupeSpans(b *traceBuffer, td ptrace.Traces) (roots int
 		})
 	})
 	if dups > 0 {
+		c.stored = nil
 		p.telemetry.ProcessorReplayCaseDuplicates.Add(context.Background(), int64(dups), signalTraces)
 	}
 	return roots
@@ -207,7 +214,10 @@ func (p *caseProcessor) addEvents(c *logChunk, now time.Time) {
 		p.dropLog.Warn("GenAI log events dropped: the trace reached limits.max_events_per_trace",
 			zap.String("trace_id", c.id.String()), zap.Int("dropped", over), zap.Int("limit", p.cfg.Limits.MaxEventsPerTrace))
 	}
-	p.grow(b, c.ld.LogRecordCount(), b.held.addLogs(c.ld))
+	if dups > 0 || over > 0 {
+		c.stored = nil
+	}
+	p.grow(b, c.ld.LogRecordCount(), b.held.addLogs(c.ld, c.stored))
 }
 
 // grow accounts for items (spans or events) added to b whose encodings take size bytes.

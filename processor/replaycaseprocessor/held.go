@@ -41,14 +41,22 @@ var (
 	heldLogsUnmarshaler   plog.ProtoUnmarshaler
 )
 
-// addTraces appends the encoding of td and returns the heap it takes.
-func (h *heldTelemetry) addTraces(td ptrace.Traces) int64 {
+// addTraces appends the encoding of td and returns the heap it takes. stored is td's encoding
+// as its write-ahead record holds it, compressed as a part is (traceChunk.stored), or nil: when
+// given, it is held as it is instead of encoding td again.
+func (h *heldTelemetry) addTraces(td ptrace.Traces, stored []byte) int64 {
+	if stored != nil {
+		return h.keep(&h.spans, stored)
+	}
 	enc, err := otlpTracesMarshaler.MarshalTraces(td)
 	return h.add(&h.spans, enc, err)
 }
 
-// addLogs appends the encoding of ld and returns the heap it takes.
-func (h *heldTelemetry) addLogs(ld plog.Logs) int64 {
+// addLogs is addTraces for log events.
+func (h *heldTelemetry) addLogs(ld plog.Logs, stored []byte) int64 {
+	if stored != nil {
+		return h.keep(&h.events, stored)
+	}
 	enc, err := otlpLogsMarshaler.MarshalLogs(ld)
 	return h.add(&h.events, enc, err)
 }
@@ -64,9 +72,7 @@ func (h *heldTelemetry) add(parts *[][]byte, enc []byte, err error) int64 {
 	if err == nil && len(enc) > 0 {
 		var part []byte
 		if part, err = compress(enc); err == nil {
-			before := cap(*parts)
-			*parts = append(*parts, part)
-			return int64(cap(part)) + int64(cap(*parts)-before)*sliceHeader
+			return h.keep(parts, part)
 		}
 	}
 	if err != nil {
@@ -75,8 +81,17 @@ func (h *heldTelemetry) add(parts *[][]byte, enc []byte, err error) int64 {
 	return 0
 }
 
+// keep appends a compressed part to parts and returns the heap added.
+func (h *heldTelemetry) keep(parts *[][]byte, part []byte) int64 {
+	before := cap(*parts)
+	*parts = append(*parts, part)
+	return int64(cap(part)) + int64(cap(*parts)-before)*sliceHeader
+}
+
 // scratch holds the buffers S2 compresses into: a block needs room for its worst case, far
-// more than it usually takes, so it is written to scratch and copied out at its size.
+// more than it usually takes, so it is written to scratch and copied out at its size. The
+// write-ahead storage stores chunks in the same form (wal.go), so that an unchanged chunk is
+// held as stored.
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 func compress(enc []byte) ([]byte, error) {

@@ -28,10 +28,10 @@ func TestHeldTelemetryRestoresEveryPartInOrder(t *testing.T) {
 			td, ld := testfixtures.Traces(t, run), testfixtures.Logs(t, run)
 			var h heldTelemetry
 			for _, part := range spanParts(td) {
-				h.addTraces(part)
+				h.addTraces(part, nil)
 			}
 			for _, part := range logParts(ld) {
-				h.addLogs(part)
+				h.addLogs(part, nil)
 			}
 			require.Greater(t, len(h.spans), 1, "the fixture is split into several parts")
 			got, err := h.decode()
@@ -49,9 +49,9 @@ func TestHeldTelemetryRestoresEveryPartInOrder(t *testing.T) {
 func TestHeldTelemetryReportsAPartItCouldNotEncode(t *testing.T) {
 	var h heldTelemetry
 	td := testfixtures.Traces(t, testfixtures.Traceloop)
-	h.addTraces(td)
+	h.addTraces(td, nil)
 	assert.Zero(t, h.add(&h.spans, nil, errors.New("marshaler out of order")))
-	h.addTraces(td)
+	h.addTraces(td, nil)
 	_, err := h.decode()
 	require.ErrorContains(t, err, "marshaler out of order")
 	assert.NoError(t, h.err, "decode empties the buffer")

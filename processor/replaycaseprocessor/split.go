@@ -18,6 +18,10 @@ type traceChunk struct {
 	repaired  int      // strings repaired to valid UTF-8 (sanitize.go)
 	walKeys   []string // write-ahead records of this chunk (wal.go)
 	fromKafka bool     // consumed from Kafka (split_trace.go)
+	// stored is td's encoding as its write-ahead record holds it (held.go's format), while td
+	// is unchanged since: buffering holds it instead of encoding td again. Whatever changes td
+	// (sanitizing, de-duplication, a split at the span limit) sets it to nil.
+	stored []byte
 
 	rsIdx, ssIdx int // source resource/scope the current destination copies
 	rs           ptrace.ResourceSpans
@@ -64,6 +68,7 @@ type logChunk struct {
 	repaired  int
 	walKeys   []string
 	fromKafka bool
+	stored    []byte // as traceChunk.stored
 
 	rlIdx, slIdx int
 	rl           plog.ResourceLogs

@@ -84,34 +84,40 @@ func (w *wal) key(kind byte, id pcommon.TraceID, fromKafka bool) string {
 // writeTraces stores each chunk and gives it its key. An error means nothing may be
 // acknowledged: the caller refuses the request with a retryable error.
 func (w *wal) writeTraces(ctx context.Context, chunks []*traceChunk) error {
-	return writeChunks(ctx, w, chunks, 't', func(c *traceChunk) (pcommon.TraceID, bool, *[]string, []byte, error) {
+	return writeChunks(ctx, w, chunks, 't', func(c *traceChunk) (pcommon.TraceID, bool, *[]string, *[]byte, []byte, error) {
 		body, err := otlpTracesMarshaler.MarshalTraces(c.td)
-		return c.id, c.fromKafka, &c.walKeys, body, err
+		return c.id, c.fromKafka, &c.walKeys, &c.stored, body, err
 	})
 }
 
 // writeLogs is writeTraces for GenAI log events.
 func (w *wal) writeLogs(ctx context.Context, chunks []*logChunk) error {
-	return writeChunks(ctx, w, chunks, 'l', func(c *logChunk) (pcommon.TraceID, bool, *[]string, []byte, error) {
+	return writeChunks(ctx, w, chunks, 'l', func(c *logChunk) (pcommon.TraceID, bool, *[]string, *[]byte, []byte, error) {
 		body, err := otlpLogsMarshaler.MarshalLogs(c.ld)
-		return c.id, c.fromKafka, &c.walKeys, body, err
+		return c.id, c.fromKafka, &c.walKeys, &c.stored, body, err
 	})
 }
 
 // writeChunks stores the encoding of each chunk under a new key of its trace, in one
-// transaction (shared with concurrent requests), and records the key in the chunk.
-func writeChunks[C any](ctx context.Context, w *wal, chunks []C, kind byte, encode func(C) (pcommon.TraceID, bool, *[]string, []byte, error)) error {
+// transaction (shared with concurrent requests), and records the key and the stored value in
+// the chunk. The value is compressed as an open case holds its telemetry (held.go), so that a
+// chunk buffering leaves unchanged is held as stored, not encoded twice; the storage only reads
+// it.
+func writeChunks[C any](ctx context.Context, w *wal, chunks []C, kind byte, encode func(C) (pcommon.TraceID, bool, *[]string, *[]byte, []byte, error)) error {
 	if w == nil || len(chunks) == 0 {
 		return nil
 	}
 	ops := make([]*storage.Operation, 0, len(chunks))
 	for _, c := range chunks {
-		id, fromKafka, keys, body, err := encode(c)
+		id, fromKafka, keys, stored, body, err := encode(c)
+		if err == nil {
+			*stored, err = compress(body)
+		}
 		if err != nil {
 			return err
 		}
 		*keys = []string{w.key(kind, id, fromKafka)}
-		ops = append(ops, storage.SetOperation((*keys)[0], s2.Encode(nil, body)))
+		ops = append(ops, storage.SetOperation((*keys)[0], *stored))
 	}
 	if err := w.commit.batch(ctx, ops...); err != nil {
 		return fmt.Errorf("replay_case: writing accepted telemetry to storage failed, refusing it so that the client retries: %w", err)

@@ -37,7 +37,7 @@ func (h storageHost) GetExtensions() map[component.ID]component.Component { retu
 
 var storageID = component.MustNewID("file_storage")
 
-func startFileStorage(t *testing.T, dir string) (storageHost, extension.Extension) {
+func startFileStorage(t testing.TB, dir string) (storageHost, extension.Extension) {
 	t.Helper()
 	f := filestorage.NewFactory()
 	cfg := f.CreateDefaultConfig().(*filestorage.Config)
