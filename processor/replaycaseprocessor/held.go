@@ -46,7 +46,7 @@ var (
 // given, it is held as it is instead of encoding td again.
 func (h *heldTelemetry) addTraces(td ptrace.Traces, stored []byte) int64 {
 	if stored != nil {
-		return h.keep(&h.spans, stored)
+		return keepPart(&h.spans, stored)
 	}
 	enc, err := otlpTracesMarshaler.MarshalTraces(td)
 	return h.add(&h.spans, enc, err)
@@ -55,7 +55,7 @@ func (h *heldTelemetry) addTraces(td ptrace.Traces, stored []byte) int64 {
 // addLogs is addTraces for log events.
 func (h *heldTelemetry) addLogs(ld plog.Logs, stored []byte) int64 {
 	if stored != nil {
-		return h.keep(&h.events, stored)
+		return keepPart(&h.events, stored)
 	}
 	enc, err := otlpLogsMarshaler.MarshalLogs(ld)
 	return h.add(&h.events, enc, err)
@@ -72,7 +72,7 @@ func (h *heldTelemetry) add(parts *[][]byte, enc []byte, err error) int64 {
 	if err == nil && len(enc) > 0 {
 		var part []byte
 		if part, err = compress(enc); err == nil {
-			return h.keep(parts, part)
+			return keepPart(parts, part)
 		}
 	}
 	if err != nil {
@@ -81,8 +81,8 @@ func (h *heldTelemetry) add(parts *[][]byte, enc []byte, err error) int64 {
 	return 0
 }
 
-// keep appends a compressed part to parts and returns the heap added.
-func (h *heldTelemetry) keep(parts *[][]byte, part []byte) int64 {
+// keepPart appends a compressed part to parts and returns the heap added.
+func keepPart(parts *[][]byte, part []byte) int64 {
 	before := cap(*parts)
 	*parts = append(*parts, part)
 	return int64(cap(part)) + int64(cap(*parts)-before)*sliceHeader
