@@ -30,11 +30,6 @@ func TestChunksAreHeldAsStoredUnlessBufferingChangedThem(t *testing.T) {
 		h.p.bufferTraces(chunks)
 		return chunks[0]
 	}
-	heldOf := func(i int) *traceBuffer {
-		td := testfixtures.Traces(t, testfixtures.OTelEvents)
-		testfixtures.WithTraceID(td, plog.NewLogs(), i)
-		return h.p.open[td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID()]
-	}
 	run := func(i int, recording string) (ptrace.Traces, plog.Logs) {
 		td, ld := testfixtures.Traces(t, recording), testfixtures.Logs(t, recording)
 		testfixtures.WithTraceID(td, ld, i)
@@ -50,40 +45,58 @@ func TestChunksAreHeldAsStoredUnlessBufferingChangedThem(t *testing.T) {
 	clean, cleanLogs := run(0, testfixtures.OTelEvents)
 	want := protoOfTraces(t, clean)
 	c := buffer(h, clean)
-	b := heldOf(0)
+	b := h.p.open[c.id]
 	require.Len(t, b.held.spans, 1)
 	assert.Same(t, unsafe.SliceData(c.stored), unsafe.SliceData(b.held.spans[0]), "held as stored")
 	assert.Equal(t, want, decoded(b.held.spans[0]))
-	logChunks := splitLogs(cleanLogs, false)
-	require.NoError(t, h.p.wal.writeLogs(ctx, logChunks))
-	h.p.bufferLogs(logChunks)
+	// bufferEvents stores and buffers ld as ConsumeLogs does, and returns its one chunk.
+	bufferEvents := func(ld plog.Logs) *logChunk {
+		chunks := splitLogs(ld, false)
+		require.Len(t, chunks, 1)
+		require.NoError(t, h.p.wal.writeLogs(ctx, chunks))
+		require.NotNil(t, chunks[0].stored)
+		h.p.bufferLogs(chunks)
+		return chunks[0]
+	}
+	events := bufferEvents(cleanLogs)
 	require.Len(t, b.held.events, 1)
-	assert.Same(t, unsafe.SliceData(logChunks[0].stored), unsafe.SliceData(b.held.events[0]), "held as stored")
+	assert.Same(t, unsafe.SliceData(events.stored), unsafe.SliceData(b.held.events[0]), "held as stored")
 
-	// A client retry: every span is a duplicate, so the held part is what de-duplication left.
-	retry, _ := run(0, testfixtures.OTelEvents)
+	// A client retry: every span and event is a duplicate, so the held part is what
+	// de-duplication left.
+	retry, retryLogs := run(0, testfixtures.OTelEvents)
+	events = bufferEvents(retryLogs)
+	assert.Nil(t, events.stored)
+	assert.Zero(t, events.ld.LogRecordCount())
+	assert.Len(t, b.held.events, 1, "nothing is left of the retried events, so nothing more is held")
 	c = buffer(h, retry)
 	assert.Nil(t, c.stored)
 	require.Len(t, b.held.spans, 2)
 	assert.Equal(t, protoOfTraces(t, c.td), decoded(b.held.spans[1]))
 	assert.Zero(t, c.td.SpanCount())
 
-	// A forged replay.* attribute: held without it, stored with it.
-	forged, _ := run(1, testfixtures.OTelEvents)
+	// A forged replay.* attribute on a span and on an event: held without it, stored with it.
+	forged, forgedLogs := run(1, testfixtures.OTelEvents)
 	forged.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().PutStr("replay.case_id", "forged")
-	received := protoOfTraces(t, forged)
+	forgedLogs.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).Attributes().PutStr("replay.case_id", "forged")
+	received := [][]byte{protoOfTraces(t, forged), protoOfLogs(t, forgedLogs)}
 	c = buffer(h, forged)
+	events = bufferEvents(forgedLogs)
 	assert.Nil(t, c.stored)
-	held := decoded(heldOf(1).held.spans[0])
-	assert.Equal(t, protoOfTraces(t, c.td), held)
-	assert.NotContains(t, string(held), "forged")
+	assert.Nil(t, events.stored)
+	forgedBuffer := h.p.open[c.id]
+	heldSpans, heldEvents := decoded(forgedBuffer.held.spans[0]), decoded(forgedBuffer.held.events[0])
+	assert.Equal(t, protoOfTraces(t, c.td), heldSpans)
+	assert.Equal(t, protoOfLogs(t, events.ld), heldEvents)
+	assert.NotContains(t, string(heldSpans), "forged")
+	assert.NotContains(t, string(heldEvents), "forged")
 	recs, err := h.p.wal.records(ctx)
 	require.NoError(t, err)
 	var stored [][]byte
 	for _, r := range recs {
 		stored = append(stored, r.value)
 	}
-	assert.Contains(t, stored, received, "the record keeps what was received")
+	assert.Subset(t, stored, received, "the records keep what was received")
 
 	h.shutdown()
 
