@@ -8,10 +8,12 @@ if ! command -v builder >/dev/null 2>&1 || ! builder version 2>/dev/null | grep 
   go install "go.opentelemetry.io/collector/cmd/builder@$OCB_VERSION"
   PATH="$(go env GOPATH)/bin:$PATH"
 fi
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+out=$(mktemp -d) scratch=$(mktemp -d)
+trap 'rm -rf "$out" "$scratch"' EXIT
 sed "s#output_path: .*#output_path: $out#" builder-config.yaml > "$out/builder-config.yaml"
-builder --config "$out/builder-config.yaml" --skip-compilation --skip-get-modules >/dev/null 2>&1
+# ocb makes an empty otelcol-distribution* directory in $TMPDIR on every run, even with
+# output_path set: give it one that is removed.
+TMPDIR="$scratch" builder --config "$out/builder-config.yaml" --skip-compilation --skip-get-modules >/dev/null 2>&1
 rm "$out/builder-config.yaml"
 gofmt -w "$out"/*.go
 # Files ocb writes; cmd/reprise also holds hand-written ones (subcommands.go) that are kept.

@@ -17,6 +17,14 @@ export GOFLAGS=${GOFLAGS:--buildvcs=false}
 step_start=$SECONDS
 took() { echo "--- $1 took $((SECONDS - step_start))s"; step_start=$SECONDS; }
 
+# One collector build for every suite that runs it as a process (test/e2e, test/scrubbing,
+# test/kafka, test/node, test/python), instead of one per suite in $TMPDIR.
+bin_dir=$(mktemp -d)
+trap 'rm -rf "$bin_dir"' EXIT
+go build -o "$bin_dir/reprise" ./cmd/reprise
+export REPRISE_BINARY="$bin_dir/reprise" REPRISE_BIN="$bin_dir/reprise"
+took "collector build"
+
 go test -race ./...
 took "go test -race ./..."
 (cd test/readers && go test ./...)
@@ -24,12 +32,9 @@ took "test/readers"
 test/objectstore/run.sh
 took "test/objectstore"
 
-bin_dir=$(mktemp -d)
-trap 'rm -rf "$bin_dir"' EXIT
-go build -o "$bin_dir/reprise" ./cmd/reprise
-(cd test/node && npm ci --no-audit --no-fund --loglevel=error && REPRISE_BIN="$bin_dir/reprise" npm test)
-took "test/node (with the collector build)"
-REPRISE_BIN="$bin_dir/reprise" scripts/test-python.sh
+(cd test/node && npm ci --no-audit --no-fund --loglevel=error && npm test)
+took "test/node"
+scripts/test-python.sh
 step_start=$SECONDS # test-python.sh reports its own time
-REPRISE_BINARY="$bin_dir/reprise" test/kafka/run.sh
+test/kafka/run.sh
 took "test/kafka (Kafka broker, moto, 1 tier-1 + 3 tier-2 collectors)"

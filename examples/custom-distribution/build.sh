@@ -10,4 +10,8 @@ if ! builder version 2>/dev/null | grep -q "$OCB_VERSION"; then
   go install "go.opentelemetry.io/collector/cmd/builder@$OCB_VERSION"
 fi
 mkdir -p _build
-builder --config examples/custom-distribution/builder-config.yaml
+# ocb leaves an empty otelcol-distribution* directory in $TMPDIR on every run: give it one that
+# is removed.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+TMPDIR="$scratch" builder --config examples/custom-distribution/builder-config.yaml

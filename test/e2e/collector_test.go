@@ -38,21 +38,7 @@ func repoRoot() string {
 }
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "reprise-e2e")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "reprise")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/reprise")
-	build.Dir = repoRoot()
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the collector:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(testcollector.Main(m, &binary))
 }
 
 // downstream is an OTLP/HTTP traces endpoint that decodes the cases it receives.

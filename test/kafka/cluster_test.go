@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -38,27 +37,7 @@ func TestMain(m *testing.M) {
 		// Without a broker every test skips (see brokers); nothing to build.
 		os.Exit(m.Run())
 	}
-	binary = os.Getenv("REPRISE_BINARY")
-	if binary == "" {
-		dir, err := os.MkdirTemp("", "reprise-kafka-e2e")
-		if err != nil {
-			panic(err)
-		}
-		binary = filepath.Join(dir, "reprise")
-		build := exec.Command("go", "build", "-o", binary, "./cmd/reprise")
-		build.Dir = repoRoot()
-		build.Stdout, build.Stderr = os.Stdout, os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building the collector:", err)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
-		// os.Exit skips deferred calls: remove the built binary before exiting.
-		code := m.Run()
-		os.RemoveAll(dir)
-		os.Exit(code)
-	}
-	os.Exit(m.Run())
+	os.Exit(testcollector.Main(m, &binary))
 }
 
 // brokers is the broker list run.sh started, or skips the test.

@@ -12,14 +12,14 @@ const path = require('node:path');
 const { waitFor, getJSON, startCollector, startMessagesServer, runAgent: harnessRunAgent } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
-let collector, model;
+let collector, model, workDir;
 
 const runAgent = (env) => harnessRunAgent(env, 'anthropic-agent.js');
 
 before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
   model = await startMessagesServer();
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-anthropic-'));
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-anthropic-'));
   collector = await startCollector(bin, workDir, `    upstream:
       anthropic:
         endpoint: ${model.url}`);
@@ -28,6 +28,7 @@ before(async () => {
 after(async () => {
   if (collector) await collector.stop();
   if (model) model.server.close();
+  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
 test('anthropic SDK telemetry: a recorded run replays through messages.create and messages.stream', async () => {

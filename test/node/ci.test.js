@@ -47,7 +47,10 @@ before(async () => {
   model.requestsWhenRecorded = model.server.requests;
 });
 
-after(() => model && model.server.close());
+after(() => {
+  if (model) model.server.close();
+  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+});
 
 async function ci(variant, flags = []) {
   const report = path.join(workDir, `report-${[...flags, ...Object.keys(variant)].join('-').replace(/[^\w-]/g, '_') || 'unchanged'}.json`);

@@ -30,7 +30,10 @@ before(async () => {
   replayURL = collector.replayURL;
 });
 
-after(() => collector && collector.stop());
+after(async () => {
+  if (collector) await collector.stop();
+  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+});
 
 for (const instrumentation of ['otel', 'openinference', 'traceloop']) {
   test(`${instrumentation}: a recorded run replays offline through the unmodified SDK`, async () => {

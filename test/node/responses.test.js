@@ -13,14 +13,14 @@ const path = require('node:path');
 const { waitFor, getJSON, startCollector, startResponsesServer, runAgent: harnessRunAgent } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
-let collector, otlp, replayURL, model;
+let collector, otlp, replayURL, model, workDir;
 
 const runAgent = (env) => harnessRunAgent(env, 'responses-agent.js');
 
 before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
   model = await startResponsesServer();
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-responses-'));
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-responses-'));
   collector = await startCollector(bin, workDir, `    upstream:
       openai:
         endpoint: ${model.url}`);
@@ -31,6 +31,7 @@ before(async () => {
 after(async () => {
   if (collector) await collector.stop();
   if (model) model.server.close();
+  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
 // record runs the agent under instrumentation against the model server (streaming with

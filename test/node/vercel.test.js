@@ -14,7 +14,7 @@ const path = require('node:path');
 const { waitFor, getJSON, startCollector, startResponsesServer, startMessagesServer, runAgent: harnessRunAgent } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
-let collector;
+let collector, workDir;
 const models = {};
 
 const runAgent = (env) => harnessRunAgent(env, 'vercel-agent.js');
@@ -23,7 +23,7 @@ before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
   models.openai = await startResponsesServer();
   models.anthropic = await startMessagesServer();
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-vercel-'));
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-vercel-'));
   collector = await startCollector(bin, workDir, `    upstream:
       openai:
         endpoint: ${models.openai.url}
@@ -34,6 +34,7 @@ before(async () => {
 after(async () => {
   if (collector) await collector.stop();
   for (const m of Object.values(models)) m.server.close();
+  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
 const requests = () => models.openai.server.requests + models.anthropic.server.requests;

@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,25 +17,16 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/reprise-dev/reprise/internal/testcollector"
 	"github.com/reprise-dev/reprise/scrub/scrubtest"
 )
 
-// collectorBinary builds ./cmd/reprise once per test run.
-var collectorBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "reprise-scrubbing")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "reprise")
-	_, file, _, _ := runtime.Caller(0)
-	build := exec.Command("go", "build", "-o", bin, "./cmd/reprise")
-	build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
-	out, err := build.CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("building the collector: %w\n%s", err, out)
-	}
-	return bin, nil
-})
+// binary is the collector under test (see testcollector.Main).
+var binary string
+
+func TestMain(m *testing.M) {
+	os.Exit(testcollector.Main(m, &binary))
+}
 
 // The planted run goes through the collector as a process, as a user runs it: OTLP/HTTP in,
 // the replay_case processor, a persistent file_storage queue in front of the Parquet exporter,
@@ -48,8 +37,6 @@ func TestPlantedSecretsNeverReachTheQueueOrTheCollectorLog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the collector")
 	}
-	bin, err := collectorBinary()
-	require.NoError(t, err)
 	dir := t.TempDir()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -85,7 +72,7 @@ service:
 	require.NoError(t, err)
 	defer logFile.Close()
 	output := func() []byte { b, _ := os.ReadFile(logFile.Name()); return b }
-	cmd := exec.Command(bin, "--config", configPath)
+	cmd := exec.Command(binary, "--config", configPath)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
