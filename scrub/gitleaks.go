@@ -1,12 +1,17 @@
 package scrub
 
 import (
+	"encoding/binary"
 	"maps"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 	"weak"
+
+	"github.com/spf13/viper"
 
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -29,11 +34,22 @@ var gitleaksDefault = sync.OnceValues(func() (gitleaksConfig, error) {
 	// gitleaks logs through a global zerolog logger to stderr; its messages can quote what
 	// it looked at, and nothing it says belongs in the collector's log.
 	logging.Logger = logging.Logger.Level(zerolog.Disabled)
-	d, err := detect.NewDetectorDefaultConfig()
+	// What detect.NewDetectorDefaultConfig does, without the detector: its keyword trie would
+	// take 2.6 MB to be thrown away.
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+		return gitleaksConfig{}, err
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return gitleaksConfig{}, err
+	}
+	def, err := vc.Translate()
 	if err != nil {
 		return gitleaksConfig{}, err
 	}
-	cfg, stop, err := withoutStopWords(d.Config)
+	cfg, stop, err := withoutStopWords(def)
 	return gitleaksConfig{Config: cfg, stopWords: stop}, err
 })
 
@@ -56,19 +72,34 @@ func gitleaksKinds() []string {
 	return kinds
 }
 
-// gitleaksRules is the gitleaks detector with the keywords of its rules: every rule has
-// keywords, and gitleaks only runs a rule on text that contains one. DetectString has a fixed
-// cost per call (it lower-cases the text and visits every rule), far above that of one short
-// attribute value, so the same keyword test runs first, once, and most values (model names,
-// operation names, ordinary prose) never reach gitleaks.
+// gitleaksRules runs gitleaks' rules on a text the way its detector does, with a smaller
+// keyword index. Every rule has keywords, and gitleaks runs a rule only on text that contains
+// one of them (lower-cased): its detector finds them with an Aho-Corasick trie of 256 int64 per
+// state, 2.6 MB for the default rules, held for the life of the process. keywordIndex finds the
+// same keywords in 0.1 MB, so the rules a text needs are known here: they run through a
+// detector made of just those rules, without their keywords (the detector then runs them all,
+// and its trie is empty). One detector for all the rules a text needs, not one per rule,
+// because gitleaks drops a generic finding that another of the rules also found in the same
+// text; most texts need none.
 //
-// It is safe for concurrent use: DetectString only reads the detector's rules and keyword trie
-// (its one shared counter, TotalBytes, is atomic) and keeps each scan's state in locals.
+// It is safe for concurrent use: DetectString only reads the detector's rules and keeps each
+// scan's state in locals (its one shared counter, TotalBytes, is atomic).
 type gitleaksRules struct {
-	detector  *detect.Detector
+	config    config.Config // the global allow-lists, for every detector
+	ids       []string      // rule ids, sorted: a rule's number is its index
+	rules     []config.Rule // by number, without keywords
+	byKeyword [][]int       // keyword number (keywords' order) → the rules that have it
+	always    []int         // rules without keywords, which gitleaks runs on every text (none by default)
 	keywords  *keywordIndex
 	stopWords stopWords // shared by every rule set, read only
+
+	mu        sync.Mutex
+	detectors map[string]*detect.Detector // by the set of rules (ruleSet.key)
 }
+
+// maxDetectors bounds the detectors kept, one per set of rules that texts have needed (a few
+// KiB each). Past it, a set's detector is made for the one text.
+const maxDetectors = 64
 
 // gitleaksRuleSets holds the rule set built for each set of rules turned off. The processor
 // and the replay extension scrub with the same policy, and a built rule set holds ~2.6 MB
@@ -111,36 +142,113 @@ func sharedGitleaks(off func(kind string) bool) (*gitleaksRules, error) {
 	return g, nil
 }
 
-// newGitleaks builds a gitleaks detector without the rules whose id is in off. Decoding is
-// left to the walker (which decodes base64 itself and masks the encoded text), so gitleaks
-// scans text as given.
+// newGitleaks builds the rule set without the rules whose id is in off. Decoding is left to the
+// walker (which decodes base64 itself and masks the encoded text), so gitleaks scans text as
+// given.
 func newGitleaks(def gitleaksConfig, off map[string]bool) (*gitleaksRules, error) {
-	cfg := def.Config
-	rules := maps.Clone(cfg.Rules)
+	g := &gitleaksRules{config: def.Config, stopWords: def.stopWords, detectors: map[string]*detect.Detector{}}
+	g.config.Rules, g.config.Keywords = nil, nil
+	for id, rule := range def.Rules {
+		if !off[id] && rule.Regex != nil { // a rule without Regex is on file paths only
+			g.ids = append(g.ids, id)
+		}
+	}
+	sort.Strings(g.ids)
+	number := map[string]int{} // keyword → its number
 	var keywords []string
-	for id, rule := range rules {
-		if off[id] || rule.Regex == nil {
-			delete(rules, id) // off, or a rule on file paths only
-			continue
+	for n, id := range g.ids {
+		rule := def.Rules[id]
+		if len(rule.Keywords) == 0 {
+			g.always = append(g.always, n)
 		}
 		for _, k := range rule.Keywords {
-			keywords = append(keywords, strings.ToLower(k))
+			k = strings.ToLower(k)
+			if _, ok := number[k]; !ok {
+				number[k] = len(keywords)
+				keywords = append(keywords, k)
+				g.byKeyword = append(g.byKeyword, nil)
+			}
+			g.byKeyword[number[k]] = append(g.byKeyword[number[k]], n)
 		}
+		rule.Keywords = nil
+		g.rules = append(g.rules, rule)
 	}
 	index, err := newKeywordIndex(keywords)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Rules = rules
-	d := detect.NewDetector(cfg)
-	d.MaxDecodeDepth = 0
-	return &gitleaksRules{detector: d, keywords: index, stopWords: def.stopWords}, nil
+	g.keywords = index
+	return g, nil
 }
 
 // detect returns gitleaks' findings in v.
 func (g *gitleaksRules) detect(v string) []report.Finding {
-	if !g.keywords.in(v) {
+	// gitleaks lower-cases the text with strings.ToLower; keywordIndex folds ASCII letters only,
+	// so a text with other bytes (the Kelvin sign lower-cases to k) is lower-cased first.
+	lower := v
+	for i := 0; i < len(v); i++ {
+		if v[i] >= utf8.RuneSelf {
+			lower = strings.ToLower(v)
+			break
+		}
+	}
+	var need ruleSet
+	for _, n := range g.always {
+		need.add(n)
+	}
+	g.keywords.each(lower, func(k int) {
+		for _, n := range g.byKeyword[k] {
+			need.add(n)
+		}
+	})
+	if need == nil {
 		return nil
 	}
-	return slices.DeleteFunc(g.detector.DetectString(v), g.stopWords.allowed)
+	return slices.DeleteFunc(g.detector(need).DetectString(v), g.stopWords.allowed)
+}
+
+// detector returns a detector of the rules in need.
+func (g *gitleaksRules) detector(need ruleSet) *detect.Detector {
+	key := need.key()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if d := g.detectors[key]; d != nil {
+		return d
+	}
+	cfg := g.config
+	cfg.Rules = map[string]config.Rule{}
+	need.each(func(n int) { cfg.Rules[g.ids[n]] = g.rules[n] })
+	d := detect.NewDetector(cfg)
+	d.MaxDecodeDepth = 0
+	if len(g.detectors) < maxDetectors {
+		g.detectors[key] = d
+	}
+	return d
+}
+
+// ruleSet is a set of rule numbers, a bit each.
+type ruleSet []uint64
+
+func (s *ruleSet) add(n int) {
+	for len(*s) <= n/64 {
+		*s = append(*s, 0)
+	}
+	(*s)[n/64] |= 1 << (n % 64)
+}
+
+func (s ruleSet) each(f func(n int)) {
+	for i, w := range s {
+		for ; w != 0; w &= w - 1 {
+			f(i*64 + bits.TrailingZeros64(w))
+		}
+	}
+}
+
+// key is the set as a map key.
+func (s ruleSet) key() string {
+	b := make([]byte, 0, 8*len(s))
+	for _, w := range s {
+		b = binary.LittleEndian.AppendUint64(b, w)
+	}
+	return string(b)
 }

@@ -25,8 +25,8 @@ func TestScrubbersWithTheSameRulesShareOneRuleSet(t *testing.T) {
 
 	off := newScrubber(t, Config{Enabled: true, Key: "a", Detectors: map[string]string{"github_pat": ActionOff}})
 	assert.NotSame(t, processor.gitleaks, off.gitleaks)
-	assert.NotContains(t, off.gitleaks.detector.Config.Rules, "github-pat")
-	assert.Contains(t, processor.gitleaks.detector.Config.Rules, "github-pat")
+	assert.NotContains(t, off.gitleaks.ids, "github-pat")
+	assert.Contains(t, processor.gitleaks.ids, "github-pat")
 	assert.NotContains(t, off.actions, "github_pat")
 	ghp := "ci ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU"
 	assert.Equal(t, ghp, off.Text(ghp, &Report{}))
@@ -43,7 +43,7 @@ func TestARuleSetNoScrubberUsesIsBuiltAgain(t *testing.T) {
 	gitleaksRuleSets.Unlock()
 	again := newScrubber(t, cfg)
 	require.NotNil(t, again.gitleaks)
-	assert.NotContains(t, again.gitleaks.detector.Config.Rules, "gitlab-pat")
+	assert.NotContains(t, again.gitleaks.ids, "gitlab-pat")
 	assert.Equal(t, "glpat-Ab3De6Gh9Jk2Mn5Pq8St", again.Text("glpat-Ab3De6Gh9Jk2Mn5Pq8St", &Report{}))
 }
 

@@ -19,6 +19,11 @@ type keywordIndex struct {
 	width  int         // columns per row
 	next   []uint16    // next[row*width+column]: the row after one more byte; row 0 is the empty prefix
 	found  []bool      // found[row]: the text read so far ends with a keyword
+	// For each, which keywords: ends[row] is the number of the keyword that row spells (its
+	// index in the keywords given), -1 if none; shorter[row] the longest proper suffix of row's
+	// prefix that spells a keyword (0: none).
+	ends    []int32
+	shorter []uint16
 }
 
 // maxKeywordRows bounds the prefixes, so that a row number fits in the table's uint16.
@@ -43,7 +48,8 @@ func newKeywordIndex(keywords []string) (*keywordIndex, error) {
 	// "no child" (no byte leads back to the empty prefix).
 	k.next = make([]uint16, k.width)
 	k.found = []bool{false}
-	for _, w := range keywords {
+	k.ends = []int32{-1}
+	for n, w := range keywords {
 		row := 0
 		for i := 0; i < len(w); i++ {
 			cell := row*k.width + int(k.column[w[i]])
@@ -54,16 +60,21 @@ func newKeywordIndex(keywords []string) (*keywordIndex, error) {
 				k.next[cell] = uint16(len(k.found))
 				k.next = append(k.next, make([]uint16, k.width)...)
 				k.found = append(k.found, false)
+				k.ends = append(k.ends, -1)
 			}
 			row = int(k.next[cell])
 		}
 		k.found[row] = true
+		if k.ends[row] < 0 { // a keyword given twice keeps its first number
+			k.ends[row] = int32(n)
+		}
 	}
 
 	// Breadth first, each row's missing cells become those of its failure row (the longest
 	// proper suffix of its prefix that is also a prefix), which is shorter and so already
 	// complete; and a row is found when its failure row is.
 	fail := make([]uint16, len(k.found))
+	k.shorter = make([]uint16, len(k.found))
 	var queue []int
 	for c := 0; c < k.width; c++ {
 		if child := k.next[c]; child != 0 {
@@ -75,6 +86,11 @@ func newKeywordIndex(keywords []string) (*keywordIndex, error) {
 		queue = queue[1:]
 		f := int(fail[row])
 		k.found[row] = k.found[row] || k.found[f]
+		if k.ends[f] >= 0 {
+			k.shorter[row] = uint16(f)
+		} else {
+			k.shorter[row] = k.shorter[f]
+		}
 		for c := 0; c < k.width; c++ {
 			cell := row*k.width + c
 			if child := k.next[cell]; child != 0 {
@@ -103,9 +119,28 @@ func (k *keywordIndex) in(text string) bool {
 	return false
 }
 
+// each calls f with the number of each keyword that occurs in text, once per occurrence.
+func (k *keywordIndex) each(text string, f func(keyword int)) {
+	if k.ends[0] >= 0 {
+		f(int(k.ends[0])) // the empty keyword
+	}
+	row := 0
+	for i := 0; i < len(text); i++ {
+		row = int(k.next[row*k.width+int(k.column[text[i]])])
+		if !k.found[row] {
+			continue
+		}
+		for r := row; r != 0; r = int(k.shorter[r]) {
+			if n := k.ends[r]; n >= 0 {
+				f(int(n))
+			}
+		}
+	}
+}
+
 // size is the bytes the index holds.
 func (k *keywordIndex) size() int {
-	return len(k.column)*2 + len(k.next)*2 + len(k.found)
+	return len(k.column)*2 + len(k.next)*2 + len(k.found) + len(k.ends)*4 + len(k.shorter)*2
 }
 
 func lowerByte(c byte) byte {

@@ -1,6 +1,7 @@
 package scrub
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,12 +22,38 @@ func containsKeyword(keywords []string, text string) bool {
 	return false
 }
 
-// defaultKeywords are the keywords of the rules the default policy hands to gitleaks, read
-// from the detector the scrubber built: the value reaches gitleaks iff one of them occurs.
+// keywordsIn is the definition each must agree with: the numbers of the keywords that occur in
+// the text, ASCII letters lower-cased (a keyword given twice, in any case, under its first
+// number).
+func keywordsIn(keywords []string, text string) []int {
+	lower := asciiLower(text)
+	var in []int
+	for n, k := range keywords {
+		first := slices.IndexFunc(keywords, func(w string) bool { return asciiLower(w) == asciiLower(k) })
+		if strings.Contains(lower, asciiLower(k)) && first == n {
+			in = append(in, n)
+		}
+	}
+	return in
+}
+
+// eachOnce is the keywords each reports for text, each number once, sorted.
+func eachOnce(k *keywordIndex, text string) []int {
+	var got []int
+	k.each(text, func(n int) { got = append(got, n) })
+	slices.Sort(got)
+	return slices.Compact(got)
+}
+
+// defaultKeywords are the keywords of the rules the default policy hands to gitleaks: the value
+// reaches gitleaks iff one of them occurs.
 func defaultKeywords(t testing.TB) ([]string, *keywordIndex) {
 	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	def, err := gitleaksDefault()
+	require.NoError(t, err)
 	var keywords []string
-	for _, rule := range s.gitleaks.detector.Config.Rules {
+	for _, id := range s.gitleaks.ids {
+		rule := def.Rules[id]
 		for _, k := range rule.Keywords {
 			keywords = append(keywords, strings.ToLower(k))
 		}
@@ -76,19 +103,23 @@ func TestKeywordIndexOverlappingKeywords(t *testing.T) {
 		{[]string{"sk", "ask"}, "task", true},   //
 		{[]string{"he", "she", "his", "hers"}, "ushers", true},
 		{[]string{"she", "his", "hers"}, "hi her sh", false},
-		{[]string{"Key"}, "KEY", true},    // ASCII letters without case, keywords too
-		{[]string{"key"}, "kex", false},   //
-		{[]string{"é"}, "É", false},       // only ASCII letters are folded, as asciiLower does
-		{[]string{"ab"}, "a\xffb", false}, // a byte in no keyword restarts the match
-		{[]string{"a-b"}, "A-B", true},    //
-		{nil, "anything", false},          // no keywords: nothing reaches gitleaks
-		{[]string{""}, "", true},          // the empty keyword occurs everywhere
-		{[]string{"x"}, "", false},        //
+		{[]string{"Key"}, "KEY", true},                             // ASCII letters without case, keywords too
+		{[]string{"key"}, "kex", false},                            //
+		{[]string{"é"}, "É", false},                                // only ASCII letters are folded, as asciiLower does
+		{[]string{"ab"}, "a\xffb", false},                          // a byte in no keyword restarts the match
+		{[]string{"a-b"}, "A-B", true},                             //
+		{nil, "anything", false},                                   // no keywords: nothing reaches gitleaks
+		{[]string{""}, "", true},                                   // the empty keyword occurs everywhere
+		{[]string{"x"}, "", false},                                 //
+		{[]string{"hers", "he", "s", "ers", "he"}, "ushers", true}, // every suffix that is a keyword, a keyword given twice
+		{[]string{"a", "aa", "aaa"}, "aaaa", true},                 // keywords that end inside each other
+		{[]string{"Key", "key", "KEY"}, "a key", true},             // the same keyword in other cases: the first number
 	} {
 		k, err := newKeywordIndex(tc.keywords)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, k.in(tc.text), "%q in %q", tc.keywords, tc.text)
 		assert.Equal(t, containsKeyword(tc.keywords, tc.text), tc.want, "the case agrees with the definition")
+		assert.Equal(t, keywordsIn(tc.keywords, tc.text), eachOnce(k, tc.text), "which of %q are in %q", tc.keywords, tc.text)
 	}
 }
 
@@ -135,10 +166,16 @@ func FuzzKeywordIndex(f *testing.F) {
 	f.Add("he\nshe\nhis\nhers", "ushers")
 	f.Add("sk-\nghp_\nxoxb", "token ghP_x and Sk- ")
 	f.Add("aab\n", "aaab")
-	keywords, index := defaultKeywords(f)
+	keywords, _ := defaultKeywords(f)
+	distinct := slices.Compact(slices.Sorted(slices.Values(keywords)))
+	index, err := newKeywordIndex(distinct)
+	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, words, text string) {
 		if got, want := index.in(text), containsKeyword(keywords, text); got != want {
 			t.Fatalf("default keywords in %q: got %v, want %v", text, got, want)
+		}
+		if got, want := eachOnce(index, text), keywordsIn(distinct, text); !slices.Equal(got, want) {
+			t.Fatalf("which default keywords are in %q: got %v, want %v", text, got, want)
 		}
 		made := strings.Split(words, "\n")
 		k, err := newKeywordIndex(made)
@@ -147,6 +184,9 @@ func FuzzKeywordIndex(f *testing.F) {
 		}
 		if got, want := k.in(text), containsKeyword(made, text); got != want {
 			t.Fatalf("%q in %q: got %v, want %v", made, text, got, want)
+		}
+		if got, want := eachOnce(k, text), keywordsIn(made, text); !slices.Equal(got, want) {
+			t.Fatalf("which of %q are in %q: got %v, want %v", made, text, got, want)
 		}
 	})
 }

@@ -1,0 +1,122 @@
+package scrub
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/report"
+
+	"github.com/reprise-dev/reprise/scrub/scrubtest"
+)
+
+// stockGitleaks is gitleaks' own detector on its default configuration, as the scrubber used it
+// before it chose the rules itself: every rule, its keyword trie, no decoding.
+var stockGitleaks = sync.OnceValues(func() (*detect.Detector, error) {
+	d, err := detect.NewDetectorDefaultConfig()
+	if err == nil {
+		d.MaxDecodeDepth = 0
+	}
+	return d, err
+})
+
+// sortedFindings is what a finding is to the scrubber (rule, secret, where), sorted: gitleaks
+// visits rules in map order. Only the rules g runs count (the path-only rules find nothing in a
+// text).
+func sortedFindings(g *gitleaksRules, fs []report.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		if slices.Contains(g.ids, f.RuleID) {
+			out = append(out, fmt.Sprintf("%s %q %d-%d", f.RuleID, f.Secret, f.StartColumn, f.EndColumn))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// gitleaksTexts are texts with one planted value, two on one line (rules found together, and
+// the generic rule's finding that gitleaks drops when another rule found the same secret), each
+// after an assignment a generic rule matches, and each with k and K spelled with the Kelvin
+// sign, which lower-cases to k (and which a case-insensitive expression matches as k).
+func gitleaksTexts() []string {
+	var texts []string
+	for i, p := range scrubtest.Planted {
+		next := scrubtest.Planted[(i+1)%len(scrubtest.Planted)]
+		texts = append(texts, "config "+p.Text+" end", p.Text+" and "+next.Text,
+			fmt.Sprintf(`api_key = "%s"`, p.Must()), fmt.Sprintf(`{"token": "%s", "password": "%s"}`, p.Must(), next.Must()),
+			strings.NewReplacer("k", "\u212a", "K", "\u212a").Replace(p.Text))
+	}
+	return append(texts, "api_\u212aey = \"Xq3vT8pL2mQZN9rB4wK7y\"", `api_key = "ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU"`)
+}
+
+// TestRulesChosenByKeywordFindWhatGitleaksFinds: the scrubber runs only the rules whose keywords
+// a text holds, through a detector of just those rules; its findings must be gitleaks' own.
+func TestRulesChosenByKeywordFindWhatGitleaksFinds(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	stock, err := stockGitleaks()
+	require.NoError(t, err)
+	found := 0
+	for _, text := range gitleaksTexts() {
+		want := sortedFindings(s.gitleaks, stock.DetectString(text))
+		assert.Equal(t, want, sortedFindings(s.gitleaks, s.gitleaks.detect(text)), text)
+		found += len(want)
+	}
+	assert.Greater(t, found, len(scrubtest.Planted), "the texts hold findings (the test is not vacuous)")
+
+	// Not vacuous either: gitleaks drops the generic finding of a secret another rule found in
+	// the same text, which a detector per rule would not.
+	ghp := `api_key = "ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU"`
+	assert.Equal(t, []string{`github-pat "ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU" 12-51`}, sortedFindings(s.gitleaks, s.gitleaks.detect(ghp)))
+	var generic ruleSet
+	generic.add(slices.Index(s.gitleaks.ids, "generic-api-key"))
+	assert.NotEmpty(t, s.gitleaks.detector(generic).DetectString(ghp), "the generic rule alone finds it")
+	// And a keyword spelled with the Kelvin sign still chooses its rule, as in gitleaks.
+	assert.NotEmpty(t, s.gitleaks.detect("api_\u212aey = \"Xq3vT8pL2mQZN9rB4wK7y\""))
+}
+
+// TestDetectorsKeptAreBounded: a detector is kept per set of rules texts have needed, up to
+// maxDetectors; past that each is made for its text, and finds the same.
+func TestDetectorsKeptAreBounded(t *testing.T) {
+	def, err := gitleaksDefault()
+	require.NoError(t, err)
+	g, err := newGitleaks(def, nil)
+	require.NoError(t, err)
+	var keywords []string
+	for _, id := range g.ids {
+		keywords = append(keywords, def.Rules[id].Keywords[0])
+	}
+	keywords = slices.Compact(slices.Sorted(slices.Values(keywords)))
+	require.Greater(t, len(keywords), maxDetectors+10)
+	for _, k := range keywords {
+		g.detect(k + " ~ ")
+	}
+	assert.Len(t, g.detectors, maxDetectors)
+	stock, err := stockGitleaks()
+	require.NoError(t, err)
+	for _, text := range gitleaksTexts() {
+		text = strings.Join(keywords[len(keywords)-5:], " ") + " " + text // a set not kept
+		assert.Equal(t, sortedFindings(g, stock.DetectString(text)), sortedFindings(g, g.detect(text)), text)
+	}
+	assert.Len(t, g.detectors, maxDetectors)
+}
+
+// FuzzRulesChosenByKeyword: on any text, the scrubber's gitleaks findings are gitleaks' own.
+func FuzzRulesChosenByKeyword(f *testing.F) {
+	for _, text := range gitleaksTexts() {
+		f.Add(text)
+	}
+	s := newScrubber(f, Config{Enabled: true, Key: "k"})
+	stock, err := stockGitleaks()
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, text string) {
+		want := sortedFindings(s.gitleaks, stock.DetectString(text))
+		if got := sortedFindings(s.gitleaks, s.gitleaks.detect(text)); !slices.Equal(got, want) {
+			t.Fatalf("%q: got %v, gitleaks finds %v", text, got, want)
+		}
+	})
+}
