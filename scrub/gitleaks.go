@@ -102,10 +102,9 @@ type gitleaksRules struct {
 const maxDetectors = 64
 
 // gitleaksRuleSets holds the rule set built for each set of rules turned off. The processor
-// and the replay extension scrub with the same policy, and a built rule set holds ~2.6 MB
-// (mostly the keyword trie gitleaks' detector builds for itself; `go test -count 1 -run
-// 'TestScrubberHeap|TestKeywordIndexIsSmall' -v ./scrub/` logs what a Scrubber keeps and the
-// trie's size), so each process builds one per distinct set. The map holds its values weakly:
+// and the replay extension scrub with the same policy, and a built rule set holds ~0.3 MB
+// (`go test -count 1 -run TestScrubberHeap -v ./scrub/` logs what a Scrubber keeps), so each
+// process builds one per distinct set. The map holds its values weakly:
 // a rule set no Scrubber uses any more (after a configuration reload) is collected, and built
 // again if a policy asks for it.
 var gitleaksRuleSets = struct {

@@ -2,10 +2,10 @@ package scrub
 
 import "fmt"
 
-// keywordIndex answers one question, fast and in little memory: does some keyword occur in a
-// text, ASCII letters compared without regard to case? It is an Aho-Corasick automaton compiled
-// to a table (every failure link resolved at build time, so a byte costs one lookup): a row per
-// prefix of a keyword, a column per byte that occurs in some keyword. Bytes that occur in none
+// keywordIndex answers, fast and in little memory: does some keyword occur in a text, ASCII
+// letters compared without regard to case (in), and which (each)? It is an Aho-Corasick
+// automaton compiled to a table (every failure link resolved at build time, so a byte costs one
+// lookup): a row per prefix of a keyword, a column per byte that occurs in some keyword. Bytes that occur in none
 // share column 0, and an upper-case ASCII letter shares the column of its lower-case letter, so
 // that the text needs no lower-cased copy. The default gitleaks keywords make 1,281 rows of 43
 // uint16 (112 KB), where a general-purpose trie that keeps 256 int64 per row needs 2 KiB a row
