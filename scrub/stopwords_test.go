@@ -2,12 +2,10 @@ package scrub
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/report"
 
 	"github.com/reprise-dev/reprise/scrub/scrubtest"
@@ -19,18 +17,9 @@ import (
 // too, outside the secret, and for every planted value.
 func TestStopWordsDropWhatGitleaksDrops(t *testing.T) {
 	s := newScrubber(t, Config{Enabled: true, Key: "k"})
-	stock, err := detect.NewDetectorDefaultConfig()
+	stock, err := stockGitleaks()
 	require.NoError(t, err)
-	stock.MaxDecodeDepth = 0
-	findings := func(fs []report.Finding) []string {
-		var out []string
-		for _, f := range fs {
-			if slices.Contains(s.gitleaks.ids, f.RuleID) { // not the path-only rules
-				out = append(out, f.RuleID+" "+f.Secret)
-			}
-		}
-		return out
-	}
+	findings := func(fs []report.Finding) []string { return sortedFindings(s.gitleaks, fs) }
 
 	def, err := gitleaksDefault()
 	require.NoError(t, err)
