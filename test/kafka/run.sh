@@ -25,7 +25,7 @@ fi
 
 port=${KAFKA_PORT:-19092}
 controller=${KAFKA_CONTROLLER_PORT:-19093}
-work=$(mktemp -d /tmp/reprise-kafka.XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}/reprise-kafka.XXXXXX")
 broker="" moto_pid="" tests=""
 
 # stop PID [GROUP]: SIGTERM, up to 15 s for a clean exit, then SIGKILL. With GROUP, the signal
