@@ -73,8 +73,8 @@ func gitleaksKinds() []string {
 }
 
 // gitleaksRules runs gitleaks' rules on a text the way its detector does, with a smaller
-// keyword index. Every rule has keywords, and gitleaks runs a rule only on text that contains
-// one of them (lower-cased): its detector finds them with an Aho-Corasick trie of 256 int64 per
+// keyword index. gitleaks runs a rule that has keywords (every default rule has) only on text
+// that contains one of them (lower-cased): its detector finds them with an Aho-Corasick trie of 256 int64 per
 // state, 2.6 MB for the default rules, held for the life of the process. keywordIndex finds the
 // same keywords in 0.1 MB, so the rules a text needs are known here: they run through a
 // detector made of just those rules, without their keywords (the detector then runs them all,
