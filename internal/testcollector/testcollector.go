@@ -27,14 +27,48 @@ type Process struct {
 
 // Output collects a process's stdout and stderr; safe to read while the process writes.
 type Output struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	readyAt time.Time // when readyLine first appeared
 }
+
+// readyLine is what the collector logs once every component has started.
+var readyLine = []byte("Everything is ready")
 
 func (o *Output) Write(p []byte) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.b.Write(p)
+	from := max(0, o.b.Len()-len(readyLine)) // the line may come in two writes
+	n, err := o.b.Write(p)
+	if o.readyAt.IsZero() && bytes.Contains(o.b.Bytes()[from:], readyLine) {
+		o.readyAt = time.Now()
+	}
+	return n, err
+}
+
+// signalGrace is how long after readyLine a test waits before sending SIGTERM. The collector
+// (otelcol.Collector.Run) starts handling SIGTERM only after it logs that line, and a SIGTERM
+// that comes first kills the process instead of shutting it down: a test that stopped a
+// collector at once failed that way under load.
+const signalGrace = 250 * time.Millisecond
+
+// WaitUntilSignalsAreHandled returns once the collector has logged readyLine and signalGrace has
+// passed since, so that SIGTERM shuts it down cleanly; it fails the test after 20 s without it.
+func (o *Output) WaitUntilSignalsAreHandled(t testing.TB) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		o.mu.Lock()
+		readyAt := o.readyAt
+		o.mu.Unlock()
+		if !readyAt.IsZero() {
+			time.Sleep(time.Until(readyAt.Add(signalGrace)))
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the collector never logged %q:\n%s", readyLine, o)
+			return
+		}
+	}
 }
 
 func (o *Output) String() string {

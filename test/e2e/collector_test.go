@@ -158,6 +158,7 @@ func (c *collector) post(t *testing.T, signal, file string) {
 
 func (c *collector) stop(t *testing.T) {
 	t.Helper()
+	c.output.WaitUntilSignalsAreHandled(t)
 	require.NoError(t, c.cmd.Process.Signal(syscall.SIGTERM))
 	done := make(chan error, 1)
 	go func() { done <- c.cmd.Wait() }()

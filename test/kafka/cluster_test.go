@@ -114,6 +114,7 @@ func (c *collector) kill(t *testing.T) {
 
 // stop sends SIGTERM and waits for a clean exit.
 func (c *collector) stop(t *testing.T) {
+	c.proc.Output.WaitUntilSignalsAreHandled(t)
 	require.NoError(t, c.proc.Cmd.Process.Signal(syscall.SIGTERM))
 	select {
 	case <-c.done:
