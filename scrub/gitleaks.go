@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
 	"weak"
 
 	"github.com/spf13/viper"
@@ -182,20 +181,11 @@ func newGitleaks(def gitleaksConfig, off map[string]bool) (*gitleaksRules, error
 
 // detect returns gitleaks' findings in v.
 func (g *gitleaksRules) detect(v string) []report.Finding {
-	// gitleaks lower-cases the text with strings.ToLower; keywordIndex folds ASCII letters only,
-	// so a text with other bytes (the Kelvin sign lower-cases to k) is lower-cased first.
-	lower := v
-	for i := 0; i < len(v); i++ {
-		if v[i] >= utf8.RuneSelf {
-			lower = strings.ToLower(v)
-			break
-		}
-	}
 	var need ruleSet
 	for _, n := range g.always {
 		need.add(n)
 	}
-	g.keywords.each(lower, func(k int) {
+	g.keywords.each(asciiFolded(v), func(k int) {
 		for _, n := range g.byKeyword[k] {
 			need.add(n)
 		}
@@ -204,6 +194,22 @@ func (g *gitleaksRules) detect(v string) []report.Finding {
 		return nil
 	}
 	return slices.DeleteFunc(g.detector(need).DetectString(v), g.stopWords.allowed)
+}
+
+// gitleaks looks for keywords (all ASCII) in the text lower-cased with strings.ToLower, and
+// keywordIndex folds ASCII letters only. Two runes outside ASCII lower-case to an ASCII letter
+// (TestOnlyTwoRunesLowerCaseToASCII): the Kelvin sign to k, the dotted capital I to i.
+const kelvin, dotI = "\u212a", "\u0130"
+
+var toASCIILetter = strings.NewReplacer(kelvin, "k", dotI, "i")
+
+// asciiFolded is v with those two runes replaced by their ASCII letter; v itself, not a copy,
+// when it holds neither (nearly always).
+func asciiFolded(v string) string {
+	if strings.Contains(v, kelvin) || strings.Contains(v, dotI) {
+		return toASCIILetter.Replace(v)
+	}
+	return v
 }
 
 // detector returns a detector of the rules in need.

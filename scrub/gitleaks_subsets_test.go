@@ -6,6 +6,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,14 +45,15 @@ func sortedFindings(g *gitleaksRules, fs []report.Finding) []string {
 // gitleaksTexts are texts with one planted value, two on one line (rules found together, and
 // the generic rule's finding that gitleaks drops when another rule found the same secret), each
 // after an assignment a generic rule matches, and each with k and K spelled with the Kelvin
-// sign, which lower-cases to k (and which a case-insensitive expression matches as k).
+// sign, which lower-cases to k (and which a case-insensitive expression matches as k), and with
+// i and I spelled İ, which lower-cases to i.
 func gitleaksTexts() []string {
 	var texts []string
 	for i, p := range scrubtest.Planted {
 		next := scrubtest.Planted[(i+1)%len(scrubtest.Planted)]
 		texts = append(texts, "config "+p.Text+" end", p.Text+" and "+next.Text,
 			fmt.Sprintf(`api_key = "%s"`, p.Must()), fmt.Sprintf(`{"token": "%s", "password": "%s"}`, p.Must(), next.Must()),
-			strings.NewReplacer("k", "\u212a", "K", "\u212a").Replace(p.Text))
+			strings.NewReplacer("k", kelvin, "K", kelvin).Replace(p.Text), strings.NewReplacer("i", dotI, "I", dotI).Replace(p.Text))
 	}
 	return append(texts, "api_\u212aey = \"Xq3vT8pL2mQZN9rB4wK7y\"", `api_key = "ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU"`)
 }
@@ -119,4 +123,28 @@ func FuzzRulesChosenByKeyword(f *testing.F) {
 			t.Fatalf("%q: got %v, gitleaks finds %v", text, got, want)
 		}
 	})
+}
+
+// TestOnlyTwoRunesLowerCaseToASCII: asciiFolded stands for strings.ToLower, as gitleaks applies
+// it before looking for keywords, only if no other rune outside ASCII lower-cases to ASCII and
+// every keyword is ASCII.
+func TestOnlyTwoRunesLowerCaseToASCII(t *testing.T) {
+	var toASCII []string
+	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
+		lower := strings.ToLower(string(r))
+		if strings.IndexFunc(lower, func(c rune) bool { return c < utf8.RuneSelf }) >= 0 {
+			toASCII = append(toASCII, string(r)+"→"+lower)
+			assert.Equal(t, lower, asciiFolded(string(r)), "%U", r)
+		}
+	}
+	assert.Equal(t, []string{dotI + "→i", kelvin + "→k"}, toASCII)
+	def, err := gitleaksDefault()
+	require.NoError(t, err)
+	for id, rule := range def.Rules {
+		for _, k := range rule.Keywords {
+			assert.Equal(t, -1, strings.IndexFunc(k, func(c rune) bool { return c >= utf8.RuneSelf }), "rule %s keyword %q", id, k)
+		}
+	}
+	plain := "a text without either"
+	assert.Same(t, unsafe.StringData(plain), unsafe.StringData(asciiFolded(plain)), "not copied")
 }
