@@ -49,12 +49,7 @@ func newTraceBuffer(id pcommon.TraceID, now time.Time, fragment int) *traceBuffe
 // and whether Shutdown has already flushed the buffers.
 func (p *caseProcessor) bufferTraces(chunks []*traceChunk) (fixed sanitized, stopped bool) {
 	for _, c := range chunks {
-		s := sanitizeTraces(c.td)
-		c.repaired = s.repaired
-		if s != (sanitized{}) {
-			c.stored = nil // td changed since it was stored
-		}
-		fixed.add(s)
+		fixed.add(c.sanitized(sanitizeTraces(c.td)))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -70,12 +65,7 @@ func (p *caseProcessor) bufferTraces(chunks []*traceChunk) (fixed sanitized, sto
 // bufferLogs is bufferTraces for GenAI log events.
 func (p *caseProcessor) bufferLogs(chunks []*logChunk) (fixed sanitized) {
 	for _, c := range chunks {
-		s := sanitizeLogs(c.ld)
-		c.repaired = s.repaired
-		if s != (sanitized{}) {
-			c.stored = nil // ld changed since it was stored
-		}
-		fixed.add(s)
+		fixed.add(c.sanitized(sanitizeLogs(c.ld)))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -85,6 +75,16 @@ func (p *caseProcessor) bufferLogs(chunks []*logChunk) (fixed sanitized) {
 	}
 	p.outbox = append(p.outbox, p.enforceLimits(nil)...)
 	return fixed
+}
+
+// sanitized records in the chunk what sanitizing it did, and returns it. A chunk that
+// sanitizing changed is no longer what its write-ahead record holds.
+func (c *chunkMeta) sanitized(s sanitized) sanitized {
+	c.repaired = s.repaired
+	if s != (sanitized{}) {
+		c.stored = nil
+	}
+	return s
 }
 
 // buffer returns the open buffer of a trace, opening one if needed. Caller holds mu.

@@ -42,7 +42,7 @@ var (
 )
 
 // addTraces appends the encoding of td and returns the heap it takes. stored is td's encoding
-// as its write-ahead record holds it, compressed as a part is (traceChunk.stored), or nil: when
+// as its write-ahead record holds it, compressed as a part is (chunkMeta.stored), or nil: when
 // given, it is held as it is instead of encoding td again.
 func (h *heldTelemetry) addTraces(td ptrace.Traces, stored []byte) int64 {
 	if stored != nil {

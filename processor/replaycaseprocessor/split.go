@@ -9,19 +9,24 @@ import (
 	"github.com/reprise-dev/reprise/normalize"
 )
 
-// traceChunk is the part of one incoming batch that belongs to one trace.
-type traceChunk struct {
-	id    pcommon.TraceID
-	td    ptrace.Traces
-	items int
-
+// chunkMeta is what a traceChunk and a logChunk hold besides their telemetry.
+type chunkMeta struct {
+	id        pcommon.TraceID
 	repaired  int      // strings repaired to valid UTF-8 (sanitize.go)
 	walKeys   []string // write-ahead records of this chunk (wal.go)
 	fromKafka bool     // consumed from Kafka (split_trace.go)
-	// stored is td's encoding as its write-ahead record holds it (held.go's format), while td
-	// is unchanged since: buffering holds it instead of encoding td again. Whatever changes td
-	// (sanitizing, de-duplication, a split at the span limit) sets it to nil.
+	// stored is the chunk's encoding as its write-ahead record holds it (held.go's format),
+	// while the chunk is unchanged since: buffering holds it instead of encoding the chunk
+	// again. Whatever changes the chunk (sanitizing, de-duplication, a split at the span limit)
+	// sets it to nil.
 	stored []byte
+}
+
+// traceChunk is the part of one incoming batch that belongs to one trace.
+type traceChunk struct {
+	chunkMeta
+	td    ptrace.Traces
+	items int
 
 	rsIdx, ssIdx int // source resource/scope the current destination copies
 	rs           ptrace.ResourceSpans
@@ -37,7 +42,7 @@ func splitTraces(td ptrace.Traces) []*traceChunk {
 		sp := r.Span
 		c, ok := byID[sp.TraceID()]
 		if !ok {
-			c = &traceChunk{id: sp.TraceID(), td: ptrace.NewTraces(), rsIdx: -1}
+			c = &traceChunk{chunkMeta: chunkMeta{id: sp.TraceID()}, td: ptrace.NewTraces(), rsIdx: -1}
 			byID[c.id] = c
 			out = append(out, c)
 		}
@@ -61,14 +66,9 @@ func splitTraces(td ptrace.Traces) []*traceChunk {
 
 // logChunk is the GenAI log events of one batch that belong to one trace.
 type logChunk struct {
-	id    pcommon.TraceID
+	chunkMeta
 	ld    plog.Logs
 	items int
-
-	repaired  int
-	walKeys   []string
-	fromKafka bool
-	stored    []byte // as traceChunk.stored
 
 	rlIdx, slIdx int
 	rl           plog.ResourceLogs
@@ -87,7 +87,7 @@ func splitLogs(ld plog.Logs, keep bool) []*logChunk {
 		}
 		c, ok := byID[lr.TraceID()]
 		if !ok {
-			c = &logChunk{id: lr.TraceID(), ld: plog.NewLogs(), rlIdx: -1}
+			c = &logChunk{chunkMeta: chunkMeta{id: lr.TraceID()}, ld: plog.NewLogs(), rlIdx: -1}
 			byID[c.id] = c
 			out = append(out, c)
 		}

@@ -84,17 +84,17 @@ func (w *wal) key(kind byte, id pcommon.TraceID, fromKafka bool) string {
 // writeTraces stores each chunk and gives it its key. An error means nothing may be
 // acknowledged: the caller refuses the request with a retryable error.
 func (w *wal) writeTraces(ctx context.Context, chunks []*traceChunk) error {
-	return writeChunks(ctx, w, chunks, 't', func(c *traceChunk) (pcommon.TraceID, bool, *[]string, *[]byte, []byte, error) {
+	return writeChunks(ctx, w, chunks, 't', func(c *traceChunk) (*chunkMeta, []byte, error) {
 		body, err := otlpTracesMarshaler.MarshalTraces(c.td)
-		return c.id, c.fromKafka, &c.walKeys, &c.stored, body, err
+		return &c.chunkMeta, body, err
 	})
 }
 
 // writeLogs is writeTraces for GenAI log events.
 func (w *wal) writeLogs(ctx context.Context, chunks []*logChunk) error {
-	return writeChunks(ctx, w, chunks, 'l', func(c *logChunk) (pcommon.TraceID, bool, *[]string, *[]byte, []byte, error) {
+	return writeChunks(ctx, w, chunks, 'l', func(c *logChunk) (*chunkMeta, []byte, error) {
 		body, err := otlpLogsMarshaler.MarshalLogs(c.ld)
-		return c.id, c.fromKafka, &c.walKeys, &c.stored, body, err
+		return &c.chunkMeta, body, err
 	})
 }
 
@@ -103,21 +103,21 @@ func (w *wal) writeLogs(ctx context.Context, chunks []*logChunk) error {
 // the chunk. The value is compressed as an open case holds its telemetry (held.go), so that a
 // chunk buffering leaves unchanged is held as stored, not encoded twice; the storage only reads
 // it.
-func writeChunks[C any](ctx context.Context, w *wal, chunks []C, kind byte, encode func(C) (pcommon.TraceID, bool, *[]string, *[]byte, []byte, error)) error {
+func writeChunks[C any](ctx context.Context, w *wal, chunks []C, kind byte, encode func(C) (*chunkMeta, []byte, error)) error {
 	if w == nil || len(chunks) == 0 {
 		return nil
 	}
 	ops := make([]*storage.Operation, 0, len(chunks))
 	for _, c := range chunks {
-		id, fromKafka, keys, stored, body, err := encode(c)
+		m, body, err := encode(c)
 		if err == nil {
-			*stored, err = compress(body)
+			m.stored, err = compress(body)
 		}
 		if err != nil {
 			return err
 		}
-		*keys = []string{w.key(kind, id, fromKafka)}
-		ops = append(ops, storage.SetOperation((*keys)[0], *stored))
+		m.walKeys = []string{w.key(kind, m.id, m.fromKafka)}
+		ops = append(ops, storage.SetOperation(m.walKeys[0], m.stored))
 	}
 	if err := w.commit.batch(ctx, ops...); err != nil {
 		return fmt.Errorf("replay_case: writing accepted telemetry to storage failed, refusing it so that the client retries: %w", err)
