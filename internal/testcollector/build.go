@@ -26,13 +26,18 @@ func Main(m *testing.M, binary *string) int {
 	}
 	defer os.RemoveAll(dir)
 	*binary = filepath.Join(dir, "reprise")
-	_, file, _, _ := runtime.Caller(0)
 	build := exec.Command("go", "build", "-o", *binary, "./cmd/reprise")
-	build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+	build.Dir = RepoRoot()
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the collector:", err)
 		return 1
 	}
 	return m.Run()
+}
+
+// RepoRoot is the repository's root directory.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,11 +30,6 @@ import (
 )
 
 var binary string
-
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
 
 func TestMain(m *testing.M) {
 	os.Exit(testcollector.Main(m, &binary))
@@ -223,7 +217,7 @@ service: {pipelines: {traces: {receivers: [otlp], processors: [replay_case], exp
 }
 
 func TestLocalConfigIsValid(t *testing.T) {
-	out, err := exec.Command(binary, "validate", "--config", filepath.Join(repoRoot(), "config", "local.yaml")).CombinedOutput()
+	out, err := exec.Command(binary, "validate", "--config", filepath.Join(testcollector.RepoRoot(), "config", "local.yaml")).CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.False(t, strings.Contains(string(out), "rror"), string(out))
 }

@@ -18,7 +18,7 @@ import (
 
 // localConfig is config/local.yaml with free ports and its directories under dir.
 func localConfig(t *testing.T, dir string) (cfg string, otlpHTTP int) {
-	b, err := os.ReadFile(filepath.Join(repoRoot(), "config", "local.yaml"))
+	b, err := os.ReadFile(filepath.Join(testcollector.RepoRoot(), "config", "local.yaml"))
 	require.NoError(t, err)
 	otlpHTTP = testcollector.FreePort(t)
 	cfg = strings.NewReplacer(

@@ -293,7 +293,7 @@ func TestOverloadLosesNothingAndRefusesAtTheDoor(t *testing.T) {
 
 	// The script users run after a load test agrees.
 	rec := exec.Command("go", "run", "./scripts/reconcile", "-metrics", metrics, "-dataset", filepath.Join(dir, "data"))
-	rec.Dir = repoRoot()
+	rec.Dir = testcollector.RepoRoot()
 	out, err := rec.CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Contains(t, string(out), "OK: every closed case is a row")

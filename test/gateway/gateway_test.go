@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -31,17 +30,12 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
-
-var binary = filepath.Join(repoRoot(), "_build", "gateway", "otelcol-gateway")
+var binary = filepath.Join(testcollector.RepoRoot(), "_build", "gateway", "otelcol-gateway")
 
 // TestMain runs the guide's build command; the binary lands in ./_build/gateway.
 func TestMain(m *testing.M) {
 	build := exec.Command("examples/custom-distribution/build.sh")
-	build.Dir = repoRoot()
+	build.Dir = testcollector.RepoRoot()
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the example distribution:", err)
@@ -169,7 +163,7 @@ func readCases(t *testing.T, root string) []replaycase.Case {
 
 func TestFanOutToBackendAndReplayCases(t *testing.T) {
 	be := newBackend(t)
-	config, err := os.ReadFile(filepath.Join(repoRoot(), "config", "gateway.yaml"))
+	config, err := os.ReadFile(filepath.Join(testcollector.RepoRoot(), "config", "gateway.yaml"))
 	require.NoError(t, err)
 	httpPort, dataDir := testcollector.FreePort(t), t.TempDir()
 	const token = "agents-secret-token"

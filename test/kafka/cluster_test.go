@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,11 +25,6 @@ import (
 
 // binary is the collector under test: REPRISE_BINARY, or built from the repository by TestMain.
 var binary string
-
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
 
 func TestMain(m *testing.M) {
 	if os.Getenv("KAFKA_BROKERS") == "" {
@@ -98,7 +92,7 @@ type collector struct {
 // pipelines have started). It is killed when the test ends.
 func (c *collector) start(t *testing.T) {
 	t.Helper()
-	config, err := os.ReadFile(filepath.Join(repoRoot(), "config", c.config))
+	config, err := os.ReadFile(filepath.Join(testcollector.RepoRoot(), "config", c.config))
 	require.NoError(t, err)
 	c.proc = testcollector.Launch(t, binary, string(config), c.env, c.metricsPort)
 	c.done = make(chan struct{})
