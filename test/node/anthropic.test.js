@@ -7,19 +7,18 @@
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { waitFor, getJSON, startCollector, startMessagesServer, runAgent: harnessRunAgent } = require('./harness');
+const { waitFor, getJSON, startCollector, startMessagesServer, runAgent: harnessRunAgent, makeWorkDir } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
-let collector, model, workDir;
+let collector, model;
 
 const runAgent = (env) => harnessRunAgent(env, 'anthropic-agent.js');
 
 before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
   model = await startMessagesServer();
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-anthropic-'));
+  const workDir = makeWorkDir('anthropic');
   collector = await startCollector(bin, workDir, `    upstream:
       anthropic:
         endpoint: ${model.url}`);
@@ -28,7 +27,6 @@ before(async () => {
 after(async () => {
   if (collector) await collector.stop();
   if (model) model.server.close();
-  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
 test('anthropic SDK telemetry: a recorded run replays through messages.create and messages.stream', async () => {

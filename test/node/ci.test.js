@@ -8,9 +8,8 @@ const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { spawn, execFile } = require('node:child_process');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { freePort, waitFor, startModelServer, runAgent, recordingConfig } = require('./harness');
+const { freePort, waitFor, startModelServer, runAgent, recordingConfig, makeWorkDir } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
 const agentEnv = { INSTRUMENTATION: 'otel', RETRIEVAL: '1', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', SERVICE_NAME: 'weather-agent-ci' };
@@ -26,7 +25,7 @@ function reprise(args, env = {}) {
 
 before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-ci-'));
+  workDir = makeWorkDir('ci');
   dataset = path.join(workDir, 'data');
   const otlpPort = await freePort();
   fs.writeFileSync(path.join(workDir, 'config.yaml'), recordingConfig({ otlpPort, dir: dataset }));
@@ -47,10 +46,7 @@ before(async () => {
   model.requestsWhenRecorded = model.server.requests;
 });
 
-after(() => {
-  if (model) model.server.close();
-  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
-});
+after(() => model && model.server.close());
 
 async function ci(variant, flags = []) {
   const report = path.join(workDir, `report-${[...flags, ...Object.keys(variant)].join('-').replace(/[^\w-]/g, '_') || 'unchanged'}.json`);

@@ -8,12 +8,11 @@
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { waitFor, getJSON, startCollector, startEmbeddingsServer, runAgent: harnessRunAgent } = require('./harness');
+const { waitFor, getJSON, startCollector, startEmbeddingsServer, runAgent: harnessRunAgent, makeWorkDir } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
-let collector, model, workDir;
+let collector, model;
 const cases = {}; // the replay URL of each recorded case, by encoding
 
 const runAgent = (env) => harnessRunAgent(env, 'embeddings-agent.js');
@@ -21,7 +20,7 @@ const runAgent = (env) => harnessRunAgent(env, 'embeddings-agent.js');
 before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
   model = await startEmbeddingsServer();
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-embeddings-'));
+  const workDir = makeWorkDir('embeddings');
   collector = await startCollector(bin, workDir, `    upstream:
       openai:
         endpoint: ${model.url}`);
@@ -30,7 +29,6 @@ before(async () => {
 after(async () => {
   if (collector) await collector.stop();
   if (model) model.server.close();
-  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
 for (const encoding of ['float', 'base64']) test(`openinference: embeddings recorded as ${encoding} replay as floats and as base64`, async () => {

@@ -3,6 +3,7 @@
 'use strict';
 const { execFile, spawn } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const http = require('node:http');
 const net = require('node:net');
 const path = require('node:path');
@@ -235,4 +236,13 @@ async function startCollector(bin, workDir, replayExtra = '') {
   return c;
 }
 
-module.exports = { freePort, sleep, waitFor, startJSONServer, responsesEvents, messagesEvents, startModelServer, startResponsesServer, startMessagesServer, startEmbeddingsServer, runAgent, getJSON, recordingConfig, startCollector };
+// makeWorkDir makes a temporary directory for one test file, removed when its process exits
+// (node --test runs each file in a process of its own): directories left behind by every run
+// once filled a shared CI disk.
+function makeWorkDir(name) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `reprise-${name}-`));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+module.exports = { makeWorkDir, freePort, sleep, waitFor, startJSONServer, responsesEvents, messagesEvents, startModelServer, startResponsesServer, startMessagesServer, startEmbeddingsServer, runAgent, getJSON, recordingConfig, startCollector };

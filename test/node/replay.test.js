@@ -7,9 +7,8 @@ const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { freePort, waitFor, startModelServer, runAgent, getJSON, startCollector } = require('./harness');
+const { freePort, waitFor, startModelServer, runAgent, getJSON, startCollector, makeWorkDir } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
 let collector, otlp, replayURL, workDir;
@@ -24,16 +23,13 @@ function caseOf(service) {
 
 before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-node-'));
+  workDir = makeWorkDir('node');
   collector = await startCollector(bin, workDir);
   otlp = collector.otlp;
   replayURL = collector.replayURL;
 });
 
-after(async () => {
-  if (collector) await collector.stop();
-  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
-});
+after(() => collector && collector.stop());
 
 for (const instrumentation of ['otel', 'openinference', 'traceloop']) {
   test(`${instrumentation}: a recorded run replays offline through the unmodified SDK`, async () => {

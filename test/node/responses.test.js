@@ -8,19 +8,18 @@
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { waitFor, getJSON, startCollector, startResponsesServer, runAgent: harnessRunAgent } = require('./harness');
+const { waitFor, getJSON, startCollector, startResponsesServer, runAgent: harnessRunAgent, makeWorkDir } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
-let collector, otlp, replayURL, model, workDir;
+let collector, otlp, replayURL, model;
 
 const runAgent = (env) => harnessRunAgent(env, 'responses-agent.js');
 
 before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
   model = await startResponsesServer();
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-responses-'));
+  const workDir = makeWorkDir('responses');
   collector = await startCollector(bin, workDir, `    upstream:
       openai:
         endpoint: ${model.url}`);
@@ -31,7 +30,6 @@ before(async () => {
 after(async () => {
   if (collector) await collector.stop();
   if (model) model.server.close();
-  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
 // record runs the agent under instrumentation against the model server (streaming with

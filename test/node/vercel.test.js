@@ -9,12 +9,11 @@
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
-const { waitFor, getJSON, startCollector, startResponsesServer, startMessagesServer, runAgent: harnessRunAgent } = require('./harness');
+const { waitFor, getJSON, startCollector, startResponsesServer, startMessagesServer, runAgent: harnessRunAgent, makeWorkDir } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
-let collector, workDir;
+let collector;
 const models = {};
 
 const runAgent = (env) => harnessRunAgent(env, 'vercel-agent.js');
@@ -23,7 +22,7 @@ before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
   models.openai = await startResponsesServer();
   models.anthropic = await startMessagesServer();
-  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reprise-vercel-'));
+  const workDir = makeWorkDir('vercel');
   collector = await startCollector(bin, workDir, `    upstream:
       openai:
         endpoint: ${models.openai.url}
@@ -34,7 +33,6 @@ before(async () => {
 after(async () => {
   if (collector) await collector.stop();
   for (const m of Object.values(models)) m.server.close();
-  if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
 
 const requests = () => models.openai.server.requests + models.anthropic.server.requests;
