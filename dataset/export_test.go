@@ -129,3 +129,25 @@ func RestoreNulls[T any](rows []parquet.Row) error {
 	}
 	return nil
 }
+
+// WriteCasesWithPagePool writes rows as the writer writes a cases/ file (segment: as a
+// segment), its column pages kept in the pool the writers share or, with parquetPool, in
+// parquet-go's own.
+func WriteCasesWithPagePool(out io.Writer, rows []CaseRow, segment, parquetPool bool) error {
+	schema := parquet.SchemaOf(CaseRow{})
+	opts := segmentOptions(schema)
+	if !segment {
+		var err error
+		if opts, err = writerOptions("zstd", 100, casePageBytes, schema); err != nil {
+			return err
+		}
+	}
+	if parquetPool {
+		opts = append(opts, parquet.ColumnPageBuffers(parquet.NewBufferPool()))
+	}
+	pw := parquet.NewGenericWriter[CaseRow](out, opts...)
+	if err := WriteRows(pw, rows); err != nil {
+		return err
+	}
+	return pw.Close()
+}

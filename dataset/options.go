@@ -75,6 +75,7 @@ func writerOptions(codec string, rowGroupRows, pageBytes int, schema *parquet.Sc
 		parquet.CreatedBy("reprise replay_parquet", SchemaVersion, ""),
 		parquet.KeyValueMetadata(SchemaVersionKey, SchemaVersion),
 		parquet.BloomFilters(parquet.SplitBlockFilter(10, "case_id")),
+		parquet.ColumnPageBuffers(pagePool),
 	}
 	for _, path := range schema.Columns() {
 		leaf, ok := schema.Lookup(path...)

@@ -72,6 +72,7 @@ func segmentOptions(schema *parquet.Schema) []parquet.WriterOption {
 		parquet.DataPageVersion(1),
 		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
 		parquet.KeyValueMetadata(SchemaVersionKey, SchemaVersion),
+		parquet.ColumnPageBuffers(pagePool),
 	}
 	for _, path := range schema.Columns() {
 		opts = append(opts, parquet.SkipPageStatistics(path...), parquet.SkipPageBounds(path...))
