@@ -166,3 +166,37 @@ func TestPagePoolKeepsWithinItsBound(t *testing.T) {
 		t.Fatal("took another pool's buffer")
 	}
 }
+
+// Writers in several goroutines share the pool (a segment is staged while a merge runs): each
+// buffer reads back what its own goroutine wrote. Run with -race.
+func TestPagePoolSharedByGoroutines(t *testing.T) {
+	pool := &pageBufferPool{}
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for i := range 50 {
+				b := pool.GetBuffer()
+				want := bytes.Repeat([]byte{byte(g), byte(i)}, (g+1)*(i+1)*97)
+				if _, err := b.Write(want); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := b.Seek(0, io.SeekStart); err != nil {
+					errs <- err
+					return
+				}
+				if got, err := io.ReadAll(b); err != nil || !bytes.Equal(got, want) {
+					errs <- errors.New("a buffer read back other bytes than its goroutine wrote")
+					return
+				}
+				pool.PutBuffer(b)
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
