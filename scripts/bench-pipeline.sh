@@ -11,7 +11,8 @@
 # The collectors run one at a time, alternating which goes first each round. For each run it
 # prints CPU seconds of the collector process per 1,000 spans (utime + stime from
 # /proc/<pid>/stat, from ready until the last case is written / the last span is in the file),
-# peak RSS (VmHWM), peak anonymous RSS and output bytes; then the medians and the ratios reprise / stock, and the
+# peak RSS (VmHWM), peak anonymous RSS and output bytes; then the medians and the ratios reprise / stock
+# (for CPU and peak RSS also the lowest and highest ratio of a single round), and the
 # dataset bytes against gzip -6 of the input as OTLP/JSON.
 #
 # Usage: scripts/bench-pipeline.sh [runs, default 5000] [rounds, default 3] [paced runs/s, default 500]
@@ -213,21 +214,28 @@ awk -v gz="$gzip_bytes" '
     for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
     return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
   }
+  # The lowest and highest of the rounds ratios reprise / stock: each round runs both collectors
+  # back to back, so a round is a side-by-side pair and the range shows how far the machine moves them.
+  function ratios(key,   n, i, r, lo, hi, a, b) {
+    n = split(vals["reprise " key], a, " "); split(vals["stock " key], b, " ")
+    for (i = 1; i <= n; i++) { r = a[i] / b[i]; if (i == 1 || r < lo) lo = r; if (i == 1 || r > hi) hi = r }
+    return sprintf("%.2f-%.2fx", lo, hi)
+  }
   { vals[$1 " " $2 " cpu"] = vals[$1 " " $2 " cpu"] " " $4
     vals[$1 " " $2 " rss"] = vals[$1 " " $2 " rss"] " " $6
     vals[$1 " " $2 " out"] = vals[$1 " " $2 " out"] " " $8
     vals[$1 " " $2 " anon"] = vals[$1 " " $2 " anon"] " " $10 }
   END {
     print ""
-    printf "%-6s %-34s %12s %12s %8s\n", "mode", "median of the rounds", "reprise", "stock", "ratio"
+    printf "%-6s %-34s %12s %12s %8s  %s\n", "mode", "median of the rounds", "reprise", "stock", "ratio", "ratio per round"
     split("burst paced", modes, " ")
     for (i = 1; i <= 2; i++) {
       m = modes[i]
       rc = median("reprise " m " cpu"); sc = median("stock " m " cpu")
       rr = median("reprise " m " rss"); sr = median("stock " m " rss")
       ro = median("reprise " m " out"); so = median("stock " m " out")
-      printf "%-6s %-34s %12.4f %12.4f %7.2fx\n", m, "CPU s per 1,000 spans", rc, sc, rc / sc
-      printf "%-6s %-34s %12.0f %12.0f %7.2fx\n", m, "peak RSS MiB", rr, sr, rr / sr
+      printf "%-6s %-34s %12.4f %12.4f %7.2fx  %s\n", m, "CPU s per 1,000 spans", rc, sc, rc / sc, ratios(m " cpu")
+      printf "%-6s %-34s %12.0f %12.0f %7.2fx  %s\n", m, "peak RSS MiB", rr, sr, rr / sr, ratios(m " rss")
       ra = median("reprise " m " anon"); sa = median("stock " m " anon")
       printf "%-6s %-34s %12.0f %12.0f %7.2fx\n", m, "peak anonymous RSS MiB", ra, sa, ra / sa
       printf "%-6s %-34s %12d %12d %7.3fx\n", m, "output bytes", ro, so, ro / so
