@@ -22,7 +22,7 @@ took() { echo "--- $1 took $((SECONDS - step_start))s"; step_start=$SECONDS; }
 bin_dir=$(mktemp -d)
 trap 'rm -rf "$bin_dir"' EXIT
 go build -o "$bin_dir/reprise" ./cmd/reprise
-export REPRISE_BINARY="$bin_dir/reprise" REPRISE_BIN="$bin_dir/reprise"
+export REPRISE_BIN="$bin_dir/reprise"
 took "collector build"
 
 go test -race ./...

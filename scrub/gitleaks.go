@@ -93,7 +93,7 @@ type gitleaksRules struct {
 	stopWords stopWords // shared by every rule set, read only
 
 	mu        sync.Mutex
-	detectors map[string]*detect.Detector // by the set of rules (ruleSet.key)
+	detectors map[string]*detect.Detector // by the set of rules (ruleSet.appendKey)
 }
 
 // maxDetectors bounds the detectors kept, one per set of rules that texts have needed (a few
@@ -214,10 +214,11 @@ func asciiFolded(v string) string {
 
 // detector returns a detector of the rules in need.
 func (g *gitleaksRules) detector(need ruleSet) *detect.Detector {
-	key := need.key()
+	var buf [64]byte // a set of up to 512 rules, as the map key, without an allocation per text
+	key := need.appendKey(buf[:0])
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if d := g.detectors[key]; d != nil {
+	if d := g.detectors[string(key)]; d != nil {
 		return d
 	}
 	cfg := g.config
@@ -226,7 +227,7 @@ func (g *gitleaksRules) detector(need ruleSet) *detect.Detector {
 	d := detect.NewDetector(cfg)
 	d.MaxDecodeDepth = 0
 	if len(g.detectors) < maxDetectors {
-		g.detectors[key] = d
+		g.detectors[string(key)] = d
 	}
 	return d
 }
@@ -249,11 +250,10 @@ func (s ruleSet) each(f func(n int)) {
 	}
 }
 
-// key is the set as a map key.
-func (s ruleSet) key() string {
-	b := make([]byte, 0, 8*len(s))
+// appendKey appends the set's bytes, its key in gitleaksRules.detectors.
+func (s ruleSet) appendKey(b []byte) []byte {
 	for _, w := range s {
 		b = binary.LittleEndian.AppendUint64(b, w)
 	}
-	return string(b)
+	return b
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 )
 
-// binary is the collector under test: REPRISE_BINARY, or built from the repository by TestMain.
+// binary is the collector under test: REPRISE_BIN, or built from the repository by TestMain.
 var binary string
 
 func TestMain(m *testing.M) {
