@@ -11,9 +11,10 @@ import (
 
 // Main runs a package's tests against the collector built from this repository and returns the
 // exit code for os.Exit. *binary is set to $REPRISE_BIN when that names one (scripts/test.sh
-// builds the collector once for every suite, the Node and Python tests read the same variable), else to ./cmd/reprise built into a temporary
-// directory that is removed after the tests: each build is ~100 MB, and a directory left behind
-// by every run filled the disk of a shared CI machine.
+// builds the collector once for every suite; the Node and Python tests read the same variable),
+// else to ./cmd/reprise built into a temporary directory that is removed after the tests: each
+// build is ~100 MB, and a directory left behind by every run filled the disk of a shared CI
+// machine.
 func Main(m *testing.M, binary *string) int {
 	if env := os.Getenv("REPRISE_BIN"); env != "" {
 		*binary = env
