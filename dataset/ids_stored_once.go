@@ -65,7 +65,19 @@ type derivedSpanIDs struct {
 }
 
 func deriveSpanIDs(steps []replaycase.Step) derivedSpanIDs {
-	d := derivedSpanIDs{toolStep: map[string]string{}, requester: map[string]string{}}
+	var d derivedSpanIDs
+	d.derive(steps)
+	return d
+}
+
+// derive sets d to what the rules derive from steps, reusing its maps and slice.
+func (d *derivedSpanIDs) derive(steps []replaycase.Step) {
+	if d.toolStep == nil {
+		d.toolStep, d.requester = map[string]string{}, map[string]string{}
+	}
+	clear(d.toolStep)
+	clear(d.requester)
+	d.retrieval = d.retrieval[:0]
 	for i := range steps {
 		st := &steps[i]
 		switch st.Kind {
@@ -87,7 +99,6 @@ func deriveSpanIDs(steps []replaycase.Step) derivedSpanIDs {
 			}
 		}
 	}
-	return d
 }
 
 func (d derivedSpanIDs) retrievalRef(k int) string {
@@ -129,18 +140,54 @@ func fillSpanIDs(c *replaycase.Case) {
 // id copies are NULL where the rules derive them (c is not modified). ok is false when a copy
 // is empty where a rule derives an id: that case must go in a file with every copy.
 func storeSpanIDsOnce(c *replaycase.Case) (row CaseRow, ok bool) {
-	row = *c
 	d := deriveSpanIDs(c.Steps)
-	ok = true
-	drop := func(copy *string, derived string) {
-		switch {
-		case *copy == derived:
-			*copy = ""
-		case *copy == "":
-			ok = false
+	if !fitsSpanIDsOnce(c, &d) {
+		return CaseRow{}, false
+	}
+	row = *c
+	dropDerivedSpanIDs(&row, &d, nil)
+	return row, true
+}
+
+// fitsSpanIDsOnce reports whether no span id copy of c is empty where the rules (d, derived
+// from c's steps) give an id: a NULL copy would then read back as that id.
+func fitsSpanIDsOnce(c *replaycase.Case, d *derivedSpanIDs) bool {
+	emptyWhereDerived := func(copy, derived string) bool { return copy == "" && derived != "" }
+	for i := range c.Steps {
+		st := &c.Steps[i]
+		if st.ToolCall != nil && emptyWhereDerived(st.ToolCall.SpanID, st.SpanID) {
+			return false
+		}
+		if st.Retrieval != nil && emptyWhereDerived(st.Retrieval.SpanID, st.SpanID) {
+			return false
 		}
 	}
-	row.Steps = slices.Clone(c.Steps)
+	for _, tc := range c.ToolCalls {
+		if emptyWhereDerived(tc.SpanID, d.toolStep[tc.ID]) || emptyWhereDerived(tc.RequestedBy, d.requester[tc.ID]) {
+			return false
+		}
+	}
+	for k, r := range c.RetrievalRefs {
+		if emptyWhereDerived(r.SpanID, d.retrievalRef(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+// dropDerivedSpanIDs empties the span id copies of row that equal what the rules derive (d).
+// row's steps, tool calls and retrieval refs are replaced by copies, so that the case row was
+// copied from keeps its own; the steps are appended to slab (one allocation for a batch), which
+// is returned.
+func dropDerivedSpanIDs(row *CaseRow, d *derivedSpanIDs, slab []replaycase.Step) []replaycase.Step {
+	drop := func(copy *string, derived string) {
+		if *copy == derived {
+			*copy = ""
+		}
+	}
+	at := len(slab)
+	slab = append(slab, row.Steps...)
+	row.Steps = slab[at:len(slab):len(slab)]
 	for i := range row.Steps {
 		st := &row.Steps[i]
 		if st.ToolCall != nil {
@@ -154,17 +201,17 @@ func storeSpanIDsOnce(c *replaycase.Case) (row CaseRow, ok bool) {
 			st.Retrieval = &r
 		}
 	}
-	row.ToolCalls = slices.Clone(c.ToolCalls)
+	row.ToolCalls = slices.Clone(row.ToolCalls)
 	for j := range row.ToolCalls {
 		tc := &row.ToolCalls[j]
 		drop(&tc.SpanID, d.toolStep[tc.ID])
 		drop(&tc.RequestedBy, d.requester[tc.ID])
 	}
-	row.RetrievalRefs = slices.Clone(c.RetrievalRefs)
+	row.RetrievalRefs = slices.Clone(row.RetrievalRefs)
 	for k := range row.RetrievalRefs {
 		drop(&row.RetrievalRefs[k].SpanID, d.retrievalRef(k))
 	}
-	return row, ok
+	return slab
 }
 
 // withIDsOnce is opts with CaseIDsLayoutKey in the footer.
@@ -201,21 +248,29 @@ func fillSpanIDsOf(pf *parquet.File, cases map[int64]*CaseRow) {
 	}
 }
 
-// storeSpanIDsOnceIfAllFit is the rows of a batch's cases/ or quarantine/ files with their span
-// ids stored once, and the options that write them (idsOnce), or, when the rules do not fit
-// one case, the rows as they are with every copy (the options without the footer key).
+// storeSpanIDsOnceIfAllFit stores the span ids of a batch's cases/ or quarantine/ rows once,
+// in place (byDay's rows are the writer's copies of the cases, whose own steps, tool calls and
+// retrieval refs are left as they are), and returns the options that write them (idsOnce); when
+// the rules do not fit one case, it leaves every row as it is and returns the options without
+// the footer key (every).
 func storeSpanIDsOnceIfAllFit(byDay map[string][]CaseRow, every, idsOnce []parquet.WriterOption) (map[string][]CaseRow, []parquet.WriterOption) {
-	out := make(map[string][]CaseRow, len(byDay))
-	for dt, cases := range byDay {
-		rows := make([]CaseRow, len(cases))
-		for i := range cases {
-			row, ok := storeSpanIDsOnce(&cases[i])
-			if !ok {
+	var d derivedSpanIDs
+	steps := 0
+	for _, rows := range byDay {
+		for i := range rows {
+			d.derive(rows[i].Steps)
+			if !fitsSpanIDsOnce(&rows[i], &d) {
 				return byDay, every
 			}
-			rows[i] = row
+			steps += len(rows[i].Steps)
 		}
-		out[dt] = rows
 	}
-	return out, idsOnce
+	slab := make([]replaycase.Step, 0, steps)
+	for _, rows := range byDay {
+		for i := range rows {
+			d.derive(rows[i].Steps)
+			slab = dropDerivedSpanIDs(&rows[i], &d, slab)
+		}
+	}
+	return byDay, idsOnce
 }

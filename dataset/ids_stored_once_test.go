@@ -140,7 +140,9 @@ func TestSpanIDsAreStoredOnceAndEveryReaderPutsThemBack(t *testing.T) {
 	}
 	require.Positive(t, copiesOf(given), "the fixtures have tool calls or retrievals")
 
+	before := snapshot(t, cases)
 	files := writeOneBatch(t, cases)
+	assert.JSONEq(t, before, snapshot(t, cases), "the cases given keep every copy")
 	for _, f := range files {
 		stored, layout := rawCases(t, f.Path)
 		assert.Equal(t, CaseIDsLayout, layout, "%s: the footer says the copies are NULL", f.Dataset)
@@ -152,6 +154,14 @@ func TestSpanIDsAreStoredOnceAndEveryReaderPutsThemBack(t *testing.T) {
 		}
 		assertEveryReaderGives(t, f.Path, want)
 	}
+}
+
+// snapshot is cases as JSON, ordered by case id: the writer sorts the slice it is given.
+func snapshot(t *testing.T, cases []*replaycase.Case) string {
+	t.Helper()
+	b, err := json.Marshal(byID(cases))
+	require.NoError(t, err)
+	return string(b)
 }
 
 // breakRule empties the first tool step's tool_call.span_id of a case: empty where the rule
@@ -178,7 +188,9 @@ func TestACaseTheRulesDoNotFitIsWrittenWithEveryCopy(t *testing.T) {
 	require.NotNil(t, odd, "an accepted fixture case has a tool step")
 	want := byID(cases)
 
+	before := snapshot(t, cases)
 	files := writeOneBatch(t, cases)
+	assert.JSONEq(t, before, snapshot(t, cases), "the cases given are left as they are")
 	for _, f := range files {
 		stored, layout := rawCases(t, f.Path)
 		if f.Dataset == Cases {

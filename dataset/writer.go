@@ -194,12 +194,25 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	staged := w.cfg.FileMaxAge > 0
 	accepted, quarantined, steps := map[string][]CaseRow{}, map[string][]QuarantineRow{}, map[string][]StepRow{}
 	days := make([]string, len(cases)) // each case's partition
-	stepsOfDay := map[string]int{}     // to allocate each day's steps/ rows once
+	// To allocate each day's rows once (a case row is large): cases/ and quarantine/ rows,
+	// and steps/ rows when they are written now.
+	acceptedOfDay, quarantinedOfDay, stepsOfDay := map[string]int{}, map[string]int{}, map[string]int{}
 	for i, c := range cases {
 		days[i] = Partition(c, now)
-		if DatasetOf(c) == Cases && !staged {
+		if DatasetOf(c) == Quarantine {
+			quarantinedOfDay[days[i]]++
+			continue
+		}
+		acceptedOfDay[days[i]]++
+		if !staged {
 			stepsOfDay[days[i]] += len(c.Steps)
 		}
+	}
+	for dt, n := range acceptedOfDay {
+		accepted[dt] = make([]CaseRow, 0, n)
+	}
+	for dt, n := range quarantinedOfDay {
+		quarantined[dt] = make([]QuarantineRow, 0, n)
 	}
 	for dt, n := range stepsOfDay {
 		steps[dt] = make([]StepRow, 0, n)

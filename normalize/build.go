@@ -3,6 +3,7 @@ package normalize
 import (
 	"slices"
 	"sort"
+	"sync"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -20,7 +21,9 @@ import (
 func Build(spans ptrace.Traces, logs plog.Logs) (c *replaycase.Case, findings []replaycase.Reason, genAI bool) {
 	c = &replaycase.Case{SchemaVersion: replaycase.SchemaVersion, AdapterVersion: adapterVersion, Status: replaycase.StatusAccepted}
 	eventsBySpan := joinEvents(logs, &c.Provenance)
-	read := readSpans(spans, eventsBySpan, &c.Provenance)
+	buf := normalizedSteps.Get().(*[]normalized)
+	defer putNormalizedSteps(buf)
+	read := readSpans(spans, eventsBySpan, &c.Provenance, buf)
 	read.steps = foldDuplicateModelCalls(read.steps)
 	root := pickRoot(read.roots, read.steps)
 	rootStep, findings := placeSteps(c, read.steps, root)
@@ -68,12 +71,36 @@ type spansRead struct {
 	minSpanID    string                  // anchors the case id when no root arrived
 }
 
+// normalizedSteps holds the slices readSpans gathers a trace's steps in. A normalized step is
+// large (~0.8 KiB) and lives only while Build runs: the case gets copies of the steps
+// (placeSteps), never pointers into the slice, so one slice serves trace after trace.
+var normalizedSteps = sync.Pool{New: func() any { return new([]normalized) }}
+
+// pooledStepsMax is the longest slice putNormalizedSteps keeps (~3 MiB): a trace of more spans
+// than that is rare, and its slice is left to the garbage collector.
+const pooledStepsMax = 4096
+
+// putNormalizedSteps empties a slice of normalizedSteps, so that it keeps no telemetry of the
+// trace alive, and returns it to the pool.
+func putNormalizedSteps(buf *[]normalized) {
+	if cap(*buf) > pooledStepsMax {
+		return
+	}
+	clear((*buf)[:cap(*buf)])
+	*buf = (*buf)[:0]
+	normalizedSteps.Put(buf)
+}
+
 // readSpans runs the adapters over every span and notes the trace's roots, services and span
-// count in the provenance.
-func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, prov *replaycase.Provenance) spansRead {
+// count in the provenance. It gathers the steps in *buf, grown to the trace's span count (and
+// kept so for the next trace) when shorter.
+func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, prov *replaycase.Provenance, buf *[]normalized) spansRead {
 	count := spans.SpanCount()
 	// Sized once: a normalized step is large, and growing the slice span by span copied them all.
-	read := spansRead{spanIDs: make(map[string]bool, count), steps: make([]normalized, 0, count)}
+	if cap(*buf) < count {
+		*buf = make([]normalized, 0, count)
+	}
+	read := spansRead{spanIDs: make(map[string]bool, count), steps: (*buf)[:0]}
 	services := map[string]bool{}
 	var lastTraceID pcommon.TraceID // the trace id is written out once per change, not per span
 	var builder stepBuilder

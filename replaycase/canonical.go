@@ -318,9 +318,15 @@ func decodeCase(c *Case, res pcommon.Map, sp ptrace.Span) error {
 	return nil
 }
 
+// decodeStep appends the step sp encodes to c's steps. It fills the step in place: the
+// JSON-valued fields are decoded through pointers to them, which would move a local Step (a
+// large struct) to the heap, once per step, only to be copied into c.Steps. On an error c is
+// left with a partial step; Decode then returns no case at all.
 func decodeStep(c *Case, sp ptrace.Span) error {
 	a := sp.Attributes()
-	st := Step{
+	c.Steps = append(c.Steps, Step{})
+	st := &c.Steps[len(c.Steps)-1]
+	*st = Step{
 		Index:          int(integer(a, AttrStepIndex)),
 		Kind:           StepKind(str(a, AttrStepKind)),
 		Operation:      str(a, "gen_ai.operation.name"),
@@ -352,7 +358,7 @@ func decodeStep(c *Case, sp ptrace.Span) error {
 		getJSON(a, "gen_ai.input.messages", &st.InputMessages),
 		getJSON(a, "gen_ai.output.messages", &st.OutputMessages),
 		getJSON(a, "gen_ai.tool.definitions", &st.ToolDefinitions),
-		getStepExtras(a, &st),
+		getStepExtras(a, st),
 	} {
 		if err != nil {
 			return err
@@ -378,7 +384,6 @@ func decodeStep(c *Case, sp ptrace.Span) error {
 			st.Retrieval.Documents = []Document{}
 		}
 	}
-	c.Steps = append(c.Steps, st)
 	return nil
 }
 

@@ -134,6 +134,8 @@ func (h *heldTelemetry) decode() (runTelemetry, error) {
 }
 
 // decodeParts decompresses the parts one after the other into one slice and unmarshals it.
+// The slice is a scratch buffer: pdata's unmarshalling copies every string and byte value out
+// of its input, so nothing decoded refers to it once unmarshal returns.
 func decodeParts[T any](parts [][]byte, unmarshal func([]byte) (T, error)) (T, error) {
 	var none T
 	sizes := make([]int, len(parts))
@@ -145,7 +147,12 @@ func decodeParts[T any](parts [][]byte, unmarshal func([]byte) (T, error)) (T, e
 		}
 		sizes[i], total = n, total+n
 	}
-	enc := make([]byte, total)
+	buf := scratch.Get().(*[]byte)
+	defer scratch.Put(buf)
+	if cap(*buf) < total {
+		*buf = make([]byte, total)
+	}
+	enc := (*buf)[:total]
 	at := 0
 	for i, p := range parts {
 		if _, err := s2.Decode(enc[at:at+sizes[i]], p); err != nil {

@@ -44,6 +44,31 @@ func TestHeldTelemetryRestoresEveryPartInOrder(t *testing.T) {
 	}
 }
 
+// Decoding reuses one scratch buffer for the decompressed encoding: what a decode returned must
+// not change when later decodes, of other runs, overwrite that buffer.
+func TestHeldTelemetryDecodedOwnsItsData(t *testing.T) {
+	decode := func(run string) runTelemetry {
+		var h heldTelemetry
+		for _, part := range spanParts(testfixtures.Traces(t, run)) {
+			h.addTraces(part, nil)
+		}
+		for _, part := range logParts(testfixtures.Logs(t, run)) {
+			h.addLogs(part, nil)
+		}
+		got, err := h.decode()
+		require.NoError(t, err)
+		return got
+	}
+	first := decode(testfixtures.OTelEvents)
+	wantSpans, wantEvents := protoOfTraces(t, first.spans), protoOfLogs(t, first.events)
+	for range 20 { // sync.Pool hands the buffer back on this goroutine, unless a GC empties it
+		decode(testfixtures.Traceloop)
+		decode(testfixtures.OpenInference)
+	}
+	assert.Equal(t, wantSpans, protoOfTraces(t, first.spans))
+	assert.Equal(t, wantEvents, protoOfLogs(t, first.events))
+}
+
 // A part that could not be encoded makes decode fail, naming the cause, even when later parts
 // were held: the run would be incomplete.
 func TestHeldTelemetryReportsAPartItCouldNotEncode(t *testing.T) {
