@@ -11,7 +11,9 @@
 # The collectors run one at a time, alternating which goes first each round. For each run it
 # prints CPU seconds of the collector process per 1,000 spans (utime + stime from
 # /proc/<pid>/stat, from ready until the last case is written / the last span is in the file),
-# peak RSS (VmHWM), peak anonymous RSS and output bytes; then the medians and the ratios reprise / stock
+# peak RSS (VmHWM), peak anonymous RSS, output bytes and the Go heap bytes allocated per 1,000
+# spans (the collector's own otelcol_process_runtime_total_alloc_bytes, which the machine's load
+# does not move as it moves CPU seconds); then the medians and the ratios reprise / stock
 # (for CPU and peak RSS also the lowest and highest ratio of a single round), and the
 # dataset bytes against gzip -6 of the input as OTLP/JSON.
 #
@@ -134,6 +136,14 @@ YAML
 ticks_per_s=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 io_writes() { awk '/^syscw/ {c = $2} /^wchar/ {b = $2} END {print c, b}' "/proc/$1/io"; }
+# Go heap bytes allocated so far, from the collector's process metrics. The collector reads them
+# at most once a second (service/internal/proctelemetry), so callers wait that long after the
+# load for a value that includes it. awk reads the whole page: leaving early would fail curl's
+# write, and with it the pipeline.
+heap_allocated() {
+  curl -sf --max-time 10 "http://127.0.0.1:$metrics_port/metrics" |
+    awk '/^otelcol_process_runtime_total_alloc_bytes/ && v == "" {v = $NF} END {if (v == "") exit 1; printf "%.0f\n", v}'
+}
 ready() { # the OTLP/HTTP receiver answers an empty export with 200
   [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/x-protobuf' \
     --data-binary '' "http://127.0.0.1:$otlp_port/v1/traces")" = 200 ]
@@ -149,7 +159,7 @@ done_stock() { # every span and log record is in the output files
 }
 
 run() { # collector mode → one result line
-  local who=$1 mode=$2 pid t0 t1 hwm bytes load profiling w0 w1
+  local who=$1 mode=$2 pid t0 t1 hwm bytes load profiling w0 w1 a0 a1
   rm -rf "$work/reprise" "$work/stock" "$work/anon"; mkdir -p "$work/reprise/data" "$work/stock"
   if [ "$who" = reprise ]; then
     REPRISE_CPUPROFILE_ADDR=${BENCH_PROFILE:+127.0.0.1:$profile_port} \
@@ -167,6 +177,8 @@ run() { # collector mode → one result line
     sleep 0.1
   done) &
   sampler=$!
+  # run is a pipeline's subshell: the script's own trap does not see its jobs.
+  trap 'kill $pid $sampler 2>/dev/null || true' EXIT
   for _ in $(seq 300); do ready && break; sleep 0.1; done
   ready || { echo "$who did not start:" >&2; tail -20 "$work/$who.log" >&2; exit 1; }
   profiling=
@@ -174,6 +186,7 @@ run() { # collector mode → one result line
     profiling=$BENCH_PROFILE/$mode-$round.pprof
     curl -sf -X POST "http://127.0.0.1:$profile_port/start?file=$profiling" || { echo "could not start the CPU profile" >&2; exit 1; }
   fi
+  sleep 1.1; a0=$(heap_allocated) || { echo "$who: could not read its heap metric" >&2; exit 1; }
   t0=$(cpu_ticks $pid) w0=$(io_writes $pid)
   if [ "$mode" = burst ]; then rate_flag=0; else rate_flag=$rate; fi
   load=$("$work/benchload" -runs "$runs" -rate "$rate_flag" -endpoint "http://127.0.0.1:$otlp_port")
@@ -185,6 +198,7 @@ run() { # collector mode → one result line
   "done_$who" || { echo "$who: not everything arrived within 10 minutes ($load)" >&2; cat "$work/reconcile.txt" >&2 || true; exit 1; }
   t1=$(cpu_ticks $pid) w1=$(io_writes $pid)
   [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/stop" || echo "could not stop the CPU profile" >&2
+  sleep 1.1; a1=$(heap_allocated) || { echo "$who: could not read its heap metric" >&2; exit 1; }
   hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill -TERM $pid; wait $pid || true
   wait $sampler || true
@@ -194,9 +208,9 @@ run() { # collector mode → one result line
     if [ -n "${BENCH_KEEP:-}" ]; then rm -rf "$BENCH_KEEP/$mode"; mkdir -p "$BENCH_KEEP"; cp -r "$work/reprise/data" "$BENCH_KEEP/$mode"; fi
   else bytes=$(cat "$work/stock/"*.json | wc -c); fi
   awk -v w="$who" -v m="$mode" -v c=$((t1 - t0)) -v hz="$ticks_per_s" -v s="$spans" -v h="$hwm" -v b="$bytes" -v a="$anon" -v r="$retries" \
-    -v w0="$w0" -v w1="$w1" \
+    -v w0="$w0" -v w1="$w1" -v a0="$a0" -v a1="$a1" \
     'BEGIN {split(w0, x, " "); split(w1, y, " ")
-      printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d peak_anon_rss_mib %.0f retried_requests %d write_calls %d written_mib %.1f\n", w, m, c / hz / s * 1000, h / 1024, b, a / 1024, r, y[1] - x[1], (y[2] - x[2]) / 1048576}'
+      printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d peak_anon_rss_mib %.0f retried_requests %d write_calls %d written_mib %.1f heap_alloc_mib_per_1000_spans %.2f\n", w, m, c / hz / s * 1000, h / 1024, b, a / 1024, r, y[1] - x[1], (y[2] - x[2]) / 1048576, (a1 - a0) / 1048576 / s * 1000}'
 }
 
 echo "corpus: $runs runs; input as OTLP/JSON $json_bytes bytes, gzip -6 $gzip_bytes bytes"
@@ -224,7 +238,8 @@ awk -v gz="$gzip_bytes" '
   { vals[$1 " " $2 " cpu"] = vals[$1 " " $2 " cpu"] " " $4
     vals[$1 " " $2 " rss"] = vals[$1 " " $2 " rss"] " " $6
     vals[$1 " " $2 " out"] = vals[$1 " " $2 " out"] " " $8
-    vals[$1 " " $2 " anon"] = vals[$1 " " $2 " anon"] " " $10 }
+    vals[$1 " " $2 " anon"] = vals[$1 " " $2 " anon"] " " $10
+    vals[$1 " " $2 " alloc"] = vals[$1 " " $2 " alloc"] " " $18 }
   END {
     print ""
     printf "%-6s %-34s %12s %12s %8s  %s\n", "mode", "median of the rounds", "reprise", "stock", "ratio", "ratio per round"
@@ -238,6 +253,8 @@ awk -v gz="$gzip_bytes" '
       printf "%-6s %-34s %12.0f %12.0f %7.2fx  %s\n", m, "peak RSS MiB", rr, sr, rr / sr, ratios(m " rss")
       ra = median("reprise " m " anon"); sa = median("stock " m " anon")
       printf "%-6s %-34s %12.0f %12.0f %7.2fx\n", m, "peak anonymous RSS MiB", ra, sa, ra / sa
+      rh = median("reprise " m " alloc"); sh = median("stock " m " alloc")
+      printf "%-6s %-34s %12.2f %12.2f %7.2fx  %s\n", m, "heap MiB allocated / 1,000 spans", rh, sh, rh / sh, ratios(m " alloc")
       printf "%-6s %-34s %12d %12d %7.3fx\n", m, "output bytes", ro, so, ro / so
       printf "%-6s %-34s %12d %12d %7.3fx\n", m, "dataset bytes vs gzip -6 OTLP/JSON", ro, gz, ro / gz
     }
