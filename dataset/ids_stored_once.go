@@ -185,9 +185,11 @@ func dropDerivedSpanIDs(row *CaseRow, d *derivedSpanIDs, slab []replaycase.Step)
 			*copy = ""
 		}
 	}
-	at := len(slab)
-	slab = append(slab, row.Steps...)
-	row.Steps = slab[at:len(slab):len(slab)]
+	if len(row.Steps) > 0 { // an empty slice has nothing to share
+		at := len(slab)
+		slab = append(slab, row.Steps...)
+		row.Steps = slab[at:len(slab):len(slab)]
+	}
 	for i := range row.Steps {
 		st := &row.Steps[i]
 		if st.ToolCall != nil {
