@@ -26,8 +26,14 @@ func ConfigOf(w *Writer) WriterConfig { return w.cfg }
 
 const BatchPrefix = batchPrefix
 
-// StoreSpanIDsOnce and FillSpanIDs are the two halves of storing span ids once.
-func StoreSpanIDsOnce(c *replaycase.Case) (CaseRow, bool) { return storeSpanIDsOnce(c) }
+// StoreSpanIDsOnce and FillSpanIDs are the two halves of storing span ids once. StoreSpanIDsOnce
+// is the writer's path for a batch of one case: the row of c, a copy, with its span ids stored
+// once when they fit (c is not modified); ok is false when they do not.
+func StoreSpanIDsOnce(c *replaycase.Case) (row CaseRow, ok bool) {
+	byDay := map[string][]CaseRow{"": {*c}}
+	ok = storeSpanIDsOnce(byDay)
+	return byDay[""][0], ok
+}
 
 func FillSpanIDs(c *replaycase.Case) { fillSpanIDs(c) }
 
@@ -55,8 +61,8 @@ func WriteSegmentWithSteps(w *Writer, cases []*replaycase.Case) error {
 	if err != nil {
 		return err
 	}
-	accepted, acceptedOptions := storeSpanIDsOnceIfAllFit(accepted, w.segmentCaseOptions, w.segmentIDsOnceOptions)
-	quarantined, quarantineOptions := storeSpanIDsOnceIfAllFit(quarantined, w.segmentCaseOptions, w.segmentIDsOnceOptions)
+	acceptedOptions := idsLayoutOptions(accepted, w.segmentCaseOptions, w.segmentIDsOnceOptions)
+	quarantineOptions := idsLayoutOptions(quarantined, w.segmentCaseOptions, w.segmentIDsOnceOptions)
 	err = stageAll(w, b, Steps, steps, segmentOptions(parquet.SchemaOf(StepRow{})), nil)
 	if err == nil {
 		err = stageAll(w, b, Quarantine, quarantined, quarantineOptions, nil)

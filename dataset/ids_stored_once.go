@@ -108,82 +108,51 @@ func (d derivedSpanIDs) retrievalRef(k int) string {
 	return ""
 }
 
-// fillSpanIDs puts the rules' span id back into every NULL copy of a case read from a file
-// that stores them once.
-func fillSpanIDs(c *replaycase.Case) {
-	d := deriveSpanIDs(c.Steps)
-	fill := func(copy *string, derived string) {
-		if *copy == "" {
-			*copy = derived
-		}
-	}
+// eachSpanIDCopy calls fn with every span id copy of c and the id the rules derive for it
+// (d, derived from c's steps): filling, storing and checking the copies walk them alike.
+func eachSpanIDCopy(c *replaycase.Case, d *derivedSpanIDs, fn func(copy *string, derived string)) {
 	for i := range c.Steps {
 		st := &c.Steps[i]
 		if st.ToolCall != nil {
-			fill(&st.ToolCall.SpanID, st.SpanID)
+			fn(&st.ToolCall.SpanID, st.SpanID)
 		}
 		if st.Retrieval != nil {
-			fill(&st.Retrieval.SpanID, st.SpanID)
+			fn(&st.Retrieval.SpanID, st.SpanID)
 		}
 	}
 	for j := range c.ToolCalls {
 		tc := &c.ToolCalls[j]
-		fill(&tc.SpanID, d.toolStep[tc.ID])
-		fill(&tc.RequestedBy, d.requester[tc.ID])
+		fn(&tc.SpanID, d.toolStep[tc.ID])
+		fn(&tc.RequestedBy, d.requester[tc.ID])
 	}
 	for k := range c.RetrievalRefs {
-		fill(&c.RetrievalRefs[k].SpanID, d.retrievalRef(k))
+		fn(&c.RetrievalRefs[k].SpanID, d.retrievalRef(k))
 	}
 }
 
-// storeSpanIDsOnce is the row of c in a file that stores span ids once: a copy of c whose span
-// id copies are NULL where the rules derive them (c is not modified). ok is false when a copy
-// is empty where a rule derives an id: that case must go in a file with every copy.
-func storeSpanIDsOnce(c *replaycase.Case) (row CaseRow, ok bool) {
+// fillSpanIDs puts the rules' span id back into every NULL copy of a case read from a file
+// that stores them once.
+func fillSpanIDs(c *replaycase.Case) {
 	d := deriveSpanIDs(c.Steps)
-	if !fitsSpanIDsOnce(c, &d) {
-		return CaseRow{}, false
-	}
-	row = *c
-	dropDerivedSpanIDs(&row, &d, nil)
-	return row, true
+	eachSpanIDCopy(c, &d, func(copy *string, derived string) {
+		if *copy == "" {
+			*copy = derived
+		}
+	})
 }
 
-// fitsSpanIDsOnce reports whether no span id copy of c is empty where the rules (d, derived
-// from c's steps) give an id: a NULL copy would then read back as that id.
-func fitsSpanIDsOnce(c *replaycase.Case, d *derivedSpanIDs) bool {
-	emptyWhereDerived := func(copy, derived string) bool { return copy == "" && derived != "" }
-	for i := range c.Steps {
-		st := &c.Steps[i]
-		if st.ToolCall != nil && emptyWhereDerived(st.ToolCall.SpanID, st.SpanID) {
-			return false
-		}
-		if st.Retrieval != nil && emptyWhereDerived(st.Retrieval.SpanID, st.SpanID) {
-			return false
-		}
-	}
-	for _, tc := range c.ToolCalls {
-		if emptyWhereDerived(tc.SpanID, d.toolStep[tc.ID]) || emptyWhereDerived(tc.RequestedBy, d.requester[tc.ID]) {
-			return false
-		}
-	}
-	for k, r := range c.RetrievalRefs {
-		if emptyWhereDerived(r.SpanID, d.retrievalRef(k)) {
-			return false
-		}
-	}
-	return true
-}
-
-// dropDerivedSpanIDs empties the span id copies of row that equal what the rules derive (d).
-// row's steps, tool calls and retrieval refs are replaced by copies, so that the case row was
-// copied from keeps its own; the steps are appended to slab (one allocation for a batch), which
-// is returned.
-func dropDerivedSpanIDs(row *CaseRow, d *derivedSpanIDs, slab []replaycase.Step) []replaycase.Step {
-	drop := func(copy *string, derived string) {
-		if *copy == derived {
-			*copy = ""
-		}
+// storeSpanIDsOnceIn empties the span id copies of row that equal what the rules derive (d),
+// unless a copy is empty where a rule derives an id (it would read back as that id): then row
+// is left as it is and the result is false. row's steps, tool calls and retrieval refs are
+// replaced by copies first, so that the case row was copied from keeps its own; the steps are
+// appended to slab (one allocation for a batch), which is returned.
+func storeSpanIDsOnceIn(row *CaseRow, d *derivedSpanIDs, slab []replaycase.Step) ([]replaycase.Step, bool) {
+	fits := true
+	eachSpanIDCopy(row, d, func(copy *string, derived string) {
+		fits = fits && !(*copy == "" && derived != "")
+	})
+	if !fits {
+		return slab, false
 	}
 	if len(row.Steps) > 0 { // an empty slice has nothing to share
 		at := len(slab)
@@ -194,26 +163,21 @@ func dropDerivedSpanIDs(row *CaseRow, d *derivedSpanIDs, slab []replaycase.Step)
 		st := &row.Steps[i]
 		if st.ToolCall != nil {
 			tc := *st.ToolCall
-			drop(&tc.SpanID, st.SpanID)
 			st.ToolCall = &tc
 		}
 		if st.Retrieval != nil {
 			r := *st.Retrieval
-			drop(&r.SpanID, st.SpanID)
 			st.Retrieval = &r
 		}
 	}
 	row.ToolCalls = slices.Clone(row.ToolCalls)
-	for j := range row.ToolCalls {
-		tc := &row.ToolCalls[j]
-		drop(&tc.SpanID, d.toolStep[tc.ID])
-		drop(&tc.RequestedBy, d.requester[tc.ID])
-	}
 	row.RetrievalRefs = slices.Clone(row.RetrievalRefs)
-	for k := range row.RetrievalRefs {
-		drop(&row.RetrievalRefs[k].SpanID, d.retrievalRef(k))
-	}
-	return slab
+	eachSpanIDCopy(row, d, func(copy *string, derived string) {
+		if *copy == derived {
+			*copy = ""
+		}
+	})
+	return slab, true
 }
 
 // withIDsOnce is opts with CaseIDsLayoutKey in the footer.
@@ -250,29 +214,43 @@ func fillSpanIDsOf(pf *parquet.File, cases map[int64]*CaseRow) {
 	}
 }
 
-// storeSpanIDsOnceIfAllFit stores the span ids of a batch's cases/ or quarantine/ rows once,
-// in place (byDay's rows are the writer's copies of the cases, whose own steps, tool calls and
-// retrieval refs are left as they are), and returns the options that write them (idsOnce); when
-// the rules do not fit one case, it leaves every row as it is and returns the options without
-// the footer key (every).
-func storeSpanIDsOnceIfAllFit(byDay map[string][]CaseRow, every, idsOnce []parquet.WriterOption) (map[string][]CaseRow, []parquet.WriterOption) {
-	var d derivedSpanIDs
-	steps := 0
-	for _, rows := range byDay {
-		for i := range rows {
-			d.derive(rows[i].Steps)
-			if !fitsSpanIDsOnce(&rows[i], &d) {
-				return byDay, every
-			}
-			steps += len(rows[i].Steps)
+// storeSpanIDsOnce stores the span ids of a batch's cases/ or quarantine/ rows once, in place
+// (byDay's rows are the writer's copies of the cases, whose own steps, tool calls and retrieval
+// refs are left as they are), and reports whether it did. When the rules do not fit one row,
+// the rows it had changed are filled again (fillSpanIDs undoes storeSpanIDsOnceIn for a row
+// that fits: FuzzSpanIDsStoredOnce) and every row keeps every copy.
+func storeSpanIDsOnce(byDay map[string][]CaseRow) bool {
+	steps, rows := 0, 0
+	for _, day := range byDay {
+		rows += len(day)
+		for i := range day {
+			steps += len(day[i].Steps)
 		}
 	}
 	slab := make([]replaycase.Step, 0, steps)
-	for _, rows := range byDay {
-		for i := range rows {
-			d.derive(rows[i].Steps)
-			slab = dropDerivedSpanIDs(&rows[i], &d, slab)
+	stored := make([]*CaseRow, 0, rows)
+	var d derivedSpanIDs
+	for _, day := range byDay {
+		for i := range day {
+			d.derive(day[i].Steps)
+			var fits bool
+			if slab, fits = storeSpanIDsOnceIn(&day[i], &d, slab); !fits {
+				for _, row := range stored {
+					fillSpanIDs(row)
+				}
+				return false
+			}
+			stored = append(stored, &day[i])
 		}
 	}
-	return byDay, idsOnce
+	return true
+}
+
+// idsLayoutOptions stores the span ids of byDay's rows once when they all fit (storeSpanIDsOnce)
+// and returns the options that write them: idsOnce then, every otherwise.
+func idsLayoutOptions(byDay map[string][]CaseRow, every, idsOnce []parquet.WriterOption) []parquet.WriterOption {
+	if storeSpanIDsOnce(byDay) {
+		return idsOnce
+	}
+	return every
 }

@@ -238,8 +238,8 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	if staged {
 		caseOptions, idsOnceOptions, zeroNulls = w.segmentCaseOptions, w.segmentIDsOnceOptions, w.caseZeroNulls
 	}
-	accepted, acceptedOptions := storeSpanIDsOnceIfAllFit(accepted, caseOptions, idsOnceOptions)
-	quarantined, quarantineOptions := storeSpanIDsOnceIfAllFit(quarantined, caseOptions, idsOnceOptions)
+	acceptedOptions := idsLayoutOptions(accepted, caseOptions, idsOnceOptions)
+	quarantineOptions := idsLayoutOptions(quarantined, caseOptions, idsOnceOptions)
 	// Staged in publish order: steps before cases, so that a reader never sees a case row
 	// whose steps are not there yet.
 	err = stageAll(w, b, Steps, steps, w.stepOptions, nil)

@@ -137,10 +137,11 @@ ticks_per_s=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 io_writes() { awk '/^syscw/ {c = $2} /^wchar/ {b = $2} END {print c, b}' "/proc/$1/io"; }
 # Go heap bytes allocated so far, from the collector's process metrics. The collector reads them
-# at most once a second (service/internal/proctelemetry), so callers wait that long after the
-# load for a value that includes it. awk reads the whole page: leaving early would fail curl's
-# write, and with it the pipeline.
+# at most once a second (service/internal/proctelemetry), so this waits that long first for a
+# value that includes what came before. awk reads the whole page: leaving early would fail
+# curl's write, and with it the pipeline.
 heap_allocated() {
+  sleep 1.1
   curl -sf --max-time 10 "http://127.0.0.1:$metrics_port/metrics" |
     awk '/^otelcol_process_runtime_total_alloc_bytes/ && v == "" {v = $NF} END {if (v == "") exit 1; printf "%.0f\n", v}'
 }
@@ -186,7 +187,7 @@ run() { # collector mode → one result line
     profiling=$BENCH_PROFILE/$mode-$round.pprof
     curl -sf -X POST "http://127.0.0.1:$profile_port/start?file=$profiling" || { echo "could not start the CPU profile" >&2; exit 1; }
   fi
-  sleep 1.1; a0=$(heap_allocated) || { echo "$who: could not read its heap metric" >&2; exit 1; }
+  a0=$(heap_allocated) || { echo "$who: could not read its heap metric" >&2; exit 1; }
   t0=$(cpu_ticks $pid) w0=$(io_writes $pid)
   if [ "$mode" = burst ]; then rate_flag=0; else rate_flag=$rate; fi
   load=$("$work/benchload" -runs "$runs" -rate "$rate_flag" -endpoint "http://127.0.0.1:$otlp_port")
@@ -198,7 +199,7 @@ run() { # collector mode → one result line
   "done_$who" || { echo "$who: not everything arrived within 10 minutes ($load)" >&2; cat "$work/reconcile.txt" >&2 || true; exit 1; }
   t1=$(cpu_ticks $pid) w1=$(io_writes $pid)
   [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/stop" || echo "could not stop the CPU profile" >&2
-  sleep 1.1; a1=$(heap_allocated) || { echo "$who: could not read its heap metric" >&2; exit 1; }
+  a1=$(heap_allocated) || { echo "$who: could not read its heap metric" >&2; exit 1; }
   hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill -TERM $pid; wait $pid || true
   wait $sampler || true

@@ -91,7 +91,7 @@ func keepPart(parts *[][]byte, part []byte) int64 {
 // scratch holds the buffers S2 compresses into: a block needs room for its worst case, far
 // more than it usually takes, so it is written to scratch and copied out at its size. The
 // write-ahead storage stores chunks in the same form (wal.go), so that an unchanged chunk is
-// held as stored.
+// held as stored. decodeParts decompresses into the same buffers.
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 func compress(enc []byte) ([]byte, error) {
