@@ -91,22 +91,13 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 				b.problem("llm.invocation_parameters", err)
 			} else {
 				b.checkRequestNumbers(params, "llm.invocation_parameters")
-				mergeModelConfig(mc, openAIParams(params))
+				recorded, _ := a.Get("llm.invocation_parameters")
+				mergeModelConfig(mc, openAIParams(recorded, params))
 			}
 		}
 	}
-	var request OpenAIRequest
-	if raw, ok := jsonAttr(a, "input.value", b); ok && getStr(a, "input.mime_type") == "application/json" {
-		if body, ok := raw.(map[string]any); ok {
-			b.checkRequestNumbers(body, "input.value")
-			if v, _ := a.Get("input.value"); v.Type() == pcommon.ValueTypeStr {
-				request = parseChatRequest([]byte(v.Str())) // the recorded text: no second encoding
-			} else {
-				request = ParseOpenAIRequest(body)
-			}
-			mergeModelConfig(mc, request.Model)
-		}
-	}
+	request := openInferenceRequest(a, b)
+	mergeModelConfig(mc, request.Model)
 	setStr(&mc.RequestModel, getStr(a, "llm.model_name"))
 
 	// For Anthropic the recorded request body comes first: the JS instrumentation (0.2)
@@ -289,4 +280,26 @@ func numbers(s pcommon.Slice) []float64 {
 		}
 	}
 	return out
+}
+
+// openInferenceRequest reads the Chat Completions request recorded in input.value. Recorded as
+// JSON text, the body is parsed once, by the replay endpoint's parser; only a body that parser
+// refuses is parsed again into plain values, to report what is wrong with it.
+func openInferenceRequest(a pcommon.Map, b *stepBuilder) OpenAIRequest {
+	jsonBody := getStr(a, "input.mime_type") == "application/json"
+	if v, ok := a.Get("input.value"); ok && jsonBody && v.Type() == pcommon.ValueTypeStr {
+		if r, decoded := parseChatRequest([]byte(v.Str())); decoded {
+			return r
+		}
+	}
+	raw, ok := jsonAttr(a, "input.value", b) // text that is not JSON at all is reported whatever its mime type
+	body, isObject := raw.(map[string]any)
+	if !ok || !jsonBody || !isObject {
+		return OpenAIRequest{}
+	}
+	b.checkRequestNumbers(body, "input.value")
+	if v, _ := a.Get("input.value"); v.Type() == pcommon.ValueTypeStr {
+		return OpenAIRequest{} // the parser above refused this very text
+	}
+	return ParseOpenAIRequest(body)
 }

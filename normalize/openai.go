@@ -2,6 +2,10 @@ package normalize
 
 import (
 	"encoding/json"
+	"strings"
+	"unicode"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/wireapi"
@@ -23,28 +27,42 @@ func ParseOpenAIRequest(body map[string]any) OpenAIRequest {
 	if err != nil {
 		return OpenAIRequest{}
 	}
-	return parseChatRequest(raw)
+	r, _ := parseChatRequest(raw)
+	return r
 }
 
 // parseChatRequest is ParseOpenAIRequest on the body's JSON text, for a caller that holds the
-// text already and need not encode the decoded body again.
-func parseChatRequest(raw []byte) OpenAIRequest {
-	r, err := wireapi.ParseChatRequest(raw)
-	if err == nil {
-		err = r.ReadToolSchemas()
-	}
+// text already and need not encode the decoded body again. decoded reports whether the replay
+// endpoint's parser took the body (its tool schemas aside): a JSON object whose sampling
+// parameters are numbers, so a generic parse of the same text and checkRequestNumbers would find
+// nothing wrong (FuzzOpenInferenceRequestParsedOnce).
+func parseChatRequest(raw []byte) (r OpenAIRequest, decoded bool) {
+	req, err := wireapi.ParseChatRequest(raw)
 	if err != nil {
-		return OpenAIRequest{}
+		return OpenAIRequest{}, false
 	}
-	return OpenAIRequest{Messages: r.Messages, Tools: r.Tools, Model: r.Params}
+	if req.ReadToolSchemas() != nil {
+		return OpenAIRequest{}, true
+	}
+	return OpenAIRequest{Messages: req.Messages, Tools: req.Tools, Model: req.Params}, true
 }
 
 // openAIParams reads the sampling parameters of invocation parameters with the same parser;
 // a parameter of the wrong type leaves the others unread, as the API would refuse the call.
-func openAIParams(body map[string]any) replaycase.ModelConfig {
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return replaycase.ModelConfig{}
+// recorded is the attribute the parameters were decoded from: when it holds JSON text, that text
+// is parsed, as the API would parse it, instead of an encoding of the decoded body (which can be
+// large: OpenInference's Python instrumentations record the offered tools' schemas there too).
+func openAIParams(recorded pcommon.Value, body map[string]any) replaycase.ModelConfig {
+	var raw []byte
+	if recorded.Type() == pcommon.ValueTypeStr {
+		// jsonAttr's parse allows any Unicode whitespace after the value; the API's parser
+		// takes JSON whitespace only.
+		raw = []byte(strings.TrimRightFunc(recorded.Str(), unicode.IsSpace))
+	} else {
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			return replaycase.ModelConfig{}
+		}
 	}
 	mc, _ := wireapi.ParseChatParams(raw)
 	return mc

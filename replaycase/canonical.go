@@ -48,10 +48,13 @@ const (
 	AttrRetrievalDocs  = "gen_ai.retrieval.documents"
 )
 
-// The attributes a case span and a step span usually carry, to size their maps once.
+// The attributes a case span and a step span usually carry, to size their maps once: in the
+// fixtures' cases 27-29 on a case span, 21-23 on a model call's, 9-10 on a tool call's or a
+// retrieval's (which have no messages, model configuration or usage).
 const (
-	caseSpanAttrs = 32
-	stepSpanAttrs = 24
+	caseSpanAttrs      = 32
+	modelCallSpanAttrs = 24
+	otherStepSpanAttrs = 12
 )
 
 // Encode appends the canonical spans of c to td: one resource per case (the root service),
@@ -166,7 +169,11 @@ func encodeStep(c *Case, st *Step, tid pcommon.TraceID, caseSpan pcommon.SpanID,
 		sp.Status().SetMessage(st.Error)
 	}
 	a := sp.Attributes()
-	a.EnsureCapacity(stepSpanAttrs)
+	if st.Kind == StepLLM || st.Kind == StepEmbedding {
+		a.EnsureCapacity(modelCallSpanAttrs)
+	} else {
+		a.EnsureCapacity(otherStepSpanAttrs)
+	}
 	a.PutStr(AttrCaseID, c.CaseID)
 	a.PutInt(AttrStepIndex, int64(st.Index))
 	a.PutStr(AttrStepKind, string(st.Kind))
