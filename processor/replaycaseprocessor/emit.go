@@ -222,10 +222,9 @@ func (p *caseProcessor) addToBatch(ctx context.Context, cl closing, b *batch) {
 
 // record counts a closed case by status, closing cause and reasons.
 func (p *caseProcessor) record(ctx context.Context, c *replaycase.Case) {
-	p.telemetry.ProcessorReplayCaseCasesClosed.Add(ctx, 1, metric.WithAttributes(
-		attribute.String("status", string(c.Status)), attribute.String("closed_by", string(c.ClosedBy))))
+	p.telemetry.ProcessorReplayCaseCasesClosed.Add(ctx, 1, closedCaseAttrs(c.Status, c.ClosedBy))
 	for _, r := range c.Reasons {
-		p.telemetry.ProcessorReplayCaseQuarantineReasons.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", r.Code)))
+		p.telemetry.ProcessorReplayCaseQuarantineReasons.Add(ctx, 1, reasonAttrs(r.Code))
 	}
 }
 

@@ -203,7 +203,7 @@ func (p *caseProcessor) ConsumeTraces(ctx context.Context, td ptrace.Traces) err
 		items += c.items
 	}
 	fixed, stopped := p.bufferTraces(chunks)
-	p.countSanitized(ctx, "traces", fixed)
+	p.countSanitized(ctx, signalTraces, fixed)
 	p.telemetry.ProcessorReplayCaseReceived.Add(ctx, int64(items), signalTraces)
 
 	var err error
@@ -225,7 +225,7 @@ func (p *caseProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	stopped := p.stopped
 	p.mu.Unlock()
 	if p.nextTraces == nil || stopped {
-		p.countSanitized(ctx, "logs", sanitizeLogs(ld))
+		p.countSanitized(ctx, signalLogs, sanitizeLogs(ld))
 		p.scrubber.Logs(ld, &scrub.Report{})
 		return p.nextLogs.ConsumeLogs(ctx, ld)
 	}
@@ -248,7 +248,7 @@ func (p *caseProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 		items += c.items
 	}
 	fixed.add(p.bufferLogs(chunks))
-	p.countSanitized(ctx, "logs", fixed)
+	p.countSanitized(ctx, signalLogs, fixed)
 	p.telemetry.ProcessorReplayCaseReceived.Add(ctx, int64(items), signalLogs)
 	p.drainIfDue(ctx)
 	if ld.LogRecordCount() > 0 {
@@ -258,13 +258,13 @@ func (p *caseProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	return nil
 }
 
-func (p *caseProcessor) countSanitized(ctx context.Context, signal string, s sanitized) {
-	attrs := metric.WithAttributes(attribute.String("signal", signal))
+// countSanitized counts what sanitizing a request changed; signal is signalTraces or signalLogs.
+func (p *caseProcessor) countSanitized(ctx context.Context, signal metric.AddOption, s sanitized) {
 	if s.reserved > 0 {
-		p.telemetry.ProcessorReplayCaseReservedAttributes.Add(ctx, int64(s.reserved), attrs)
+		p.telemetry.ProcessorReplayCaseReservedAttributes.Add(ctx, int64(s.reserved), signal)
 	}
 	if s.repaired > 0 {
-		p.telemetry.ProcessorReplayCaseInvalidUtf8.Add(ctx, int64(s.repaired), attrs)
+		p.telemetry.ProcessorReplayCaseInvalidUtf8.Add(ctx, int64(s.repaired), signal)
 	}
 }
 
