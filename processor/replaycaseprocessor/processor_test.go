@@ -172,6 +172,40 @@ func TestTraceloopFixtureGivesTheSameCase(t *testing.T) {
 	h.shutdown()
 }
 
+// Closed cases are counted by status and close cause, and quarantine reasons by code, however
+// many cases share them (the attribute sets are built once per value: case_metric_attrs.go).
+func TestClosedCasesAreCountedByStatusAndReason(t *testing.T) {
+	h := newHarness(t, nil)
+	for i, run := range []string{testfixtures.OTelNoContent, testfixtures.OTelEvents, testfixtures.OTelNoContent} {
+		td, ld := testfixtures.Traces(t, run), testfixtures.Logs(t, run)
+		testfixtures.WithTraceID(td, ld, i+1)
+		h.sendLogs(ld)
+		h.sendTraces(td)
+	}
+	h.advance(3 * time.Second)
+	cases := h.cases()
+	require.Len(t, cases, 3)
+	perCase := map[string]int64{}
+	for _, c := range cases {
+		if c.Status == replaycase.StatusQuarantined {
+			for _, r := range c.Reasons {
+				perCase[r.Code]++
+			}
+		}
+	}
+	require.Contains(t, perCase, replaycase.ReasonNoInputMessages)
+	var reasons []metricdata.DataPoint[int64]
+	for code, n := range perCase {
+		reasons = append(reasons, metricdata.DataPoint[int64]{Value: n, Attributes: attribute.NewSet(attribute.String("reason", code))})
+	}
+	metadatatest.AssertEqualProcessorReplayCaseCasesClosed(t, h.tel, []metricdata.DataPoint[int64]{
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("status", "accepted"), attribute.String("closed_by", "root_ended"))},
+		{Value: 2, Attributes: attribute.NewSet(attribute.String("status", "quarantined"), attribute.String("closed_by", "root_ended"))},
+	}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorReplayCaseQuarantineReasons(t, h.tel, reasons, metricdatatest.IgnoreTimestamp())
+	h.shutdown()
+}
+
 func TestNoContentFixtureIsQuarantinedNamingTheMissingMessages(t *testing.T) {
 	h := newHarness(t, nil)
 	h.sendLogs(testfixtures.Logs(t, testfixtures.OTelNoContent))
