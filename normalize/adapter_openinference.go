@@ -287,7 +287,9 @@ func numbers(s pcommon.Slice) []float64 {
 // refuses is parsed again into plain values, to report what is wrong with it.
 func openInferenceRequest(a pcommon.Map, b *stepBuilder) OpenAIRequest {
 	jsonBody := getStr(a, "input.mime_type") == "application/json"
-	if v, ok := a.Get("input.value"); ok && jsonBody && v.Type() == pcommon.ValueTypeStr {
+	v, found := a.Get("input.value")
+	text := found && v.Type() == pcommon.ValueTypeStr
+	if jsonBody && text {
 		if r, decoded := parseChatRequest([]byte(v.Str())); decoded {
 			return r
 		}
@@ -298,7 +300,7 @@ func openInferenceRequest(a pcommon.Map, b *stepBuilder) OpenAIRequest {
 		return OpenAIRequest{}
 	}
 	b.checkRequestNumbers(body, "input.value")
-	if v, _ := a.Get("input.value"); v.Type() == pcommon.ValueTypeStr {
+	if text {
 		return OpenAIRequest{} // the parser above refused this very text
 	}
 	return ParseOpenAIRequest(body)

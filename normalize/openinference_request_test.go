@@ -95,6 +95,9 @@ func FuzzInvocationParamsFromText(f *testing.F) {
 	})
 }
 
+// nameSeparators are left out when names are compared: a case-insensitive match may ignore them.
+var nameSeparators = strings.NewReplacer("_", "", "-", "")
+
 // namesCollide reports whether an object in v has two names a case-insensitive match could
 // confuse.
 func namesCollide(v any) bool {
@@ -102,7 +105,7 @@ func namesCollide(v any) bool {
 	case map[string]any:
 		seen := make(map[string]bool, len(t))
 		for k, e := range t {
-			folded := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k))
+			folded := strings.ToLower(nameSeparators.Replace(k))
 			if seen[folded] || namesCollide(e) {
 				return true
 			}

@@ -26,6 +26,8 @@
 # costs nothing until the profile is started. A heap profile of each run, taken when the last
 # client request is answered, goes to DIR/<mode>-<round>-heap.pprof
 # (go tool pprof -sample_index=inuse_space -top DIR/paced-1-heap.pprof).
+# BENCH_SMAPS=1 prints, after each run, the resident MiB of each mapping (the binary, anonymous
+# memory, mapped files) of the collector at its highest RSS, copied from /proc/<pid>/smaps.
 # BENCH_FILE_MAX_AGE=0s overrides the exporter's file_max_age (default: config/local.yaml's, 10s).
 # Memory trade-offs: BENCH_GOMEMLIMIT (default: the value config/local.yaml's run line gives),
 # BENCH_FSYNC=true sets file_storage's fsync (a flush to the disk after every write-ahead commit).
@@ -175,6 +177,10 @@ run() { # collector mode → one result line
   (anon=0; while [ -e "/proc/$pid/status" ]; do
     a=$(awk '/RssAnon/ {print $2}' "/proc/$pid/status" 2>/dev/null) || break
     [ -n "$a" ] && (( a > anon )) && { anon=$a; echo "$anon" > "$work/anon"; }
+    if [ -n "${BENCH_SMAPS:-}" ]; then
+      r=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null) || break
+      [ -n "$r" ] && (( r > ${rss:-0} )) && { rss=$r; cp "/proc/$pid/smaps" "$work/smaps" 2>/dev/null || true; }
+    fi
     sleep 0.1
   done) &
   sampler=$!
@@ -204,6 +210,11 @@ run() { # collector mode → one result line
   kill -TERM $pid; wait $pid || true
   wait $sampler || true
   anon=$(cat "$work/anon")
+  if [ -n "${BENCH_SMAPS:-}" ] && [ -f "$work/smaps" ]; then # mappings of at least 1 MiB, largest first
+    awk -v run="$who $mode" '/^[0-9a-f]+-[0-9a-f]+ / {name = ($6 == "" ? "[anonymous]" : $6)} /^Rss:/ {kib[name] += $2}
+      END {for (n in kib) if (kib[n] >= 1024) printf "  %s at peak RSS: %d MiB %s\n", run, kib[n] / 1024, n}' "$work/smaps" | sort -k6,6rn >&2
+    rm -f "$work/smaps"
+  fi
   if [ "$who" = reprise ]; then
     bytes=$(du -sb "$work/reprise/data" | cut -f1)
     if [ -n "${BENCH_KEEP:-}" ]; then rm -rf "$BENCH_KEEP/$mode"; mkdir -p "$BENCH_KEEP"; cp -r "$work/reprise/data" "$BENCH_KEEP/$mode"; fi

@@ -24,19 +24,22 @@ type closedCaseKey struct {
 }
 
 func closedCaseAttrs(status replaycase.Status, closedBy replaycase.CloseCause) metric.AddOption {
-	k := closedCaseKey{status, closedBy}
-	if o, ok := closedCaseOptions.Load(k); ok {
-		return o.(metric.AddOption)
-	}
-	o, _ := closedCaseOptions.LoadOrStore(k, metric.WithAttributes(
-		attribute.String("status", string(status)), attribute.String("closed_by", string(closedBy))))
-	return o.(metric.AddOption)
+	return cachedOption(&closedCaseOptions, closedCaseKey{status, closedBy}, func() metric.AddOption {
+		return metric.WithAttributes(attribute.String("status", string(status)), attribute.String("closed_by", string(closedBy)))
+	})
 }
 
 func reasonAttrs(code string) metric.AddOption {
-	if o, ok := reasonOptions.Load(code); ok {
+	return cachedOption(&reasonOptions, code, func() metric.AddOption {
+		return metric.WithAttributes(attribute.String("reason", code))
+	})
+}
+
+// cachedOption is cache's option for key, built by build the first time key is asked for.
+func cachedOption[K comparable](cache *sync.Map, key K, build func() metric.AddOption) metric.AddOption {
+	if o, ok := cache.Load(key); ok {
 		return o.(metric.AddOption)
 	}
-	o, _ := reasonOptions.LoadOrStore(code, metric.WithAttributes(attribute.String("reason", code)))
+	o, _ := cache.LoadOrStore(key, build())
 	return o.(metric.AddOption)
 }

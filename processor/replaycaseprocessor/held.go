@@ -94,16 +94,22 @@ func keepPart(parts *[][]byte, part []byte) int64 {
 // held as stored. decodeParts decompresses into the same buffers.
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
+// scratchOf takes a scratch buffer of at least n bytes; the caller puts it back.
+func scratchOf(n int) *[]byte {
+	buf := scratch.Get().(*[]byte)
+	if cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	return buf
+}
+
 func compress(enc []byte) ([]byte, error) {
 	n := s2.MaxEncodedLen(len(enc))
 	if n < 0 {
 		return nil, fmt.Errorf("%d bytes is more than an S2 block holds", len(enc))
 	}
-	buf := scratch.Get().(*[]byte)
+	buf := scratchOf(n)
 	defer scratch.Put(buf)
-	if cap(*buf) < n {
-		*buf = make([]byte, n)
-	}
 	return bytes.Clone(s2.Encode((*buf)[:cap(*buf)], enc)), nil
 }
 
@@ -147,11 +153,8 @@ func decodeParts[T any](parts [][]byte, unmarshal func([]byte) (T, error)) (T, e
 		}
 		sizes[i], total = n, total+n
 	}
-	buf := scratch.Get().(*[]byte)
+	buf := scratchOf(total)
 	defer scratch.Put(buf)
-	if cap(*buf) < total {
-		*buf = make([]byte, total)
-	}
 	enc := (*buf)[:total]
 	at := 0
 	for i, p := range parts {
