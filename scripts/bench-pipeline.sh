@@ -32,7 +32,10 @@
 # Memory trade-offs: BENCH_GOMEMLIMIT (default: the value config/local.yaml's run line gives),
 # BENCH_FSYNC=true sets file_storage's fsync (a flush to the disk after every write-ahead commit).
 # BENCH_GOGC (default 100, Go's) and BENCH_MAX_BUFFERED_BYTES (default: local.yaml's
-# replay_case limits.max_buffered_bytes). The clients' retries of 503 answers are printed per run.
+# replay_case limits.max_buffered_bytes). BENCH_CONFIG=FILE[:FILE...] merges more config files
+# over reprise's, in order (what a guarantee costs: scripts/benchpipeline/without-*.yaml).
+# The clients' retries of 503 answers are printed per run, and how long the clients took to send
+# the corpus (load_seconds). BENCH_CLIENTS: concurrent HTTP clients (default 8).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5000}
@@ -50,6 +53,9 @@ for cmd in go builder curl gzip; do
   command -v $cmd >/dev/null || { echo "missing $cmd (builder: go install go.opentelemetry.io/collector/cmd/builder@v0.165.0)" >&2; exit 1; }
 done
 [ -z "${BENCH_PROFILE:-}" ] || BENCH_PROFILE=$(realpath -m "$BENCH_PROFILE")
+extra_configs=()
+IFS=: read -ra bench_configs <<<"${BENCH_CONFIG:-}"
+for f in "${bench_configs[@]}"; do extra_configs+=(--config "$(realpath "$f")"); done
 for port in $otlp_port $grpc_port $metrics_port $replay_port $profile_port; do
   if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "port $port is in use" >&2; exit 1; fi
 done
@@ -167,7 +173,7 @@ run() { # collector mode → one result line
   if [ "$who" = reprise ]; then
     REPRISE_CPUPROFILE_ADDR=${BENCH_PROFILE:+127.0.0.1:$profile_port} \
     REPRISE_SCRUB_KEY=bench-key GOMEMLIMIT=$gomemlimit GOGC=${BENCH_GOGC:-100} "$work/bin-reprise" \
-      --config config/local.yaml --config "$work/reprise-overrides.yaml" >"$work/$who.log" 2>&1 &
+      --config config/local.yaml --config "$work/reprise-overrides.yaml" ${extra_configs[@]+"${extra_configs[@]}"} >"$work/$who.log" 2>&1 &
   else
     "$work/bin-stock" --config "$work/stock.yaml" >"$work/$who.log" 2>&1 &
   fi
@@ -196,11 +202,12 @@ run() { # collector mode → one result line
   a0=$(heap_allocated) || { echo "$who: could not read its heap metric" >&2; exit 1; }
   t0=$(cpu_ticks $pid) w0=$(io_writes $pid)
   if [ "$mode" = burst ]; then rate_flag=0; else rate_flag=$rate; fi
-  load=$("$work/benchload" -runs "$runs" -rate "$rate_flag" -endpoint "http://127.0.0.1:$otlp_port")
+  load=$("$work/benchload" -runs "$runs" -rate "$rate_flag" -workers "${BENCH_CLIENTS:-8}" -endpoint "http://127.0.0.1:$otlp_port")
   # The heap as the last client request is answered: what the collector holds while loaded.
   [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/heap?file=$BENCH_PROFILE/$mode-$round-heap.pprof" || echo "could not write the heap profile" >&2
   spans=$(sed 's/.*spans=\([0-9]*\).*/\1/' <<<"$load")
   retries=$(sed 's/.*retries=\([0-9]*\).*/\1/' <<<"$load")
+  sent_s=$(sed 's/.*seconds=\([0-9.]*\).*/\1/' <<<"$load")
   for _ in $(seq 600); do "done_$who" && break; sleep 1; done
   "done_$who" || { echo "$who: not everything arrived within 10 minutes ($load)" >&2; cat "$work/reconcile.txt" >&2 || true; exit 1; }
   t1=$(cpu_ticks $pid) w1=$(io_writes $pid)
@@ -219,10 +226,10 @@ run() { # collector mode → one result line
     bytes=$(du -sb "$work/reprise/data" | cut -f1)
     if [ -n "${BENCH_KEEP:-}" ]; then rm -rf "$BENCH_KEEP/$mode"; mkdir -p "$BENCH_KEEP"; cp -r "$work/reprise/data" "$BENCH_KEEP/$mode"; fi
   else bytes=$(cat "$work/stock/"*.json | wc -c); fi
-  awk -v w="$who" -v m="$mode" -v c=$((t1 - t0)) -v hz="$ticks_per_s" -v s="$spans" -v h="$hwm" -v b="$bytes" -v a="$anon" -v r="$retries" \
+  awk -v w="$who" -v m="$mode" -v c=$((t1 - t0)) -v hz="$ticks_per_s" -v s="$spans" -v h="$hwm" -v b="$bytes" -v a="$anon" -v r="$retries" -v ss="$sent_s" \
     -v w0="$w0" -v w1="$w1" -v a0="$a0" -v a1="$a1" \
     'BEGIN {split(w0, x, " "); split(w1, y, " ")
-      printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d peak_anon_rss_mib %.0f retried_requests %d write_calls %d written_mib %.1f heap_alloc_mib_per_1000_spans %.2f\n", w, m, c / hz / s * 1000, h / 1024, b, a / 1024, r, y[1] - x[1], (y[2] - x[2]) / 1048576, (a1 - a0) / 1048576 / s * 1000}'
+      printf "%-8s %-6s cpu_s_per_1000_spans %.4f peak_rss_mib %.0f output_bytes %d peak_anon_rss_mib %.0f retried_requests %d write_calls %d written_mib %.1f heap_alloc_mib_per_1000_spans %.2f load_seconds %.2f\n", w, m, c / hz / s * 1000, h / 1024, b, a / 1024, r, y[1] - x[1], (y[2] - x[2]) / 1048576, (a1 - a0) / 1048576 / s * 1000, ss}'
 }
 
 echo "corpus: $runs runs; input as OTLP/JSON $json_bytes bytes, gzip -6 $gzip_bytes bytes"
