@@ -33,7 +33,8 @@
 # BENCH_FSYNC=true sets file_storage's fsync (a flush to the disk after every write-ahead commit).
 # BENCH_GOGC (default 100, Go's) and BENCH_MAX_BUFFERED_BYTES (default: local.yaml's
 # replay_case limits.max_buffered_bytes). BENCH_CONFIG=FILE[:FILE...] merges more config files
-# over reprise's, in order (what a guarantee costs: scripts/benchpipeline/without-*.yaml).
+# (paths relative to the repository root, as BENCH_PROFILE's) over reprise's, in order (what a
+# guarantee costs: scripts/benchpipeline/without-*.yaml).
 # The clients' retries of 503 answers are printed per run, and how long the clients took to send
 # the corpus (load_seconds). BENCH_CLIENTS: concurrent HTTP clients (default 8).
 set -euo pipefail
