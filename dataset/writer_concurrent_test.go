@@ -3,6 +3,7 @@ package dataset_test
 import (
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,9 +14,16 @@ import (
 )
 
 // Batches written at once (the exporter's consumers) and one after the other: every file holds
-// its own batch's rows and nothing of another's.
+// its own batch's rows and nothing of another's. Published directly, and staged as segments
+// (whose writers batches reuse, segment_writers.go) and then merged.
 func TestConcurrentBatchesDoNotMixRows(t *testing.T) {
-	w := newWriter(t)
+	t.Run("direct", func(t *testing.T) { concurrentBatches(t, newWriter(t)) })
+	t.Run("segments", func(t *testing.T) {
+		concurrentBatches(t, mergeTestWriter(t, t.TempDir(), "data", time.Hour))
+	})
+}
+
+func concurrentBatches(t *testing.T, w *Writer) {
 	const writers, batches = 3, 4
 	want := map[string]replaycase.Case{}
 	var mu sync.Mutex
@@ -38,6 +46,8 @@ func TestConcurrentBatchesDoNotMixRows(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	_, err := w.Flush(true) // merges the segments; nothing to do for direct writes
+	require.NoError(t, err)
 	cases, _ := readDataset(t, w.Root(), Cases)
 	quarantined, _ := readDataset(t, w.Root(), Quarantine)
 	_, steps := readDataset(t, w.Root(), Steps)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -209,4 +210,50 @@ func heapDuring(f func()) (before, peak uint64) {
 	f()
 	close(done)
 	return before, <-peaked
+}
+
+// BenchmarkSegmentSize stages benchRuns cases as segments of a given number of cases each
+// (file_max_age), then merges them (Shutdown's flush), as a sweep hands off a paced run's cases:
+// ~250 per half-second sweep at 500 runs/s. cpu-us/case is the process's CPU (GC included)
+// per case, staging and merge together; what it grows by as segments shrink is what each
+// segment costs whatever its size.
+// Run: go test -run '^$' -bench SegmentSize -benchtime 5x -count 3 ./exporter/replayparquetexporter/
+func BenchmarkSegmentSize(b *testing.B) {
+	canonical, cases, _ := benchInput(b)
+	for _, perSegment := range []int{50, 250, 1000} {
+		b.Run(fmt.Sprint(perSegment), func(b *testing.B) {
+			var segments []ptrace.Traces
+			all := canonical.ResourceSpans()
+			for i := 0; i < all.Len(); i += perSegment {
+				td := ptrace.NewTraces()
+				for j := i; j < min(i+perSegment, all.Len()); j++ {
+					all.At(j).CopyTo(td.ResourceSpans().AppendEmpty())
+				}
+				segments = append(segments, td)
+			}
+			var cpu time.Duration
+			var allocated uint64
+			for i := 0; i < b.N; i++ {
+				cfg := testConfig(b)
+				cfg.FileMaxAge, cfg.FileMaxStagedSize = time.Hour, 1<<40 // staged only, merged at Shutdown
+				exp := newExporter(b, cfg)
+				a0, c0 := heapAllocated(), processCPU(b)
+				for _, td := range segments {
+					require.NoError(b, exp.ConsumeTraces(context.Background(), td))
+				}
+				require.NoError(b, exp.Shutdown(context.Background()))
+				cpu += processCPU(b) - c0
+				allocated += heapAllocated() - a0
+			}
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*cases), "cpu-us/case")
+			b.ReportMetric(float64(allocated)/float64(b.N*cases), "heap_B/case")
+		})
+	}
+}
+
+// heapAllocated is the bytes of heap the process has allocated so far.
+func heapAllocated() uint64 {
+	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(sample)
+	return sample[0].Value.Uint64()
 }
