@@ -112,6 +112,7 @@ func writeDirectAndMerged(t *testing.T, batches func() [][]*replaycase.Case) (di
 	for _, f := range tree(t, StagingOf(merged)) {
 		if strings.HasSuffix(f, ".parquet") {
 			segments[filepath.Base(f)] = WrittenWithWrite(openParquet(t, filepath.Join(StagingOf(merged), f)))
+			assertFooterNamesEveryColumn(t, filepath.Join(StagingOf(merged), f))
 		}
 	}
 	_, err := merged.Flush(true)
@@ -139,9 +140,8 @@ func TestMergedSegmentsRestoreTheNullsWriteStoredAsValues(t *testing.T) {
 
 // An empty non-nil optional []byte is stored by Deconstruct as a present empty value, which
 // the repair cannot tell from a nil []byte Write stored as present: a segment file holding one
-// is written through Deconstruct, unmarked, and copied as it is. It is written between two
-// batches on the fast path, whose writer (kept for reuse, segment_writers.go) carries the mark:
-// that writer must not write it.
+// is written through Deconstruct, unmarked, and copied as it is, also between two batches on the
+// fast path.
 func TestASegmentWithAnEmptyNonNilByteSliceIsWrittenExactly(t *testing.T) {
 	templates := caseTemplates(t)
 	direct, merged, segments := writeDirectAndMerged(t, func() [][]*replaycase.Case {

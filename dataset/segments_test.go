@@ -405,13 +405,20 @@ func assertFootersNameEveryColumn(t *testing.T, root string) {
 	files, err := NewLister(root, Cases, Quarantine, Steps).Next()
 	require.NoError(t, err)
 	for _, f := range files {
-		pf := openParquet(t, f.Path)
-		columns := pf.Schema().Columns()
-		for _, rg := range pf.Metadata().RowGroups {
-			require.Len(t, rg.Columns, len(columns))
-			for i, c := range rg.Columns {
-				assert.Equal(t, columns[i], []string(c.MetaData.PathInSchema), f.Path)
-			}
+		assertFooterNamesEveryColumn(t, f.Path)
+	}
+}
+
+// assertFooterNamesEveryColumn checks that the footer of a Parquet file gives each column
+// chunk the path of its column, which Spark, Athena and Arrow look columns up by. parquet-go
+// v0.32 writes empty paths from a writer reused with Reset (parquet-go/parquet-go#602).
+func assertFooterNamesEveryColumn(t *testing.T, path string) {
+	pf := openParquet(t, path)
+	columns := pf.Schema().Columns()
+	for _, rg := range pf.Metadata().RowGroups {
+		require.Len(t, rg.Columns, len(columns))
+		for i, c := range rg.Columns {
+			assert.Equal(t, columns[i], []string(c.MetaData.PathInSchema), path)
 		}
 	}
 }

@@ -75,9 +75,7 @@ type Writer struct {
 	// caseZeroNulls are the columns of cases/ and quarantine/ whose NULLs the merge restores in
 	// segments written with GenericWriter.Write (segment_nulls.go).
 	caseZeroNulls *zeroNulls
-	// segmentWriters are the closed writers of earlier segments, reused (segment_writers.go).
-	segmentWriters idleWriters
-	create         func(path string) (StagedFile, error)
+	create        func(path string) (StagedFile, error)
 	// afterRename is called after each file of a batch is renamed into the root; a test makes
 	// it fail to simulate a crash in the middle of publishing.
 	afterRename func(renamed int) error
@@ -348,25 +346,13 @@ func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []
 	if err != nil {
 		return err
 	}
-	fast := writesWithWrite(zeroNulls, rows)
-	var pw *parquet.GenericWriter[T]
-	if fast {
-		pw = takeWriter[T](&w.segmentWriters, f.cw, opts)
-	} else {
-		pw = parquet.NewGenericWriter[T](f.cw, opts...)
-	}
+	pw := parquet.NewGenericWriter[T](f.cw, opts...)
 	f.closeParquet, f.rows = pw.Close, len(rows)
-	if err := writeStagedRows(pw, rows, fast); err != nil {
+	if err := writeStagedRows(pw, rows, zeroNulls); err != nil {
 		f.abort()
 		return fmt.Errorf("writing %s/%s=%s: %w", dataset, PartitionKey, dt, err)
 	}
-	if err := f.finish(b); err != nil {
-		return err
-	}
-	if fast { // a writer that failed is not reused: its state is unknown
-		w.segmentWriters.keep(opts, pw)
-	}
-	return nil
+	return f.finish(b)
 }
 
 // WriteRows gives Go rows to a parquet-go writer (every writer of files users read in this

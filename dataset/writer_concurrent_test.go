@@ -15,7 +15,7 @@ import (
 
 // Batches written at once (the exporter's consumers) and one after the other: every file holds
 // its own batch's rows and nothing of another's. Published directly, and staged as segments
-// (whose writers batches reuse, segment_writers.go) and then merged.
+// and then merged.
 func TestConcurrentBatchesDoNotMixRows(t *testing.T) {
 	t.Run("direct", func(t *testing.T) { concurrentBatches(t, newWriter(t)) })
 	t.Run("segments", func(t *testing.T) {
