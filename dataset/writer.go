@@ -340,7 +340,10 @@ func stageAll[T any](w *Writer, b *batch, dataset string, byDay map[string][]T, 
 	return nil
 }
 
-// stageFile writes one complete, synced Parquet file into the batch's staging directory.
+// stageFile writes one complete, synced Parquet file into the batch's staging directory. Each
+// file gets a new writer, though building one costs ~22 ms of CPU for cases/: parquet-go v0.32's
+// Reset empties path_in_schema in the footers of every later file (parquet-go/parquet-go#602;
+// docs/benchmarks.md part 11, docs/experiments/segment-writer-reuse.patch).
 func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []parquet.WriterOption, zeroNulls *zeroNulls) error {
 	f, err := w.createStaged(b, dataset, dt)
 	if err != nil {
