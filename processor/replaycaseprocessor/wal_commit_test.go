@@ -175,3 +175,72 @@ func TestGroupCommitSequentialCallerWaitsOncePerBackoff(t *testing.T) {
 	assert.Less(t, time.Since(start), 500*time.Millisecond, "within the backoff nobody waits")
 	assert.Len(t, c.transactions(), 22)
 }
+
+// commitThreeTogether leaves g with a transaction of three requests just behind it, as the
+// clients of a burst leave it.
+func commitThreeTogether(t *testing.T, g *groupCommit, c *recordingClient) {
+	t.Helper()
+	done := make(chan error, 4)
+	go func() { done <- g.batch(context.Background(), storage.SetOperation("first", nil)) }()
+	require.Eventually(t, func() bool { return len(c.transactions()) == 1 }, 5*time.Second, time.Millisecond)
+	for _, k := range []string{"a", "b", "c"} {
+		go func() { done <- g.batch(context.Background(), storage.SetOperation(k, nil)) }()
+	}
+	require.Eventually(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.waiting) == 3 }, 5*time.Second, time.Millisecond)
+	close(c.release)
+	for range 4 {
+		require.NoError(t, <-done)
+	}
+	require.Len(t, c.transactions(), 2)
+}
+
+// writeTogether sends one request per key at once and returns how long the last took.
+func writeTogether(t *testing.T, g *groupCommit, keys ...string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, k := range keys {
+		wg.Go(func() { assert.NoError(t, g.batch(context.Background(), storage.SetOperation(k, nil))) })
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// Clients that each wait for their answer (a burst) all join a gather at once: it ends as soon as
+// as many wait as the largest recent transaction held, not when gather is over.
+func TestGroupCommitGatherEndsOnceAsManyWaitAsTheLargestRecentTransaction(t *testing.T) {
+	c := &recordingClient{release: make(chan struct{})}
+	g := &groupCommit{client: c, gather: time.Hour, steadyGap: time.Minute}
+	commitThreeTogether(t, g, c)
+	took := writeTogether(t, g, "x", "y", "z")
+	assert.Less(t, took, 5*time.Second, "the gather ended when the third request joined")
+	txs := c.transactions()
+	require.Len(t, txs, 3)
+	assert.ElementsMatch(t, []string{"x", "y", "z"}, txs[2], "the three share one transaction")
+}
+
+// Fewer requests than the largest recent transaction: the gather lasts its whole time.
+func TestGroupCommitGatherWithFewerRequestsWaitsItsWholeTime(t *testing.T) {
+	c := &recordingClient{release: make(chan struct{})}
+	g := &groupCommit{client: c, gather: 300 * time.Millisecond, steadyGap: time.Minute, gatherBackoff: time.Minute}
+	commitThreeTogether(t, g, c)
+	took := writeTogether(t, g, "x", "y")
+	assert.GreaterOrEqual(t, took, 300*time.Millisecond)
+	require.Len(t, c.transactions(), 3)
+	assert.ElementsMatch(t, []string{"x", "y"}, c.transactions()[2])
+}
+
+// The largest transaction counts for walCommitLargestWindow only: after that the next transaction's size
+// replaces it, so one large burst long ago does not make every gather wait its whole time.
+func TestGroupCommitLargestTransactionLapses(t *testing.T) {
+	c := &recordingClient{release: make(chan struct{})}
+	g := &groupCommit{client: c, gather: 400 * time.Millisecond, steadyGap: time.Minute}
+	commitThreeTogether(t, g, c)
+	g.mu.Lock()
+	g.largest, g.largestAt = 10, time.Now().Add(-walCommitLargestWindow-time.Second) // a burst of ten, long ago
+	g.mu.Unlock()
+	assert.GreaterOrEqual(t, writeTogether(t, g, "x", "y", "z"), 400*time.Millisecond, "ten never wait: the gather lasts")
+	assert.Less(t, writeTogether(t, g, "u", "v", "w"), 400*time.Millisecond, "three is now the largest")
+	require.Len(t, c.transactions(), 4)
+	assert.ElementsMatch(t, []string{"u", "v", "w"}, c.transactions()[3])
+}
