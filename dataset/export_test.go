@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"io"
 	"reflect"
 	"sort"
@@ -156,4 +157,37 @@ func WriteCasesWithPagePool(out io.Writer, rows []CaseRow, segment, parquetPool 
 		return err
 	}
 	return pw.Close()
+}
+
+// WriteSegments writes each of batches as the writer writes a cases/ segment, and returns the
+// files' bytes: with one writer reused from segment to segment (segment_writers.go), or with
+// a new writer each.
+func WriteSegments(batches [][]CaseRow, reuse bool) ([][]byte, error) {
+	schema := parquet.SchemaOf(CaseRow{})
+	opts := segmentOptions(schema)
+	z, err := newZeroNulls(reflect.TypeFor[CaseRow](), schema)
+	if err != nil {
+		return nil, err
+	}
+	var idle idleWriters
+	files := make([][]byte, len(batches))
+	for i, rows := range batches {
+		var out bytes.Buffer
+		fast := writesWithWrite(z, rows)
+		var pw *parquet.GenericWriter[CaseRow]
+		if reuse {
+			pw = takeWriter[CaseRow](&idle, &out, opts)
+		} else {
+			pw = parquet.NewGenericWriter[CaseRow](&out, opts...)
+		}
+		if err := writeStagedRows(pw, rows, fast); err != nil {
+			return nil, err
+		}
+		if err := pw.Close(); err != nil {
+			return nil, err
+		}
+		idle.keep(opts, pw)
+		files[i] = out.Bytes()
+	}
+	return files, nil
 }

@@ -296,11 +296,17 @@ func isZeroValue(v parquet.Value) bool {
 	return false
 }
 
-// writeStagedRows writes the rows of a staged file. A file users read (z nil) and a segment
-// holding an empty non-nil optional []byte go through WriteRows; any other segment of z's row
-// type goes through Write, its footer marked for the merge's repair.
-func writeStagedRows[T any](pw *parquet.GenericWriter[T], rows []T, z *zeroNulls) error {
-	if z == nil || z.goType != reflect.TypeFor[T]() || z.needsExact(reflect.ValueOf(rows)) {
+// writesWithWrite reports whether a staged file of rows is written with Write, its footer
+// marked for the merge's repair: a segment (z not nil) of z's row type that holds no empty
+// non-nil optional []byte. A file users read and the other segments go through WriteRows.
+func writesWithWrite[T any](z *zeroNulls, rows []T) bool {
+	return z != nil && z.goType == reflect.TypeFor[T]() && !z.needsExact(reflect.ValueOf(rows))
+}
+
+// writeStagedRows writes the rows of a staged file, with Write and the footer mark when
+// withWrite (writesWithWrite), else with WriteRows.
+func writeStagedRows[T any](pw *parquet.GenericWriter[T], rows []T, withWrite bool) error {
+	if !withWrite {
 		return WriteRows(pw, rows)
 	}
 	pw.SetKeyValueMetadata(segmentWriterKey, segmentWriterWrite)

@@ -159,6 +159,7 @@ func (w *Writer) Flush(force bool) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	w.segmentWriters.release() // the merge is the largest heap of a paced run (segment_writers.go)
 	err = w.mergeSegments(b, segs)
 	if err == nil {
 		for _, s := range segs {

@@ -75,7 +75,9 @@ type Writer struct {
 	// caseZeroNulls are the columns of cases/ and quarantine/ whose NULLs the merge restores in
 	// segments written with GenericWriter.Write (segment_nulls.go).
 	caseZeroNulls *zeroNulls
-	create        func(path string) (StagedFile, error)
+	// segmentWriters are the closed writers of earlier segments, reused (segment_writers.go).
+	segmentWriters idleWriters
+	create         func(path string) (StagedFile, error)
 	// afterRename is called after each file of a batch is renamed into the root; a test makes
 	// it fail to simulate a crash in the middle of publishing.
 	afterRename func(renamed int) error
@@ -340,22 +342,33 @@ func stageAll[T any](w *Writer, b *batch, dataset string, byDay map[string][]T, 
 	return nil
 }
 
-// stageFile writes one complete, synced Parquet file into the batch's staging directory. Each
-// file gets a new writer, though building one costs ~22 ms of CPU for cases/: parquet-go v0.32's
-// Reset empties path_in_schema in the footers of every later file (parquet-go/parquet-go#602;
-// docs/benchmarks.md part 11, docs/experiments/segment-writer-reuse.patch).
+// stageFile writes one complete, synced Parquet file into the batch's staging directory. A
+// segment written on the fast path reuses the writer of the one before (segment_writers.go);
+// every other file gets a new writer.
 func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []parquet.WriterOption, zeroNulls *zeroNulls) error {
 	f, err := w.createStaged(b, dataset, dt)
 	if err != nil {
 		return err
 	}
-	pw := parquet.NewGenericWriter[T](f.cw, opts...)
+	fast := writesWithWrite(zeroNulls, rows)
+	var pw *parquet.GenericWriter[T]
+	if fast {
+		pw = takeWriter[T](&w.segmentWriters, f.cw, opts)
+	} else {
+		pw = parquet.NewGenericWriter[T](f.cw, opts...)
+	}
 	f.closeParquet, f.rows = pw.Close, len(rows)
-	if err := writeStagedRows(pw, rows, zeroNulls); err != nil {
+	if err := writeStagedRows(pw, rows, fast); err != nil {
 		f.abort()
 		return fmt.Errorf("writing %s/%s=%s: %w", dataset, PartitionKey, dt, err)
 	}
-	return f.finish(b)
+	if err := f.finish(b); err != nil {
+		return err
+	}
+	if fast { // a writer that failed is not reused: its state is unknown
+		w.segmentWriters.keep(opts, pw)
+	}
+	return nil
 }
 
 // WriteRows gives Go rows to a parquet-go writer (every writer of files users read in this

@@ -1,0 +1,81 @@
+package dataset
+
+import (
+	"io"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// idleWriters keeps, for each option set segments are written with, the parquet-go writer of
+// the last segment, closed, for the next segment to Reset and reuse.
+//
+// A new writer builds its row writer for the Go type again by reflection (parquet-go does not
+// cache it: about half of a new writer's CPU in a profile of BenchmarkSegmentSize/50) and
+// allocates the buffers and encoders of every column (245 for cases/), filling them from pools
+// a garbage collection empties; a sweep hands off a segment every half second,
+// and between two sweeps several collections run. So every segment paid for its writer again:
+// ~22 ms of CPU and ~12 MB of allocations per segment, whatever its size
+// (BenchmarkSegmentSize, docs/benchmarks.md part 11), which made a paced run's segments of
+// ~250 cases cost a third more per case than segments of 1,000.
+//
+// An idle writer holds 4–5 MiB (BenchmarkBatchMemory's held_between_batches_MiB), so a merge,
+// the largest heap of a paced run, releases it first: the next segment builds one again, once
+// per merge.
+//
+// Only writers of the fast path are kept (writeStagedRows with Write): their footer carries
+// segmentWriterKey, which a reset keeps, so a kept writer must never write a file the merge
+// must not repair. One idle writer per option set bounds what is held; concurrent batches beyond
+// it make their own.
+type idleWriters struct {
+	mu   sync.Mutex
+	idle map[*parquet.WriterOption]any // by the option set's first element: a *parquet.GenericWriter[T]
+}
+
+// takeWriter returns the idle writer of opts reset to write to out, or a new one.
+func takeWriter[T any](iw *idleWriters, out io.Writer, opts []parquet.WriterOption) *parquet.GenericWriter[T] {
+	iw.mu.Lock()
+	pw, ok := iw.idle[&opts[0]].(*parquet.GenericWriter[T])
+	if ok {
+		delete(iw.idle, &opts[0])
+	}
+	iw.mu.Unlock()
+	if !ok {
+		return parquet.NewGenericWriter[T](out, opts...)
+	}
+	detachColumnPaths(pw.File().Metadata())
+	pw.Reset(out)
+	return pw
+}
+
+// detachColumnPaths takes the column paths out of the footer of the file a writer has closed,
+// before Reset clears that footer. parquet-go v0.32.0's Reset clears each column chunk's
+// PathInSchema in place, and those slices are the column writers' own paths, so every later
+// file of a reused writer would name no column (parquet-go/parquet-go#602; Athena and Spark
+// refuse such files). The file is written, and Reset discards its footer anyway; only the
+// shared strings must survive. File().Metadata() is that footer, its row groups the writer's.
+func detachColumnPaths(footer *format.FileMetaData) {
+	for i := range footer.RowGroups {
+		for j := range footer.RowGroups[i].Columns {
+			footer.RowGroups[i].Columns[j].MetaData.PathInSchema = nil
+		}
+	}
+}
+
+// keep makes pw, which has written and closed a file with opts, the idle writer of opts.
+func (iw *idleWriters) keep(opts []parquet.WriterOption, pw any) {
+	iw.mu.Lock()
+	defer iw.mu.Unlock()
+	if iw.idle == nil {
+		iw.idle = map[*parquet.WriterOption]any{}
+	}
+	iw.idle[&opts[0]] = pw
+}
+
+// release lets the idle writers go.
+func (iw *idleWriters) release() {
+	iw.mu.Lock()
+	defer iw.mu.Unlock()
+	clear(iw.idle)
+}
