@@ -175,7 +175,7 @@ func WriteSegments(batches [][]CaseRow, reuse bool) ([][]byte, error) {
 		var out bytes.Buffer
 		fast := writesWithWrite(z, rows)
 		var pw *parquet.GenericWriter[CaseRow]
-		if reuse {
+		if reuse && fast { // as stageFile does
 			pw = takeWriter[CaseRow](&idle, &out, opts)
 		} else {
 			pw = parquet.NewGenericWriter[CaseRow](&out, opts...)
@@ -186,7 +186,9 @@ func WriteSegments(batches [][]CaseRow, reuse bool) ([][]byte, error) {
 		if err := pw.Close(); err != nil {
 			return nil, err
 		}
-		idle.keep(opts, pw)
+		if reuse && fast {
+			idle.keep(opts, pw)
+		}
 		files[i] = out.Bytes()
 	}
 	return files, nil

@@ -34,5 +34,6 @@ func TestAReusedSegmentWriterWritesTheFileANewOneWrites(t *testing.T) {
 		pf, err := parquet.OpenFile(bytes.NewReader(reused[i]), int64(len(reused[i])))
 		require.NoError(t, err)
 		assert.EqualValues(t, len(batches[i]), pf.NumRows())
+		assert.True(t, WrittenWithWrite(pf), "segment %d is not on the fast path, whose writers are reused", i)
 	}
 }
