@@ -174,12 +174,7 @@ func WriteSegments(batches [][]CaseRow, reuse bool) ([][]byte, error) {
 	for i, rows := range batches {
 		var out bytes.Buffer
 		fast := writesWithWrite(z, rows)
-		var pw *parquet.GenericWriter[CaseRow]
-		if reuse && fast { // as stageFile does
-			pw = takeWriter[CaseRow](&idle, &out, opts)
-		} else {
-			pw = parquet.NewGenericWriter[CaseRow](&out, opts...)
-		}
+		pw := takeWriter[CaseRow](&idle, &out, opts, reuse && fast) // as stageFile, with reuse
 		if err := writeStagedRows(pw, rows, fast); err != nil {
 			return nil, err
 		}

@@ -33,8 +33,12 @@ type idleWriters struct {
 	idle map[*parquet.WriterOption]any // by the option set's first element: a *parquet.GenericWriter[T]
 }
 
-// takeWriter returns the idle writer of opts reset to write to out, or a new one.
-func takeWriter[T any](iw *idleWriters, out io.Writer, opts []parquet.WriterOption) *parquet.GenericWriter[T] {
+// takeWriter returns a writer of opts to write to out: with reuse, the idle writer of opts,
+// reset, if there is one; else a new one.
+func takeWriter[T any](iw *idleWriters, out io.Writer, opts []parquet.WriterOption, reuse bool) *parquet.GenericWriter[T] {
+	if !reuse {
+		return parquet.NewGenericWriter[T](out, opts...)
+	}
 	iw.mu.Lock()
 	pw, ok := iw.idle[&opts[0]].(*parquet.GenericWriter[T])
 	if ok {

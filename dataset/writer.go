@@ -351,12 +351,7 @@ func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []
 		return err
 	}
 	fast := writesWithWrite(zeroNulls, rows)
-	var pw *parquet.GenericWriter[T]
-	if fast {
-		pw = takeWriter[T](&w.segmentWriters, f.cw, opts)
-	} else {
-		pw = parquet.NewGenericWriter[T](f.cw, opts...)
-	}
+	pw := takeWriter[T](&w.segmentWriters, f.cw, opts, fast)
 	f.closeParquet, f.rows = pw.Close, len(rows)
 	if err := writeStagedRows(pw, rows, fast); err != nil {
 		f.abort()
