@@ -34,7 +34,8 @@
 # BENCH_GOGC (default 100, Go's) and BENCH_MAX_BUFFERED_BYTES (default: local.yaml's
 # replay_case limits.max_buffered_bytes). BENCH_CONFIG=FILE[:FILE...] merges more config files
 # (paths relative to the repository root, as BENCH_PROFILE's) over reprise's, in order (what a
-# guarantee costs: scripts/benchpipeline/without-*.yaml).
+# guarantee costs: scripts/benchpipeline/without-*.yaml). BENCH_REPRISE_FLAGS adds command-line
+# flags to reprise's (word-split), e.g. --feature-gates=pdata.useProtoPooling.
 # The clients' retries of 503 answers are printed per run, and how long the clients took to send
 # the corpus (load_seconds). BENCH_CLIENTS: concurrent HTTP clients (default 8).
 set -euo pipefail
@@ -174,7 +175,8 @@ run() { # collector mode → one result line
   if [ "$who" = reprise ]; then
     REPRISE_CPUPROFILE_ADDR=${BENCH_PROFILE:+127.0.0.1:$profile_port} \
     REPRISE_SCRUB_KEY=bench-key GOMEMLIMIT=$gomemlimit GOGC=${BENCH_GOGC:-100} "$work/bin-reprise" \
-      --config config/local.yaml --config "$work/reprise-overrides.yaml" ${extra_configs[@]+"${extra_configs[@]}"} >"$work/$who.log" 2>&1 &
+      --config config/local.yaml --config "$work/reprise-overrides.yaml" ${extra_configs[@]+"${extra_configs[@]}"} \
+      ${BENCH_REPRISE_FLAGS:-} >"$work/$who.log" 2>&1 &
   else
     "$work/bin-stock" --config "$work/stock.yaml" >"$work/$who.log" 2>&1 &
   fi
