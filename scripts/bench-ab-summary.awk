@@ -9,8 +9,9 @@ function median(list,    n, v, i, j, t) {
   for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
   return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }
-# num prints a median as the runs print their values: whole numbers whole, others to 4 digits.
-function num(x) { return x == int(x) ? sprintf("%d", x) : sprintf("%.4g", x) }
+# num prints a median as the runs print their values: whole numbers whole, large ones to a
+# tenth, others to 4 digits.
+function num(x) { return x == int(x) ? sprintf("%d", x) : x >= 1000 ? sprintf("%.1f", x) : sprintf("%.4g", x) }
 function ratio(x, y) { return y + 0 == 0 ? "-" : sprintf("%.3fx", x / y) }
 {
   tree = $1; round = $2; who = $3; mode = $4
