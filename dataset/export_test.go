@@ -159,9 +159,9 @@ func WriteCasesWithPagePool(out io.Writer, rows []CaseRow, segment, parquetPool 
 	return pw.Close()
 }
 
-// WriteSegments writes each of batches as the writer writes a cases/ segment, and returns the
-// files' bytes: with one writer reused from segment to segment (segment_writers.go), or with
-// a new writer each.
+// WriteSegments writes each of batches as stageFile writes a cases/ segment (writeStaged), and
+// returns the files' bytes: with one writer reused from segment to segment
+// (segment_writers.go), or with a new writer each.
 func WriteSegments(batches [][]CaseRow, reuse bool) ([][]byte, error) {
 	schema := parquet.SchemaOf(CaseRow{})
 	opts := segmentOptions(schema)
@@ -169,20 +169,15 @@ func WriteSegments(batches [][]CaseRow, reuse bool) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var idle idleWriters
+	var idle *idleWriters // nil: a new writer each
+	if reuse {
+		idle = new(idleWriters)
+	}
 	files := make([][]byte, len(batches))
 	for i, rows := range batches {
 		var out bytes.Buffer
-		fast := writesWithWrite(z, rows)
-		pw := takeWriter[CaseRow](&idle, &out, opts, reuse && fast) // as stageFile, with reuse
-		if err := writeStagedRows(pw, rows, fast); err != nil {
+		if _, err := writeStaged(idle, &out, rows, opts, z, func(closeParquet func() error) error { return closeParquet() }); err != nil {
 			return nil, err
-		}
-		if err := pw.Close(); err != nil {
-			return nil, err
-		}
-		if reuse && fast {
-			idle.keep(opts, pw)
 		}
 		files[i] = out.Bytes()
 	}

@@ -24,7 +24,7 @@ import (
 // the largest heap of a paced run, releases it first: the next segment builds one again, once
 // per merge.
 //
-// Only writers of the fast path are kept (writeStagedRows with Write): their footer carries
+// Only writers of the fast path are kept (writeStaged, writeStagedRows with Write): their footer carries
 // segmentWriterKey, which a reset keeps, so a kept writer must never write a file the merge
 // must not repair. One idle writer per option set bounds what is held; concurrent batches beyond
 // it make their own.
@@ -33,11 +33,37 @@ type idleWriters struct {
 	idle map[*parquet.WriterOption]any // by the option set's first element: a *parquet.GenericWriter[T]
 }
 
-// takeWriter returns a writer of opts to write to out: with reuse, the idle writer of opts,
-// reset, if there is one; else a new one.
-func takeWriter[T any](iw *idleWriters, out io.Writer, opts []parquet.WriterOption, reuse bool) *parquet.GenericWriter[T] {
-	if !reuse {
-		return parquet.NewGenericWriter[T](out, opts...)
+// writeStaged writes rows into out with a writer of opts and has finish close it (finish is
+// given the writer's Close, which writes the footer). A segment on the fast path
+// (writesWithWrite) is written by the idle writer of opts in iw, reset, if there is one, and
+// its writer becomes that idle writer once finish has succeeded: a writer that failed is not
+// reused, its state unknown. With iw nil every file gets a new writer. finished says whether
+// finish was called, so that the caller knows whether the file still needs closing.
+func writeStaged[T any](iw *idleWriters, out io.Writer, rows []T, opts []parquet.WriterOption, z *zeroNulls, finish func(closeParquet func() error) error) (finished bool, err error) {
+	fast := writesWithWrite(z, rows)
+	var pw *parquet.GenericWriter[T]
+	if fast {
+		pw = takeIdle[T](iw, out, opts)
+	}
+	if pw == nil {
+		pw = parquet.NewGenericWriter[T](out, opts...)
+	}
+	if err := writeStagedRows(pw, rows, fast); err != nil {
+		return false, err
+	}
+	if err := finish(pw.Close); err != nil {
+		return true, err
+	}
+	if fast {
+		iw.keep(opts, pw)
+	}
+	return true, nil
+}
+
+// takeIdle returns the idle writer of opts, reset to write to out, or nil if iw has none.
+func takeIdle[T any](iw *idleWriters, out io.Writer, opts []parquet.WriterOption) *parquet.GenericWriter[T] {
+	if iw == nil {
+		return nil
 	}
 	iw.mu.Lock()
 	pw, ok := iw.idle[&opts[0]].(*parquet.GenericWriter[T])
@@ -46,7 +72,7 @@ func takeWriter[T any](iw *idleWriters, out io.Writer, opts []parquet.WriterOpti
 	}
 	iw.mu.Unlock()
 	if !ok {
-		return parquet.NewGenericWriter[T](out, opts...)
+		return nil
 	}
 	detachColumnPaths(pw.File().Metadata())
 	pw.Reset(out)
@@ -69,6 +95,9 @@ func detachColumnPaths(footer *format.FileMetaData) {
 
 // keep makes pw, which has written and closed a file with opts, the idle writer of opts.
 func (iw *idleWriters) keep(opts []parquet.WriterOption, pw any) {
+	if iw == nil {
+		return
+	}
 	iw.mu.Lock()
 	defer iw.mu.Unlock()
 	if iw.idle == nil {

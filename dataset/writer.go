@@ -350,20 +350,16 @@ func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []
 	if err != nil {
 		return err
 	}
-	fast := writesWithWrite(zeroNulls, rows)
-	pw := takeWriter[T](&w.segmentWriters, f.cw, opts, fast)
-	f.closeParquet, f.rows = pw.Close, len(rows)
-	if err := writeStagedRows(pw, rows, fast); err != nil {
+	f.rows = len(rows)
+	finished, err := writeStaged(&w.segmentWriters, f.cw, rows, opts, zeroNulls, func(closeParquet func() error) error {
+		f.closeParquet = closeParquet
+		return f.finish(b) // names the file in its errors
+	})
+	if err != nil && !finished {
 		f.abort()
 		return fmt.Errorf("writing %s/%s=%s: %w", dataset, PartitionKey, dt, err)
 	}
-	if err := f.finish(b); err != nil {
-		return err
-	}
-	if fast { // a writer that failed is not reused: its state is unknown
-		w.segmentWriters.keep(opts, pw)
-	}
-	return nil
+	return err
 }
 
 // WriteRows gives Go rows to a parquet-go writer (every writer of files users read in this
