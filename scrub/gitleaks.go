@@ -16,6 +16,7 @@ import (
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
+	gitleaksre "github.com/zricethezav/gitleaks/v8/regexp"
 	"github.com/zricethezav/gitleaks/v8/report"
 )
 
@@ -23,10 +24,17 @@ import (
 // each a regular expression with keywords, an entropy threshold and allow-lists), used as a
 // library. Its rule ids become kinds in snake_case: aws-access-token → aws_access_token.
 
-// gitleaksConfig is the default configuration with the stop words taken out (stopwords.go).
+// gitleaksConfig is the default configuration with the stop words taken out (stopwords.go)
+// and each rule's regular expression kept as its text (regexes), compiled when a text first
+// needs the rule (gitleaksRules.detector). Compiled, the ~220 expressions held 2.6 MB of heap
+// for the life of the process (`go test -count 1 -run TestScrubberHeap -v ./scrub/`: the
+// configuration kept 3.7 MB, now 1.1 MB), while a collector's texts need few of the rules (a
+// rule runs only on texts holding one of its keywords). Each live byte costs about two at the
+// heap's peak (GOGC=100): docs/benchmarks.md, issue 16 part 14.
 type gitleaksConfig struct {
-	config.Config
-	stopWords stopWords
+	config.Config                   // its rules' Regex is nil
+	regexes       map[string]string // rule id → its regular expression, for rules that have one
+	stopWords     stopWords
 }
 
 var gitleaksDefault = sync.OnceValues(func() (gitleaksConfig, error) {
@@ -49,7 +57,18 @@ var gitleaksDefault = sync.OnceValues(func() (gitleaksConfig, error) {
 		return gitleaksConfig{}, err
 	}
 	cfg, stop, err := withoutStopWords(def)
-	return gitleaksConfig{Config: cfg, stopWords: stop}, err
+	if err != nil {
+		return gitleaksConfig{}, err
+	}
+	regexes := map[string]string{}
+	for id, rule := range cfg.Rules { // withoutStopWords' copy of the rules: ours to change
+		if rule.Regex != nil {
+			regexes[id] = rule.Regex.String() // the text it was compiled from
+			rule.Regex = nil
+			cfg.Rules[id] = rule
+		}
+	}
+	return gitleaksConfig{Config: cfg, regexes: regexes, stopWords: stop}, nil
 })
 
 // gitleaksKind is the kind of a gitleaks rule.
@@ -86,7 +105,8 @@ func gitleaksKinds() []string {
 type gitleaksRules struct {
 	config    config.Config // the global allow-lists, for every detector
 	ids       []string      // rule ids, sorted: a rule's number is its index
-	rules     []config.Rule // by number, without keywords
+	rules     []config.Rule // by number, without keywords or Regex
+	regexes   []string      // by number: the rule's regular expression
 	byKeyword [][]int       // keyword number (keywords' order) → the rules that have it
 	always    []int         // rules without keywords, which gitleaks runs on every text (none by default)
 	keywords  *keywordIndex
@@ -94,6 +114,7 @@ type gitleaksRules struct {
 
 	mu        sync.Mutex
 	detectors map[string]*detect.Detector // by the set of rules (ruleSet.appendKey)
+	compiled  []*gitleaksre.Regexp        // by number: the rule's Regex once a text has needed it, else nil
 }
 
 // maxDetectors bounds the detectors kept, one per set of rules that texts have needed (a few
@@ -146,8 +167,8 @@ func sharedGitleaks(off func(kind string) bool) (*gitleaksRules, error) {
 func newGitleaks(def gitleaksConfig, off map[string]bool) (*gitleaksRules, error) {
 	g := &gitleaksRules{config: def.Config, stopWords: def.stopWords, detectors: map[string]*detect.Detector{}}
 	g.config.Rules, g.config.Keywords = nil, nil
-	for id, rule := range def.Rules {
-		if !off[id] && rule.Regex != nil { // a rule without Regex is on file paths only
+	for id := range def.Rules {
+		if _, ok := def.regexes[id]; ok && !off[id] { // a rule without Regex is on file paths only
 			g.ids = append(g.ids, id)
 		}
 	}
@@ -170,7 +191,9 @@ func newGitleaks(def gitleaksConfig, off map[string]bool) (*gitleaksRules, error
 		}
 		rule.Keywords = nil
 		g.rules = append(g.rules, rule)
+		g.regexes = append(g.regexes, def.regexes[id])
 	}
+	g.compiled = make([]*gitleaksre.Regexp, len(g.ids))
 	index, err := newKeywordIndex(keywords)
 	if err != nil {
 		return nil, err
@@ -223,7 +246,15 @@ func (g *gitleaksRules) detector(need ruleSet) *detect.Detector {
 	}
 	cfg := g.config
 	cfg.Rules = map[string]config.Rule{}
-	need.each(func(n int) { cfg.Rules[g.ids[n]] = g.rules[n] })
+	need.each(func(n int) {
+		if g.compiled[n] == nil {
+			// The text compiled once already (in Translate), so compiling it again cannot fail.
+			g.compiled[n] = gitleaksre.MustCompile(g.regexes[n])
+		}
+		rule := g.rules[n]
+		rule.Regex = g.compiled[n]
+		cfg.Rules[g.ids[n]] = rule
+	})
 	d := detect.NewDetector(cfg)
 	d.MaxDecodeDepth = 0
 	if len(g.detectors) < maxDetectors {

@@ -83,6 +83,46 @@ func TestRulesChosenByKeywordFindWhatGitleaksFinds(t *testing.T) {
 	assert.NotEmpty(t, s.gitleaks.detect("api_\u212aey = \"Xq3vT8pL2mQZN9rB4wK7y\""))
 }
 
+// TestRulesCompileWhenATextNeedsThem: the configuration a process keeps holds no compiled
+// expression, and a rule set compiles a rule's expression only once a text needs the rule (has
+// one of its keywords), then finds what gitleaks finds with it.
+func TestRulesCompileWhenATextNeedsThem(t *testing.T) {
+	def, err := gitleaksDefault()
+	require.NoError(t, err)
+	require.Greater(t, len(def.regexes), 150)
+	for id, rule := range def.Rules {
+		assert.Nil(t, rule.Regex, "rule %s is kept compiled", id)
+	}
+	g, err := newGitleaks(def, nil)
+	require.NoError(t, err)
+	compiled := func() (ids []string) {
+		for n, re := range g.compiled {
+			if re != nil {
+				ids = append(ids, g.ids[n])
+			}
+		}
+		return ids
+	}
+	assert.Empty(t, compiled(), "none before a text")
+	assert.Empty(t, g.detect("sunshine over Paris today"))
+	assert.Empty(t, compiled(), "none for a text without keywords")
+
+	stock, err := stockGitleaks()
+	require.NoError(t, err)
+	pat := `token ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU`
+	require.NotEmpty(t, stock.DetectString(pat))
+	assert.Equal(t, sortedFindings(g, stock.DetectString(pat)), sortedFindings(g, g.detect(pat)))
+	after := compiled()
+	assert.Contains(t, after, "github-pat")
+	assert.Less(t, len(after), 10, "only the rules with the text's keywords: %v", after)
+	assert.NotContains(t, after, "aws-access-token")
+
+	aws := `aws_key AKIAIOSFODNN7EXAMPLF`
+	assert.Equal(t, sortedFindings(g, stock.DetectString(aws)), sortedFindings(g, g.detect(aws)))
+	assert.Contains(t, compiled(), "aws-access-token")
+	assert.Subset(t, compiled(), after, "a compiled rule stays compiled")
+}
+
 // TestDetectorsKeptAreBounded: a detector is kept per set of rules texts have needed, up to
 // maxDetectors; past that each is made for its text, and finds the same.
 func TestDetectorsKeptAreBounded(t *testing.T) {
