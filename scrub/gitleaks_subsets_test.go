@@ -123,6 +123,32 @@ func TestRulesCompileWhenATextNeedsThem(t *testing.T) {
 	assert.Subset(t, compiled(), after, "a compiled rule stays compiled")
 }
 
+// TestRulesCompileConcurrently runs under -race: texts that need the same rules for the first
+// time are scanned at once, from a rule set that has compiled none, and each finds what gitleaks
+// finds.
+func TestRulesCompileConcurrently(t *testing.T) {
+	def, err := gitleaksDefault()
+	require.NoError(t, err)
+	g, err := newGitleaks(def, nil)
+	require.NoError(t, err)
+	stock, err := stockGitleaks()
+	require.NoError(t, err)
+	var texts, want []string
+	for _, p := range scrubtest.Planted {
+		text := "config " + p.Text + " end"
+		texts, want = append(texts, text), append(want, strings.Join(sortedFindings(g, stock.DetectString(text)), "|"))
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i, text := range texts {
+				assert.Equal(t, want[i], strings.Join(sortedFindings(g, g.detect(text)), "|"), text)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // TestDetectorsKeptAreBounded: a detector is kept per set of rules texts have needed, up to
 // maxDetectors; past that each is made for its text, and finds the same.
 func TestDetectorsKeptAreBounded(t *testing.T) {
