@@ -2,7 +2,6 @@ package pricing
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -166,7 +165,7 @@ func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
 // price is the first of keys the quote has a price for.
 func (q *Quote) price(keys []string) *tiered {
 	for _, k := range keys {
-		if p := q.prices[k]; p != nil {
+		if p := q.prices.get(k); p != nil {
 			return p
 		}
 	}
@@ -210,18 +209,9 @@ type TierLine struct {
 
 // Lines lists the quote's prices, sorted by key.
 func (q *Quote) Lines() []PriceLine {
-	keys := make([]string, 0, len(q.prices))
-	for k := range q.prices {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var out []PriceLine
-	for _, k := range keys {
-		p := q.prices[k]
-		if p == nil {
-			continue
-		}
-		line := PriceLine{Key: k, Base: p.Base}
+	for _, p := range q.prices {
+		line := PriceLine{Key: p.key, Base: p.Base}
 		for _, t := range p.Tiers {
 			line.Tiers = append(line.Tiers, TierLine{Start: t.Start, Price: t.Price})
 		}

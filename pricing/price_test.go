@@ -3,6 +3,7 @@ package pricing
 import (
 	"encoding/json"
 	"os"
+	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -180,6 +181,34 @@ func TestPartialWhenAKindHasNoPrice(t *testing.T) {
 	}
 	c := q.Cost(replaycase.Usage{InputTokens: 1000, OutputTokens: 10})
 	if c.Status != replaycase.CostPartial || !near(*c.TotalUSD, 0.0001) || c.Detail != "no price for output_mtok" {
+		t.Fatalf("got %+v", c)
+	}
+}
+
+// TestLinesListEveryPriceByKey: a quote's prices come out sorted by key with their tiers, and a
+// key whose price is null has none, for display and for pricing.
+func TestLinesListEveryPriceByKey(t *testing.T) {
+	tbl, err := Parse([]byte(`[{"id":"p","name":"P","api_pattern":"x","models":[
+		{"id":"m","match":{"equals":"m"},"prices":{"output_mtok":15,"cache_read_mtok":null,
+			"input_mtok":{"base":3,"tiers":[{"start":200000,"price":6}]},"cache_write_mtok":3.75}}]}]`), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := tbl.Lookup("p", []string{"m"}, at("2025-01-01T00:00:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []PriceLine{
+		{Key: "cache_write_mtok", Base: 3.75},
+		{Key: "input_mtok", Base: 3, Tiers: []TierLine{{Start: 200000, Price: 6}}},
+		{Key: "output_mtok", Base: 15},
+	}
+	if got := q.Lines(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	// Cache reads, whose own price is null, are priced as input, at the tier the call reached.
+	c := q.Cost(replaycase.Usage{InputTokens: 300000, CacheReadInputTokens: 1000, OutputTokens: 10})
+	if c.Status != replaycase.CostComputed || *c.UnitPrices.CacheRead != 6 || *c.UnitPrices.CacheWrite != 3.75 || c.Tier != "input_tokens>200000" {
 		t.Fatalf("got %+v", c)
 	}
 }
