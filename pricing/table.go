@@ -275,8 +275,8 @@ func (c *constraint) active(t time.Time) bool {
 // prices holds a price set's prices by key (input_mtok, output_mtok, cache_read_mtok …), each a
 // flat or tiered price in USD per unit (per million tokens for *_mtok keys), sorted by key. A
 // slice rather than a map of pointers: the table's ~2,600 price sets hold a few keys each, and
-// their maps took a quarter of the heap the processor keeps the table in for the life of the
-// process (`go test -count 1 -run TestTableHeap -v ./pricing/`: 2.10 MB with maps, 1.61 MB).
+// their maps were a quarter of the heap the table holds for the life of the process
+// (`go test -count 1 -run TestTableHeap -v ./pricing/`: 2.10 MB with maps, 1.61 MB without).
 type prices []keyedPrice
 
 type keyedPrice struct {
