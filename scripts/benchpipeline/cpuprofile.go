@@ -6,12 +6,15 @@
 // benchmark measures, which a fixed-length /debug/pprof/profile cannot.
 //
 // REPRISE_CPUPROFILE_ADDR (host:port) serves POST /start?file=PATH, which starts the CPU
-// profile into PATH, and POST /stop, which ends it; POST /heap?file=PATH writes a heap profile.
+// profile into PATH, and POST /stop, which ends it; POST /heap?file=PATH[&gc=1] writes a heap
+// profile (gc=1: after a collection, answering with the live heap's bytes).
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"sync"
 )
@@ -55,8 +58,16 @@ func init() {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})
-	// POST /heap?file=PATH writes a heap profile (live objects as of the last GC) into PATH.
+	// POST /heap?file=PATH writes a heap profile (live objects as of the last GC) into PATH. With
+	// gc=1 it collects first, so the profile is the heap live now, and answers with the live
+	// heap's bytes (runtime.MemStats.HeapAlloc right after that collection).
 	mux.HandleFunc("POST /heap", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("gc") == "1" {
+			runtime.GC()
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			fmt.Fprintf(w, "live_heap_bytes %d\n", m.HeapAlloc)
+		}
 		f, err := os.Create(r.URL.Query().Get("file"))
 		if err == nil {
 			err = pprof.Lookup("heap").WriteTo(f, 0)
