@@ -103,12 +103,12 @@ func gitleaksKinds() []string {
 // It is safe for concurrent use: DetectString only reads the detector's rules and keeps each
 // scan's state in locals (its one shared counter, TotalBytes, is atomic).
 type gitleaksRules struct {
-	config    config.Config // the global allow-lists, for every detector
-	ids       []string      // rule ids, sorted: a rule's number is its index
-	rules     []config.Rule // by number, without keywords or Regex
-	regexes   []string      // by number: the rule's regular expression
-	byKeyword [][]int       // keyword number (keywords' order) → the rules that have it
-	always    []int         // rules without keywords, which gitleaks runs on every text (none by default)
+	config    config.Config     // the global allow-lists, for every detector
+	ids       []string          // rule ids, sorted: a rule's number is its index
+	rules     []config.Rule     // by number, without keywords or Regex
+	regexes   map[string]string // rule id → its regular expression: gitleaksConfig's, read only
+	byKeyword [][]int           // keyword number (keywords' order) → the rules that have it
+	always    []int             // rules without keywords, which gitleaks runs on every text (none by default)
 	keywords  *keywordIndex
 	stopWords stopWords // shared by every rule set, read only
 
@@ -165,7 +165,7 @@ func sharedGitleaks(off func(kind string) bool) (*gitleaksRules, error) {
 // walker (which decodes base64 itself and masks the encoded text), so gitleaks scans text as
 // given.
 func newGitleaks(def gitleaksConfig, off map[string]bool) (*gitleaksRules, error) {
-	g := &gitleaksRules{config: def.Config, stopWords: def.stopWords, detectors: map[string]*detect.Detector{}}
+	g := &gitleaksRules{config: def.Config, regexes: def.regexes, stopWords: def.stopWords, detectors: map[string]*detect.Detector{}}
 	g.config.Rules, g.config.Keywords = nil, nil
 	for id := range def.Rules {
 		if _, ok := def.regexes[id]; ok && !off[id] { // a rule without Regex is on file paths only
@@ -191,7 +191,6 @@ func newGitleaks(def gitleaksConfig, off map[string]bool) (*gitleaksRules, error
 		}
 		rule.Keywords = nil
 		g.rules = append(g.rules, rule)
-		g.regexes = append(g.regexes, def.regexes[id])
 	}
 	g.compiled = make([]*gitleaksre.Regexp, len(g.ids))
 	index, err := newKeywordIndex(keywords)
@@ -249,7 +248,7 @@ func (g *gitleaksRules) detector(need ruleSet) *detect.Detector {
 	need.each(func(n int) {
 		if g.compiled[n] == nil {
 			// The text compiled once already (in Translate), so compiling it again cannot fail.
-			g.compiled[n] = gitleaksre.MustCompile(g.regexes[n])
+			g.compiled[n] = gitleaksre.MustCompile(g.regexes[g.ids[n]])
 		}
 		rule := g.rules[n]
 		rule.Regex = g.compiled[n]

@@ -15,6 +15,7 @@ import (
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/report"
 
+	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/scrub/scrubtest"
 )
 
@@ -121,6 +122,50 @@ func TestRulesCompileWhenATextNeedsThem(t *testing.T) {
 	assert.Equal(t, sortedFindings(g, stock.DetectString(aws)), sortedFindings(g, g.detect(aws)))
 	assert.Contains(t, compiled(), "aws-access-token")
 	assert.Subset(t, compiled(), after, "a compiled rule stays compiled")
+}
+
+// TestFixtureRunsCompileFewRules scrubs every attribute and log body of the four fixture
+// recordings with a rule set that has compiled nothing, and logs the rules that were compiled:
+// the recordings of real agents need few of the ~220, so most expressions are never compiled.
+// Run: go test -count 1 -run TestFixtureRunsCompileFewRules -v ./scrub/
+func TestFixtureRunsCompileFewRules(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"}) // the default policy: no rule is off
+	def, err := gitleaksDefault()
+	require.NoError(t, err)
+	s.gitleaks, err = newGitleaks(def, nil) // not the process's shared rule set, which other tests have used
+	require.NoError(t, err)
+	values := 0
+	for _, run := range []string{testfixtures.OTelEvents, testfixtures.OTelNoContent, testfixtures.Traceloop, testfixtures.OpenInference} {
+		for _, rs := range testfixtures.Traces(t, run).ResourceSpans().All() {
+			for _, ss := range rs.ScopeSpans().All() {
+				for _, span := range ss.Spans().All() {
+					s.Map(span.Attributes(), &Report{})
+					for _, e := range span.Events().All() {
+						s.Map(e.Attributes(), &Report{})
+					}
+					values += span.Attributes().Len()
+				}
+			}
+		}
+		for _, rl := range testfixtures.Logs(t, run).ResourceLogs().All() {
+			for _, sl := range rl.ScopeLogs().All() {
+				for _, lr := range sl.LogRecords().All() {
+					s.Map(lr.Attributes(), &Report{})
+					s.Value(lr.Body(), &Report{})
+					values += lr.Attributes().Len() + 1
+				}
+			}
+		}
+	}
+	var compiled []string
+	for n, re := range s.gitleaks.compiled {
+		if re != nil {
+			compiled = append(compiled, s.gitleaks.ids[n])
+		}
+	}
+	t.Logf("%d attributes and log bodies scrubbed; %d of %d rules compiled: %v", values, len(compiled), len(s.gitleaks.ids), compiled)
+	assert.NotEmpty(t, compiled, "the recordings hold keywords (key, token …): the test reaches gitleaks")
+	assert.Less(t, len(compiled), 10)
 }
 
 // TestRulesCompileConcurrently runs under -race: texts that need the same rules for the first

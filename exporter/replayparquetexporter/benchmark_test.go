@@ -181,16 +181,22 @@ func BenchmarkMergeMemory(b *testing.B) {
 // Run: go test -run '^$' -bench MergeLiveHeap -benchtime 1x -count 3 ./exporter/replayparquetexporter/
 func BenchmarkMergeLiveHeap(b *testing.B) {
 	canonical, cases, _ := benchInput(b)
-	const perSegment = 250
+	benchMerge(b, segmentsOf(canonical, 250), cases, liveHeapDuring, "merge_peak_live_MiB")
+}
+
+// segmentsOf splits td's resource spans (a case each) into batches of perSegment, as a sweep
+// hands them to the exporter.
+func segmentsOf(td ptrace.Traces, perSegment int) []ptrace.Traces {
 	var segments []ptrace.Traces
-	for lo := 0; lo < canonical.ResourceSpans().Len(); lo += perSegment {
+	all := td.ResourceSpans()
+	for lo := 0; lo < all.Len(); lo += perSegment {
 		segment := ptrace.NewTraces()
-		for i := lo; i < min(lo+perSegment, canonical.ResourceSpans().Len()); i++ {
-			canonical.ResourceSpans().At(i).CopyTo(segment.ResourceSpans().AppendEmpty())
+		for i := lo; i < min(lo+perSegment, all.Len()); i++ {
+			all.At(i).CopyTo(segment.ResourceSpans().AppendEmpty())
 		}
 		segments = append(segments, segment)
 	}
-	benchMerge(b, segments, cases, liveHeapDuring, "merge_peak_live_MiB")
+	return segments
 }
 
 // benchMerge stages segments (cases in all) five times over, then measures the merge that
@@ -274,15 +280,7 @@ func BenchmarkSegmentSize(b *testing.B) {
 	canonical, cases, _ := benchInput(b)
 	for _, perSegment := range []int{50, 250, 1000} {
 		b.Run(fmt.Sprint(perSegment), func(b *testing.B) {
-			var segments []ptrace.Traces
-			all := canonical.ResourceSpans()
-			for i := 0; i < all.Len(); i += perSegment {
-				td := ptrace.NewTraces()
-				for j := i; j < min(i+perSegment, all.Len()); j++ {
-					all.At(j).CopyTo(td.ResourceSpans().AppendEmpty())
-				}
-				segments = append(segments, td)
-			}
+			segments := segmentsOf(canonical, perSegment)
 			var cpu time.Duration
 			var allocated uint64
 			for i := 0; i < b.N; i++ {
@@ -304,8 +302,4 @@ func BenchmarkSegmentSize(b *testing.B) {
 }
 
 // heapAllocated is the bytes of heap the process has allocated so far.
-func heapAllocated() uint64 {
-	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(sample)
-	return sample[0].Value.Uint64()
-}
+var heapAllocated = runtimeMetric("/gc/heap/allocs:bytes")

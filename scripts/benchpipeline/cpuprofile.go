@@ -62,11 +62,11 @@ func init() {
 	// gc=1 it collects first, so the profile is the heap live now, and answers with the live
 	// heap's bytes (runtime.MemStats.HeapAlloc right after that collection).
 	mux.HandleFunc("POST /heap", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("gc") == "1" {
+		collect := r.URL.Query().Get("gc") == "1"
+		var m runtime.MemStats
+		if collect {
 			runtime.GC()
-			var m runtime.MemStats
 			runtime.ReadMemStats(&m)
-			fmt.Fprintf(w, "live_heap_bytes %d\n", m.HeapAlloc)
 		}
 		f, err := os.Create(r.URL.Query().Get("file"))
 		if err == nil {
@@ -75,8 +75,11 @@ func init() {
 				err = cerr
 			}
 		}
-		if err != nil {
+		switch {
+		case err != nil: // before any body, so that the status says so
 			http.Error(w, err.Error(), http.StatusInternalServerError)
+		case collect:
+			fmt.Fprintf(w, "live_heap_bytes %d\n", m.HeapAlloc)
 		}
 	})
 	go func() { _ = http.ListenAndServe(addr, mux) }()
