@@ -38,6 +38,13 @@
 # flags to reprise's (word-split), e.g. --feature-gates=pdata.useProtoPooling.
 # The clients' retries of 503 answers are printed per run, and how long the clients took to send
 # the corpus (load_seconds). BENCH_CLIENTS: concurrent HTTP clients (default 8).
+# BENCH_STAGES=1 also runs the same reprise binary cut after each stage, to show what each costs
+# (the pipeline then ends in the nop exporter): "receiver" (otlp only), "processor-bare"
+# (replay_case without its write-ahead copy and scrubbing), "processor" (replay_case as
+# configured); "reprise" is the whole pipeline. A stage's run ends when the receiver has accepted
+# every span and log record, or the processor has closed every case. The summary then gives
+# each stage's median CPU, its ratio to stock and what it adds to the stage before.
+# BENCH_MODES: the modes to run (default "burst paced").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5000}
@@ -169,14 +176,50 @@ done_stock() { # every span and log record is in the output files
   [ "$(cat "$work/stock/traces.json" "$work/stock/logs.json" 2>/dev/null | grep -o '"spanId"' | wc -l)" -ge "$items" ]
 }
 
+# The stages of BENCH_STAGES: each is config merged over reprise's, and a test of completion.
+stages=()
+if [ -n "${BENCH_STAGES:-}" ]; then
+  stages=(receiver processor-bare processor)
+  cat > "$work/stage-receiver.yaml" <<YAML
+service:
+  pipelines:
+    traces: {processors: [], exporters: [nop]}
+    logs: {processors: [], exporters: [nop]}
+YAML
+  cat > "$work/stage-processor-bare.yaml" <<YAML
+processors:
+  replay_case: {storage: null, scrub: {enabled: false}}
+service:
+  pipelines:
+    traces: {exporters: [nop]}
+YAML
+  cat > "$work/stage-processor.yaml" <<YAML
+service:
+  pipelines:
+    traces: {exporters: [nop]}
+YAML
+fi
+metric_sum() { # the sum of every series of a metric on the collector's metrics page
+  curl -sf --max-time 10 "http://127.0.0.1:$metrics_port/metrics" |
+    awk -v m="$1" 'index($0, m) == 1 && substr($0, length(m) + 1, 1) ~ /[_{ ]/ {s += $NF} END {printf "%d\n", s}'
+}
+done_receiver() { # every span and log record accepted
+  [ "$(metric_sum otelcol_receiver_accepted_spans)" -ge "$spans" ] &&
+    [ "$(metric_sum otelcol_receiver_accepted_log_records)" -ge "$log_records" ]
+}
+done_processor() { [ "$(metric_sum otelcol_processor_replay_case_cases_closed)" -ge "$runs" ]; }
+done_processor-bare() { done_processor; }
+
 run() { # collector mode → one result line
   local who=$1 mode=$2 pid t0 t1 hwm bytes load profiling w0 w1 a0 a1
   rm -rf "$work/reprise" "$work/stock" "$work/anon"; mkdir -p "$work/reprise/data" "$work/stock"
-  if [ "$who" = reprise ]; then
+  if [ "$who" != stock ]; then
+    stage_config=()
+    [ "$who" = reprise ] || stage_config=(--config "$work/stage-$who.yaml")
     REPRISE_CPUPROFILE_ADDR=${BENCH_PROFILE:+127.0.0.1:$profile_port} \
     REPRISE_SCRUB_KEY=bench-key GOMEMLIMIT=$gomemlimit GOGC=${BENCH_GOGC:-100} "$work/bin-reprise" \
       --config config/local.yaml --config "$work/reprise-overrides.yaml" ${extra_configs[@]+"${extra_configs[@]}"} \
-      ${BENCH_REPRISE_FLAGS:-} >"$work/$who.log" 2>&1 &
+      ${stage_config[@]+"${stage_config[@]}"} ${BENCH_REPRISE_FLAGS:-} >"$work/$who.log" 2>&1 &
   else
     "$work/bin-stock" --config "$work/stock.yaml" >"$work/$who.log" 2>&1 &
   fi
@@ -198,8 +241,9 @@ run() { # collector mode → one result line
   for _ in $(seq 300); do ready && break; sleep 0.1; done
   ready || { echo "$who did not start:" >&2; tail -20 "$work/$who.log" >&2; exit 1; }
   profiling=
-  if [ "$who" = reprise ] && [ -n "${BENCH_PROFILE:-}" ]; then
+  if [ "$who" != stock ] && [ -n "${BENCH_PROFILE:-}" ]; then
     profiling=$BENCH_PROFILE/$mode-$round.pprof
+    [ "$who" = reprise ] || profiling=$BENCH_PROFILE/$who-$mode-$round.pprof
     curl -sf -X POST "http://127.0.0.1:$profile_port/start?file=$profiling" || { echo "could not start the CPU profile" >&2; exit 1; }
   fi
   a0=$(heap_allocated) || { echo "$who: could not read its heap metric" >&2; exit 1; }
@@ -207,8 +251,9 @@ run() { # collector mode → one result line
   if [ "$mode" = burst ]; then rate_flag=0; else rate_flag=$rate; fi
   load=$("$work/benchload" -runs "$runs" -rate "$rate_flag" -workers "${BENCH_CLIENTS:-8}" -endpoint "http://127.0.0.1:$otlp_port")
   # The heap as the last client request is answered: what the collector holds while loaded.
-  [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/heap?file=$BENCH_PROFILE/$mode-$round-heap.pprof" || echo "could not write the heap profile" >&2
+  [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/heap?file=${profiling%.pprof}-heap.pprof" || echo "could not write the heap profile" >&2
   spans=$(sed 's/.*spans=\([0-9]*\).*/\1/' <<<"$load")
+  log_records=$(sed 's/.*log_records=\([0-9]*\).*/\1/' <<<"$load")
   retries=$(sed 's/.*retries=\([0-9]*\).*/\1/' <<<"$load")
   sent_s=$(sed 's/.*seconds=\([0-9.]*\).*/\1/' <<<"$load")
   for _ in $(seq 600); do "done_$who" && break; sleep 1; done
@@ -225,7 +270,7 @@ run() { # collector mode → one result line
       END {for (n in kib) if (kib[n] >= 1024) printf "  %s at peak RSS: %d MiB %s\n", run, kib[n] / 1024, n}' "$work/smaps" | sort -k6,6rn >&2
     rm -f "$work/smaps"
   fi
-  if [ "$who" = reprise ]; then
+  if [ "$who" != stock ]; then
     bytes=$(du -sb "$work/reprise/data" | cut -f1)
     if [ -n "${BENCH_KEEP:-}" ]; then rm -rf "$BENCH_KEEP/$mode"; mkdir -p "$BENCH_KEEP"; cp -r "$work/reprise/data" "$BENCH_KEEP/$mode"; fi
   else bytes=$(cat "$work/stock/"*.json | wc -c); fi
@@ -237,8 +282,8 @@ run() { # collector mode → one result line
 
 echo "corpus: $runs runs; input as OTLP/JSON $json_bytes bytes, gzip -6 $gzip_bytes bytes"
 for round in $(seq "$rounds"); do
-  for mode in burst paced; do
-    if (( round % 2 )); then order="stock reprise"; else order="reprise stock"; fi
+  for mode in ${BENCH_MODES:-burst paced}; do
+    if (( round % 2 )); then order="stock ${stages[*]} reprise"; else order="reprise ${stages[*]} stock"; fi
     for who in $order; do run "$who" "$mode" | tee -a "$work/results.txt"; done
   done
 done
@@ -261,13 +306,15 @@ awk -v gz="$gzip_bytes" '
     vals[$1 " " $2 " rss"] = vals[$1 " " $2 " rss"] " " $6
     vals[$1 " " $2 " out"] = vals[$1 " " $2 " out"] " " $8
     vals[$1 " " $2 " anon"] = vals[$1 " " $2 " anon"] " " $10
-    vals[$1 " " $2 " alloc"] = vals[$1 " " $2 " alloc"] " " $18 }
+    vals[$1 " " $2 " alloc"] = vals[$1 " " $2 " alloc"] " " $18
+    seen[$2] = 1 }
   END {
     print ""
     printf "%-6s %-34s %12s %12s %8s  %s\n", "mode", "median of the rounds", "reprise", "stock", "ratio", "ratio per round"
     split("burst paced", modes, " ")
     for (i = 1; i <= 2; i++) {
       m = modes[i]
+      if (!seen[m]) continue
       rc = median("reprise " m " cpu"); sc = median("stock " m " cpu")
       rr = median("reprise " m " rss"); sr = median("stock " m " rss")
       ro = median("reprise " m " out"); so = median("stock " m " out")
@@ -279,5 +326,33 @@ awk -v gz="$gzip_bytes" '
       printf "%-6s %-34s %12.2f %12.2f %7.2fx  %s\n", m, "heap MiB allocated / 1,000 spans", rh, sh, rh / sh, ratios(m " alloc")
       printf "%-6s %-34s %12d %12d %7.3fx\n", m, "output bytes", ro, so, ro / so
       printf "%-6s %-34s %12d %12d %7.3fx\n", m, "dataset bytes vs gzip -6 OTLP/JSON", ro, gz, ro / gz
+    }
+  }' "$work/results.txt"
+
+# --- stages (BENCH_STAGES) --------------------------------------------------------------------
+[ ${#stages[@]} -gt 0 ] || exit 0
+awk -v order="stock ${stages[*]} reprise" '
+  function median(key,   n, i, j, t, a) {
+    n = split(vals[key], a, " ")
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+    return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+  }
+  { vals[$1 " " $2 " cpu"] = vals[$1 " " $2 " cpu"] " " $4; vals[$1 " " $2 " alloc"] = vals[$1 " " $2 " alloc"] " " $18; seen[$2] = 1 }
+  END {
+    print ""
+    printf "%-6s %-16s %14s %9s %14s %14s %12s\n", "mode", "reprise cut after", "CPU s / 1,000", "vs stock", "adds CPU", "heap MiB/1,000", "adds heap"
+    n = split(order, who, " ")
+    split("burst paced", modes, " ")
+    for (i = 1; i <= 2; i++) {
+      m = modes[i]
+      if (!seen[m]) continue
+      sc = median("stock " m " cpu")
+      printf "%-6s %-16s %14.4f %8.2fx %14s %14.2f %12s\n", m, "(stock)", sc, 1, "", median("stock " m " alloc"), ""
+      pc = 0; pa = 0
+      for (k = 2; k <= n; k++) {
+        c = median(who[k] " " m " cpu"); a = median(who[k] " " m " alloc")
+        printf "%-6s %-16s %14.4f %8.2fx %+14.4f %14.2f %+12.2f\n", m, who[k], c, c / sc, c - pc, a, a - pa
+        pc = c; pa = a
+      }
     }
   }' "$work/results.txt"

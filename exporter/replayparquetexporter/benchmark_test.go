@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -274,18 +273,26 @@ func peakDuring(read func() uint64, floor uint64, every time.Duration, f func())
 // (file_max_age), then merges them (Shutdown's flush), as a sweep hands off a paced run's cases:
 // ~250 per half-second sweep at 500 runs/s. cpu-us/case is the process's CPU (GC included)
 // per case, staging and merge together; what it grows by as segments shrink is what each
-// segment costs whatever its size.
+// segment costs whatever its size. "published-N" publishes each batch of N cases as its own
+// files (file_max_age 0s, the exporter's default): the cost without segments.
 // Run: go test -run '^$' -bench SegmentSize -benchtime 5x -count 3 ./exporter/replayparquetexporter/
 func BenchmarkSegmentSize(b *testing.B) {
 	canonical, cases, _ := benchInput(b)
-	for _, perSegment := range []int{50, 250, 1000} {
-		b.Run(fmt.Sprint(perSegment), func(b *testing.B) {
-			segments := segmentsOf(canonical, perSegment)
+	for _, run := range []struct {
+		name            string
+		perBatch        int
+		publishEachOnce bool
+	}{{"50", 50, false}, {"250", 250, false}, {"1000", 1000, false}, {"published-50", 50, true}, {"published-1000", 1000, true}} {
+		b.Run(run.name, func(b *testing.B) {
+			segments := segmentsOf(canonical, run.perBatch)
 			var cpu time.Duration
 			var allocated uint64
 			for i := 0; i < b.N; i++ {
 				cfg := testConfig(b)
 				cfg.FileMaxAge, cfg.FileMaxStagedSize = time.Hour, 1<<40 // staged only, merged at Shutdown
+				if run.publishEachOnce {
+					cfg.FileMaxAge = 0
+				}
 				exp := newExporter(b, cfg)
 				a0, c0 := heapAllocated(), processCPU(b)
 				for _, td := range segments {
