@@ -45,9 +45,55 @@ func FillEveryField(v any) int { return fillInvalid(reflect.ValueOf(v), 12) }
 // WriteSegmentWithSteps stages cases as a segment the way builds did before the merge made
 // steps/ from cases/: with steps/ files of its own (in every other way as Write does).
 func WriteSegmentWithSteps(w *Writer, cases []*replaycase.Case) error {
+	b, accepted, quarantined, steps, err := stageRowsOf(w, cases)
+	if err != nil {
+		return err
+	}
+	err = stageAll(w, b, Steps, steps, segmentOptions(parquet.SchemaOf(StepRow{})), nil)
+	if err == nil {
+		err = stageAll(w, b, Quarantine, quarantined, idsLayoutOptions(quarantined, w.segmentCaseOptions, w.segmentIDsOnceOptions), nil)
+	}
+	if err == nil {
+		err = stageAll(w, b, Cases, accepted, idsLayoutOptions(accepted, w.segmentCaseOptions, w.segmentIDsOnceOptions), nil)
+	}
+	_, err = w.writeSegment(b, err, Result{})
+	return err
+}
+
+// WriteDeconstructed publishes cases as one batch the way Write did before every batch went
+// through a segment: each file's rows shredded from the Go rows (WriteRows) with the files'
+// own options, steps/ from appendStepRows. It is the reference the tests compare the merge's
+// files with: an independent way to the same rows.
+func WriteDeconstructed(w *Writer, cases []*replaycase.Case) error {
+	b, accepted, quarantined, steps, err := stageRowsOf(w, cases)
+	if err != nil {
+		return err
+	}
+	err = stageAll(w, b, Steps, steps, w.stepOptions, nil)
+	if err == nil {
+		err = stageAll(w, b, Quarantine, quarantined, idsLayoutOptions(quarantined, w.caseOptions, w.idsOnceOptions), nil)
+	}
+	if err == nil {
+		err = stageAll(w, b, Cases, accepted, idsLayoutOptions(accepted, w.caseOptions, w.idsOnceOptions), nil)
+	}
+	if err == nil {
+		err = b.commit()
+	}
+	if err == nil {
+		err = b.publish(nil)
+	}
+	if err != nil {
+		b.discard()
+	}
+	return err
+}
+
+// stageRowsOf repairs and sorts cases as Write does, makes their rows of each dataset by day,
+// steps/ included (appendStepRows), and opens a batch for them.
+func stageRowsOf(w *Writer, cases []*replaycase.Case) (b *batch, accepted, quarantined map[string][]CaseRow, steps map[string][]StepRow, err error) {
 	now := time.Now()
 	sort.SliceStable(cases, func(i, j int) bool { return cases[i].StartTime.Before(cases[j].StartTime) })
-	accepted, quarantined, steps := map[string][]CaseRow{}, map[string][]CaseRow{}, map[string][]StepRow{}
+	accepted, quarantined, steps = map[string][]CaseRow{}, map[string][]CaseRow{}, map[string][]StepRow{}
 	for _, c := range cases {
 		repairUTF8(c)
 		dt := Partition(c, now)
@@ -58,21 +104,8 @@ func WriteSegmentWithSteps(w *Writer, cases []*replaycase.Case) error {
 		accepted[dt] = append(accepted[dt], *c)
 		steps[dt] = appendStepRows(steps[dt], c)
 	}
-	b, err := newBatch(w.cfg)
-	if err != nil {
-		return err
-	}
-	acceptedOptions := idsLayoutOptions(accepted, w.segmentCaseOptions, w.segmentIDsOnceOptions)
-	quarantineOptions := idsLayoutOptions(quarantined, w.segmentCaseOptions, w.segmentIDsOnceOptions)
-	err = stageAll(w, b, Steps, steps, segmentOptions(parquet.SchemaOf(StepRow{})), nil)
-	if err == nil {
-		err = stageAll(w, b, Quarantine, quarantined, quarantineOptions, nil)
-	}
-	if err == nil {
-		err = stageAll(w, b, Cases, accepted, acceptedOptions, nil)
-	}
-	_, err = w.writeSegment(b, err, Result{})
-	return err
+	b, err = newBatch(w.cfg)
+	return b, accepted, quarantined, steps, err
 }
 
 // StepRowsOf is the steps/ rows the writer makes of cases.
@@ -182,4 +215,25 @@ func WriteSegments(batches [][]CaseRow, reuse bool) ([][]byte, error) {
 		files[i] = out.Bytes()
 	}
 	return files, nil
+}
+
+// appendStepRows appends the steps of an accepted case to rows as steps/ rows, as the merge
+// makes them from cases/ (merge_steps.go): without the trace id and the span ids. It is the
+// reference the tests compare the merge with.
+func appendStepRows(rows []StepRow, c *replaycase.Case) []StepRow {
+	for _, st := range c.Steps {
+		st.SpanID, st.ParentSpanID = "", ""
+		if st.ToolCall != nil { // a copy: the case keeps its ids
+			tc := *st.ToolCall
+			tc.SpanID, tc.RequestedBy = "", ""
+			st.ToolCall = &tc
+		}
+		if st.Retrieval != nil {
+			r := *st.Retrieval
+			r.SpanID = ""
+			st.Retrieval = &r
+		}
+		rows = append(rows, StepRow{CaseID: c.CaseID, SchemaVersion: c.SchemaVersion, Step: st})
+	}
+	return rows
 }

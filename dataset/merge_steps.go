@@ -10,21 +10,26 @@ import (
 
 // steps/ written once, by the merge, from the cases/ segments.
 //
-// A steps/ row is one step of an accepted case, with the case's id and schema version and its
-// span ids NULL (appendStepRows): nothing the cases/ row does not hold. So a segment stages
-// cases/ and quarantine/ only, and the merge writes steps/ from the columns of the cases/
-// segment: each steps/ column of the step is the cases/ column under steps.list.element, with
-// the list's repetition and definition levels taken off (a value that starts a step starts a
-// row); case_id and schema_version are the case's, once per step; trace_id and the span ids
-// are NULL. steps/ is then shredded and encoded once instead of twice (for the segment, then
-// again by the merge). Segments staged by an earlier build hold their own steps/ files; the
-// merge copies those as they are and derives nothing from their cases/ (segments.go).
+// A steps/ row is one step of an accepted case, with the case's id and schema version, and
+// without the trace id and the span ids: random ids, which no compressor shrinks and which
+// cases/ already holds (provenance.trace_id, and in steps[]: span_id, parent_span_id;
+// tool_call.span_id, retrieval.span_id and the tool call's requested_by follow from them,
+// ids_stored_once.go). Stored in both they cost more than everything else in steps/. The
+// columns stay, NULL, so that notebooks reading old and new files together need no schema
+// option. A steps/ row then holds nothing the cases/ row does not hold. So every batch is
+// staged as a segment of cases/ and quarantine/ rows only (Writer.Write), and the merge writes
+// steps/ from the columns of the cases/ segment: each steps/ column of the step is the cases/
+// column under steps.list.element, with the list's repetition and definition levels taken off
+// (a value that starts a step starts a row); case_id and schema_version are the case's, once
+// per step; trace_id and the span ids are NULL. steps/ is then shredded and encoded once
+// instead of twice (for the segment, then again by the merge). Segments staged by an earlier
+// build hold their own steps/ files; the merge copies those as they are and derives nothing
+// from their cases/ (segments.go).
 
 // stepsPrefix is the path in cases/ of the group that holds one step.
 var stepsPrefix = []string{"steps", "list", "element"}
 
-// stepIDColumns are the steps/ columns that appendStepRows leaves NULL: the span ids, which
-// cases/ holds.
+// stepIDColumns are the steps/ columns left NULL: the span ids, which cases/ holds.
 var stepIDColumns = [][]string{
 	{"span_id"}, {"parent_span_id"},
 	{"tool_call", "span_id"}, {"tool_call", "requested_by"},

@@ -55,6 +55,9 @@ type batch struct {
 	root, dir string
 	entries   []journalEntry
 	segments  []string
+	// scratch: the batch is a segment merged into another batch at once and never committed
+	// (Writer.publishSegment), so its files are not synced.
+	scratch bool
 }
 
 func newBatch(cfg WriterConfig) (*batch, error) {

@@ -53,7 +53,7 @@ type QuarantineRow = replaycase.Case
 
 // StepRow is one row of steps/: one LLM call, tool execution, retrieval, embedding or nested
 // agent of an accepted case, with the case it belongs to. The step's fields are top-level
-// columns; trace_id and the span ids are NULL (see appendStepRows): (case_id, index) is the
+// columns; trace_id and the span ids are NULL (merge_steps.go): (case_id, index) is the
 // row's key, and the case in cases/ and its step at position index there have them.
 type StepRow struct {
 	CaseID string `json:"case_id" parquet:"case_id"`
@@ -65,7 +65,7 @@ type StepRow struct {
 }
 
 // StepsLayoutKey is the footer key/value entry of steps/ files whose trace_id and span ids
-// are NULL (see appendStepRows); in files without it (written before) they hold the ids.
+// are NULL (merge_steps.go); in files without it (written before) they hold the ids.
 const StepsLayoutKey = "reprise.steps_layout"
 
 // StepsLayout is the value of StepsLayoutKey.
@@ -82,30 +82,6 @@ func Partition(c *replaycase.Case, now time.Time) string {
 		t = now
 	}
 	return t.UTC().Format(time.DateOnly)
-}
-
-// appendStepRows appends the steps of an accepted case to rows as steps/ rows, without the
-// trace id and the span ids: random ids, which no compressor shrinks and which cases/ already
-// holds (provenance.trace_id, and in steps[]: span_id, parent_span_id; tool_call.span_id,
-// retrieval.span_id and the tool call's requested_by follow from them, ids_stored_once.go).
-// Stored in both they cost more than everything else in steps/. The columns stay, NULL, so
-// that notebooks reading old and new files together need no schema option.
-func appendStepRows(rows []StepRow, c *replaycase.Case) []StepRow {
-	for _, st := range c.Steps {
-		st.SpanID, st.ParentSpanID = "", ""
-		if st.ToolCall != nil { // a copy: the case keeps its ids
-			tc := *st.ToolCall
-			tc.SpanID, tc.RequestedBy = "", ""
-			st.ToolCall = &tc
-		}
-		if st.Retrieval != nil {
-			r := *st.Retrieval
-			r.SpanID = ""
-			st.Retrieval = &r
-		}
-		rows = append(rows, StepRow{CaseID: c.CaseID, SchemaVersion: c.SchemaVersion, Step: st})
-	}
-	return rows
 }
 
 // DatasetOf is the dataset a case's row goes to: Cases when it is accepted, Quarantine otherwise.

@@ -94,15 +94,15 @@ func nullsWriter(t testing.TB, base, name string, fileMaxAge time.Duration) *Wri
 	return w
 }
 
-// writeDirectAndMerged writes each batch twice: published directly (through Deconstruct), and
+// writeDirectAndMerged writes each batch twice: published directly (through Deconstruct,
+// WriteDeconstructed), and
 // staged as segments then merged. It returns the writers and, by name, the staged segment files
 // and whether each was written with GenericWriter.Write.
 func writeDirectAndMerged(t *testing.T, batches func() [][]*replaycase.Case) (direct, merged *Writer, segments map[string]bool) {
 	base := t.TempDir()
 	direct, merged = nullsWriter(t, base, "direct", 0), nullsWriter(t, base, "merged", time.Hour)
 	for _, batch := range batches() {
-		_, err := direct.Write(batch)
-		require.NoError(t, err)
+		require.NoError(t, WriteDeconstructed(direct, batch))
 	}
 	for _, batch := range batches() {
 		_, err := merged.Write(batch)

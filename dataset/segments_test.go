@@ -332,13 +332,19 @@ func mergeTestBatch(t *testing.T, i int) []*replaycase.Case {
 // A merge copies the segments column by column, cutting row groups and files inside a
 // segment's row groups, and makes steps/ from the segments' cases/; the rows it stores are the
 // ones a direct write stores, NULLs included, whatever the layout of span ids (ids_stored_once.go)
-// and whether a segment holds steps/ files (an earlier build's) or not.
+// and whether a segment holds steps/ files (an earlier build's) or not. So are the rows of
+// batches published at once (no FileMaxAge), each through a segment merged by Write itself,
+// which leaves nothing in staging.
 func TestMergedFilesHoldWhatADirectWriteHolds(t *testing.T) {
 	base := t.TempDir()
 	direct, merged := mergeTestWriter(t, base, "direct", 0), mergeTestWriter(t, base, "merged", time.Hour)
+	published := mergeTestWriter(t, base, "published", 0)
 	for i := range 4 {
-		_, err := direct.Write(mergeTestBatch(t, i))
+		require.NoError(t, WriteDeconstructed(direct, mergeTestBatch(t, i)))
+		res, err := published.Write(mergeTestBatch(t, i))
 		require.NoError(t, err)
+		assert.Greater(t, len(res.Files), 2, "published by Write, split at MaxRowsPerFile")
+		assert.Empty(t, tree(t, StagingOf(published)), "the batch's segment is gone once its files are published")
 		if i == 3 {
 			require.NoError(t, WriteSegmentWithSteps(merged, mergeTestBatch(t, i)))
 			continue
@@ -359,12 +365,13 @@ func TestMergedFilesHoldWhatADirectWriteHolds(t *testing.T) {
 
 	for _, dataset := range []string{Cases, Quarantine, Steps} {
 		assertSameRows(t, direct.Root(), merged.Root(), dataset)
+		assertSameRows(t, direct.Root(), published.Root(), dataset)
 	}
 	assert.Contains(t, storedRows(t, merged.Root(), Steps), "every-field/0")
-	assertStepIDsNULL(t, direct.Root())
-	assertStepIDsNULL(t, merged.Root())
-	assertFootersNameEveryColumn(t, direct.Root())
-	assertFootersNameEveryColumn(t, merged.Root())
+	for _, w := range []*Writer{direct, merged, published} {
+		assertStepIDsNULL(t, w.Root())
+		assertFootersNameEveryColumn(t, w.Root())
+	}
 }
 
 // A collector of an earlier build left segments with steps/ files; the merge of this build
@@ -373,8 +380,7 @@ func TestSegmentsWithStepsOfAnEarlierBuildAreAdopted(t *testing.T) {
 	base := t.TempDir()
 	direct, earlier := mergeTestWriter(t, base, "direct", 0), mergeTestWriter(t, base, "merged", time.Hour)
 	for i := range 2 {
-		_, err := direct.Write(mergeTestBatch(t, i))
-		require.NoError(t, err)
+		require.NoError(t, WriteDeconstructed(direct, mergeTestBatch(t, i)))
 		require.NoError(t, WriteSegmentWithSteps(earlier, mergeTestBatch(t, i)))
 	}
 	staged := tree(t, StagingOf(earlier))
@@ -385,8 +391,7 @@ func TestSegmentsWithStepsOfAnEarlierBuildAreAdopted(t *testing.T) {
 	_, err = restarted.Recover(time.Now())
 	require.NoError(t, err)
 	for i := 2; i < 4; i++ {
-		_, err := direct.Write(mergeTestBatch(t, i))
-		require.NoError(t, err)
+		require.NoError(t, WriteDeconstructed(direct, mergeTestBatch(t, i)))
 		_, err = restarted.Write(mergeTestBatch(t, i))
 		require.NoError(t, err)
 	}

@@ -178,9 +178,16 @@ var ErrCommitted = errors.New("batch committed, publishing incomplete")
 // any string is repaired first (the cases are modified in place). When Write returns nil,
 // every row is visible; when it returns an error not wrapping ErrCommitted, no row is.
 //
-// With FileMaxAge set, Write stages the batch as a segment instead: when it returns nil, the
-// rows are durable in staging, and Flush publishes them. A segment holds the cases/ and
-// quarantine/ rows only: the merge makes the steps/ rows from the cases/ rows. Calling Flush after Write, rather
+// The batch is always written as a segment first (its cases/ and quarantine/ rows, on the
+// fast path, segments.go). Without FileMaxAge, Write then merges that one segment into the
+// batch's files and publishes them (publishSegment). The merge writes steps/ from the
+// cases/ columns and copies the rest column by column. That costs less than
+// shredding each row twice with the files' full profile (statistics, page indexes, bloom
+// filter, zstd), once into cases/ and once into steps/: a quarter less CPU and half the
+// allocations for batches of 1,000 cases (BenchmarkSegmentSize, docs/benchmarks.md part 16).
+//
+// With FileMaxAge set, Write stages the batch as a segment and stops: when it returns nil,
+// the rows are durable in staging, and Flush publishes them. Calling Flush after Write, rather
 // than merging inside it, lets the batch's cases be freed before the merge.
 func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	_ = w.retryPending() // what still fails stays pending; this batch is written regardless
@@ -193,21 +200,16 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	}
 	sort.SliceStable(cases, func(i, j int) bool { return cases[i].StartTime.Before(cases[j].StartTime) })
 	now := time.Now()
-	staged := w.cfg.FileMaxAge > 0
-	accepted, quarantined, steps := map[string][]CaseRow{}, map[string][]QuarantineRow{}, map[string][]StepRow{}
+	accepted, quarantined := map[string][]CaseRow{}, map[string][]QuarantineRow{}
 	days := make([]string, len(cases)) // each case's partition
-	// To allocate each day's rows once (a case row is large): cases/ and quarantine/ rows,
-	// and steps/ rows when they are written now.
-	acceptedOfDay, quarantinedOfDay, stepsOfDay := map[string]int{}, map[string]int{}, map[string]int{}
+	// To allocate each day's rows once (a case row is large).
+	acceptedOfDay, quarantinedOfDay := map[string]int{}, map[string]int{}
 	for i, c := range cases {
 		days[i] = Partition(c, now)
 		if DatasetOf(c) == Quarantine {
 			quarantinedOfDay[days[i]]++
-			continue
-		}
-		acceptedOfDay[days[i]]++
-		if !staged {
-			stepsOfDay[days[i]] += len(c.Steps)
+		} else {
+			acceptedOfDay[days[i]]++
 		}
 	}
 	for dt, n := range acceptedOfDay {
@@ -216,18 +218,11 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	for dt, n := range quarantinedOfDay {
 		quarantined[dt] = make([]QuarantineRow, 0, n)
 	}
-	for dt, n := range stepsOfDay {
-		steps[dt] = make([]StepRow, 0, n)
-	}
 	for i, c := range cases {
-		dt := days[i]
 		if DatasetOf(c) == Quarantine {
-			quarantined[dt] = append(quarantined[dt], *c)
-			continue
-		}
-		accepted[dt] = append(accepted[dt], *c)
-		if !staged {
-			steps[dt] = appendStepRows(steps[dt], c)
+			quarantined[days[i]] = append(quarantined[days[i]], *c)
+		} else {
+			accepted[days[i]] = append(accepted[days[i]], *c)
 		}
 	}
 
@@ -235,25 +230,34 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	caseOptions, idsOnceOptions := w.caseOptions, w.idsOnceOptions
-	var zeroNulls *zeroNulls // a segment's rows are written on the fast path (segment_nulls.go)
-	if staged {
-		caseOptions, idsOnceOptions, zeroNulls = w.segmentCaseOptions, w.segmentIDsOnceOptions, w.caseZeroNulls
-	}
-	acceptedOptions := idsLayoutOptions(accepted, caseOptions, idsOnceOptions)
-	quarantineOptions := idsLayoutOptions(quarantined, caseOptions, idsOnceOptions)
-	// Staged in publish order: steps before cases, so that a reader never sees a case row
-	// whose steps are not there yet.
-	err = stageAll(w, b, Steps, steps, w.stepOptions, nil)
+	// Merged at once, the segment is never read after a crash: its files need no fsync.
+	b.scratch = w.cfg.FileMaxAge <= 0
+	acceptedOptions := idsLayoutOptions(accepted, w.segmentCaseOptions, w.segmentIDsOnceOptions)
+	quarantineOptions := idsLayoutOptions(quarantined, w.segmentCaseOptions, w.segmentIDsOnceOptions)
+	err = stageAll(w, b, Quarantine, quarantined, quarantineOptions, w.caseZeroNulls)
 	if err == nil {
-		err = stageAll(w, b, Quarantine, quarantined, quarantineOptions, zeroNulls)
+		err = stageAll(w, b, Cases, accepted, acceptedOptions, w.caseZeroNulls)
 	}
-	if err == nil {
-		err = stageAll(w, b, Cases, accepted, acceptedOptions, zeroNulls)
+	if b.scratch {
+		return w.publishSegment(b, err, res)
 	}
-	if staged {
-		return w.writeSegment(b, err, res)
+	return w.writeSegment(b, err, res)
+}
+
+// publishSegment merges the files of seg, a batch staged as a segment and never committed, into
+// a new batch of final files (steps/ before cases/, as a Flush writes them), commits and
+// publishes that batch, and removes seg. A crash before the commit leaves two uncommitted
+// batches, which Recover deletes; after it, the committed batch, which Recover publishes.
+func (w *Writer) publishSegment(seg *batch, stageErr error, res Result) (Result, error) {
+	defer seg.discard()
+	if stageErr != nil {
+		return res, stageErr
 	}
+	b, err := newBatch(w.cfg)
+	if err != nil {
+		return res, err
+	}
+	err = w.mergeSegments(b, []segment{{name: filepath.Base(seg.dir), entries: seg.entries}})
 	if err == nil {
 		err = b.commit()
 	}
@@ -261,6 +265,7 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 		b.discard()
 		return res, err
 	}
+	seg.discard() // before the files are visible: nothing of the batch is left to clean up then
 	if err := b.publish(w.afterRename); err != nil {
 		w.mu.Lock()
 		w.pending = append(w.pending, b)
@@ -417,7 +422,7 @@ func (w *Writer) createStaged(b *batch, dataset, dt string) (*stagedFile, error)
 // finish writes the footer, fsyncs and closes the file, and adds it to the batch.
 func (s *stagedFile) finish(b *batch) error {
 	err := s.closeParquet()
-	if err == nil {
+	if err == nil && !b.scratch {
 		err = s.file.Sync()
 	}
 	if cerr := s.file.Close(); err == nil {
