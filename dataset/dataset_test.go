@@ -328,6 +328,17 @@ func TestWriteFailureRollsBackTheWholeBatch(t *testing.T) {
 	assert.Empty(t, tree(t, StagingOf(w)), "the staged files are deleted")
 }
 
+// steps/ files are written only by the merge of the batch's segment: a failure there, after
+// the segment is written, leaves nothing either, in the dataset or in staging.
+func TestMergeFailureRollsBackTheWholeBatch(t *testing.T) {
+	w := newWriter(t, faults.DiskFull(1024, Steps))
+	_, err := w.Write(fixtureCases(t))
+	require.ErrorIs(t, err, syscall.ENOSPC)
+	assert.NotErrorIs(t, err, ErrCommitted)
+	assert.Empty(t, tree(t, w.Root()))
+	assert.Empty(t, tree(t, StagingOf(w)), "the segment and the merged files are deleted")
+}
+
 func TestRecoverDeletesStaleUncommittedBatches(t *testing.T) {
 	w := newWriter(t)
 	stale := filepath.Join(StagingOf(w), BatchPrefix+"0192-stale")
