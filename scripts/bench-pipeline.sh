@@ -289,7 +289,9 @@ for round in $(seq "$rounds"); do
 done
 
 # --- summary ----------------------------------------------------------------------------------
-awk -v gz="$gzip_bytes" '
+# Medians and ratios; with BENCH_STAGES, then each stage's median CPU and heap, its ratio to
+# stock and what it adds to the stage before it.
+awk -v gz="$gzip_bytes" -v stages="${stages[*]}" '
   function median(key,   n, i, j, t, a) {
     n = split(vals[key], a, " ")
     for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
@@ -327,32 +329,21 @@ awk -v gz="$gzip_bytes" '
       printf "%-6s %-34s %12d %12d %7.3fx\n", m, "output bytes", ro, so, ro / so
       printf "%-6s %-34s %12d %12d %7.3fx\n", m, "dataset bytes vs gzip -6 OTLP/JSON", ro, gz, ro / gz
     }
-  }' "$work/results.txt"
-
-# --- stages (BENCH_STAGES) --------------------------------------------------------------------
-[ ${#stages[@]} -gt 0 ] || exit 0
-awk -v order="stock ${stages[*]} reprise" '
-  function median(key,   n, i, j, t, a) {
-    n = split(vals[key], a, " ")
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-    return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-  }
-  { vals[$1 " " $2 " cpu"] = vals[$1 " " $2 " cpu"] " " $4; vals[$1 " " $2 " alloc"] = vals[$1 " " $2 " alloc"] " " $18; seen[$2] = 1 }
-  END {
+    if (stages == "") exit
     print ""
     printf "%-6s %-16s %14s %9s %14s %14s %12s\n", "mode", "reprise cut after", "CPU s / 1,000", "vs stock", "adds CPU", "heap MiB/1,000", "adds heap"
-    n = split(order, who, " ")
-    split("burst paced", modes, " ")
+    n = split(stages " reprise", who, " ")
     for (i = 1; i <= 2; i++) {
       m = modes[i]
       if (!seen[m]) continue
       sc = median("stock " m " cpu")
       printf "%-6s %-16s %14.4f %8.2fx %14s %14.2f %12s\n", m, "(stock)", sc, 1, "", median("stock " m " alloc"), ""
       pc = 0; pa = 0
-      for (k = 2; k <= n; k++) {
+      for (k = 1; k <= n; k++) {
         c = median(who[k] " " m " cpu"); a = median(who[k] " " m " alloc")
         printf "%-6s %-16s %14.4f %8.2fx %+14.4f %14.2f %+12.2f\n", m, who[k], c, c / sc, c - pc, a, a - pa
         pc = c; pa = a
       }
     }
   }' "$work/results.txt"
+
