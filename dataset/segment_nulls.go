@@ -12,9 +12,9 @@ import (
 
 // Segments written on parquet-go's fast path, their NULLs restored by the merge.
 //
-// A file users read is written through WriteRows (Schema.Deconstruct), which stores the zero
-// value of an optional field of a non-pointer Go type (an empty string, false, 0, a nil
-// []byte) as NULL. GenericWriter.Write is cheaper (a batch staged and merged: about a fifth less
+// The rows users read are what Schema.Deconstruct makes of the Go rows (WriteRows, for the case
+// files of `reprise export`; the merge, for the dataset's files), which stores the zero value of
+// an optional field of a non-pointer Go type (an empty string, false, 0, a nil []byte) as NULL. GenericWriter.Write is cheaper (a batch staged and merged: about a fifth less
 // CPU and less than half the allocations, BenchmarkWriteCases), but parquet-go v0.32 stores some
 // of those zero values as present: in writeRowsFuncOfOptional (column_buffer_write.go) the run
 // of non-nulls is tested with `b == (1<<y)-1` where all ones (`^uint64(0)>>y`) is meant, so a
@@ -298,7 +298,7 @@ func isZeroValue(v parquet.Value) bool {
 
 // writesWithWrite reports whether a staged file of rows is written with Write, its footer
 // marked for the merge's repair: a segment (z not nil) of z's row type that holds no empty
-// non-nil optional []byte. A file users read and the other segments go through WriteRows.
+// non-nil optional []byte. The other staged files go through WriteRows.
 func writesWithWrite[T any](z *zeroNulls, rows []T) bool {
 	return z != nil && z.goType == reflect.TypeFor[T]() && !z.needsExact(reflect.ValueOf(rows))
 }

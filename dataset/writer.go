@@ -367,9 +367,9 @@ func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []
 	return err
 }
 
-// WriteRows gives Go rows to a parquet-go writer (every writer of files users read in this
-// package, and scripts/datasetsize, goes through it; segments, which only the merge reads, take
-// the fast path with a repair at the merge, segment_nulls.go) as parquet.Row values
+// WriteRows gives Go rows to a parquet-go writer (case files, scripts/datasetsize, and segment
+// files the fast path cannot write; segments, which only the merge reads, take the fast path
+// with a repair at the merge, segment_nulls.go) as parquet.Row values
 // that carry their levels, made by Schema.Deconstruct, not through GenericWriter.Write:
 // parquet-go v0.32's Write, for an optional
 // field of a non-pointer type, stores some zero values as present ("" instead of NULL) — a null
