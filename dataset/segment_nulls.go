@@ -13,13 +13,14 @@ import (
 // Segments written on parquet-go's fast path, their NULLs restored by the merge.
 //
 // The rows users read are what Schema.Deconstruct makes of the Go rows (WriteRows, for the case
-// files of `reprise export`; the merge, for the dataset's files), which stores the zero value of
-// an optional field of a non-pointer Go type (an empty string, false, 0, a nil []byte) as NULL. GenericWriter.Write is cheaper (a batch staged and merged: about a fifth less
-// CPU and less than half the allocations, BenchmarkWriteCases), but parquet-go v0.32 stores some
-// of those zero values as present: in writeRowsFuncOfOptional (column_buffer_write.go) the run
-// of non-nulls is tested with `b == (1<<y)-1` where all ones (`^uint64(0)>>y`) is meant, so a
-// null after a run of present values, across the rows of one call or the elements of one list,
-// is written as a value. Only present-for-null goes wrong: a value is never written as NULL.
+// files of `reprise export`; the merge, for the dataset's files), which stores the zero value of an
+// optional field of a non-pointer Go type (an empty string, false, 0, a nil []byte) as NULL.
+// GenericWriter.Write is cheaper (a batch staged and merged: about a fifth less CPU and less than
+// half the allocations, BenchmarkWriteCases), but parquet-go v0.32 stores some of those zero values
+// as present: in writeRowsFuncOfOptional (column_buffer_write.go) the run of non-nulls is tested
+// with `b == (1<<y)-1` where all ones (`^uint64(0)>>y`) is meant, so a null after a run of present
+// values, across the rows of one call or the elements of one list, is written as a value. Only
+// present-for-null goes wrong: a value is never written as NULL.
 //
 // A segment is read by nobody but the merge, so segments of cases/ and quarantine/ are written
 // with Write and marked so in their footer (segmentWriterKey), and the merge puts the NULLs

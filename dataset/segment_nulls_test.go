@@ -95,9 +95,8 @@ func nullsWriter(t testing.TB, base, name string, fileMaxAge time.Duration) *Wri
 }
 
 // writeDirectAndMerged writes each batch twice: published directly (through Deconstruct,
-// WriteDeconstructed), and
-// staged as segments then merged. It returns the writers and, by name, the staged segment files
-// and whether each was written with GenericWriter.Write.
+// WriteDeconstructed), and staged as segments then merged. It returns the writers and, by name, the
+// staged segment files and whether each was written with GenericWriter.Write.
 func writeDirectAndMerged(t *testing.T, batches func() [][]*replaycase.Case) (direct, merged *Writer, segments map[string]bool) {
 	base := t.TempDir()
 	direct, merged = nullsWriter(t, base, "direct", 0), nullsWriter(t, base, "merged", time.Hour)

@@ -178,13 +178,13 @@ var ErrCommitted = errors.New("batch committed, publishing incomplete")
 // any string is repaired first (the cases are modified in place). When Write returns nil,
 // every row is visible; when it returns an error not wrapping ErrCommitted, no row is.
 //
-// The batch is always written as a segment first (its cases/ and quarantine/ rows, on the
-// fast path, segments.go). Without FileMaxAge, Write then merges that one segment into the
-// batch's files and publishes them (publishSegment). The merge writes steps/ from the
-// cases/ columns and copies the rest column by column. That costs less than
-// shredding each row twice with the files' full profile (statistics, page indexes, bloom
-// filter, zstd), once into cases/ and once into steps/: a quarter less CPU and half the
-// allocations for batches of 1,000 cases (BenchmarkSegmentSize, docs/benchmarks.md part 16).
+// The batch is always written as a segment first (its cases/ and quarantine/ rows, on the fast
+// path, segments.go). Without FileMaxAge, Write then merges that one segment into the batch's files
+// and publishes them (publishSegment). The merge writes steps/ from the cases/ columns and copies
+// the rest column by column. That costs less than shredding each row twice with the files' full
+// profile (statistics, page indexes, bloom filter, zstd), once into cases/ and once into steps/: a
+// quarter less CPU and half the allocations for batches of 1,000 cases (BenchmarkSegmentSize,
+// docs/benchmarks.md part 16).
 //
 // With FileMaxAge set, Write stages the batch as a segment and stops: when it returns nil,
 // the rows are durable in staging, and Flush publishes them. Calling Flush after Write, rather
