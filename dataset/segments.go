@@ -155,31 +155,15 @@ func (w *Writer) Flush(force bool) (Result, error) {
 	if len(segs) == 0 {
 		return Result{}, nil
 	}
-	b, err := newBatch(w.cfg)
-	if err != nil {
-		return Result{}, err
-	}
 	w.segmentWriters.release() // the merge is the largest heap of a paced run (segment_writers.go)
-	err = w.mergeSegments(b, segs)
-	if err == nil {
-		for _, s := range segs {
-			b.segments = append(b.segments, s.name)
-		}
-		err = b.commit()
-	}
+	b, err := w.mergeCommitted(segs, true)
 	if err != nil {
-		b.discard()
 		return Result{}, fmt.Errorf("merging %d staged segments: %w", len(segs), err)
 	}
 	// From here the journal owns the segments: they must not be merged a second time.
 	w.forget(segs)
-	if err := b.publish(w.afterRename); err != nil {
-		w.mu.Lock()
-		w.pending = append(w.pending, b)
-		w.mu.Unlock()
-		return Result{}, fmt.Errorf("%w: %w", ErrCommitted, err)
-	}
-	return Result{Files: b.published()}, nil
+	files, err := w.publishCommitted(b)
+	return Result{Files: files}, err
 }
 
 // adoptEvery is how often Flush looks for segments left by a crashed process.

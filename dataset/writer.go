@@ -253,27 +253,49 @@ func (w *Writer) publishSegment(seg *batch, stageErr error, res Result) (Result,
 	if stageErr != nil {
 		return res, stageErr
 	}
-	b, err := newBatch(w.cfg)
+	b, err := w.mergeCommitted([]segment{{name: filepath.Base(seg.dir), entries: seg.entries}}, false)
 	if err != nil {
 		return res, err
 	}
-	err = w.mergeSegments(b, []segment{{name: filepath.Base(seg.dir), entries: seg.entries}})
+	seg.discard() // before the files are visible: nothing of the batch is left to clean up then
+	res.Files, err = w.publishCommitted(b)
+	return res, err
+}
+
+// mergeCommitted merges segs into a new batch and commits it; it leaves nothing when it fails.
+// inJournal names the segments in the batch's journal, so that publishing it removes them
+// (Flush's committed segments); a segment never committed is removed by its writer.
+func (w *Writer) mergeCommitted(segs []segment, inJournal bool) (*batch, error) {
+	b, err := newBatch(w.cfg)
+	if err != nil {
+		return nil, err
+	}
+	err = w.mergeSegments(b, segs)
+	if err == nil && inJournal {
+		for _, s := range segs {
+			b.segments = append(b.segments, s.name)
+		}
+	}
 	if err == nil {
 		err = b.commit()
 	}
 	if err != nil {
 		b.discard()
-		return res, err
+		return nil, err
 	}
-	seg.discard() // before the files are visible: nothing of the batch is left to clean up then
+	return b, nil
+}
+
+// publishCommitted publishes a committed batch and lists its files. A batch it cannot finish
+// stays pending, for the next Write, Flush, Close or Recover, and the error wraps ErrCommitted.
+func (w *Writer) publishCommitted(b *batch) ([]Published, error) {
 	if err := b.publish(w.afterRename); err != nil {
 		w.mu.Lock()
 		w.pending = append(w.pending, b)
 		w.mu.Unlock()
-		return res, fmt.Errorf("%w: %w", ErrCommitted, err)
+		return nil, fmt.Errorf("%w: %w", ErrCommitted, err)
 	}
-	res.Files = b.published()
-	return res, nil
+	return b.published(), nil
 }
 
 // writeSegment commits a staged batch as a segment.

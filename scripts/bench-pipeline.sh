@@ -176,8 +176,11 @@ done_stock() { # every span and log record is in the output files
   [ "$(cat "$work/stock/traces.json" "$work/stock/logs.json" 2>/dev/null | grep -o '"spanId"' | wc -l)" -ge "$items" ]
 }
 
-# The stages of BENCH_STAGES: each is config merged over reprise's, and a test of completion.
+# The stages of BENCH_STAGES: each is config merged over reprise's (stage_configs, files
+# separated by ":" as in BENCH_CONFIG) and a test of completion (done_<stage>). processor-bare
+# is processor without the two guarantees, taken out by part 10's files.
 stages=()
+declare -A stage_configs=()
 if [ -n "${BENCH_STAGES:-}" ]; then
   stages=(receiver processor-bare processor)
   cat > "$work/stage-receiver.yaml" <<YAML
@@ -186,18 +189,16 @@ service:
     traces: {processors: [], exporters: [nop]}
     logs: {processors: [], exporters: [nop]}
 YAML
-  cat > "$work/stage-processor-bare.yaml" <<YAML
-processors:
-  replay_case: {storage: null, scrub: {enabled: false}}
-service:
-  pipelines:
-    traces: {exporters: [nop]}
-YAML
   cat > "$work/stage-processor.yaml" <<YAML
 service:
   pipelines:
     traces: {exporters: [nop]}
 YAML
+  stage_configs=(
+    [receiver]="$work/stage-receiver.yaml"
+    [processor]="$work/stage-processor.yaml"
+    [processor-bare]="$work/stage-processor.yaml:$PWD/scripts/benchpipeline/without-write-ahead.yaml:$PWD/scripts/benchpipeline/without-scrubbing.yaml"
+  )
 fi
 metric_sum() { # the sum of every series of a metric on the collector's metrics page
   curl -sf --max-time 10 "http://127.0.0.1:$metrics_port/metrics" |
@@ -215,7 +216,8 @@ run() { # collector mode → one result line
   rm -rf "$work/reprise" "$work/stock" "$work/anon"; mkdir -p "$work/reprise/data" "$work/stock"
   if [ "$who" != stock ]; then
     stage_config=()
-    [ "$who" = reprise ] || stage_config=(--config "$work/stage-$who.yaml")
+    IFS=: read -ra files <<<"${stage_configs[$who]:-}"
+    for f in ${files[@]+"${files[@]}"}; do stage_config+=(--config "$f"); done
     REPRISE_CPUPROFILE_ADDR=${BENCH_PROFILE:+127.0.0.1:$profile_port} \
     REPRISE_SCRUB_KEY=bench-key GOMEMLIMIT=$gomemlimit GOGC=${BENCH_GOGC:-100} "$work/bin-reprise" \
       --config config/local.yaml --config "$work/reprise-overrides.yaml" ${extra_configs[@]+"${extra_configs[@]}"} \

@@ -96,32 +96,24 @@ func TestRulesCompileWhenATextNeedsThem(t *testing.T) {
 	}
 	g, err := newGitleaks(def, nil)
 	require.NoError(t, err)
-	compiled := func() (ids []string) {
-		for n, re := range g.compiled {
-			if re != nil {
-				ids = append(ids, g.ids[n])
-			}
-		}
-		return ids
-	}
-	assert.Empty(t, compiled(), "none before a text")
+	assert.Empty(t, compiledRules(g), "none before a text")
 	assert.Empty(t, g.detect("sunshine over Paris today"))
-	assert.Empty(t, compiled(), "none for a text without keywords")
+	assert.Empty(t, compiledRules(g), "none for a text without keywords")
 
 	stock, err := stockGitleaks()
 	require.NoError(t, err)
 	pat := `token ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU`
 	require.NotEmpty(t, stock.DetectString(pat))
 	assert.Equal(t, sortedFindings(g, stock.DetectString(pat)), sortedFindings(g, g.detect(pat)))
-	after := compiled()
+	after := compiledRules(g)
 	assert.Contains(t, after, "github-pat")
 	assert.Less(t, len(after), 10, "only the rules with the text's keywords: %v", after)
 	assert.NotContains(t, after, "aws-access-token")
 
 	aws := `aws_key AKIAIOSFODNN7EXAMPLF`
 	assert.Equal(t, sortedFindings(g, stock.DetectString(aws)), sortedFindings(g, g.detect(aws)))
-	assert.Contains(t, compiled(), "aws-access-token")
-	assert.Subset(t, compiled(), after, "a compiled rule stays compiled")
+	assert.Contains(t, compiledRules(g), "aws-access-token")
+	assert.Subset(t, compiledRules(g), after, "a compiled rule stays compiled")
 }
 
 // TestFixtureRunsCompileFewRules scrubs every attribute and log body of the four fixture
@@ -157,15 +149,20 @@ func TestFixtureRunsCompileFewRules(t *testing.T) {
 			}
 		}
 	}
-	var compiled []string
-	for n, re := range s.gitleaks.compiled {
-		if re != nil {
-			compiled = append(compiled, s.gitleaks.ids[n])
-		}
-	}
+	compiled := compiledRules(s.gitleaks)
 	t.Logf("%d attributes and log bodies scrubbed; %d of %d rules compiled: %v", values, len(compiled), len(s.gitleaks.ids), compiled)
 	assert.NotEmpty(t, compiled, "the recordings hold keywords (key, token …): the test reaches gitleaks")
 	assert.Less(t, len(compiled), 10)
+}
+
+// compiledRules lists the ids of the rules g has compiled.
+func compiledRules(g *gitleaksRules) (ids []string) {
+	for n, re := range g.compiled {
+		if re != nil {
+			ids = append(ids, g.ids[n])
+		}
+	}
+	return ids
 }
 
 // TestRulesCompileConcurrently runs under -race: texts that need the same rules for the first
