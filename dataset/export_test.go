@@ -51,10 +51,7 @@ func WriteSegmentWithSteps(w *Writer, cases []*replaycase.Case) error {
 	}
 	err = stageAll(w, b, Steps, steps, segmentOptions(parquet.SchemaOf(StepRow{})), nil)
 	if err == nil {
-		err = stageAll(w, b, Quarantine, quarantined, idsLayoutOptions(quarantined, w.segmentCaseOptions, w.segmentIDsOnceOptions), nil)
-	}
-	if err == nil {
-		err = stageAll(w, b, Cases, accepted, idsLayoutOptions(accepted, w.segmentCaseOptions, w.segmentIDsOnceOptions), nil)
+		err = stageCaseRows(w, b, accepted, quarantined, w.segmentCaseOptions, w.segmentIDsOnceOptions, nil)
 	}
 	_, err = w.writeSegment(b, err, Result{})
 	return err
@@ -71,10 +68,7 @@ func WriteDeconstructed(w *Writer, cases []*replaycase.Case) error {
 	}
 	err = stageAll(w, b, Steps, steps, w.stepOptions, nil)
 	if err == nil {
-		err = stageAll(w, b, Quarantine, quarantined, idsLayoutOptions(quarantined, w.caseOptions, w.idsOnceOptions), nil)
-	}
-	if err == nil {
-		err = stageAll(w, b, Cases, accepted, idsLayoutOptions(accepted, w.caseOptions, w.idsOnceOptions), nil)
+		err = stageCaseRows(w, b, accepted, quarantined, w.caseOptions, w.idsOnceOptions, nil)
 	}
 	if err == nil {
 		err = b.commit()

@@ -61,10 +61,11 @@ func WithCreateFile(create func(path string) (StagedFile, error)) Option {
 // Writer writes batches of cases into a dataset root. It is safe for concurrent use; each
 // Write publishes one batch (see publish.go).
 type Writer struct {
-	cfg         WriterConfig
+	cfg WriterConfig
+	// caseOptions and stepOptions write the files users read, all of them made by the merge.
 	caseOptions []parquet.WriterOption
 	stepOptions []parquet.WriterOption
-	// segmentCaseOptions write segments (segments.go), with FileMaxAge set; a segment has no
+	// segmentCaseOptions write segments (segments.go), every batch's first; a segment has no
 	// steps/ files: the merge makes them from its cases/ files, as stepsOfCases says.
 	segmentCaseOptions []parquet.WriterOption
 	stepsOfCases       *stepsOfCases
@@ -232,12 +233,7 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	}
 	// Merged at once, the segment is never read after a crash: its files need no fsync.
 	b.scratch = w.cfg.FileMaxAge <= 0
-	acceptedOptions := idsLayoutOptions(accepted, w.segmentCaseOptions, w.segmentIDsOnceOptions)
-	quarantineOptions := idsLayoutOptions(quarantined, w.segmentCaseOptions, w.segmentIDsOnceOptions)
-	err = stageAll(w, b, Quarantine, quarantined, quarantineOptions, w.caseZeroNulls)
-	if err == nil {
-		err = stageAll(w, b, Cases, accepted, acceptedOptions, w.caseZeroNulls)
-	}
+	err = stageCaseRows(w, b, accepted, quarantined, w.segmentCaseOptions, w.segmentIDsOnceOptions, w.caseZeroNulls)
 	if b.scratch {
 		return w.publishSegment(b, err, res)
 	}
@@ -249,17 +245,28 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 // publishes that batch, and removes seg. A crash before the commit leaves two uncommitted
 // batches, which Recover deletes; after it, the committed batch, which Recover publishes.
 func (w *Writer) publishSegment(seg *batch, stageErr error, res Result) (Result, error) {
-	defer seg.discard()
 	if stageErr != nil {
+		seg.discard()
 		return res, stageErr
 	}
 	b, err := w.mergeCommitted([]segment{{name: filepath.Base(seg.dir), entries: seg.entries}}, false)
+	seg.discard() // before the files are visible: nothing of the batch is left to clean up then
 	if err != nil {
 		return res, err
 	}
-	seg.discard() // before the files are visible: nothing of the batch is left to clean up then
 	res.Files, err = w.publishCommitted(b)
 	return res, err
+}
+
+// stageCaseRows stages the quarantine/ rows, then the cases/ rows, each day's file with opts, or
+// idsOnceOpts when its span ids can be stored once (idsLayoutOptions); zeroNulls as stageAll
+// takes it.
+func stageCaseRows(w *Writer, b *batch, accepted, quarantined map[string][]CaseRow, opts, idsOnceOpts []parquet.WriterOption, zeroNulls *zeroNulls) error {
+	err := stageAll(w, b, Quarantine, quarantined, idsLayoutOptions(quarantined, opts, idsOnceOpts), zeroNulls)
+	if err == nil {
+		err = stageAll(w, b, Cases, accepted, idsLayoutOptions(accepted, opts, idsOnceOpts), zeroNulls)
+	}
+	return err
 }
 
 // mergeCommitted merges segs into a new batch and commits it; it leaves nothing when it fails.
