@@ -25,7 +25,9 @@
 # then built with scripts/benchpipeline/cpuprofile.go added (build tag reprise_cpuprofile), which
 # costs nothing until the profile is started. A heap profile of each run, taken when the last
 # client request is answered, goes to DIR/<mode>-<round>-heap.pprof
-# (go tool pprof -sample_index=inuse_space -top DIR/paced-1-heap.pprof).
+# (go tool pprof -sample_index=inuse_space -top DIR/paced-1-heap.pprof), and one taken once the
+# last case is written to DIR/<mode>-<round>-end-heap.pprof: what the whole run allocated, where
+# (go tool pprof -sample_index=alloc_space -top -cum DIR/burst-1-end-heap.pprof).
 # BENCH_SMAPS=1 prints, after each run, the resident MiB of each mapping (the binary, anonymous
 # memory, mapped files) of the collector at its highest RSS, copied from /proc/<pid>/smaps.
 # BENCH_FILE_MAX_AGE=0s overrides the exporter's file_max_age (default: config/local.yaml's, 10s).
@@ -263,6 +265,9 @@ run() { # collector mode → one result line
   t1=$(cpu_ticks $pid) w1=$(io_writes $pid)
   [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/stop" || echo "could not stop the CPU profile" >&2
   a1=$(heap_allocated) || { echo "$who: could not read its heap metric" >&2; exit 1; }
+  # Once every case is written, after the heap metric is read: its alloc_space is everything the
+  # process allocated since it started (go tool pprof -sample_index=alloc_space).
+  [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/heap?file=${profiling%.pprof}-end-heap.pprof" || echo "could not write the heap profile" >&2
   hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill -TERM $pid; wait $pid || true
   wait $sampler || true
