@@ -266,8 +266,9 @@ run() { # collector mode → one result line
   [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/stop" || echo "could not stop the CPU profile" >&2
   a1=$(heap_allocated) || { echo "$who: could not read its heap metric" >&2; exit 1; }
   # Once every case is written, after the heap metric is read: its alloc_space is everything the
-  # process allocated since it started (go tool pprof -sample_index=alloc_space).
-  [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/heap?file=${profiling%.pprof}-end-heap.pprof" || echo "could not write the heap profile" >&2
+  # process allocated since it started (go tool pprof -sample_index=alloc_space). gc=1 collects
+  # first, as a heap profile counts allocations only up to the last collection.
+  [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/heap?gc=1&file=${profiling%.pprof}-end-heap.pprof" >/dev/null || echo "could not write the heap profile" >&2
   hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill -TERM $pid; wait $pid || true
   wait $sampler || true
