@@ -202,6 +202,10 @@ YAML
     [processor-bare]="$work/stage-processor.yaml:$PWD/scripts/benchpipeline/without-write-ahead.yaml:$PWD/scripts/benchpipeline/without-scrubbing.yaml"
   )
 fi
+heap_profile() { # NAME [QUERY]: the profiled run's heap profile into ${profiling%.pprof}-NAME.pprof
+  [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/heap?${2:+$2&}file=${profiling%.pprof}-$1.pprof" >/dev/null ||
+    echo "could not write the heap profile" >&2
+}
 metric_sum() { # the sum of every series of a metric on the collector's metrics page
   curl -sf --max-time 10 "http://127.0.0.1:$metrics_port/metrics" |
     awk -v m="$1" 'index($0, m) == 1 && substr($0, length(m) + 1, 1) ~ /[_{ ]/ {s += $NF} END {printf "%d\n", s}'
@@ -255,7 +259,7 @@ run() { # collector mode → one result line
   if [ "$mode" = burst ]; then rate_flag=0; else rate_flag=$rate; fi
   load=$("$work/benchload" -runs "$runs" -rate "$rate_flag" -workers "${BENCH_CLIENTS:-8}" -endpoint "http://127.0.0.1:$otlp_port")
   # The heap as the last client request is answered: what the collector holds while loaded.
-  [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/heap?file=${profiling%.pprof}-heap.pprof" || echo "could not write the heap profile" >&2
+  heap_profile heap
   spans=$(sed 's/.*spans=\([0-9]*\).*/\1/' <<<"$load")
   log_records=$(sed 's/.*log_records=\([0-9]*\).*/\1/' <<<"$load")
   retries=$(sed 's/.*retries=\([0-9]*\).*/\1/' <<<"$load")
@@ -268,7 +272,7 @@ run() { # collector mode → one result line
   # Once every case is written, after the heap metric is read: its alloc_space is everything the
   # process allocated since it started (go tool pprof -sample_index=alloc_space). gc=1 collects
   # first, as a heap profile counts allocations only up to the last collection.
-  [ -z "$profiling" ] || curl -sf -X POST "http://127.0.0.1:$profile_port/heap?gc=1&file=${profiling%.pprof}-end-heap.pprof" >/dev/null || echo "could not write the heap profile" >&2
+  heap_profile end-heap gc=1
   hwm=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill -TERM $pid; wait $pid || true
   wait $sampler || true
