@@ -5,9 +5,11 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/reprise-dev/reprise/internal/jsonany"
 	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/wireapi"
 )
@@ -85,18 +87,19 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	setStr(&mc.RequestModel, getStr(a, "llm.request.model_name"))
 	setStr(&mc.ResponseModel, getStr(a, "llm.response.model_name", "llm.model_name"))
 
-	if raw, ok := jsonAttr(a, "llm.invocation_parameters", b); ok {
-		if params, ok := raw.(map[string]any); ok {
-			if err := responseEcho(params); err != nil {
-				b.problem("llm.invocation_parameters", err)
-			} else {
-				b.checkRequestNumbers(params, "llm.invocation_parameters")
-				recorded, _ := a.Get("llm.invocation_parameters")
-				mergeModelConfig(mc, openAIParams(recorded, params))
-			}
+	if params, ok := invocationParameters(a, b); ok {
+		if err := responseEcho(params); err != nil {
+			b.problem("llm.invocation_parameters", err)
+		} else {
+			b.checkRequestNumbers(params, "llm.invocation_parameters")
+			recorded, _ := a.Get("llm.invocation_parameters")
+			mergeModelConfig(mc, openAIParams(recorded, params))
 		}
 	}
-	request := openInferenceRequest(a, b)
+	if st.ToolDefinitions == nil {
+		st.ToolDefinitions = openInferenceTools(a) // before the request body, which need not read its tools then
+	}
+	request := openInferenceRequest(a, b, st.ToolDefinitions == nil)
 	mergeModelConfig(mc, request.Model)
 	setStr(&mc.RequestModel, getStr(a, "llm.model_name"))
 
@@ -134,17 +137,6 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 		st.FinishReasons = response.FinishReasons
 	}
 
-	if st.ToolDefinitions == nil {
-		for _, item := range indexed(a, "llm.tools.") {
-			if v, ok := item["tool.json_schema"]; ok {
-				if raw, err := decodeAny(v, true); err == nil {
-					if m, ok := raw.(map[string]any); ok {
-						st.ToolDefinitions = append(st.ToolDefinitions, toolDefinition(m))
-					}
-				}
-			}
-		}
-	}
 	if st.ToolDefinitions == nil {
 		st.ToolDefinitions = request.Tools
 	}
@@ -282,15 +274,53 @@ func numbers(s pcommon.Slice) []float64 {
 	return out
 }
 
+// invocationParameterFields are the members of llm.invocation_parameters that
+// openInferenceLLM reads from its decoded value; openAIParams parses the recorded text itself.
+var invocationParameterFields = slices.Concat(responseEchoFields, requestFloatFields, requestIntFields)
+
+// invocationParameters returns llm.invocation_parameters when it is a JSON object, as jsonAttr
+// decodes it and reports it when it is not JSON. From recorded text only the members
+// openInferenceLLM reads are built: the instrumentation records the offered tools there too,
+// and their schemas are most of the text.
+func invocationParameters(a pcommon.Map, b *stepBuilder) (map[string]any, bool) {
+	const key = "llm.invocation_parameters"
+	if v, ok := a.Get(key); ok && v.Type() == pcommon.ValueTypeStr {
+		// parseJSON's trim: any Unicode whitespace may follow the value.
+		if params, ok := jsonany.DecodeFields(strings.TrimRightFunc(v.Str(), unicode.IsSpace), invocationParameterFields...); ok {
+			return params, true
+		}
+	}
+	raw, ok := jsonAttr(a, key, b) // not an object, not JSON, or left to encoding/json
+	params, isObject := raw.(map[string]any)
+	return params, ok && isObject
+}
+
+// openInferenceTools reads the tool definitions recorded as llm.tools.N.tool.json_schema, nil
+// when there are none.
+func openInferenceTools(a pcommon.Map) []replaycase.ToolDefinition {
+	var tools []replaycase.ToolDefinition
+	for _, item := range indexed(a, "llm.tools.") {
+		if v, ok := item["tool.json_schema"]; ok {
+			if raw, err := decodeAny(v, true); err == nil {
+				if m, ok := raw.(map[string]any); ok {
+					tools = append(tools, toolDefinition(m))
+				}
+			}
+		}
+	}
+	return tools
+}
+
 // openInferenceRequest reads the Chat Completions request recorded in input.value. Recorded as
 // JSON text, the body is parsed once, by the replay endpoint's parser; only a body that parser
 // refuses is parsed again into plain values, to report what is wrong with it.
-func openInferenceRequest(a pcommon.Map, b *stepBuilder) OpenAIRequest {
+// withTools says whether its tools are needed (parseChatRequest).
+func openInferenceRequest(a pcommon.Map, b *stepBuilder, withTools bool) OpenAIRequest {
 	jsonBody := getStr(a, "input.mime_type") == "application/json"
 	v, found := a.Get("input.value")
 	text := found && v.Type() == pcommon.ValueTypeStr
 	if jsonBody && text {
-		if r, decoded := parseChatRequest([]byte(v.Str())); decoded {
+		if r, decoded := parseChatRequest([]byte(v.Str()), withTools); decoded {
 			return r
 		}
 	}

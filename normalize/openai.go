@@ -27,7 +27,7 @@ func ParseOpenAIRequest(body map[string]any) OpenAIRequest {
 	if err != nil {
 		return OpenAIRequest{}
 	}
-	r, _ := parseChatRequest(raw)
+	r, _ := parseChatRequest(raw, true)
 	return r
 }
 
@@ -36,15 +36,26 @@ func ParseOpenAIRequest(body map[string]any) OpenAIRequest {
 // endpoint's parser took the body (its tool schemas aside): a JSON object whose sampling
 // parameters are numbers, so a generic parse of the same text and checkRequestNumbers would find
 // nothing wrong (FuzzOpenInferenceRequestParsedOnce).
-func parseChatRequest(raw []byte) (r OpenAIRequest, decoded bool) {
+//
+// withTools says whether the caller needs the offered tools; without them Tools is nil and
+// their schemas are not read, which is most of the work for an agent with many tools. Reading
+// them cannot fail once the body parsed (a schema sits four levels into the body, so it is
+// within encoding/json's nesting limit whenever the body is), so leaving them unread changes
+// nothing else.
+func parseChatRequest(raw []byte, withTools bool) (r OpenAIRequest, decoded bool) {
 	req, err := wireapi.ParseChatRequest(raw)
 	if err != nil {
 		return OpenAIRequest{}, false
 	}
+	r = OpenAIRequest{Messages: req.Messages, Model: req.Params}
+	if !withTools {
+		return r, true
+	}
 	if req.ReadToolSchemas() != nil {
 		return OpenAIRequest{}, true
 	}
-	return OpenAIRequest{Messages: req.Messages, Tools: req.Tools, Model: req.Params}, true
+	r.Tools = req.Tools
+	return r, true
 }
 
 // openAIParams reads the sampling parameters of invocation parameters with the same parser;

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // requestSeeds are request bodies as OpenInference records them in input.value and
@@ -36,7 +37,7 @@ func referenceRequest(a pcommon.Map, b *stepBuilder) OpenAIRequest {
 	}
 	b.checkRequestNumbers(body, "input.value")
 	if v, _ := a.Get("input.value"); v.Type() == pcommon.ValueTypeStr {
-		r, _ := parseChatRequest([]byte(v.Str()))
+		r, _ := parseChatRequest([]byte(v.Str()), true)
 		return r
 	}
 	return ParseOpenAIRequest(body)
@@ -66,11 +67,16 @@ func FuzzOpenInferenceRequestParsedOnce(f *testing.F) {
 			if jsonMime {
 				a.PutStr("input.mime_type", "application/json")
 			}
-			want, got := stepBuilder{spanID: "s"}, stepBuilder{spanID: "s"}
+			want, got, noTools := stepBuilder{spanID: "s"}, stepBuilder{spanID: "s"}, stepBuilder{spanID: "s"}
 			wantRequest := referenceRequest(a, &want)
-			gotRequest := openInferenceRequest(a, &got)
+			gotRequest := openInferenceRequest(a, &got, true)
 			require.Equal(t, wantRequest, gotRequest, "request from %q (structured %v)", text, structured)
 			require.Equal(t, want.Findings, got.Findings, "findings for %q (structured %v)", text, structured)
+			// Without its tools, the request is the same but for them.
+			withoutTools := openInferenceRequest(a, &noTools, false)
+			wantRequest.Tools = nil
+			require.Equal(t, wantRequest, withoutTools, "request without tools from %q (structured %v)", text, structured)
+			require.Equal(t, want.Findings, noTools.Findings, "findings without tools for %q (structured %v)", text, structured)
 		}
 	})
 }
@@ -119,4 +125,53 @@ func namesCollide(v any) bool {
 		}
 	}
 	return false
+}
+
+// invocationParameters gives, from recorded text, the members openInferenceLLM reads of what
+// jsonAttr decodes, and the same findings, for any text.
+func FuzzInvocationParametersDecodedInPart(f *testing.F) {
+	for _, s := range requestSeeds(f) {
+		f.Add(s)
+	}
+	f.Add(`{"id":"resp_1","created_at":1,"temperature":"hot","tools":[{"a":[1,{"b":2}]}],"seed":3,"seed":4}`)
+	f.Fuzz(func(t *testing.T, text string) {
+		a := pcommon.NewMap()
+		a.PutStr("llm.invocation_parameters", text)
+		want, got := stepBuilder{spanID: "s"}, stepBuilder{spanID: "s"}
+		raw, wantOK := jsonAttr(a, "llm.invocation_parameters", &want)
+		whole, isObject := raw.(map[string]any)
+		wantOK = wantOK && isObject
+		params, gotOK := invocationParameters(a, &got)
+		require.Equal(t, wantOK, gotOK, "decoded %q", text)
+		require.Equal(t, want.Findings, got.Findings, "findings for %q", text)
+		for _, name := range invocationParameterFields {
+			require.Equal(t, whole[name], params[name], "%s of %q", name, text)
+		}
+	})
+}
+
+// An OpenInference model call that does not record llm.tools.N.tool.json_schema offers the
+// tools its request body (input.value) lists: the same definitions.
+func TestOpenInferenceToolsFromTheRequestBody(t *testing.T) {
+	logs := testfixtures.Logs(t, testfixtures.OpenInference)
+	recorded, _, _ := Build(testfixtures.Traces(t, testfixtures.OpenInference), logs)
+	td := testfixtures.Traces(t, testfixtures.OpenInference)
+	for _, rs := range td.ResourceSpans().All() {
+		for _, ss := range rs.ScopeSpans().All() {
+			for _, span := range ss.Spans().All() {
+				span.Attributes().RemoveIf(func(k string, _ pcommon.Value) bool { return strings.HasPrefix(k, "llm.tools.") })
+			}
+		}
+	}
+	fromBody, _, _ := Build(td, logs)
+	llmSteps := 0
+	for i, st := range recorded.Steps {
+		if st.Kind != replaycase.StepLLM {
+			continue
+		}
+		llmSteps++
+		require.NotEmpty(t, st.ToolDefinitions, "step %d", i)
+		require.Equal(t, st.ToolDefinitions, fromBody.Steps[i].ToolDefinitions, "step %d", i)
+	}
+	require.Equal(t, 2, llmSteps)
 }

@@ -2,6 +2,9 @@ package normalize
 
 import "fmt"
 
+// responseEchoFields are the members of the parameters responseEcho reads.
+var responseEchoFields = []string{"id", "created_at"}
+
 // responseEcho reports invocation parameters that are a Responses API response's echo of its
 // settings (with the response's "id" and "created_at", which no request carries) instead of
 // what the client sent: their "model" is the dated model that answered, and their top_p and

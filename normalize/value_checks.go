@@ -37,12 +37,18 @@ func quoteValue(v pcommon.Value) string {
 	return s
 }
 
+// The sampling parameters of a request body that checkRequestNumbers reads.
+var (
+	requestFloatFields = []string{"temperature", "top_p"}
+	requestIntFields   = []string{"max_tokens", "max_completion_tokens", "max_output_tokens", "seed"}
+)
+
 // checkRequestNumbers reports the sampling parameters of a recorded request body that are
 // there but hold no number: the body parser reads such a field as absent, which must not pass
 // in silence.
 func (b *stepBuilder) checkRequestNumbers(body map[string]any, where string) {
-	checkNumbers(b, body, where, replaycase.ReasonInvalidParameter, toFloat, "temperature", "top_p")
-	checkNumbers(b, body, where, replaycase.ReasonInvalidParameter, toInt, "max_tokens", "max_completion_tokens", "max_output_tokens", "seed")
+	checkNumbers(b, body, where, replaycase.ReasonInvalidParameter, toFloat, requestFloatFields...)
+	checkNumbers(b, body, where, replaycase.ReasonInvalidParameter, toInt, requestIntFields...)
 }
 
 // checkNumbers reports, under code, each of keys that body holds but parse does not accept.

@@ -70,6 +70,9 @@ func text(v any) string {
 	case json.Number:
 		return t.String()
 	}
+	if s, ok := jsonany.Encode(v); ok {
+		return s // the same text as below, without encoding/json's reflection
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

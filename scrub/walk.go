@@ -52,8 +52,8 @@ func (s *Scrubber) text(v string, r *Report) string {
 				return v
 			}
 			merge(r, &sub)
-			if b, err := marshal(out); err == nil {
-				return string(b)
+			if text, err := marshal(out); err == nil {
+				return text
 			}
 		}
 	}
@@ -96,14 +96,17 @@ func (s *Scrubber) plain(v string, r *Report) string {
 	return s.replace(v, found, r)
 }
 
-func marshal(v any) ([]byte, error) {
+func marshal(v any) (string, error) {
+	if text, ok := jsonany.Encode(v); ok {
+		return text, nil // the same text as below, without encoding/json's reflection
+	}
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, err
+		return "", err
 	}
-	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // integer scrubs a number written as decimal text: only whole numbers (a card or phone number

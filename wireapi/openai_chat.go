@@ -13,6 +13,7 @@ import (
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
+	"github.com/reprise-dev/reprise/internal/jsonany"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -390,6 +391,9 @@ func rawText(raw json.RawMessage, param string) (string, error) {
 			return "", invalidType(param, "a string")
 		}
 		return s, nil
+	}
+	if text, ok := jsonany.Canonical(raw); ok {
+		return text, nil // the same text as below, without encoding/json's reflection
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

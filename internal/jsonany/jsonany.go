@@ -3,6 +3,8 @@
 // token reader (jsontext, the encoding/json/v2 tokenizer) instead of encoding/json's reflection:
 // the scrubber and the normalizer parse every JSON attribute of every span (messages, tool
 // schemas, parameters), and with encoding/json that was about a tenth of the collector's CPU.
+// Encode and Canonical write such values back as encoding/json does (encode.go, canonical.go),
+// and DecodeFields builds only the members of an object a caller reads (fields.go).
 //
 // It decodes only what it is sure to decode exactly as encoding/json does and says so; for
 // everything else the caller runs encoding/json, which then gives the value or the error:
@@ -21,6 +23,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -71,8 +74,15 @@ var readers = sync.Pool{New: func() any { return &reader{shared: make(map[string
 // encoding/json. The returned value shares no mutable memory with text or with other calls
 // (strings are immutable, so short ones may be the same string in several results).
 func Decode(text string) (v any, ok bool) {
+	return decodeText(text, func(r *reader) (any, bool) { return r.value(0) })
+}
+
+// decodeText runs read over text with a pooled reader and requires the end of the text after
+// what read consumed.
+func decodeText[T any](text string, read func(*reader) (T, bool)) (v T, ok bool) {
+	var none T
 	if !utf8.ValidString(text) {
-		return nil, false
+		return none, false
 	}
 	r := readers.Get().(*reader)
 	// A copy, not the string's own bytes: the decoder reads from a bytes.Buffer without copying,
@@ -81,14 +91,14 @@ func Decode(text string) (v any, ok bool) {
 	r.buf.Reset()
 	r.buf.WriteString(text)
 	r.dec.Reset(&r.buf, jsontext.AllowDuplicateNames(true))
-	v, ok = r.value(0)
+	v, ok = read(r)
 	if ok {
 		_, err := r.dec.ReadToken()
 		ok = err == io.EOF // else trailing data, or a second value
 	}
 	r.release()
 	if !ok {
-		return nil, false
+		return none, false
 	}
 	return v, true
 }
@@ -132,7 +142,7 @@ func (r *reader) value(depth int) (any, bool) {
 			return nil, false
 		}
 		if tok.Kind() == '{' {
-			return r.object(depth + 1)
+			return r.object(depth+1, nil)
 		}
 		return r.array(depth + 1)
 	}
@@ -173,8 +183,9 @@ func (r *reader) str(raw jsontext.Value) (any, bool) {
 	return v, true
 }
 
-// object reads the members of an object after its '{', up to and including its '}'.
-func (r *reader) object(depth int) (any, bool) {
+// object reads the members of an object after its '{', up to and including its '}'. With only
+// not nil, it keeps the members named there and checks the others without building them.
+func (r *reader) object(depth int, only []string) (any, bool) {
 	base := len(r.members)
 	for r.dec.PeekKind() == '"' {
 		raw, err := r.dec.ReadValue()
@@ -184,6 +195,12 @@ func (r *reader) object(depth int) (any, bool) {
 		name, ok := r.str(raw) // before the next read, which invalidates raw
 		if !ok {
 			return nil, false
+		}
+		if only != nil && !slices.Contains(only, name.(string)) {
+			if r.dec.SkipValue() != nil {
+				return nil, false
+			}
+			continue
 		}
 		v, ok := r.value(depth)
 		if !ok {
