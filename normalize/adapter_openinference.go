@@ -301,7 +301,7 @@ func openInferenceTools(a pcommon.Map) []replaycase.ToolDefinition {
 	var tools []replaycase.ToolDefinition
 	for _, item := range indexed(a, "llm.tools.") {
 		if v, ok := item["tool.json_schema"]; ok {
-			if raw, err := decodeAny(v, true); err == nil {
+			if raw, err := decodeToolJSON(v); err == nil {
 				if m, ok := raw.(map[string]any); ok {
 					tools = append(tools, toolDefinition(m))
 				}

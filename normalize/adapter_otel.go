@@ -119,7 +119,7 @@ func readSemconvAttributes(a pcommon.Map, b *stepBuilder, where string) {
 // readContent reads the >= 1.37 content attributes and notes content that was uploaded elsewhere.
 func readContent(a pcommon.Map, b *stepBuilder, where string) {
 	st := &b.Step
-	parse := func(key string, into func(any) error) {
+	parseWith := func(key string, decode func(pcommon.Value) (any, error), into func(any) error) {
 		v, ok := a.Get(key)
 		if !ok {
 			if ref := getStr(a, key+"_ref"); ref != "" {
@@ -127,13 +127,16 @@ func readContent(a pcommon.Map, b *stepBuilder, where string) {
 			}
 			return
 		}
-		raw, err := decodeAny(v, true)
+		raw, err := decode(v)
 		if err == nil {
 			err = into(raw)
 		}
 		if err != nil {
 			b.problem(where+key, err)
 		}
+	}
+	parse := func(key string, into func(any) error) {
+		parseWith(key, func(v pcommon.Value) (any, error) { return decodeAny(v, true) }, into)
 	}
 	if plain := plainInstructions(a); plain != "" && st.SystemInstructions == nil {
 		st.SystemInstructions = []replaycase.Part{{Type: "text", Content: plain}}
@@ -156,7 +159,7 @@ func readContent(a pcommon.Map, b *stepBuilder, where string) {
 		b.setOutput(msgs)
 		return err
 	})
-	parse("gen_ai.tool.definitions", func(raw any) error {
+	parseWith("gen_ai.tool.definitions", decodeToolJSON, func(raw any) error {
 		defs, err := toolDefinitions(raw)
 		if st.ToolDefinitions == nil {
 			st.ToolDefinitions = defs

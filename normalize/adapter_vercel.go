@@ -49,7 +49,7 @@ func vercelAI(in *spanInput, b *stepBuilder) bool {
 			b.setInput(msgs)
 		}
 		if v, ok := a.Get("ai.prompt.tools"); ok && st.ToolDefinitions == nil {
-			raw, err := decodeAny(v, true)
+			raw, err := decodeToolJSON(v)
 			if err == nil {
 				st.ToolDefinitions, err = toolDefinitions(raw)
 			}

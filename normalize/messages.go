@@ -167,7 +167,7 @@ func toolDefinitions(raw any) ([]replaycase.ToolDefinition, error) {
 	out := make([]replaycase.ToolDefinition, 0, len(list))
 	for i, item := range list {
 		if s, ok := item.(string); ok { // Vercel: an array of JSON strings
-			parsed, err := parseJSON(s)
+			parsed, err := parseToolJSON(s)
 			if err != nil {
 				return nil, fmt.Errorf("tool definition %d: %w", i, err)
 			}

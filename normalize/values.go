@@ -41,6 +41,27 @@ func parseJSON(s string) (any, error) {
 	return parseJSONStd(s)
 }
 
+// schemaMembers are the members of a recorded tool definition that toolDefinition only writes
+// back as text: the schema, most of the definition.
+var schemaMembers = []string{"parameters", "input_schema"}
+
+// parseToolJSON is parseJSON for recorded tool definitions: their schemas come back as
+// jsonany.Text, which text writes as the schema's tree would be written, without building it.
+func parseToolJSON(s string) (any, error) {
+	if v, ok := jsonany.DecodeKeeping(strings.TrimRightFunc(s, unicode.IsSpace), schemaMembers...); ok {
+		return v, nil
+	}
+	return parseJSON(s)
+}
+
+// decodeToolJSON is decodeAny for recorded tool definitions (parseToolJSON).
+func decodeToolJSON(v pcommon.Value) (any, error) {
+	if v.Type() == pcommon.ValueTypeStr {
+		return parseToolJSON(v.Str())
+	}
+	return decodeAny(v, true)
+}
+
 // parseJSONStd is parseJSON with encoding/json alone: the fallback, and the reference the fuzz
 // test compares parseJSON with.
 func parseJSONStd(s string) (any, error) {

@@ -15,8 +15,8 @@ import (
 // list and structured content in that form; encoding/json reaches it by reflection and by
 // sorting reflect.Values, which cost more than decoding the text in the first place.
 //
-// It takes the values Decode returns (map[string]any, []any, string, json.Number, bool, nil);
-// ok is false for anything else (a float64, an int64, bytes) and for a json.Number that is not
+// It takes the values Decode and DecodeKeeping return (map[string]any, []any, string,
+// json.Number, bool, nil, and Text, written as it is); ok is false for anything else (a float64, an int64, bytes) and for a json.Number that is not
 // a JSON number, which encoding/json rejects: the caller then uses encoding/json.
 func Encode(v any) (text string, ok bool) {
 	w := writers.Get().(*writer)
@@ -58,6 +58,8 @@ func (w *writer) value(dst []byte, v any, depth int) ([]byte, bool) {
 		return append(dst, "false"...), true
 	case string:
 		return appendString(dst, t), true
+	case Text:
+		return append(dst, t...), true // written by Canonical
 	case json.Number:
 		s := t.String()
 		if s == "" {

@@ -58,6 +58,7 @@ type reader struct {
 	elements []any
 	shared   map[string]any // short strings seen before, boxed
 	unquoted []byte         // a string with escapes, unescaped
+	kept     []string       // names whose object or array values DecodeKeeping keeps as Text
 }
 
 type member struct {
@@ -110,6 +111,7 @@ func (r *reader) release() {
 	clear(r.members)
 	clear(r.elements)
 	r.members, r.elements = r.members[:0], r.elements[:0]
+	r.kept = nil
 	if len(r.shared) >= maxShared {
 		clear(r.shared)
 	}
@@ -202,7 +204,10 @@ func (r *reader) object(depth int, only []string) (any, bool) {
 			}
 			continue
 		}
-		v, ok := r.value(depth)
+		v, kept, ok := r.keptValue(name.(string))
+		if !kept {
+			v, ok = r.value(depth)
+		}
 		if !ok {
 			return nil, false
 		}
