@@ -16,8 +16,9 @@ import (
 // sorting reflect.Values, which cost more than decoding the text in the first place.
 //
 // It takes the values Decode and DecodeKeeping return (map[string]any, []any, string,
-// json.Number, bool, nil, and Text, written as it is); ok is false for anything else (a float64, an int64, bytes) and for a json.Number that is not
-// a JSON number, which encoding/json rejects: the caller then uses encoding/json.
+// json.Number, bool, nil, and Text, written as it is); ok is false for anything else (a
+// float64, an int64, bytes) and for a json.Number that is not a JSON number, which
+// encoding/json rejects: the caller then uses encoding/json.
 func Encode(v any) (text string, ok bool) {
 	w := writers.Get().(*writer)
 	buf, ok := w.value(w.buf[:0], v, 0)
