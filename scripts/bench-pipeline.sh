@@ -47,6 +47,9 @@
 # every span and log record, or the processor has closed every case. The summary then gives
 # each stage's median CPU, its ratio to stock and what it adds to the stage before.
 # BENCH_MODES: the modes to run (default "burst paced").
+# BENCH_TOOLS=N: every model call offers N tools of ~1.2 KB of schema each, recorded wherever the
+# fixture's instrumentation records tools (benchload -tools), as production agents offer theirs;
+# the fixtures offer one small tool.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5000}
@@ -107,7 +110,7 @@ go build -o "$work/benchload" ./scripts/benchload
 go build -o "$work/reconcile" ./scripts/reconcile
 
 # --- input ------------------------------------------------------------------------------------
-"$work/benchload" -runs "$runs" -json "$work/corpus.json"
+"$work/benchload" -runs "$runs" -tools "${BENCH_TOOLS:-0}" -json "$work/corpus.json"
 json_bytes=$(wc -c < "$work/corpus.json")
 items=$(grep -o '"spanId"' "$work/corpus.json" | wc -l)   # spans + log records with a span id
 gzip_bytes=$(gzip -6 -c "$work/corpus.json" | wc -c)
@@ -257,7 +260,7 @@ run() { # collector mode → one result line
   a0=$(heap_allocated) || { echo "$who: could not read its heap metric" >&2; exit 1; }
   t0=$(cpu_ticks $pid) w0=$(io_writes $pid)
   if [ "$mode" = burst ]; then rate_flag=0; else rate_flag=$rate; fi
-  load=$("$work/benchload" -runs "$runs" -rate "$rate_flag" -workers "${BENCH_CLIENTS:-8}" -endpoint "http://127.0.0.1:$otlp_port")
+  load=$("$work/benchload" -runs "$runs" -tools "${BENCH_TOOLS:-0}" -rate "$rate_flag" -workers "${BENCH_CLIENTS:-8}" -endpoint "http://127.0.0.1:$otlp_port")
   # The heap as the last client request is answered: what the collector holds while loaded.
   heap_profile heap
   spans=$(sed 's/.*spans=\([0-9]*\).*/\1/' <<<"$load")

@@ -4,6 +4,9 @@
 // one logs request and one traces request per run. Random ids matter: the corpus with
 // sequential ids compressed far better than real traffic does.
 //
+// With -tools N every model call offers N tools of about 1.2 KB of schema each, recorded where
+// the fixture's instrumentation records tools, as production agents offer theirs.
+//
 // With -json it writes the same corpus as OTLP/JSON (one request a line) instead of sending it:
 // the baseline the dataset's bytes are compared with after gzip -6.
 package main
@@ -27,6 +30,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/internal/testfixtures"
 )
 
 // recordings are the fixture runs, in the order the corpus cycles through them.
@@ -40,9 +45,10 @@ func main() {
 	rate := flag.Float64("rate", 0, "runs per second; 0 sends as fast as the collector accepts (burst)")
 	workers := flag.Int("workers", 8, "concurrent HTTP clients")
 	jsonOut := flag.String("json", "", "write the corpus as OTLP/JSON lines to this file instead of sending it")
+	tools := flag.Int("tools", 0, "tools every model call offers, ~1.2 KB of schema each, where the instrumentation records tools (0: as recorded)")
 	flag.Parse()
 
-	corpus, err := build(*fixtures, *runs, *seed)
+	corpus, err := build(*fixtures, *runs, *seed, *tools)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -67,7 +73,9 @@ type run struct {
 	logs   plog.Logs
 }
 
-func build(dir string, n int, seed uint64) ([]run, error) {
+// build makes n runs from the recordings in dir; with tools > 0 their model calls offer that
+// many tools (testfixtures.OfferTools).
+func build(dir string, n int, seed uint64, tools int) ([]run, error) {
 	templates := make([]run, len(recordings))
 	for i, name := range recordings {
 		raw, err := os.ReadFile(filepath.Join(dir, name, "traces.json"))
@@ -85,6 +93,11 @@ func build(dir string, n int, seed uint64) ([]run, error) {
 			}
 		} else if !os.IsNotExist(err) {
 			return nil, err
+		}
+		if tools > 0 {
+			if err := testfixtures.OfferTools(td, testfixtures.ManyTools(tools)); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
 		}
 		templates[i] = run{td, ld}
 	}

@@ -7,17 +7,18 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
 // The corpus keeps each recording's structure (parent links, the spans its log records point
 // to) while no trace id or span id repeats across runs, and the same seed gives the same corpus.
 func TestCorpusHasRandomIDsAndKeepsLinks(t *testing.T) {
 	fixtures := filepath.Join("..", "..", "testdata", "otlp")
-	corpus, err := build(fixtures, 8, 1)
+	corpus, err := build(fixtures, 8, 1, 0)
 	require.NoError(t, err)
-	again, err := build(fixtures, 8, 1)
+	again, err := build(fixtures, 8, 1, 0)
 	require.NoError(t, err)
-	other, err := build(fixtures, 8, 2)
+	other, err := build(fixtures, 8, 2, 0)
 	require.NoError(t, err)
 
 	traceIDs := map[pcommon.TraceID]bool{}
@@ -59,4 +60,29 @@ func TestCorpusHasRandomIDsAndKeepsLinks(t *testing.T) {
 	}
 	assert.Len(t, traceIDs, 8)
 	assert.NotZero(t, logs, "the recordings with events bring their log records")
+}
+
+// With -tools the runs' model calls offer that many tools: the OpenInference and OpenLLMetry
+// recordings carry the schemas, the OpenTelemetry ones (which record no tools) do not change.
+func TestCorpusOffersTools(t *testing.T) {
+	fixtures := filepath.Join("..", "..", "testdata", "otlp")
+	plain, err := build(fixtures, 4, 1, 0)
+	require.NoError(t, err)
+	offered, err := build(fixtures, 4, 1, 3)
+	require.NoError(t, err)
+	for i, name := range recordings {
+		before, after := protoSize(t, plain[i]), protoSize(t, offered[i])
+		switch name {
+		case "openinference", "traceloop":
+			assert.Greater(t, after, before+2*3*1000, "%s: two model calls offering three 1.2 KB schemas", name)
+		default:
+			assert.Equal(t, before, after, "%s records no tools", name)
+		}
+	}
+}
+
+func protoSize(t *testing.T, r run) int {
+	b, err := (&ptrace.ProtoMarshaler{}).MarshalTraces(r.traces)
+	require.NoError(t, err)
+	return len(b)
 }
