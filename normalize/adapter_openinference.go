@@ -301,14 +301,33 @@ func openInferenceTools(a pcommon.Map) []replaycase.ToolDefinition {
 	var tools []replaycase.ToolDefinition
 	for _, item := range indexed(a, "llm.tools.") {
 		if v, ok := item["tool.json_schema"]; ok {
-			if raw, err := decodeToolJSON(v); err == nil {
-				if m, ok := raw.(map[string]any); ok {
-					tools = append(tools, toolDefinition(m))
-				}
-			}
+			tools = append(tools, openInferenceTool(v)...)
 		}
 	}
 	return tools
+}
+
+// openInferenceTool reads one llm.tools.N.tool.json_schema: its definition, or none when it is
+// not a JSON object. Recorded text is read once (recordedTools).
+func openInferenceTool(v pcommon.Value) []replaycase.ToolDefinition {
+	text := v.Type() == pcommon.ValueTypeStr
+	if text {
+		if defs, ok := recordedTools.get(v.Str()); ok {
+			return defs
+		}
+	}
+	raw, err := decodeToolJSON(v)
+	if err != nil {
+		return nil
+	}
+	var defs []replaycase.ToolDefinition
+	if m, ok := raw.(map[string]any); ok {
+		defs = []replaycase.ToolDefinition{toolDefinition(m)}
+	}
+	if text {
+		recordedTools.put(v.Str(), defs)
+	}
+	return defs
 }
 
 // openInferenceRequest reads the Chat Completions request recorded in input.value. Recorded as

@@ -159,12 +159,12 @@ func readContent(a pcommon.Map, b *stepBuilder, where string) {
 		b.setOutput(msgs)
 		return err
 	})
-	parseWith("gen_ai.tool.definitions", decodeToolJSON, func(raw any) error {
-		defs, err := toolDefinitions(raw)
+	parseWith("gen_ai.tool.definitions", readToolDefinitions, func(raw any) error {
+		read := raw.(toolsRead)
 		if st.ToolDefinitions == nil {
-			st.ToolDefinitions = defs
+			st.ToolDefinitions = read.defs
 		}
-		return err
+		return read.err
 	})
 	if b.Step.Kind == "" && (len(st.InputMessages) > 0 || len(st.OutputMessages) > 0) {
 		b.kind(replaycase.StepLLM, "chat")
