@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -285,8 +284,7 @@ var invocationParameterFields = slices.Concat(responseEchoFields, requestFloatFi
 func invocationParameters(a pcommon.Map, b *stepBuilder) (map[string]any, bool) {
 	const key = "llm.invocation_parameters"
 	if v, ok := a.Get(key); ok && v.Type() == pcommon.ValueTypeStr {
-		// parseJSON's trim: any Unicode whitespace may follow the value.
-		if params, ok := jsonany.DecodeFields(strings.TrimRightFunc(v.Str(), unicode.IsSpace), invocationParameterFields...); ok {
+		if params, ok := jsonany.DecodeFields(jsonText(v.Str()), invocationParameterFields...); ok {
 			return params, true
 		}
 	}
@@ -307,27 +305,19 @@ func openInferenceTools(a pcommon.Map) []replaycase.ToolDefinition {
 	return tools
 }
 
-// openInferenceTool reads one llm.tools.N.tool.json_schema: its definition, or none when it is
-// not a JSON object. Recorded text is read once (recordedTools).
+// openInferenceTool reads one llm.tools.N.tool.json_schema through recordedTools: its
+// definition, or none when it is not a JSON object.
 func openInferenceTool(v pcommon.Value) []replaycase.ToolDefinition {
-	text := v.Type() == pcommon.ValueTypeStr
-	if text {
-		if defs, ok := recordedTools.get(v.Str()); ok {
-			return defs
+	read, err := recordedTools.read(v, func(raw any) ([]replaycase.ToolDefinition, error) {
+		if m, ok := raw.(map[string]any); ok {
+			return []replaycase.ToolDefinition{toolDefinition(m)}, nil
 		}
-	}
-	raw, err := decodeToolJSON(v)
+		return nil, nil
+	})
 	if err != nil {
 		return nil
 	}
-	var defs []replaycase.ToolDefinition
-	if m, ok := raw.(map[string]any); ok {
-		defs = []replaycase.ToolDefinition{toolDefinition(m)}
-	}
-	if text {
-		recordedTools.put(v.Str(), defs)
-	}
-	return defs
+	return read.defs
 }
 
 // openInferenceRequest reads the Chat Completions request recorded in input.value. Recorded as

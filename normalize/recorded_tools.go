@@ -73,23 +73,32 @@ type toolsRead struct {
 	err  error
 }
 
-// readToolDefinitions decodes a list of tool definitions (gen_ai.tool.definitions) and reads
-// it: err is the decode's problem, the toolsRead holds the list's. Recorded text is read once
-// (recordedToolLists).
-func readToolDefinitions(v pcommon.Value) (any, error) {
+// read decodes the tool definitions v records and reads them with fromTree: err is the
+// decode's problem, the toolsRead holds fromTree's. Recorded text is read once.
+func (c *toolCache) read(v pcommon.Value, fromTree func(any) ([]replaycase.ToolDefinition, error)) (toolsRead, error) {
 	text := v.Type() == pcommon.ValueTypeStr
 	if text {
-		if defs, ok := recordedToolLists.get(v.Str()); ok {
+		if defs, ok := c.get(v.Str()); ok {
 			return toolsRead{defs: defs}, nil
 		}
 	}
 	raw, err := decodeToolJSON(v)
 	if err != nil {
-		return nil, err
+		return toolsRead{}, err
 	}
-	defs, err := toolDefinitions(raw)
+	defs, err := fromTree(raw)
 	if text && err == nil {
-		recordedToolLists.put(v.Str(), defs)
+		c.put(v.Str(), defs)
 	}
 	return toolsRead{defs, err}, nil
+}
+
+// readToolDefinitions reads a list of tool definitions (gen_ai.tool.definitions) through
+// recordedToolLists, for readContent.
+func readToolDefinitions(v pcommon.Value) (any, error) {
+	read, err := recordedToolLists.read(v, toolDefinitions)
+	if err != nil {
+		return nil, err
+	}
+	return read, nil
 }

@@ -32,13 +32,7 @@ func decodeAny(v pcommon.Value, asJSON bool) (any, error) {
 // it) into plain Go values, numbers as json.Number. jsonany decodes it when it can, with the
 // same result; otherwise encoding/json gives the value or the error.
 func parseJSON(s string) (any, error) {
-	// encoding/json's Decoder stops after the value and parseJSONStd ignores Unicode whitespace
-	// left after it; jsonany takes only JSON whitespace, so that trailing run is cut first (the
-	// value itself never ends in whitespace).
-	if v, ok := jsonany.Decode(strings.TrimRightFunc(s, unicode.IsSpace)); ok {
-		return v, nil
-	}
-	return parseJSONStd(s)
+	return parseJSONWith(s, jsonany.Decode)
 }
 
 // schemaMembers are the members of a recorded tool definition that toolDefinition only writes
@@ -48,10 +42,23 @@ var schemaMembers = []string{"parameters", "input_schema"}
 // parseToolJSON is parseJSON for recorded tool definitions: their schemas come back as
 // jsonany.Text, which text writes as the schema's tree would be written, without building it.
 func parseToolJSON(s string) (any, error) {
-	if v, ok := jsonany.DecodeKeeping(strings.TrimRightFunc(s, unicode.IsSpace), schemaMembers...); ok {
+	return parseJSONWith(s, func(t string) (any, bool) { return jsonany.DecodeKeeping(t, schemaMembers...) })
+}
+
+// parseJSONWith is parseJSON with decode, one of jsonany's decoders, for the fast path; what
+// it declines goes to encoding/json.
+func parseJSONWith(s string, decode func(string) (any, bool)) (any, error) {
+	if v, ok := decode(jsonText(s)); ok {
 		return v, nil
 	}
-	return parseJSON(s)
+	return parseJSONStd(s)
+}
+
+// jsonText is s as jsonany takes it. encoding/json's Decoder stops after the value and
+// parseJSONStd ignores Unicode whitespace left after it; jsonany takes only JSON whitespace, so
+// that trailing run is cut first (the value itself never ends in whitespace).
+func jsonText(s string) string {
+	return strings.TrimRightFunc(s, unicode.IsSpace)
 }
 
 // decodeToolJSON is decodeAny for recorded tool definitions (parseToolJSON).

@@ -2,10 +2,7 @@ package jsonany
 
 import (
 	"bytes"
-	"io"
 	"slices"
-	"sync"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -20,113 +17,85 @@ import (
 // ok is false for the text Decode leaves to encoding/json (see the package comment): the
 // caller then uses encoding/json, which gives the text or the error.
 func Canonical(raw []byte) (text string, ok bool) {
-	if !utf8.Valid(raw) {
-		return "", false
-	}
-	c := canonicalizers.Get().(*canonicalizer)
-	c.in.Reset()
-	c.in.Write(raw) // a copy: the decoder keeps reading from its buffer after raw is reused
-	c.dec.Reset(&c.in, jsontext.AllowDuplicateNames(true))
-	c.out = c.out[:0]
-	ok = c.value(0)
-	if ok {
-		_, err := c.dec.ReadToken()
-		ok = err == io.EOF // else trailing data, or a second value
-	}
-	if ok {
-		text = string(c.out)
-	}
-	c.release()
-	return text, ok
+	return decodeBytes(raw, func(r *reader) (string, bool) { return r.canonical(0) })
 }
 
-// canonicalizer is Canonical's scratch space, reused through canonicalizers.
-type canonicalizer struct {
-	in  bytes.Buffer
-	dec jsontext.Decoder
-	// out is the result so far. An object's members are written into it in the order they
-	// come, each name unquoted and its value already canonical, and then rewritten sorted
-	// (through sorted) over the same bytes once the object ends.
-	out      []byte
-	sorted   []byte
-	members  []canonicalMember // a stack shared by nested objects
-	unquoted []byte
-}
-
-// canonicalMember locates one member of an object being read in out: its unquoted name at
-// out[name:value], its canonical value at out[value:end].
+// canonicalMember locates one member of an object being written in the reader's out: its
+// unquoted name at out[name:value], its canonical value at out[value:end].
 type canonicalMember struct{ name, value, end int }
 
-var canonicalizers = sync.Pool{New: func() any { return new(canonicalizer) }}
-
-func (c *canonicalizer) release() {
-	c.members = c.members[:0]
-	if c.in.Cap() <= maxPooledInput && cap(c.out) <= maxPooledInput && cap(c.sorted) <= maxPooledInput &&
-		cap(c.members) <= maxPooledStack {
-		canonicalizers.Put(c)
+// canonical reads the next value, depth levels down, and returns its canonical text. An
+// object's members are written into out in the order they come, each name unquoted and its
+// value already canonical, and rewritten sorted (through sorted) over the same bytes once the
+// object ends.
+func (r *reader) canonical(depth int) (string, bool) {
+	r.out = r.out[:0]
+	if !r.canonicalValue(depth) {
+		return "", false
 	}
+	return string(r.out), true
 }
 
-// value appends the next value, depth levels down, to out.
-func (c *canonicalizer) value(depth int) bool {
-	switch c.dec.PeekKind() {
+// canonicalValue appends the next value, depth levels down, to out.
+func (r *reader) canonicalValue(depth int) bool {
+	switch r.dec.PeekKind() {
 	case '"':
-		raw, err := c.dec.ReadValue()
+		raw, err := r.dec.ReadValue()
 		if err != nil {
 			return false
 		}
-		return c.str(raw)
+		return r.canonicalStr(raw)
 	case '0':
-		raw, err := c.dec.ReadValue()
+		raw, err := r.dec.ReadValue()
 		if err != nil {
 			return false
 		}
-		c.out = append(c.out, raw...) // a number as written, as json.Number keeps it
+		r.out = append(r.out, raw...) // a number as written, as json.Number keeps it
 		return true
 	case '{', '[':
 		if depth >= maxDepth {
 			return false
 		}
-		tok, err := c.dec.ReadToken()
+		tok, err := r.dec.ReadToken()
 		if err != nil {
 			return false
 		}
 		if tok.Kind() == '{' {
-			return c.object(depth + 1)
+			return r.canonicalObject(depth + 1)
 		}
-		return c.array(depth + 1)
+		return r.canonicalArray(depth + 1)
 	}
-	tok, err := c.dec.ReadToken()
+	tok, err := r.dec.ReadToken()
 	if err != nil {
 		return false
 	}
 	switch tok.Kind() {
 	case 'n':
-		c.out = append(c.out, "null"...)
+		r.out = append(r.out, "null"...)
 	case 'f':
-		c.out = append(c.out, "false"...)
+		r.out = append(r.out, "false"...)
 	case 't':
-		c.out = append(c.out, "true"...)
+		r.out = append(r.out, "true"...)
 	default:
 		return false
 	}
 	return true
 }
 
-// str appends the string raw (a quoted JSON string) holds, quoted as Encode quotes it. Without
-// a backslash or a line or paragraph separator, raw is that quoting already.
-func (c *canonicalizer) str(raw jsontext.Value) bool {
+// canonicalStr appends the string raw (a quoted JSON string) holds, quoted as Encode quotes it.
+// Without a backslash or a line or paragraph separator, raw is that quoting already.
+func (r *reader) canonicalStr(raw jsontext.Value) bool {
 	body := raw[1 : len(raw)-1]
 	if bytes.IndexByte(body, '\\') < 0 && !bytes.Contains(body, lineSeparator) && !bytes.Contains(body, paragraphSeparator) {
-		c.out = append(c.out, raw...)
+		r.out = append(r.out, raw...)
 		return true
 	}
-	s, err := jsontext.AppendUnquote(c.unquoted[:0], raw)
+	s, err := jsontext.AppendUnquote(r.unquoted[:0], raw)
 	if err != nil {
 		return false
 	}
-	c.unquoted = s
-	c.out = appendString(c.out, s)
+	r.unquoted = s
+	r.out = AppendString(r.out, s)
 	return true
 }
 
@@ -135,72 +104,72 @@ var (
 	paragraphSeparator = []byte("\u2029")
 )
 
-// array appends an array after its '[', up to and including its ']'.
-func (c *canonicalizer) array(depth int) bool {
-	c.out = append(c.out, '[')
+// canonicalArray appends an array after its '[', up to and including its ']'.
+func (r *reader) canonicalArray(depth int) bool {
+	r.out = append(r.out, '[')
 	for first := true; ; first = false {
-		switch c.dec.PeekKind() {
+		switch r.dec.PeekKind() {
 		case ']':
-			if _, err := c.dec.ReadToken(); err != nil {
+			if _, err := r.dec.ReadToken(); err != nil {
 				return false
 			}
-			c.out = append(c.out, ']')
+			r.out = append(r.out, ']')
 			return true
 		case 0, '}':
 			return false // an error, or a mismatched close
 		}
 		if !first {
-			c.out = append(c.out, ',')
+			r.out = append(r.out, ',')
 		}
-		if !c.value(depth) {
+		if !r.canonicalValue(depth) {
 			return false
 		}
 	}
 }
 
-// object appends an object after its '{', up to and including its '}', with its members
-// sorted by name.
-func (c *canonicalizer) object(depth int) bool {
-	start, base := len(c.out), len(c.members)
-	for c.dec.PeekKind() == '"' {
-		raw, err := c.dec.ReadValue()
+// canonicalObject appends an object after its '{', up to and including its '}', with its
+// members sorted by name.
+func (r *reader) canonicalObject(depth int) bool {
+	start, base := len(r.out), len(r.spans)
+	for r.dec.PeekKind() == '"' {
+		raw, err := r.dec.ReadValue()
 		if err != nil {
 			return false
 		}
-		name := len(c.out)
-		if c.out, err = jsontext.AppendUnquote(c.out, raw); err != nil {
+		name := len(r.out)
+		if r.out, err = jsontext.AppendUnquote(r.out, raw); err != nil {
 			return false
 		}
-		value := len(c.out)
-		if !c.value(depth) {
+		value := len(r.out)
+		if !r.canonicalValue(depth) {
 			return false
 		}
-		c.members = append(c.members, canonicalMember{name, value, len(c.out)})
+		r.spans = append(r.spans, canonicalMember{name, value, len(r.out)})
 	}
-	if tok, err := c.dec.ReadToken(); err != nil || tok.Kind() != '}' {
+	if tok, err := r.dec.ReadToken(); err != nil || tok.Kind() != '}' {
 		return false
 	}
-	members := c.members[base:]
+	members := r.spans[base:]
 	// Stable, so that of a name given twice the last comes last and is the one kept.
 	slices.SortStableFunc(members, func(a, b canonicalMember) int {
-		return bytes.Compare(c.out[a.name:a.value], c.out[b.name:b.value])
+		return bytes.Compare(r.out[a.name:a.value], r.out[b.name:b.value])
 	})
-	sorted := append(c.sorted[:0], '{')
+	sorted := append(r.sorted[:0], '{')
 	for i, m := range members {
-		name := c.out[m.name:m.value]
-		if i+1 < len(members) && bytes.Equal(name, c.out[members[i+1].name:members[i+1].value]) {
+		name := r.out[m.name:m.value]
+		if i+1 < len(members) && bytes.Equal(name, r.out[members[i+1].name:members[i+1].value]) {
 			continue // a later member has the same name and wins
 		}
 		if len(sorted) > 1 {
 			sorted = append(sorted, ',')
 		}
-		sorted = appendString(sorted, name)
+		sorted = AppendString(sorted, name)
 		sorted = append(sorted, ':')
-		sorted = append(sorted, c.out[m.value:m.end]...)
+		sorted = append(sorted, r.out[m.value:m.end]...)
 	}
 	sorted = append(sorted, '}')
-	c.sorted = sorted
-	c.out = append(c.out[:start], sorted...)
-	c.members = c.members[:base]
+	r.sorted = sorted
+	r.out = append(r.out[:start], sorted...)
+	r.spans = r.spans[:base]
 	return true
 }

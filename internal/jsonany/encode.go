@@ -58,7 +58,7 @@ func (w *writer) value(dst []byte, v any, depth int) ([]byte, bool) {
 		}
 		return append(dst, "false"...), true
 	case string:
-		return appendString(dst, t), true
+		return AppendString(dst, t), true
 	case Text:
 		return append(dst, t...), true // written by Canonical
 	case json.Number:
@@ -115,7 +115,7 @@ func (w *writer) object(dst []byte, m map[string]any, depth int) ([]byte, bool) 
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, name)
+		dst = AppendString(dst, name)
 		dst = append(dst, ':')
 		if dst, ok = w.value(dst, m[name], depth); !ok {
 			break
@@ -128,8 +128,9 @@ func (w *writer) object(dst []byte, m map[string]any, depth int) ([]byte, bool) 
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s quoted as encoding/json quotes a string without HTML escaping.
-func appendString[Text []byte | string](dst []byte, s Text) []byte {
+// AppendString appends s quoted as encoding/json quotes a string without HTML escaping:
+// invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
+func AppendString[Text []byte | string](dst []byte, s Text) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {

@@ -16,12 +16,14 @@ func DecodeFields(text string, names ...string) (fields map[string]any, ok bool)
 	if strings.Count(text, "[")+strings.Count(text, "{") > maxDepth {
 		return nil, false
 	}
-	only := append([]string{}, names...) // not nil, even for no names: object keeps all for nil
+	if names == nil {
+		names = []string{} // object keeps every member for nil
+	}
 	return decodeText(text, func(r *reader) (map[string]any, bool) {
 		if tok, err := r.dec.ReadToken(); err != nil || tok.Kind() != '{' {
 			return nil, false
 		}
-		v, ok := r.object(1, only)
+		v, ok := r.object(1, names)
 		m, _ := v.(map[string]any)
 		return m, ok
 	})

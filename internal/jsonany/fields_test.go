@@ -62,6 +62,9 @@ func TestDecodeFieldsSkipsOthers(t *testing.T) {
 	if !ok || len(got) != 1 || got["temperature"] == nil {
 		t.Fatalf("DecodeFields = %#v, %v", got, ok)
 	}
+	if none, ok := DecodeFields(text); !ok || len(none) != 0 {
+		t.Fatalf("DecodeFields with no names = %#v, %v; want no member", none, ok)
+	}
 }
 
 // FuzzDecodeFields checks DecodeFields against encoding/json on random and mutated text.

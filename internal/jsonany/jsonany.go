@@ -59,6 +59,10 @@ type reader struct {
 	shared   map[string]any // short strings seen before, boxed
 	unquoted []byte         // a string with escapes, unescaped
 	kept     []string       // names whose object or array values DecodeKeeping keeps as Text
+	// out, sorted and spans are where Canonical and DecodeKeeping write canonical text
+	// (canonical.go).
+	out, sorted []byte
+	spans       []canonicalMember
 }
 
 type member struct {
@@ -81,9 +85,8 @@ func Decode(text string) (v any, ok bool) {
 // decodeText runs read over text with a pooled reader and requires the end of the text after
 // what read consumed.
 func decodeText[T any](text string, read func(*reader) (T, bool)) (v T, ok bool) {
-	var none T
 	if !utf8.ValidString(text) {
-		return none, false
+		return v, false
 	}
 	r := readers.Get().(*reader)
 	// A copy, not the string's own bytes: the decoder reads from a bytes.Buffer without copying,
@@ -91,6 +94,24 @@ func decodeText[T any](text string, read func(*reader) (T, bool)) (v T, ok bool)
 	// out of it, so the result does not hold on to the buffer.
 	r.buf.Reset()
 	r.buf.WriteString(text)
+	return decodeBuffered(r, read)
+}
+
+// decodeBytes is decodeText for text held as bytes, which are copied as a string's are: the
+// caller may reuse them.
+func decodeBytes[T any](text []byte, read func(*reader) (T, bool)) (v T, ok bool) {
+	if !utf8.Valid(text) {
+		return v, false
+	}
+	r := readers.Get().(*reader)
+	r.buf.Reset()
+	r.buf.Write(text)
+	return decodeBuffered(r, read)
+}
+
+// decodeBuffered runs read over the text in r.buf, requires its end after what read consumed,
+// and puts r back into readers.
+func decodeBuffered[T any](r *reader, read func(*reader) (T, bool)) (v T, ok bool) {
 	r.dec.Reset(&r.buf, jsontext.AllowDuplicateNames(true))
 	v, ok = read(r)
 	if ok {
@@ -99,6 +120,7 @@ func decodeText[T any](text string, read func(*reader) (T, bool)) (v T, ok bool)
 	}
 	r.release()
 	if !ok {
+		var none T
 		return none, false
 	}
 	return v, true
@@ -115,7 +137,9 @@ func (r *reader) release() {
 	if len(r.shared) >= maxShared {
 		clear(r.shared)
 	}
-	if r.buf.Cap() <= maxPooledInput && cap(r.members) <= maxPooledStack && cap(r.elements) <= maxPooledStack {
+	r.spans = r.spans[:0] // offsets only: nothing to clear
+	if r.buf.Cap() <= maxPooledInput && cap(r.out) <= maxPooledInput && cap(r.sorted) <= maxPooledInput &&
+		cap(r.members) <= maxPooledStack && cap(r.elements) <= maxPooledStack && cap(r.spans) <= maxPooledStack {
 		readers.Put(r)
 	}
 }
@@ -204,7 +228,7 @@ func (r *reader) object(depth int, only []string) (any, bool) {
 			}
 			continue
 		}
-		v, kept, ok := r.keptValue(name.(string))
+		v, kept, ok := r.keptValue(name.(string), depth)
 		if !kept {
 			v, ok = r.value(depth)
 		}

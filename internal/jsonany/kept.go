@@ -14,8 +14,7 @@ func (t Text) MarshalJSON() ([]byte, error) { return []byte(t), nil }
 // back as its Text instead of a tree. A recorded tool definition is read for its name and
 // description, and its schema, most of its text, is kept only as text: building the schema
 // just to write it back cost more than the rest of the definition. Members inside a kept value
-// are part of its text. ok is false when Decode's would be, or when the kept value is one
-// Canonical leaves to encoding/json.
+// are part of its text. ok is false when Decode's would be.
 func DecodeKeeping(text string, kept ...string) (v any, ok bool) {
 	return decodeText(text, func(r *reader) (any, bool) {
 		r.kept = kept
@@ -23,19 +22,16 @@ func DecodeKeeping(text string, kept ...string) (v any, ok bool) {
 	})
 }
 
-// keptValue reads the value of a member named name as its Text when DecodeKeeping keeps it:
-// kept reports whether it did; ok is false when the value could not be read.
-func (r *reader) keptValue(name string) (v any, kept, ok bool) {
+// keptValue reads the value of a member named name, depth levels down, as its Text when
+// DecodeKeeping keeps it: kept reports whether it did; ok is false when the value could not be
+// read, or is one Decode would leave to encoding/json.
+func (r *reader) keptValue(name string, depth int) (v any, kept, ok bool) {
 	if len(r.kept) == 0 || !slices.Contains(r.kept, name) {
 		return nil, false, true
 	}
 	if k := r.dec.PeekKind(); k != '{' && k != '[' {
 		return nil, false, true
 	}
-	raw, err := r.dec.ReadValue()
-	if err != nil {
-		return nil, true, false
-	}
-	text, ok := Canonical(raw) // copies raw, which the next read invalidates
+	text, ok := r.canonical(depth) // from the same tokens: the value is read once
 	return Text(text), true, ok
 }
