@@ -53,7 +53,14 @@ var statsColumns = map[string]bool{
 // columns, and smaller pages saved it little memory and cost 10 % of its bytes (one round).
 const (
 	casePageBytes = 64 << 10
-	stepPageBytes = 256 << 10 // parquet-go's default
+	// maxDictionaryBytes: once a column chunk's dictionary holds more, checked at the end of each
+	// page, the chunk's later pages are PLAIN. The dictionary columns hold few distinct values
+	// (an agent's tool set, model names, roles), but nothing stops a client from sending a new
+	// tool schema with every call, and a dictionary is held in memory, uncompressed, until its
+	// chunk is written (a merge counts it in mergeRowGroupBytes). parquet-mr and Arrow fall
+	// back the same way, so every reader reads such chunks (TestReadersReadDictionaryAndPlainPagesOfOneColumn).
+	maxDictionaryBytes = 1 << 20
+	stepPageBytes      = 256 << 10 // parquet-go's default
 )
 
 // writerOptions is the reader-compatibility profile: V1 data pages, PLAIN byte arrays (no
@@ -76,6 +83,7 @@ func writerOptions(codec string, rowGroupRows, pageBytes int, schema *parquet.Sc
 		parquet.KeyValueMetadata(SchemaVersionKey, SchemaVersion),
 		parquet.BloomFilters(parquet.SplitBlockFilter(10, "case_id")),
 		parquet.ColumnPageBuffers(pagePool),
+		parquet.DictionaryMaxBytes(maxDictionaryBytes),
 	}
 	for _, path := range schema.Columns() {
 		leaf, ok := schema.Lookup(path...)

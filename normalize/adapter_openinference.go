@@ -86,15 +86,7 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	setStr(&mc.RequestModel, getStr(a, "llm.request.model_name"))
 	setStr(&mc.ResponseModel, getStr(a, "llm.response.model_name", "llm.model_name"))
 
-	if params, ok := invocationParameters(a, b); ok {
-		if err := responseEcho(params); err != nil {
-			b.problem("llm.invocation_parameters", err)
-		} else {
-			b.checkRequestNumbers(params, "llm.invocation_parameters")
-			recorded, _ := a.Get("llm.invocation_parameters")
-			mergeModelConfig(mc, openAIParams(recorded, params))
-		}
-	}
+	mergeModelConfig(mc, openInferenceParams(a, b))
 	if st.ToolDefinitions == nil {
 		st.ToolDefinitions = openInferenceTools(a) // before the request body, which need not read its tools then
 	}
@@ -308,7 +300,7 @@ func openInferenceTools(a pcommon.Map) []replaycase.ToolDefinition {
 // openInferenceTool reads one llm.tools.N.tool.json_schema through recordedTools: its
 // definition, or none when it is not a JSON object.
 func openInferenceTool(v pcommon.Value) []replaycase.ToolDefinition {
-	read, err := recordedTools.read(v, func(raw any) ([]replaycase.ToolDefinition, error) {
+	read, err := readTools(recordedTools, v, func(raw any) ([]replaycase.ToolDefinition, error) {
 		if m, ok := raw.(map[string]any); ok {
 			return []replaycase.ToolDefinition{toolDefinition(m)}, nil
 		}

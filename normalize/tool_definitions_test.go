@@ -89,18 +89,18 @@ func TestRecordedToolsAreReadOnce(t *testing.T) {
 	require.Equal(t, first, second)
 }
 
-// The cache holds at most maxToolCacheBytes of texts, and no single text of more than a
+// The cache holds at most maxTextCacheBytes of texts, and no single text of more than a
 // quarter of that.
 func TestRecordedToolsBounded(t *testing.T) {
-	c := &toolCache{byText: map[string][]replaycase.ToolDefinition{}}
+	c := newToolCache()
 	defs := []replaycase.ToolDefinition{{Name: "f"}}
-	c.put(strings.Repeat("x", maxToolCacheBytes/4+1), defs)
+	c.put(strings.Repeat("x", maxTextCacheBytes/4+1), defs)
 	require.Empty(t, c.byText)
 	for i := range 100 {
-		c.put(strconv.Itoa(i)+strings.Repeat("y", maxToolCacheBytes/10), defs)
-		require.LessOrEqual(t, c.bytes, maxToolCacheBytes)
+		c.put(strconv.Itoa(i)+strings.Repeat("y", maxTextCacheBytes/10), defs)
+		require.LessOrEqual(t, c.bytes, maxTextCacheBytes)
 	}
-	got, ok := c.get("99" + strings.Repeat("y", maxToolCacheBytes/10))
+	got, ok := c.get("99" + strings.Repeat("y", maxTextCacheBytes/10))
 	require.True(t, ok)
 	require.Equal(t, defs, got)
 }

@@ -178,12 +178,14 @@ type ModelConfig struct {
 }
 
 // ToolDefinition is a tool offered to the model, in the flat semconv shape. Parameters is the
-// JSON text of the parameters schema.
+// JSON text of the parameters schema. Its texts are dictionary-encoded: an agent offers the same
+// tools on every model call, so a file stores each schema once and a writer copies each once
+// (docs/benchmarks.md, part 21).
 type ToolDefinition struct {
 	Type        string `json:"type" parquet:"type,dict"`
-	Name        string `json:"name" parquet:"name,optional"`
-	Description string `json:"description,omitempty" parquet:"description,optional"`
-	Parameters  string `json:"parameters,omitempty" parquet:"parameters,optional"`
+	Name        string `json:"name" parquet:"name,optional,dict"`
+	Description string `json:"description,omitempty" parquet:"description,optional,dict"`
+	Parameters  string `json:"parameters,omitempty" parquet:"parameters,optional,dict"`
 }
 
 // ToolCall is a tool the model asked for, joined with its execution by call id.
