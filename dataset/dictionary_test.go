@@ -2,7 +2,6 @@ package dataset_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,21 +33,16 @@ func TestToolDefinitionsDictionaryEncoded(t *testing.T) {
 		t.Run(fmt.Sprintf("distinct=%v", distinct), func(t *testing.T) {
 			base := t.TempDir()
 			writer := func(name string, fileMaxAge time.Duration) *Writer {
-				w, err := NewWriter(WriterConfig{
-					Root: filepath.Join(base, name), Staging: filepath.Join(base, name+".staging"),
-					Compression: "zstd", MaxRowsPerFile: 100_000, RowGroupRows: 100_000,
-					FileMaxAge: fileMaxAge, FileMaxStagedBytes: 1 << 30,
-				})
-				require.NoError(t, err)
-				return w
+				return sizedWriter(t, base, name, fileMaxAge, 100_000, 100_000) // one file, one row group per batch
 			}
 			direct, published, merged := writer("direct", 0), writer("published", 0), writer("merged", time.Hour)
 			// 100 distinct tools per call: tens of thousands of values per column chunk,
 			// megabytes of distinct ones, past the dictionary's bound at a page's end.
-			cases := testdataset.OfferingTools(everyFixtureCase(t), 200, sameTools)
+			offer := sameTools
 			if distinct {
-				cases = testdataset.OfferingTools(everyFixtureCase(t), 200, testdataset.DistinctTools(100))
+				offer = testdataset.DistinctTools(100)
 			}
+			cases := testdataset.OfferingTools(everyFixtureCase(t), 200, offer)
 			for half := range 2 {
 				batch := cases[half*len(cases)/2 : (half+1)*len(cases)/2]
 				require.NoError(t, WriteDeconstructed(direct, batch))

@@ -85,13 +85,7 @@ func nullPatternBatch(t testing.TB, templates [][]byte, batch, n int) []*replayc
 // a whole batch (Write's null bitmap spans several words), and row groups of 50 rows, so that
 // the merge cuts row groups inside a segment's.
 func nullsWriter(t testing.TB, base, name string, fileMaxAge time.Duration) *Writer {
-	w, err := NewWriter(WriterConfig{
-		Root: filepath.Join(base, name), Staging: filepath.Join(base, name+".staging"),
-		Compression: "zstd", MaxRowsPerFile: 1000, RowGroupRows: 50,
-		FileMaxAge: fileMaxAge, FileMaxStagedBytes: 1 << 30,
-	})
-	require.NoError(t, err)
-	return w
+	return sizedWriter(t, base, name, fileMaxAge, 1000, 50)
 }
 
 // writeDirectAndMerged writes each batch twice: published directly (through Deconstruct,

@@ -292,10 +292,15 @@ func assertStepIDsNULL(t *testing.T, root string) {
 // mergeTestWriter writes into base/name with small files and small row groups, so that merges
 // cut row groups and files inside segments' row groups.
 func mergeTestWriter(t *testing.T, base, name string, fileMaxAge time.Duration) *Writer {
-	rowGroupRows := 3
+	return sizedWriter(t, base, name, fileMaxAge, 5, 3)
+}
+
+// sizedWriter writes into base/name, zstd, in files of maxRowsPerFile rows and row groups of
+// rowGroupRows, staging up to 1 GiB until fileMaxAge.
+func sizedWriter(t testing.TB, base, name string, fileMaxAge time.Duration, maxRowsPerFile, rowGroupRows int) *Writer {
 	w, err := NewWriter(WriterConfig{
 		Root: filepath.Join(base, name), Staging: filepath.Join(base, name+".staging"),
-		Compression: "zstd", MaxRowsPerFile: 5, RowGroupRows: rowGroupRows,
+		Compression: "zstd", MaxRowsPerFile: maxRowsPerFile, RowGroupRows: rowGroupRows,
 		FileMaxAge: fileMaxAge, FileMaxStagedBytes: 1 << 30,
 	})
 	require.NoError(t, err)

@@ -1,7 +1,6 @@
 package normalize
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,16 +97,10 @@ func text(v any) string {
 	case json.Number:
 		return t.String()
 	}
-	if s, ok := jsonany.Encode(v); ok {
-		return s // the same text as below, without encoding/json's reflection
+	if s, err := jsonany.Marshal(v); err == nil {
+		return s
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return fmt.Sprint(v)
 }
 
 func toInt(v any) (int64, bool) {

@@ -52,7 +52,7 @@ func (s *Scrubber) text(v string, r *Report) string {
 				return v
 			}
 			merge(r, &sub)
-			if text, err := marshal(out); err == nil {
+			if text, err := jsonany.Marshal(out); err == nil {
 				return text
 			}
 		}
@@ -94,19 +94,6 @@ func (s *Scrubber) plain(v string, r *Report) string {
 		return v
 	}
 	return s.replace(v, found, r)
-}
-
-func marshal(v any) (string, error) {
-	if text, ok := jsonany.Encode(v); ok {
-		return text, nil // the same text as below, without encoding/json's reflection
-	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // integer scrubs a number written as decimal text: only whole numbers (a card or phone number

@@ -401,13 +401,11 @@ func rawText(raw json.RawMessage, param string) (string, error) {
 	if dec.Decode(&v) != nil {
 		return "", invalidType(param, "a JSON value")
 	}
-	var out strings.Builder
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
+	text, err := jsonany.Marshal(v)
+	if err != nil {
 		return "", invalidType(param, "a JSON value")
 	}
-	return strings.TrimSuffix(out.String(), "\n"), nil
+	return text, nil
 }
 
 // Rendering a recorded step as a Chat Completions response.

@@ -29,6 +29,22 @@ func Encode(v any) (text string, ok bool) {
 	return text, ok
 }
 
+// Marshal returns the JSON text of v as encoding/json's Encoder with SetEscapeHTML(false) writes
+// it, without the trailing newline: through Encode when it takes v, else through encoding/json,
+// which then gives the text or the error.
+func Marshal(v any) (string, error) {
+	if text, ok := Encode(v); ok {
+		return text, nil
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
 // writer is Encode's scratch space, reused through writers.
 type writer struct {
 	buf   []byte

@@ -45,6 +45,17 @@ func checkEncode(t *testing.T, v any) {
 	case gotOK && got != want:
 		t.Fatalf("Encode(%#v) = %q, encoding/json writes %q", v, got, want)
 	}
+	checkMarshal(t, v)
+}
+
+// checkMarshal asserts that Marshal gives what encoding/json gives for v: its text, or an error.
+func checkMarshal(t *testing.T, v any) {
+	t.Helper()
+	want, wantOK := encodeReference(v)
+	got, err := Marshal(v)
+	if (err == nil) != wantOK || got != want {
+		t.Fatalf("Marshal(%#v) = %q, %v; encoding/json writes %q (ok %v)", v, got, err, want, wantOK)
+	}
 }
 
 // checkCanonical asserts that Canonical agrees with decoding and encoding by encoding/json, and
@@ -105,6 +116,7 @@ func TestEncodeDeclines(t *testing.T) {
 		if got, ok := Encode(v); ok {
 			t.Errorf("Encode(%#v) = %q, want a decline", v, got)
 		}
+		checkMarshal(t, v) // what Encode declines, encoding/json writes or refuses
 	}
 	if _, ok := Encode(json.Number("-0.5e+10")); !ok {
 		t.Error("Encode declined a valid number")
