@@ -157,10 +157,7 @@ func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 	var out []replaycase.Message
 	for _, item := range indexed(a, prefix) {
 		field := func(k string) string {
-			if v, ok := item["message."+k]; ok {
-				return v.AsString()
-			}
-			return ""
+			return item.str("message." + k)
 		}
 		msg := replaycase.Message{Role: canonicalRole(field("role")), Name: field("name")}
 		if id := field("tool_call_id"); id != "" {
@@ -171,31 +168,31 @@ func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 		if c := field("content"); c != "" {
 			msg.Parts = append(msg.Parts, replaycase.Part{Type: "text", Content: c})
 		}
-		for _, part := range indexedSub(item, "message.contents.") {
-			switch t := part["message_content.type"]; t {
+		for _, part := range item.sub("message.contents.") {
+			switch t := part.str("message_content.type"); t {
 			case "image":
-				msg.Parts = append(msg.Parts, replaycase.Part{Type: "uri", Modality: "image", URI: part["message_content.image.image.url"]})
+				msg.Parts = append(msg.Parts, replaycase.Part{Type: "uri", Modality: "image", URI: part.str("message_content.image.image.url")})
 			case "tool_use":
 				// The Anthropic instrumentations (JS 0.2, Python 3.1) write tool_call.{id,
 				// function.*} and repeat the call in message.tool_calls, which then adds nothing;
 				// message_content.{id, name, input} is the form of earlier Python releases.
 				msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call",
-					ID:        cmp.Or(part["message_content.id"], part["tool_call.id"]),
-					Name:      cmp.Or(part["message_content.name"], part["tool_call.function.name"]),
-					Arguments: cmp.Or(part["message_content.input"], part["tool_call.function.arguments"])})
+					ID:        cmp.Or(part.str("message_content.id"), part.str("tool_call.id")),
+					Name:      cmp.Or(part.str("message_content.name"), part.str("tool_call.function.name")),
+					Arguments: cmp.Or(part.str("message_content.input"), part.str("tool_call.function.arguments"))})
 			default:
 				if t == "" {
 					t = "text"
 				}
-				msg.Parts = append(msg.Parts, replaycase.Part{Type: t, Content: part["message_content.text"]})
+				msg.Parts = append(msg.Parts, replaycase.Part{Type: t, Content: part.str("message_content.text")})
 			}
 		}
-		for _, call := range indexedSub(item, "message.tool_calls.") {
-			if id := call["tool_call.id"]; id != "" && slices.ContainsFunc(msg.Parts, func(p replaycase.Part) bool { return p.Type == "tool_call" && p.ID == id }) {
+		for _, call := range item.sub("message.tool_calls.") {
+			if id := call.str("tool_call.id"); id != "" && slices.ContainsFunc(msg.Parts, func(p replaycase.Part) bool { return p.Type == "tool_call" && p.ID == id }) {
 				continue
 			}
 			msg.Parts = append(msg.Parts, replaycase.Part{
-				Type: "tool_call", ID: call["tool_call.id"], Name: call["tool_call.function.name"], Arguments: call["tool_call.function.arguments"],
+				Type: "tool_call", ID: call.str("tool_call.id"), Name: call.str("tool_call.function.name"), Arguments: call.str("tool_call.function.arguments"),
 			})
 		}
 		if name, args := field("function_call_name"), field("function_call_arguments_json"); name != "" {
@@ -210,13 +207,13 @@ func openInferenceDocuments(a pcommon.Map, prefix string) []replaycase.Document 
 	var docs []replaycase.Document
 	for _, item := range indexed(a, prefix) {
 		d := replaycase.Document{}
-		if v, ok := item["document.id"]; ok {
+		if v, ok := item.get("document.id"); ok {
 			d.ID = v.AsString()
 		}
-		if v, ok := item["document.content"]; ok {
+		if v, ok := item.get("document.content"); ok {
 			d.Content = v.AsString()
 		}
-		if v, ok := item["document.score"]; ok {
+		if v, ok := item.get("document.score"); ok {
 			if f, ok := toFloat(v.AsRaw()); ok {
 				d.Score = &f
 			}
@@ -234,10 +231,10 @@ func openInferenceEmbeddings(a pcommon.Map) []replaycase.Embedding {
 	var out []replaycase.Embedding
 	for _, item := range indexed(a, "embedding.embeddings.") {
 		e := replaycase.Embedding{}
-		if v, ok := item["embedding.text"]; ok {
+		if v, ok := item.get("embedding.text"); ok {
 			e.Text = v.AsString()
 		}
-		if v, ok := item["embedding.vector"]; ok && v.Type() == pcommon.ValueTypeSlice {
+		if v, ok := item.get("embedding.vector"); ok && v.Type() == pcommon.ValueTypeSlice {
 			e.Vector = numbers(v.Slice())
 		}
 		out = append(out, e)
@@ -290,7 +287,7 @@ func invocationParameters(a pcommon.Map, b *stepBuilder) (map[string]any, bool) 
 func openInferenceTools(a pcommon.Map) []replaycase.ToolDefinition {
 	var tools []replaycase.ToolDefinition
 	for _, item := range indexed(a, "llm.tools.") {
-		if v, ok := item["tool.json_schema"]; ok {
+		if v, ok := item.get("tool.json_schema"); ok {
 			tools = append(tools, openInferenceTool(v)...)
 		}
 	}

@@ -48,13 +48,13 @@ func openLLMetry(in *spanInput, b *stepBuilder) bool {
 	if st.ToolDefinitions == nil {
 		for _, f := range indexed(a, "llm.request.functions.") {
 			d := replaycase.ToolDefinition{Type: "function"}
-			if v, ok := f["name"]; ok {
+			if v, ok := f.get("name"); ok {
 				d.Name = v.AsString()
 			}
-			if v, ok := f["description"]; ok {
+			if v, ok := f.get("description"); ok {
 				d.Description = v.AsString()
 			}
-			if v, ok := f["parameters"]; ok {
+			if v, ok := f.get("parameters"); ok {
 				d.Parameters = v.AsString()
 			}
 			st.ToolDefinitions = append(st.ToolDefinitions, d)
@@ -101,18 +101,13 @@ func indexedMessages(a pcommon.Map, prefix string) []replaycase.Message {
 	var out []replaycase.Message
 	var pending []string // tool call ids without a result yet
 	for _, item := range indexed(a, prefix) {
-		field := func(k string) string {
-			if v, ok := item[k]; ok {
-				return v.AsString()
-			}
-			return ""
-		}
+		field := item.str
 		msg := replaycase.Message{Role: canonicalRole(field("role")), FinishReason: FinishReason(field("finish_reason"))}
 		content := field("content")
 		contentCalls := toolCallsInContent(content)
 		calls := contentCalls
-		for _, call := range indexedSub(item, "tool_calls.") {
-			calls = append(calls, replaycase.Part{Type: "tool_call", ID: call["id"], Name: call["name"], Arguments: call["arguments"]})
+		for _, call := range item.sub("tool_calls.") {
+			calls = append(calls, replaycase.Part{Type: "tool_call", ID: call.str("id"), Name: call.str("name"), Arguments: call.str("arguments")})
 		}
 		switch {
 		case len(calls) > 0:

@@ -1,10 +1,6 @@
 package normalize
 
 import (
-	"iter"
-	"maps"
-	"sort"
-	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -38,6 +34,18 @@ func getStrings(a pcommon.Map, key string) []string {
 	v, ok := a.Get(key)
 	if !ok {
 		return nil
+	}
+	if v.Type() == pcommon.ValueTypeSlice { // read in place: AsRaw would box every element
+		s := v.Slice()
+		out := make([]string, s.Len())
+		for i := range s.Len() {
+			if e := s.At(i); e.Type() == pcommon.ValueTypeStr {
+				out[i] = e.Str()
+			} else {
+				out[i] = text(e.AsRaw())
+			}
+		}
+		return out
 	}
 	raw := v.AsRaw()
 	if s, ok := raw.(string); ok {
@@ -86,58 +94,4 @@ func jsonAttr(a pcommon.Map, key string, b *stepBuilder) (any, bool) {
 		return nil, false
 	}
 	return raw, true
-}
-
-// indexed groups flattened list attributes: prefix "llm.input_messages." turns
-// "llm.input_messages.3.message.role" into item 3, field "message.role". Items come back in
-// numeric order.
-func indexed(a pcommon.Map, prefix string) []map[string]pcommon.Value {
-	return indexedFields(a.All(), prefix)
-}
-
-// indexedFields is indexed over any key / value sequence.
-func indexedFields(fields iter.Seq2[string, pcommon.Value], prefix string) []map[string]pcommon.Value {
-	items := map[int]map[string]pcommon.Value{}
-	for k, v := range fields {
-		if !strings.HasPrefix(k, prefix) {
-			continue
-		}
-		rest := k[len(prefix):]
-		dot := strings.IndexByte(rest, '.')
-		if dot <= 0 {
-			continue
-		}
-		i, err := strconv.Atoi(rest[:dot])
-		if err != nil || i < 0 {
-			continue
-		}
-		if items[i] == nil {
-			items[i] = map[string]pcommon.Value{}
-		}
-		items[i][rest[dot+1:]] = v
-	}
-	idx := make([]int, 0, len(items))
-	for i := range items {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
-	out := make([]map[string]pcommon.Value, len(idx))
-	for n, i := range idx {
-		out[n] = items[i]
-	}
-	return out
-}
-
-// indexedSub groups the fields of one flattened item further: "message.tool_calls.0.tool_call.id"
-// with prefix "message.tool_calls." becomes item 0, field "tool_call.id".
-func indexedSub(item map[string]pcommon.Value, prefix string) []map[string]string {
-	var out []map[string]string
-	for _, sub := range indexedFields(maps.All(item), prefix) {
-		fields := map[string]string{}
-		for k, v := range sub {
-			fields[k] = v.AsString()
-		}
-		out = append(out, fields)
-	}
-	return out
 }

@@ -111,7 +111,7 @@ func Encode(c *Case, td ptrace.Traces) error {
 	}
 	putJSON(a, "gen_ai.tool.definitions", c.ToolDefinitions)
 	putModelConfig(a, c.ModelConfig)
-	putUsage(a, c.Usage)
+	putUsage(a, &c.Usage)
 	putJSON(a, AttrToolCalls, c.ToolCalls)
 	putJSON(a, AttrRetrievalRefs, c.RetrievalRefs)
 	putJSON(a, AttrMetadata, c.Metadata)
@@ -190,7 +190,7 @@ func encodeStep(c *Case, st *Step, tid pcommon.TraceID, caseSpan pcommon.SpanID,
 	putStr(a, AttrCallSiteID, st.CallSiteID)
 	putStrings(a, AttrCallSiteFields, st.CallSiteFields)
 	putStrings(a, "gen_ai.response.finish_reasons", st.FinishReasons)
-	putUsage(a, st.Usage)
+	putUsage(a, &st.Usage)
 	putStr(a, "gen_ai.agent.name", st.AgentName)
 	putStepExtras(a, st)
 	if tc := st.ToolCall; tc != nil {
@@ -294,7 +294,7 @@ func decodeCase(c *Case, res pcommon.Map, sp ptrace.Span) error {
 	c.Scrub.PolicyHash = str(a, AttrScrubPolicy)
 	c.ConversationID = str(a, "gen_ai.conversation.id")
 	c.ModelConfig = modelConfig(a)
-	c.Usage = usage(a)
+	readUsage(a, &c.Usage)
 	var final []Message
 	errs := []error{
 		getJSON(a, AttrReasons, &c.Reasons),
@@ -351,9 +351,9 @@ func decodeStep(c *Case, sp ptrace.Span) error {
 		CallSiteID:     str(a, AttrCallSiteID),
 		CallSiteFields: strs(a, AttrCallSiteFields),
 		FinishReasons:  strs(a, "gen_ai.response.finish_reasons"),
-		Usage:          usage(a),
 		AgentName:      str(a, "gen_ai.agent.name"),
 	}
+	readUsage(a, &st.Usage)
 	switch sp.Status().Code() {
 	case ptrace.StatusCodeOk:
 		st.Status = StepOK
@@ -471,20 +471,20 @@ var usageAttrs = []struct {
 	{AttrTotalTokens, func(u *Usage) *int64 { return &u.TotalTokens }},
 }
 
-func putUsage(a pcommon.Map, u Usage) {
+// putUsage takes the usage by pointer: a copy would escape to the heap through the getters.
+func putUsage(a pcommon.Map, u *Usage) {
 	for _, f := range usageAttrs {
-		if n := *f.get(&u); n != 0 {
+		if n := *f.get(u); n != 0 {
 			a.PutInt(f.key, n)
 		}
 	}
 }
 
-func usage(a pcommon.Map) Usage {
-	var u Usage
+// readUsage fills u, in place for the same reason putUsage takes a pointer.
+func readUsage(a pcommon.Map, u *Usage) {
 	for _, f := range usageAttrs {
-		*f.get(&u) = integer(a, f.key)
+		*f.get(u) = integer(a, f.key)
 	}
-	return u
 }
 
 // putJSON stores v as a structured value. Empty values are left out.
@@ -504,12 +504,13 @@ func getJSON(a pcommon.Map, key string, out any) error {
 	if !ok {
 		return nil
 	}
+	// Straight into out, which is zero: a value getValue leaves to the JSON text may have
+	// filled part of it, so out is zeroed again before that.
 	if dst := reflect.ValueOf(out).Elem(); dst.IsZero() {
-		direct := reflect.New(dst.Type()).Elem()
-		if getValue(v, direct) == nil {
-			dst.Set(direct)
+		if getValue(v, dst) == nil {
 			return nil
 		}
+		dst.SetZero()
 	}
 	return getJSONText(v, key, out)
 }

@@ -182,13 +182,19 @@ func getValue(src pcommon.Value, dst reflect.Value) error {
 			return errNotDirect
 		}
 		s := src.Slice()
-		out := reflect.MakeSlice(t, s.Len(), s.Len())
+		if s.Len() == 0 {
+			dst.Set(reflect.MakeSlice(t, 0, 0)) // [] is an empty slice, not nil
+			return nil
+		}
+		// Grown in place: dst is a nil slice here (a zero field, element or target), and
+		// MakeSlice would allocate a slice header besides the array.
+		dst.Grow(s.Len())
+		dst.SetLen(s.Len())
 		for i := 0; i < s.Len(); i++ {
-			if err := getValue(s.At(i), out.Index(i)); err != nil {
+			if err := getValue(s.At(i), dst.Index(i)); err != nil {
 				return err
 			}
 		}
-		dst.Set(out)
 		return nil
 	case reflect.Map:
 		if src.Type() != pcommon.ValueTypeMap || t.Key().Kind() != reflect.String {
@@ -196,11 +202,12 @@ func getValue(src pcommon.Value, dst reflect.Value) error {
 		}
 		m := src.Map()
 		out := reflect.MakeMapWithSize(t, m.Len())
+		e := reflect.New(t.Elem()).Elem() // SetMapIndex copies it: one for every entry
 		for k, v := range m.All() {
 			if !utf8.ValidString(k) {
 				return errNotDirect
 			}
-			e := reflect.New(t.Elem()).Elem()
+			e.SetZero()
 			if err := getValue(v, e); err != nil {
 				return err
 			}

@@ -18,6 +18,10 @@ import (
 
 const maxSplitPart = 256
 
+// smallObject is how many keys of a map or JSON object the scrubber lists on the stack; larger
+// ones are listed on the heap. Messages, parts and tool calls have a handful.
+const smallObject = 16
+
 func tokenLike(v string) bool {
 	return len(v) >= 4 && len(v) <= maxSplitPart && !strings.ContainsAny(v, " \t\n<")
 }
@@ -66,7 +70,8 @@ func (s *Scrubber) splitParts(values []string) map[int]string {
 
 // splitMap masks split credentials among the string attributes of m.
 func (s *Scrubber) splitMap(m pcommon.Map, r *Report) {
-	keys, values := make([]string, 0, m.Len()), make([]string, 0, m.Len())
+	var keyBuf, valueBuf [smallObject]string // on the stack for the maps most spans have
+	keys, values := keyBuf[:0], valueBuf[:0]
 	for k, v := range m.All() {
 		if v.Type() == pcommon.ValueTypeStr {
 			keys, values = append(keys, k), append(values, v.Str())
@@ -80,9 +85,11 @@ func (s *Scrubber) splitMap(m pcommon.Map, r *Report) {
 
 // splitJSON masks split credentials among the string values of t, in the order of keys.
 func (s *Scrubber) splitJSON(t map[string]any, keys []string, r *Report) {
-	values := make([]string, len(keys))
-	for i, k := range keys {
-		values[i], _ = t[k].(string)
+	var valueBuf [smallObject]string
+	values := valueBuf[:0]
+	for _, k := range keys {
+		v, _ := t[k].(string)
+		values = append(values, v)
 	}
 	for i, kind := range s.splitParts(values) {
 		t[keys[i]] = s.secretValue(kind, values[i], r)

@@ -141,12 +141,12 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 		}
 		return t
 	case map[string]any:
-		keys := make([]string, 0, len(t))
+		var keyBuf, siblingBuf [smallObject]string // on the stack for the objects most texts hold
+		keys, siblings := keyBuf[:0], siblingBuf[:0]
 		for k := range t {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys) // a fixed order, for the split-secret check below
-		var siblings []string
 		for _, k := range keys {
 			val := t[k]
 			if kind := s.kindOf(k); kind != "" {
