@@ -156,16 +156,13 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 	var out []replaycase.Message
 	for _, item := range indexed(a, prefix) {
-		field := func(k string) string {
-			return item.str("message." + k)
-		}
-		msg := replaycase.Message{Role: canonicalRole(field("role")), Name: field("name")}
-		if id := field("tool_call_id"); id != "" {
-			msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call_response", ID: id, Response: field("content")})
+		msg := replaycase.Message{Role: canonicalRole(item.str("message.role")), Name: item.str("message.name")}
+		if id := item.str("message.tool_call_id"); id != "" {
+			msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call_response", ID: id, Response: item.str("message.content")})
 			out = append(out, msg)
 			continue
 		}
-		if c := field("content"); c != "" {
+		if c := item.str("message.content"); c != "" {
 			msg.Parts = append(msg.Parts, replaycase.Part{Type: "text", Content: c})
 		}
 		for _, part := range item.sub("message.contents.") {
@@ -195,7 +192,7 @@ func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 				Type: "tool_call", ID: call.str("tool_call.id"), Name: call.str("tool_call.function.name"), Arguments: call.str("tool_call.function.arguments"),
 			})
 		}
-		if name, args := field("function_call_name"), field("function_call_arguments_json"); name != "" {
+		if name, args := item.str("message.function_call_name"), item.str("message.function_call_arguments_json"); name != "" {
 			msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call", Name: name, Arguments: args})
 		}
 		out = append(out, msg)

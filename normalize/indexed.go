@@ -67,7 +67,16 @@ func indexed(a pcommon.Map, prefix string) []item {
 // sub groups the fields of an item further: "message.tool_calls.0.tool_call.id" with prefix
 // "message.tool_calls." becomes item 0, field "tool_call.id".
 func (it item) sub(prefix string) []item {
-	var fields []indexedField
+	n := 0
+	for _, f := range it {
+		if strings.HasPrefix(f.name, prefix) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	fields := make([]indexedField, 0, n)
 	for _, f := range it {
 		fields = appendIndexed(fields, f.name, f.value, prefix)
 	}
