@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	. "github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testdataset"
 	"github.com/reprise-dev/reprise/internal/testdataset/faults"
 	"github.com/reprise-dev/reprise/internal/testdataset/roundtrip"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
@@ -175,13 +176,7 @@ func TestWriteListIndexRead(t *testing.T) {
 		}
 		roundtrip.AssertSameCase(t, replaycase.Case{Steps: []replaycase.Step{st}}, replaycase.Case{Steps: []replaycase.Step{r.Step}})
 	}
-	f, err := os.Open(stepFiles[0].Path)
-	require.NoError(t, err)
-	defer f.Close()
-	info, _ := f.Stat()
-	pf, err := parquet.OpenFile(f, info.Size())
-	require.NoError(t, err)
-	stepsLayout, _ := pf.Lookup(StepsLayoutKey)
+	stepsLayout, _ := testdataset.OpenParquet(t, stepFiles[0].Path).Lookup(StepsLayoutKey)
 	assert.Equal(t, StepsLayout, stepsLayout)
 
 	again, err := l.Next()

@@ -3,7 +3,6 @@ package dataset_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	. "github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testdataset"
 	"github.com/reprise-dev/reprise/internal/testdataset/roundtrip"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/internal/testpipeline"
@@ -72,14 +72,7 @@ func copiesOf(cases []CaseRow) (n int) {
 func rawCases(t *testing.T, path string) (rows []CaseRow, layout string) {
 	rows, err := parquet.ReadFile[CaseRow](path)
 	require.NoError(t, err)
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	info, err := f.Stat()
-	require.NoError(t, err)
-	pf, err := parquet.OpenFile(f, info.Size())
-	require.NoError(t, err)
-	layout, _ = pf.Lookup(CaseIDsLayoutKey)
+	layout, _ = testdataset.OpenParquet(t, path).Lookup(CaseIDsLayoutKey)
 	return rows, layout
 }
 

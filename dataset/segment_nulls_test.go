@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	. "github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testdataset"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -104,7 +105,7 @@ func writeDirectAndMerged(t *testing.T, batches func() [][]*replaycase.Case) (di
 	segments = map[string]bool{}
 	for _, f := range tree(t, StagingOf(merged)) {
 		if strings.HasSuffix(f, ".parquet") {
-			segments[filepath.Base(f)] = WrittenWithWrite(openParquet(t, filepath.Join(StagingOf(merged), f)))
+			segments[filepath.Base(f)] = WrittenWithWrite(testdataset.OpenParquet(t, filepath.Join(StagingOf(merged), f)))
 			assertFooterNamesEveryColumn(t, filepath.Join(StagingOf(merged), f))
 		}
 	}

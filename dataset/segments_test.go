@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	. "github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testdataset"
 	"github.com/reprise-dev/reprise/internal/testdataset/roundtrip"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -83,12 +84,7 @@ func TestSegmentsAreMergedIntoOneFilePerDataset(t *testing.T) {
 
 	// The merged file has the final profile: compressed, row groups of RowGroupRows, the
 	// bloom filter on case_id, and ReadIndex/ReadCase work on it.
-	f, err := os.Open(res.Files[2].Path)
-	require.NoError(t, err)
-	defer f.Close()
-	info, _ := f.Stat()
-	pf, err := parquet.OpenFile(f, info.Size())
-	require.NoError(t, err)
+	pf := testdataset.OpenParquet(t, res.Files[2].Path)
 	assert.Len(t, pf.RowGroups(), 3, "8 rows in row groups of 3")
 	col := pf.Metadata().RowGroups[0].Columns[0]
 	assert.Equal(t, "ZSTD", col.MetaData.Codec.String())
@@ -239,7 +235,7 @@ func storedRows(t *testing.T, root, dataset string) map[string]parquet.Row {
 	require.NoError(t, err)
 	out := map[string]parquet.Row{}
 	for _, f := range files {
-		pf := openParquet(t, f.Path)
+		pf := testdataset.OpenParquet(t, f.Path)
 		index, isSteps := pf.Schema().Lookup("index")
 		for _, row := range parquetRows(t, pf) {
 			key := row[0].String() // case_id, the first column
@@ -423,7 +419,7 @@ func assertFootersNameEveryColumn(t *testing.T, root string) {
 // chunk the path of its column, which Spark, Athena and Arrow look columns up by. parquet-go
 // v0.32 writes empty paths from a writer reused with Reset (parquet-go/parquet-go#602).
 func assertFooterNamesEveryColumn(t *testing.T, path string) {
-	pf := openParquet(t, path)
+	pf := testdataset.OpenParquet(t, path)
 	columns := pf.Schema().Columns()
 	for _, rg := range pf.Metadata().RowGroups {
 		require.Len(t, rg.Columns, len(columns))
@@ -431,19 +427,6 @@ func assertFooterNamesEveryColumn(t *testing.T, path string) {
 			assert.Equal(t, columns[i], []string(c.MetaData.PathInSchema), path)
 		}
 	}
-}
-
-// openParquet opens a Parquet file for the length of the test.
-func openParquet(t *testing.T, path string) *parquet.File {
-	t.Helper()
-	fh, err := os.Open(path)
-	require.NoError(t, err)
-	t.Cleanup(func() { fh.Close() })
-	info, err := fh.Stat()
-	require.NoError(t, err)
-	pf, err := parquet.OpenFile(fh, info.Size())
-	require.NoError(t, err)
-	return pf
 }
 
 // parquetRows reads every row of pf, in order, as values with their levels.

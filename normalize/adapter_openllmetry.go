@@ -101,9 +101,8 @@ func indexedMessages(a pcommon.Map, prefix string) []replaycase.Message {
 	var out []replaycase.Message
 	var pending []string // tool call ids without a result yet
 	for _, item := range indexed(a, prefix) {
-		field := item.str
-		msg := replaycase.Message{Role: canonicalRole(field("role")), FinishReason: FinishReason(field("finish_reason"))}
-		content := field("content")
+		msg := replaycase.Message{Role: canonicalRole(item.str("role")), FinishReason: FinishReason(item.str("finish_reason"))}
+		content := item.str("content")
 		contentCalls := toolCallsInContent(content)
 		calls := contentCalls
 		for _, call := range item.sub("tool_calls.") {
@@ -122,7 +121,7 @@ func indexedMessages(a pcommon.Map, prefix string) []replaycase.Message {
 				pending = append(pending, c.ID)
 			}
 		case msg.Role == "tool":
-			id := field("tool_call_id")
+			id := item.str("tool_call_id")
 			if id == "" && len(pending) > 0 {
 				id = pending[0]
 			}
@@ -131,7 +130,7 @@ func indexedMessages(a pcommon.Map, prefix string) []replaycase.Message {
 		case content != "":
 			msg.Parts = append(msg.Parts, replaycase.Part{Type: "text", Content: content})
 		}
-		if r := field("refusal"); r != "" {
+		if r := item.str("refusal"); r != "" {
 			msg.Parts = append(msg.Parts, replaycase.Part{Type: "refusal", Content: r})
 		}
 		out = append(out, msg)

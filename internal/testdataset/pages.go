@@ -3,7 +3,6 @@ package testdataset
 import (
 	"errors"
 	"io"
-	"os"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -15,13 +14,7 @@ import (
 // hold their values (PLAIN).
 func DataPages(t testing.TB, path string, column ...string) (dictionary, plain int) {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	st, err := f.Stat()
-	require.NoError(t, err)
-	pf, err := parquet.OpenFile(f, st.Size())
-	require.NoError(t, err)
+	pf := OpenParquet(t, path)
 	leaf, ok := pf.Schema().Lookup(column...)
 	require.True(t, ok, "%s has no column %v", path, column)
 	for _, rg := range pf.RowGroups() {
