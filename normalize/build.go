@@ -1,6 +1,8 @@
 package normalize
 
 import (
+	"bytes"
+	"cmp"
 	"slices"
 	"sort"
 	"sync"
@@ -39,23 +41,20 @@ func Build(spans ptrace.Traces, logs plog.Logs) (c *replaycase.Case, findings []
 
 // joinEvents groups the GenAI log events by the span they belong to, each span's events in
 // time order, and counts them in the provenance.
-func joinEvents(logs plog.Logs, prov *replaycase.Provenance) map[string][]plog.LogRecord {
-	bySpan := map[string][]plog.LogRecord{}
+func joinEvents(logs plog.Logs, prov *replaycase.Provenance) map[pcommon.SpanID][]plog.LogRecord {
+	bySpan := map[pcommon.SpanID][]plog.LogRecord{}
 	for l := range pdatawalk.LogRecords(logs) {
 		lr := l.Record
 		prov.EventCount++
-		id := lr.SpanID().String()
+		id := lr.SpanID()
 		bySpan[id] = append(bySpan[id], lr)
 		if prov.TraceID == "" {
 			prov.TraceID = lr.TraceID().String()
 		}
 	}
 	for _, evs := range bySpan {
-		sort.SliceStable(evs, func(i, j int) bool {
-			if evs[i].Timestamp() != evs[j].Timestamp() {
-				return evs[i].Timestamp() < evs[j].Timestamp()
-			}
-			return evs[i].ObservedTimestamp() < evs[j].ObservedTimestamp()
+		slices.SortStableFunc(evs, func(a, b plog.LogRecord) int {
+			return cmp.Or(cmp.Compare(a.Timestamp(), b.Timestamp()), cmp.Compare(a.ObservedTimestamp(), b.ObservedTimestamp()))
 		})
 	}
 	return bySpan
@@ -66,7 +65,7 @@ type spansRead struct {
 	steps        []normalized            // spans with GenAI telemetry, in start order
 	evaluations  []replaycase.Evaluation // gen_ai.evaluation.result events on any span, in span order
 	evalProblems []replaycase.Reason     // evaluations that could not be read
-	spanIDs      map[string]bool         // every span received
+	spanIDs      map[pcommon.SpanID]bool // every span received
 	roots        []pdatawalk.Span        // spans without a parent, with their resource
 	minSpanID    string                  // anchors the case id when no root arrived
 }
@@ -94,13 +93,13 @@ func putNormalizedSteps(buf *[]normalized) {
 // readSpans runs the adapters over every span and notes the trace's roots, services and span
 // count in the provenance. It gathers the steps in *buf, grown to the trace's span count (and
 // kept so for the next trace) when shorter.
-func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, prov *replaycase.Provenance, buf *[]normalized) spansRead {
+func readSpans(spans ptrace.Traces, eventsBySpan map[pcommon.SpanID][]plog.LogRecord, prov *replaycase.Provenance, buf *[]normalized) spansRead {
 	count := spans.SpanCount()
 	// Sized once: a normalized step is large, and growing the slice span by span copied them all.
 	if cap(*buf) < count {
 		*buf = make([]normalized, 0, count)
 	}
-	read := spansRead{spanIDs: make(map[string]bool, count), steps: (*buf)[:0]}
+	read := spansRead{spanIDs: make(map[pcommon.SpanID]bool, count), steps: (*buf)[:0]}
 	services := map[string]bool{}
 	var lastTraceID pcommon.TraceID // the trace id is written out once per change, not per span
 	var builder stepBuilder
@@ -119,14 +118,14 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, pr
 		if sp.ParentSpanID().IsEmpty() {
 			read.roots = append(read.roots, s)
 		}
-		in := spanInput{Resource: s.Resource.Resource(), Scope: s.Scope.Scope(), Span: sp, SpanID: id, Events: eventsBySpan[id]}
+		in := spanInput{Resource: s.Resource.Resource(), Scope: s.Scope.Scope(), Span: sp, SpanID: id, Events: eventsBySpan[sp.SpanID()]}
 		n, ok := normalizeSpan(&in, &builder)
 		if ok {
 			read.steps = append(read.steps, n)
 		}
 		read.evaluations = append(read.evaluations, n.Evaluations...)
 		read.evalProblems = append(read.evalProblems, n.evalFindings...)
-		read.spanIDs[id] = true
+		read.spanIDs[sp.SpanID()] = true
 	}
 	for s := range services {
 		prov.Services = append(prov.Services, s)
@@ -140,19 +139,19 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[string][]plog.LogRecord, pr
 // evaluationsOf gathers the run's own scores: the evaluation events recorded on its spans,
 // then those joined to the trace without a span that arrived (an evaluator that knows only
 // the response id, or the trace).
-func evaluationsOf(read spansRead, eventsBySpan map[string][]plog.LogRecord) ([]replaycase.Evaluation, []replaycase.Reason) {
+func evaluationsOf(read spansRead, eventsBySpan map[pcommon.SpanID][]plog.LogRecord) ([]replaycase.Evaluation, []replaycase.Reason) {
 	out, problems := read.evaluations, read.evalProblems
-	ids := make([]string, 0, len(eventsBySpan))
+	ids := make([]pcommon.SpanID, 0, len(eventsBySpan))
 	for id := range eventsBySpan {
 		if !read.spanIDs[id] {
 			ids = append(ids, id)
 		}
 	}
-	sort.Strings(ids)
+	slices.SortFunc(ids, func(a, b pcommon.SpanID) int { return bytes.Compare(a[:], b[:]) }) // as their hex
 	for _, id := range ids {
 		for _, lr := range eventsBySpan[id] {
 			if eventName(lr) == "gen_ai.evaluation.result" { // convert only what is kept
-				e, problem := evaluation(logEvent(lr))
+				e, problem := evaluation(logEvent(lr, id.String()))
 				out = append(out, e)
 				if problem != nil {
 					problems = append(problems, *problem)

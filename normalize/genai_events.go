@@ -77,14 +77,15 @@ func events(in *spanInput) []genAIEvent {
 			}
 		}
 	}
-	for _, lr := range in.Events {
-		out = append(out, logEvent(lr))
+	for _, lr := range in.Events { // each of the span's own: its id is the span's
+		out = append(out, logEvent(lr, in.SpanID))
 	}
 	return out
 }
 
-// logEvent is a GenAI log record as an event. A body that is not a map is its content.
-func logEvent(lr plog.LogRecord) genAIEvent {
+// logEvent is a GenAI log record as an event, spanID its span id as text. A body that is not a
+// map is its content.
+func logEvent(lr plog.LogRecord, spanID string) genAIEvent {
 	body, _ := lr.Body().AsRaw().(map[string]any)
 	if body == nil {
 		body = map[string]any{}
@@ -92,11 +93,7 @@ func logEvent(lr plog.LogRecord) genAIEvent {
 			body["content"] = s
 		}
 	}
-	ev := genAIEvent{name: eventName(lr), body: body, record: lr, hasRecord: true}
-	if !lr.SpanID().IsEmpty() {
-		ev.spanID = lr.SpanID().String()
-	}
-	return ev
+	return genAIEvent{name: eventName(lr), body: body, record: lr, hasRecord: true, spanID: spanID}
 }
 
 // attrsBody turns span event attributes into an event body. Semantic Kernel writes the choice

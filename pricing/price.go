@@ -101,8 +101,10 @@ func (c conditional) inForce(t time.Time) priceSet {
 // without a price of its own is priced as its parent. A count with no price at all makes the
 // result partial.
 func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
+	// Every figure of the result points into one allocation: a priced step took about ten.
+	figures := new(costFigures)
 	c := replaycase.Cost{ProviderID: q.ProviderID, ModelID: q.ModelID, PriceChecked: q.PriceChecked,
-		EffectiveDate: q.EffectiveDate, UnitPrices: &replaycase.UnitPrices{}}
+		EffectiveDate: q.EffectiveDate, UnitPrices: &figures.unit}
 	uncached := u.InputTokens - u.CacheReadInputTokens - u.CacheWriteInputTokens
 	plain := u.OutputTokens - u.ReasoningOutputTokens
 	if uncached < 0 || plain < 0 {
@@ -127,7 +129,7 @@ func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
 	total := 0.0
 	var missing, tiers []string
 	priced := false
-	for _, part := range parts {
+	for i, part := range parts {
 		price := q.price(part.keys)
 		if price == nil {
 			if part.tokens > 0 {
@@ -141,8 +143,8 @@ func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
 		}
 		usd := float64(part.tokens) * unit / 1e6
 		total += usd
-		*part.usd = &usd
-		*part.unit = &unit
+		figures.usd[i], figures.units[i] = usd, unit
+		*part.usd, *part.unit = &figures.usd[i], &figures.units[i]
 		priced = true
 	}
 	c.Tier = strings.Join(tiers, ",")
@@ -157,9 +159,16 @@ func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
 	default:
 		c.Status = replaycase.CostComputed
 	}
-	computed, recorded := total, total
-	c.ComputedUSD, c.TotalUSD = &computed, &recorded
+	figures.computed, figures.total = total, total
+	c.ComputedUSD, c.TotalUSD = &figures.computed, &figures.total
 	return c
+}
+
+// costFigures holds what one Cost's pointers point to, each figure in a field of its own.
+type costFigures struct {
+	unit            replaycase.UnitPrices
+	usd, units      [5]float64 // by part, in Cost's order
+	computed, total float64
 }
 
 // price is the first of keys the quote has a price for.

@@ -366,3 +366,47 @@ func TestSemconvProviderNames(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryFigureOfACostIsItsOwn: the figures of a Cost share one allocation, so this checks
+// that no two of them are the same variable (a caller that changes one, as Apply replaces the
+// total with a reported cost, must not change another) and that each holds its own figure.
+func TestEveryFigureOfACostIsItsOwn(t *testing.T) {
+	tbl, err := Parse([]byte(`[{"id":"p","name":"P","api_pattern":"x","models":[
+		{"id":"m","match":{"equals":"m"},"prices":{"input_mtok":1,"output_mtok":2,
+			"cache_read_mtok":3,"cache_write_mtok":4,"output_reasoning_mtok":5}}]}]`), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := tbl.Lookup("p", []string{"m"}, at("2025-01-01T00:00:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := q.Cost(replaycase.Usage{InputTokens: 10e6, CacheReadInputTokens: 2e6, CacheWriteInputTokens: 1e6,
+		OutputTokens: 4e6, ReasoningOutputTokens: 3e6})
+	u := c.UnitPrices
+	figures := []struct {
+		name string
+		p    *float64
+		want float64
+	}{
+		{"input_usd", c.InputUSD, 7}, {"output_usd", c.OutputUSD, 2}, {"cache_read_usd", c.CacheReadUSD, 6},
+		{"cache_write_usd", c.CacheWriteUSD, 4}, {"reasoning_usd", c.ReasoningUSD, 15},
+		{"computed_usd", c.ComputedUSD, 34}, {"total_usd", c.TotalUSD, 34},
+		{"unit input", u.Input, 1}, {"unit output", u.Output, 2}, {"unit cache_read", u.CacheRead, 3},
+		{"unit cache_write", u.CacheWrite, 4}, {"unit reasoning", u.Reasoning, 5},
+	}
+	seen := map[*float64]string{}
+	for _, f := range figures {
+		if f.p == nil || !near(*f.p, f.want) {
+			t.Fatalf("%s: got %v, want %v (cost %+v)", f.name, f.p, f.want, c)
+		}
+		if other, ok := seen[f.p]; ok {
+			t.Fatalf("%s and %s are the same variable", f.name, other)
+		}
+		seen[f.p] = f.name
+	}
+	*c.TotalUSD = 1
+	if *c.ComputedUSD != 34 {
+		t.Fatalf("changing the total changed the computed cost to %v", *c.ComputedUSD)
+	}
+}

@@ -3,8 +3,7 @@ package replaycaseprocessor
 import (
 	"cmp"
 	"encoding/binary"
-	"hash"
-	"hash/fnv"
+	"hash/maphash"
 	"math"
 	"slices"
 
@@ -13,7 +12,12 @@ import (
 )
 
 // eventKey identifies a log event within its trace.
-type eventKey [16]byte
+type eventKey uint64
+
+// eventSeed keys every event's hash in this process. Keys are compared only within one
+// process (a restart rebuilds them from the write-ahead copy), and a secret seed keeps a client
+// from crafting two different events with one key, one of which would then be dropped.
+var eventSeed = maphash.MakeSeed()
 
 // eventIdentity is a hash of what makes a log event the same event when a client sends it
 // again: its span id, timestamp, event name, severity, body and attributes (in order). Two
@@ -24,9 +28,10 @@ type eventKey [16]byte
 // one). Every piece is written with its type and length, so different events never write the
 // same bytes; a map's entries are hashed in key order, as the JSON text sorted them.
 func eventIdentity(lr plog.LogRecord) eventKey {
-	h := &valueHasher{h: fnv.New128a()}
+	var h valueHasher // maphash.Hash is a value that buffers what it is given: nothing escapes
+	h.h.SetSeed(eventSeed)
 	sid := lr.SpanID()
-	h.write(sid[:])
+	h.h.Write(sid[:])
 	h.uint(uint64(lr.Timestamp()))
 	h.uint(uint64(lr.SeverityNumber()))
 	h.str(lr.EventName())
@@ -37,48 +42,22 @@ func eventIdentity(lr plog.LogRecord) eventKey {
 		h.str(k)
 		h.value(v)
 	}
-	var k eventKey
-	h.flush()
-	h.h.Sum(k[:0])
-	return k
+	return eventKey(h.h.Sum64())
 }
 
-// valueHasher writes pdata values into a hash without ambiguity. It gathers what it writes in
-// buf: one Write per string would copy each into a new []byte.
+// valueHasher writes pdata values into a hash without ambiguity.
 type valueHasher struct {
-	h   hash.Hash
-	buf [128]byte
-	n   int // bytes in buf
-}
-
-func (v *valueHasher) flush() {
-	v.h.Write(v.buf[:v.n])
-	v.n = 0
-}
-
-func (v *valueHasher) write(b []byte)       { writeBytes(v, b) }
-func (v *valueHasher) writeString(s string) { writeBytes(v, s) }
-
-// writeBytes copies b into v.buf, flushing it whenever it is full.
-func writeBytes[B string | []byte](v *valueHasher, b B) {
-	for len(b) > 0 {
-		if v.n == len(v.buf) {
-			v.flush()
-		}
-		c := copy(v.buf[v.n:], b)
-		v.n += c
-		b = b[c:]
-	}
+	h maphash.Hash
 }
 
 func (v *valueHasher) uint(n uint64) {
 	var num [binary.MaxVarintLen64]byte
-	v.write(binary.AppendUvarint(num[:0], n))
+	v.h.Write(binary.AppendUvarint(num[:0], n))
 }
 
 func (v *valueHasher) str(s string) {
 	v.uint(uint64(len(s)))
-	v.writeString(s)
+	v.h.WriteString(s)
 }
 
 func (v *valueHasher) value(val pcommon.Value) {
@@ -99,7 +78,7 @@ func (v *valueHasher) value(val pcommon.Value) {
 	case pcommon.ValueTypeBytes:
 		b := val.Bytes().AsRaw()
 		v.uint(uint64(len(b)))
-		v.write(b)
+		v.h.Write(b)
 	case pcommon.ValueTypeSlice:
 		s := val.Slice()
 		v.uint(uint64(s.Len()))
@@ -112,7 +91,8 @@ func (v *valueHasher) value(val pcommon.Value) {
 			v pcommon.Value
 		}
 		m := val.Map()
-		entries := make([]entry, 0, m.Len())
+		var small [16]entry // bodies have a few keys: sorted on the stack
+		entries := small[:0]
 		for k, e := range m.All() {
 			entries = append(entries, entry{k, e})
 		}

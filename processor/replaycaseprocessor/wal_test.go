@@ -1,9 +1,11 @@
 package replaycaseprocessor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
@@ -301,4 +304,31 @@ func TestKillBetweenTheWriteAndTheReleaseSendsTheCaseAgain(t *testing.T) {
 	assert.Empty(t, recs, "released once the next consumer returned nil")
 	second.shutdown()
 	require.NoError(t, ext.Shutdown(context.Background()))
+}
+
+// FuzzWALKeyAsFormatted: walKey writes what the format it documents gives, and parseRecord
+// reads the kind and the Kafka mark back from it.
+func FuzzWALKeyAsFormatted(f *testing.F) {
+	f.Add(uint64(0), false, []byte{1}, false)
+	f.Add(uint64(math.MaxUint64), true, bytes.Repeat([]byte{0xff}, 16), true)
+	f.Fuzz(func(t *testing.T, seq uint64, logs bool, idBytes []byte, fromKafka bool) {
+		kind := byte('t')
+		if logs {
+			kind = 'l'
+		}
+		var id pcommon.TraceID
+		copy(id[:], idBytes)
+		want := fmt.Sprintf("wal/%016x/%c/%x", seq, kind, id[:])
+		if fromKafka {
+			want += "/kafka"
+		}
+		got := walKey(seq, kind, id, fromKafka)
+		if got != want {
+			t.Fatalf("walKey(%d, %q, %x, %v) = %q, want %q", seq, kind, id, fromKafka, got, want)
+		}
+		rec, ok := parseRecord(got, s2.Encode(nil, []byte("body")))
+		if !ok || rec.kind != kind || rec.fromKafka != fromKafka || rec.legacy || string(rec.value) != "body" {
+			t.Fatalf("parseRecord(%q) = %+v, %v", got, rec, ok)
+		}
+	})
 }
