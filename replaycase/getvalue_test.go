@@ -174,3 +174,36 @@ func (g *valueGen) fill(v pcommon.Value, depth int) {
 		}
 	}
 }
+
+// A cost's figures are decoded into one array (a dozen pointers took an allocation each):
+// every figure must still be a variable of its own, holding what the JSON path gives.
+func TestDirectDecodingGivesEveryFigureItsOwnVariable(t *testing.T) {
+	usd := func(f float64) *float64 { return &f }
+	in := &replaycase.Cost{Status: "computed", TotalUSD: usd(1.5), ComputedUSD: usd(1.5), ReportedUSD: usd(1.25),
+		InputUSD: usd(0.5), OutputUSD: usd(0.75), CacheReadUSD: usd(0.125), CacheWriteUSD: usd(0.0625),
+		ReasoningUSD: usd(0.0625), BudgetUSD: usd(2),
+		UnitPrices: &replaycase.UnitPrices{Input: usd(3), Output: usd(15), CacheRead: usd(0.3), CacheWrite: usd(3.75), Reasoning: usd(15)}}
+	td := ptrace.NewTraces()
+	c := &replaycase.Case{CaseID: "c", Status: replaycase.StatusAccepted, Cost: in,
+		Provenance: replaycase.Provenance{TraceID: "0102030405060708090a0b0c0d0e0f10"}}
+	require.NoError(t, replaycase.Encode(c, td))
+	a := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
+	var direct, viaJSON *replaycase.Cost
+	dErr, jErr := replaycase.DecodeBothWays(a, replaycase.AttrCost, &direct, &viaJSON)
+	require.NoError(t, jErr)
+	require.NoError(t, dErr)
+	require.Equal(t, in, direct)
+	require.Equal(t, viaJSON, direct)
+	figures := []*float64{direct.TotalUSD, direct.ComputedUSD, direct.ReportedUSD, direct.InputUSD, direct.OutputUSD,
+		direct.CacheReadUSD, direct.CacheWriteUSD, direct.ReasoningUSD, direct.BudgetUSD, direct.UnitPrices.Input,
+		direct.UnitPrices.Output, direct.UnitPrices.CacheRead, direct.UnitPrices.CacheWrite, direct.UnitPrices.Reasoning}
+	seen := map[*float64]int{}
+	for i, p := range figures {
+		if j, ok := seen[p]; ok {
+			t.Fatalf("figures %d and %d are one variable", j, i)
+		}
+		seen[p] = i
+	}
+	*direct.TotalUSD = 99
+	assert.InDelta(t, 1.5, *direct.ComputedUSD, 0)
+}

@@ -77,6 +77,7 @@ type field struct {
 	index     int
 	name      string
 	omitEmpty bool
+	floatPtr  bool // a *float64: getValue points such fields into one array (floatPointees)
 }
 
 var fieldCache sync.Map // reflect.Type -> []field
@@ -97,7 +98,7 @@ func structFields(t reflect.Type) []field {
 		if name == "" {
 			name = f.Name
 		}
-		fs = append(fs, field{index: i, name: name, omitEmpty: opts == "omitempty"})
+		fs = append(fs, field{index: i, name: name, omitEmpty: opts == "omitempty", floatPtr: f.Type == floatPtrType})
 	}
 	fieldCache.Store(t, fs)
 	return fs
@@ -220,6 +221,7 @@ func getValue(src pcommon.Value, dst reflect.Value) error {
 			return errNotDirect
 		}
 		fields := structFields(t)
+		var floats []float64
 		for k, v := range src.Map().All() {
 			f, ok := fieldNamed(fields, k)
 			if !ok {
@@ -229,6 +231,18 @@ func getValue(src pcommon.Value, dst reflect.Value) error {
 			if !fv.IsZero() {
 				return errNotDirect // a key given twice: json merges the second into the first
 			}
+			if f.floatPtr && v.Type() == pcommon.ValueTypeDouble {
+				if floats == nil {
+					floats = floatPointees(fields)
+				}
+				x := v.Double()
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					return errNotDirect
+				}
+				floats = append(floats, x) // never beyond its capacity: each field is set once
+				fv.Set(reflect.ValueOf(&floats[len(floats)-1]))
+				continue
+			}
 			if err := getValue(v, fv); err != nil {
 				return err
 			}
@@ -236,6 +250,20 @@ func getValue(src pcommon.Value, dst reflect.Value) error {
 		return nil
 	}
 	return errNotDirect
+}
+
+var floatPtrType = reflect.TypeFor[*float64]()
+
+// floatPointees is one array for the values of a struct's *float64 fields, as many as it has:
+// a cost has a dozen figures, each of which took an allocation of its own.
+func floatPointees(fields []field) []float64 {
+	n := 0
+	for _, f := range fields {
+		if f.floatPtr {
+			n++
+		}
+	}
+	return make([]float64, 0, n)
 }
 
 func fieldNamed(fields []field, name string) (field, bool) {
