@@ -2,6 +2,7 @@ package scrub
 
 import (
 	"crypto/sha256"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -10,56 +11,113 @@ import (
 // and agent names. cleanCache remembers short strings in which the policy found nothing, so
 // they are scanned once per process instead of once per span. The result depends only on the
 // policy, which does not change after New.
+//
+// Telemetry also carries ids that never repeat (response ids, tool call ids, session ids), so
+// a cache that stopped adding once full would, after the first few thousand runs, hold ids and
+// scan every name that a new agent, model or tool brings from then on. The caches keep two
+// generations instead, like longCleanCache: when the current one is full it becomes the old
+// one, a string found in the old one is added to the current one again, and the ids age out.
 const (
-	maxCachedLen   = 128   // longer strings (prompts, documents) rarely repeat
-	maxCachedCount = 50000 // at most ~12 MB with the map overhead; once full, nothing more is added
+	maxCachedLen       = 128   // longer strings (prompts, documents) rarely repeat
+	maxGenerationCount = 25000 // two generations: at most ~12 MB with the map overhead
 )
 
-type cleanCache struct {
-	m sync.Map // string → struct{}
-	n atomic.Int64
-}
+// cleanCache holds short strings the policy found nothing in.
+type cleanCache struct{ g generations[struct{}] }
 
 func (c *cleanCache) has(v string) bool {
-	if len(v) > maxCachedLen {
-		return false
-	}
-	_, ok := c.m.Load(v)
+	_, ok := c.g.get(v)
 	return ok
 }
 
-func (c *cleanCache) add(v string) {
-	if len(v) > maxCachedLen || c.n.Load() >= maxCachedCount {
-		return
-	}
-	if _, loaded := c.m.LoadOrStore(v, struct{}{}); !loaded {
-		c.n.Add(1)
-	}
-}
+func (c *cleanCache) add(v string) { c.g.put(v, struct{}{}) }
 
 // kindCache remembers the masking kind of short key names (attribute and JSON keys repeat on
 // every span and message), so that a key is normalized and compared with the name lists once
-// per process. Bounded like cleanCache.
-type kindCache struct {
-	m sync.Map // key → kind ("" for a key that names no secret)
-	n atomic.Int64
-}
+// per process.
+type kindCache struct{ g generations[string] } // key → kind ("" for a key that names no secret)
 
 // kindOf returns the kind under which the value of key is masked, or "" (keyNames.kindOf).
 func (s *Scrubber) kindOf(key string) string {
-	if len(key) > maxCachedLen {
-		return s.keys.kindOf(key)
-	}
-	if kind, ok := s.kinds.m.Load(key); ok {
-		return kind.(string)
+	if kind, ok := s.kinds.g.get(key); ok {
+		return kind
 	}
 	kind := s.keys.kindOf(key)
-	if s.kinds.n.Load() < maxCachedCount {
-		if _, loaded := s.kinds.m.LoadOrStore(key, kind); !loaded {
-			s.kinds.n.Add(1)
+	s.kinds.g.put(key, kind)
+	return kind
+}
+
+// generations maps short strings (up to maxCachedLen bytes) to what the policy made of them,
+// in two generations of about maxGenerationCount entries. Lookups take no lock (sync.Map reads
+// scale across cores; a map under a read lock took 9 times longer on two). A key is copied when
+// it is stored, never kept as given: callers look strings up through views of their own
+// buffers (splitParts), and a substring would keep its whole text alive.
+type generations[V any] struct {
+	cur, old atomic.Pointer[generation[V]]
+	rotating sync.Mutex
+}
+
+type generation[V any] struct {
+	m sync.Map // string → V
+	n atomic.Int64
+}
+
+func (g *generations[V]) get(k string) (V, bool) {
+	var zero V
+	if len(k) > maxCachedLen {
+		return zero, false
+	}
+	if v, ok := g.current().m.Load(k); ok {
+		return v.(V), true
+	}
+	if old := g.old.Load(); old != nil {
+		if v, ok := old.m.Load(k); ok {
+			g.put(k, v.(V)) // still in use: kept past the next rotation
+			return v.(V), true
 		}
 	}
-	return kind
+	return zero, false
+}
+
+func (g *generations[V]) put(k string, v V) {
+	if len(k) > maxCachedLen {
+		return
+	}
+	cur := g.current()
+	if cur.n.Load() >= maxGenerationCount {
+		cur = g.rotate(cur)
+	}
+	if _, loaded := cur.m.LoadOrStore(strings.Clone(k), v); !loaded {
+		cur.n.Add(1)
+	}
+}
+
+func (g *generations[V]) current() *generation[V] {
+	if cur := g.cur.Load(); cur != nil {
+		return cur
+	}
+	g.cur.CompareAndSwap(nil, new(generation[V]))
+	return g.cur.Load()
+}
+
+// rotate makes full the old generation and starts a new one, unless another caller has.
+func (g *generations[V]) rotate(full *generation[V]) *generation[V] {
+	g.rotating.Lock()
+	defer g.rotating.Unlock()
+	if g.cur.Load() == full {
+		g.old.Store(full)
+		g.cur.Store(new(generation[V]))
+	}
+	return g.cur.Load()
+}
+
+// len is how many keys the two generations hold (a key may be in both).
+func (g *generations[V]) len() int64 {
+	n := g.current().n.Load()
+	if old := g.old.Load(); old != nil {
+		n += old.n.Load()
+	}
+	return n
 }
 
 // longCleanCache remembers longer strings (up to maxLongCachedLen bytes) that Text found

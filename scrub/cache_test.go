@@ -2,8 +2,11 @@ package scrub
 
 import (
 	"crypto/sha256"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,8 +38,8 @@ func TestCachedKeysAndPairsScrubTheSameAgain(t *testing.T) {
 	assert.Contains(t, v.Str(), "<secret:"+KindSecretField+":", "the cached key kind still masks")
 	v, _ = second.Get("gen_ai.request.model")
 	assert.Equal(t, "gpt-4o-mini", v.Str())
-	assert.Positive(t, s.kinds.n.Load(), "key kinds were cached")
-	assert.Positive(t, s.splitClean.n.Load(), "clean pairs were cached")
+	assert.Positive(t, s.kinds.g.len(), "key kinds were cached")
+	assert.Positive(t, s.splitClean.g.len(), "clean pairs were cached")
 }
 
 // A long string found clean is remembered by its hash and returned as it is; a long string with
@@ -77,4 +80,70 @@ func TestLongCleanCacheIsBounded(t *testing.T) {
 	}
 	assert.LessOrEqual(t, len(c.cur)+len(c.old), 2*maxLongCachedCount)
 	assert.False(t, c.has(sha256.Sum256([]byte{0, 0, 0})), "the oldest entries are gone")
+}
+
+// The short-string caches keep what repeats once ids have filled them: a string used all along
+// stays, one first seen after hundreds of thousands of ids is remembered, the ids age out and
+// the two generations never hold more than twice their bound.
+func TestCachesKeepWhatRepeatsPastTheirBound(t *testing.T) {
+	var g generations[string]
+	g.put("gpt-4o-mini", "model")
+	for i := range 8 * maxGenerationCount {
+		g.put("call_"+strconv.Itoa(i), "")
+		if i%1000 == 0 {
+			_, ok := g.get("gpt-4o-mini")
+			require.True(t, ok, "a string in use was dropped after %d ids", i)
+		}
+		if i == 5*maxGenerationCount {
+			g.put("a-model-deployed-later", "new")
+		}
+		if i > 5*maxGenerationCount && i%1000 == 0 {
+			v, ok := g.get("a-model-deployed-later")
+			require.True(t, ok, "a string first seen after the caches filled was not kept")
+			require.Equal(t, "new", v)
+		}
+		require.LessOrEqual(t, g.len(), int64(2*maxGenerationCount+1))
+	}
+	_, ok := g.get("call_1")
+	assert.False(t, ok, "an id seen once long ago is still held")
+	v, ok := g.get("gpt-4o-mini")
+	assert.True(t, ok)
+	assert.Equal(t, "model", v)
+}
+
+// A key looked up through a view of the caller's buffer (as splitParts does) and moved to the
+// current generation is stored as a copy: changing the buffer afterwards changes nothing.
+func TestCachesCopyTheKeysTheyKeep(t *testing.T) {
+	var c cleanCache
+	c.add("ab")
+	for i := range maxGenerationCount + 1 { // "ab" is now in the old generation
+		c.add(strconv.Itoa(i))
+	}
+	buf := []byte("ab")
+	require.True(t, c.has(unsafe.String(unsafe.SliceData(buf), len(buf))))
+	copy(buf, "zz")
+	assert.True(t, c.has("ab"))
+	assert.False(t, c.has("zz"))
+}
+
+// Concurrent lookups and additions through rotations (run with -race).
+func TestCachesUnderConcurrentUse(t *testing.T) {
+	var g generations[int]
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range maxGenerationCount {
+				k := strconv.Itoa(w*maxGenerationCount + i)
+				g.put(k, i)
+				if v, ok := g.get(k); ok && v != i {
+					t.Errorf("%s: got %d, want %d", k, v, i)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	assert.LessOrEqual(t, g.len(), int64(2*maxGenerationCount+8))
 }
