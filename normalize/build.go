@@ -110,7 +110,8 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[pcommon.SpanID][]plog.LogRe
 			lastTraceID = sp.TraceID()
 			prov.TraceID = lastTraceID.String()
 		}
-		id := sp.SpanID().String()
+		sid := sp.SpanID()
+		id := sid.String()
 		if read.minSpanID == "" || id < read.minSpanID {
 			read.minSpanID = id
 		}
@@ -118,14 +119,14 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[pcommon.SpanID][]plog.LogRe
 		if sp.ParentSpanID().IsEmpty() {
 			read.roots = append(read.roots, s)
 		}
-		in := spanInput{Resource: s.Resource.Resource(), Scope: s.Scope.Scope(), Span: sp, SpanID: id, Events: eventsBySpan[sp.SpanID()]}
+		in := spanInput{Resource: s.Resource.Resource(), Scope: s.Scope.Scope(), Span: sp, SpanID: id, Events: eventsBySpan[sid]}
 		n, ok := normalizeSpan(&in, &builder)
 		if ok {
 			read.steps = append(read.steps, n)
 		}
 		read.evaluations = append(read.evaluations, n.Evaluations...)
 		read.evalProblems = append(read.evalProblems, n.evalFindings...)
-		read.spanIDs[sp.SpanID()] = true
+		read.spanIDs[sid] = true
 	}
 	for s := range services {
 		prov.Services = append(prov.Services, s)

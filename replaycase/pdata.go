@@ -231,16 +231,16 @@ func getValue(src pcommon.Value, dst reflect.Value) error {
 			if !fv.IsZero() {
 				return errNotDirect // a key given twice: json merges the second into the first
 			}
-			if f.floatPtr && v.Type() == pcommon.ValueTypeDouble {
+			if f.floatPtr && v.Type() == pcommon.ValueTypeDouble { // the Pointer case, into the array
 				if floats == nil {
 					floats = floatPointees(fields)
 				}
-				x := v.Double()
-				if math.IsNaN(x) || math.IsInf(x, 0) {
-					return errNotDirect
+				floats = append(floats, 0) // never beyond its capacity: each field is set once
+				p := &floats[len(floats)-1]
+				if err := getValue(v, reflect.ValueOf(p).Elem()); err != nil {
+					return err
 				}
-				floats = append(floats, x) // never beyond its capacity: each field is set once
-				fv.Set(reflect.ValueOf(&floats[len(floats)-1]))
+				fv.Set(reflect.ValueOf(p))
 				continue
 			}
 			if err := getValue(v, fv); err != nil {

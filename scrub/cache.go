@@ -49,7 +49,7 @@ func (s *Scrubber) kindOf(key string) string {
 
 // generations maps short strings (up to maxCachedLen bytes) to what the policy made of them,
 // in two generations of about maxGenerationCount entries. Lookups take no lock (sync.Map reads
-// scale across cores; a map under a read lock took 9 times longer on two). A key is copied when
+// scale across cores; every read of a map under a read lock writes the lock). A key is copied when
 // it is stored, never kept as given: callers look strings up through views of their own
 // buffers (splitParts), and a substring would keep its whole text alive.
 type generations[V any] struct {
