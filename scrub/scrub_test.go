@@ -5,12 +5,15 @@ import (
 	"encoding/base64"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/reprise-dev/reprise/scrub/scrubtest"
 )
@@ -205,4 +208,55 @@ func TestAttributesOfEveryType(t *testing.T) {
 	before := m.AsRaw()
 	s.Map(m, &Report{})
 	assert.Equal(t, before, m.AsRaw(), "idempotent")
+}
+
+// Key names are compared folded (strings.ToLower turns the Kelvin sign into k and İ into i), so
+// a name: value pair in text spelled with them is a secret assignment too, and the offsets of
+// what is masked stay those of the text: what is around it is kept byte for byte.
+func TestSecretPairsSpelledWithFoldingRunes(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, in := range []string{
+		"api_" + kelvin + "ey: hunter2xyz",
+		"my_to" + kelvin + "en = hunter2xyz",
+		"AP" + dotI + "_KEY: hunter2xyz",
+	} {
+		var r Report
+		out := s.Text(in, &r)
+		assert.NotContains(t, out, "hunter2xyz", in)
+		assert.Equal(t, int64(1), r.Counts["secret_field"], in)
+		name := in[:strings.IndexAny(in, ":=")]
+		assert.True(t, strings.HasPrefix(out, name), "%q keeps its name as written: %q", in, out)
+	}
+	// Offsets after a folded rune are those of the text: the e-mail address after it is masked
+	// whole, and the words around it are kept.
+	var r Report
+	out := s.Text(kelvin+dotI+" write to alice@example.com now", &r)
+	assert.Regexp(t, `^`+kelvin+dotI+` write to <secret:email:[0-9a-f]+> now$`, out)
+}
+
+// Every free-form string field of the telemetry is scanned, the schema URLs and a log record's
+// severity text included: log records and traces the processor passes on carry them to exporters.
+func TestSchemaURLsAndSeverityTextsAreScrubbed(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	const leak = "user alice@example.com key sk-proj-Pl4ntedAbcdefghijklmnopqrstuv"
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.SetSchemaUrl("https://schema.example/" + leak)
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.SetSchemaUrl("https://schema.example/" + leak)
+	ss.Spans().AppendEmpty().SetName("ok")
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.SetSchemaUrl("https://schema.example/" + leak)
+	sl := rl.ScopeLogs().AppendEmpty()
+	sl.SetSchemaUrl("https://schema.example/" + leak)
+	sl.LogRecords().AppendEmpty().SetSeverityText(leak)
+	var r Report
+	s.Traces(td, &r)
+	s.Logs(ld, &r)
+	for _, got := range []string{rs.SchemaUrl(), ss.SchemaUrl(), rl.SchemaUrl(), sl.SchemaUrl(), sl.LogRecords().At(0).SeverityText()} {
+		assert.NotContains(t, got, "alice@example.com")
+		assert.NotContains(t, got, "sk-proj-Pl4nted")
+	}
+	assert.Equal(t, map[string]int64{"email": 5, "openai_api_key": 5}, r.Counts)
 }

@@ -88,7 +88,7 @@ func (s *Scrubber) plain(v string, r *Report) string {
 	if s.clean.has(v) {
 		return v
 	}
-	found := s.spans(v, 0)
+	found := s.foldedSpans(v)
 	if len(found) == 0 {
 		s.clean.add(v)
 		return v
@@ -270,8 +270,9 @@ func (s *Scrubber) renameKeys(m pcommon.Map, r *Report) {
 	out.MoveTo(m)
 }
 
-// Traces scrubs spans in place: resource and scope attributes, scope names and versions, span
-// names, status messages, span attributes, events (names and attributes) and links.
+// Traces scrubs spans in place: resource and scope attributes and schema URLs, scope names and
+// versions, span names, status messages, span attributes, events (names and attributes) and
+// links.
 func (s *Scrubber) Traces(td ptrace.Traces, r *Report) {
 	if s == nil {
 		return
@@ -279,9 +280,11 @@ func (s *Scrubber) Traces(td ptrace.Traces, r *Report) {
 	for i := 0; i < td.ResourceSpans().Len(); i++ {
 		rs := td.ResourceSpans().At(i)
 		s.Map(rs.Resource().Attributes(), r)
+		rs.SetSchemaUrl(s.Text(rs.SchemaUrl(), r))
 		for j := 0; j < rs.ScopeSpans().Len(); j++ {
 			ss := rs.ScopeSpans().At(j)
 			s.scope(ss.Scope(), r)
+			ss.SetSchemaUrl(s.Text(ss.SchemaUrl(), r))
 			for k := 0; k < ss.Spans().Len(); k++ {
 				sp := ss.Spans().At(k)
 				s.Map(sp.Attributes(), r)
@@ -306,8 +309,8 @@ func (s *Scrubber) scope(sc pcommon.InstrumentationScope, r *Report) {
 	s.Map(sc.Attributes(), r)
 }
 
-// Logs scrubs log records in place: resource and scope (name, version, attributes), record
-// attributes, event names and bodies of any type.
+// Logs scrubs log records in place: resource and scope (name, version, attributes, schema URL),
+// record attributes, event names, severity texts and bodies of any type.
 func (s *Scrubber) Logs(ld plog.Logs, r *Report) {
 	if s == nil {
 		return
@@ -315,13 +318,16 @@ func (s *Scrubber) Logs(ld plog.Logs, r *Report) {
 	for i := 0; i < ld.ResourceLogs().Len(); i++ {
 		rl := ld.ResourceLogs().At(i)
 		s.Map(rl.Resource().Attributes(), r)
+		rl.SetSchemaUrl(s.Text(rl.SchemaUrl(), r))
 		for j := 0; j < rl.ScopeLogs().Len(); j++ {
 			sl := rl.ScopeLogs().At(j)
 			s.scope(sl.Scope(), r)
+			sl.SetSchemaUrl(s.Text(sl.SchemaUrl(), r))
 			for k := 0; k < sl.LogRecords().Len(); k++ {
 				lr := sl.LogRecords().At(k)
 				s.Map(lr.Attributes(), r)
 				lr.SetEventName(s.Text(lr.EventName(), r))
+				lr.SetSeverityText(s.Text(lr.SeverityText(), r))
 				s.Value(lr.Body(), r)
 			}
 		}

@@ -113,11 +113,7 @@ func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
 	case err == nil:
 		e.recordFiles(ctx, res)
 		e.upload(ctx, res)
-		if cleared, err := e.writer.ClearDeadLetter(key); cleared {
-			e.logger.Info("a dead-lettered batch was written on retry; its dead letter is removed", zap.String("path", e.writer.DeadLetterPath(key)))
-		} else if err != nil {
-			e.logger.Error("cannot remove the dead letter of a batch that is now written; re-driving it would duplicate its cases", zap.String("path", e.writer.DeadLetterPath(key)), zap.Error(err))
-		}
+		e.clearDeadLetter(key)
 		if e.cfg.FileMaxAge > 0 {
 			e.flush(ctx, false) // the batch was staged; publish the staged batches if due
 		}
@@ -126,11 +122,22 @@ func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
 		// The batch is durable in staging; the next write or the next start publishes it.
 		// Returning the error would make the queue write it a second time.
 		e.resyncObjectStore()
+		e.clearDeadLetter(key) // durable now: re-driving an earlier attempt's dead letter would double it
 		e.logger.Error("a written batch could not be published yet; it is published by the next write or at the next start", zap.Strings("case_ids", ids), zap.Error(err))
 		return nil
 	}
 	e.deadLetter(ctx, key, td, ids, err)
 	return err
+}
+
+// clearDeadLetter removes the dead letter an earlier failed attempt of a batch left, once the
+// batch is durable (written, or committed to staging).
+func (e *parquetExporter) clearDeadLetter(key string) {
+	if cleared, err := e.writer.ClearDeadLetter(key); cleared {
+		e.logger.Info("a dead-lettered batch was written on retry; its dead letter is removed", zap.String("path", e.writer.DeadLetterPath(key)))
+	} else if err != nil {
+		e.logger.Error("cannot remove the dead letter of a batch that is now written; re-driving it would duplicate its cases", zap.String("path", e.writer.DeadLetterPath(key)), zap.Error(err))
+	}
 }
 
 // deadLetter stores the batch under failed/ after a failed write, and says so at error level

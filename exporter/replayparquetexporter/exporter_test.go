@@ -226,3 +226,26 @@ func TestWriteFailureDeadLettersTheBatch(t *testing.T) {
 	assert.Len(t, readAll[replaycase.Case](t, cfg.Directory, dataset.Quarantine), 1)
 	assert.Empty(t, files(t, filepath.Join(cfg.Directory, dataset.Failed)), "the retry that succeeded removed the dead letter")
 }
+
+// A retry that commits a batch to staging but cannot publish it yet (dataset.ErrCommitted) has
+// made it durable: the dead letter an earlier failed attempt left is removed then, as after a
+// full write, or re-driving failed/ would write the batch a second time.
+func TestCommittedRetryRemovesTheDeadLetter(t *testing.T) {
+	td, cases := caseSpans(t, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent)
+	cfg := testConfig(t)
+	cfg.RetryConfig.Enabled = false
+	full := newObserved(t, cfg, faults.DiskFull(4096, dataset.Steps))
+	require.Error(t, full.ConsumeTraces(context.Background(), td))
+	require.NoError(t, full.Shutdown(context.Background()))
+	require.Len(t, files(t, filepath.Join(cfg.Directory, dataset.Failed)), 1)
+
+	// The retry commits, but publishing cases/ fails: a file stands where its directory goes.
+	require.NoError(t, os.WriteFile(filepath.Join(cfg.Directory, dataset.Cases), nil, 0o644))
+	retry := newObserved(t, cfg)
+	require.NoError(t, retry.ConsumeTraces(context.Background(), td))
+	require.NoError(t, os.Remove(filepath.Join(cfg.Directory, dataset.Cases)))
+	require.NoError(t, retry.Shutdown(context.Background())) // publishes the committed batch
+	written := len(readAll[replaycase.Case](t, cfg.Directory, dataset.Cases)) + len(readAll[replaycase.Case](t, cfg.Directory, dataset.Quarantine))
+	assert.Equal(t, len(cases), written, "every case once, accepted or quarantined")
+	assert.Empty(t, files(t, filepath.Join(cfg.Directory, dataset.Failed)))
+}

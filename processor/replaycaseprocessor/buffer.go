@@ -63,7 +63,7 @@ func (p *caseProcessor) bufferTraces(chunks []*traceChunk) (fixed sanitized, sto
 }
 
 // bufferLogs is bufferTraces for GenAI log events.
-func (p *caseProcessor) bufferLogs(chunks []*logChunk) (fixed sanitized) {
+func (p *caseProcessor) bufferLogs(chunks []*logChunk) (fixed sanitized, stopped bool) {
 	for _, c := range chunks {
 		fixed.add(c.sanitized(sanitizeLogs(c.ld)))
 	}
@@ -74,7 +74,7 @@ func (p *caseProcessor) bufferLogs(chunks []*logChunk) (fixed sanitized) {
 		p.addEvents(c, now)
 	}
 	p.outbox = append(p.outbox, p.enforceLimits(nil)...)
-	return fixed
+	return fixed, p.stopped
 }
 
 // sanitized records in the chunk what sanitizing it did, and returns it. A chunk that
@@ -96,6 +96,7 @@ func (p *caseProcessor) buffer(id pcommon.TraceID, now time.Time) *traceBuffer {
 		p.open[id] = b
 		b.bytes = memOpenBuffer
 		p.bytes += memOpenBuffer
+		p.openBytes += memOpenBuffer
 		ctx := context.Background()
 		p.telemetry.ProcessorReplayCaseOpenCases.Add(ctx, 1)
 		p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, memOpenBuffer)
@@ -220,12 +221,13 @@ func (p *caseProcessor) addEvents(c *logChunk, now time.Time) {
 	p.grow(b, c.ld.LogRecordCount(), b.held.addLogs(c.ld, c.stored))
 }
 
-// grow accounts for items (spans or events) added to b whose encodings take size bytes.
-// Caller holds mu.
+// grow accounts for items (spans or events) added to b, an open buffer, whose encodings take
+// size bytes. Caller holds mu.
 func (p *caseProcessor) grow(b *traceBuffer, items int, size int64) {
 	size += int64(items) * memSeenItem
 	b.bytes += size
 	p.bytes += size
+	p.openBytes += size
 	ctx := context.Background()
 	if b.fragment > 0 {
 		p.telemetry.ProcessorReplayCaseLateSpans.Add(ctx, int64(items))
@@ -234,10 +236,12 @@ func (p *caseProcessor) grow(b *traceBuffer, items int, size int64) {
 	p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, size)
 }
 
-// enforceLimits closes the oldest open cases until the open-trace and byte limits hold. Closed
-// cases stay counted in p.bytes until they are sent (drainIfDue sends them when p.bytes is over
-// the limit), so memory held stays within the limit plus one request: data is admitted only
-// while nothing waits for the next consumer. Caller holds mu.
+// enforceLimits closes the oldest open cases until the open-trace limit holds and the open
+// buffers fit in the byte limit. A closed case stays counted in p.bytes until it is sent
+// (drainIfDue sends when p.bytes is over the limit, and admit refuses requests meanwhile), so
+// the byte limit is checked against the open buffers alone: against p.bytes, which closing
+// does not lower, one byte over the limit closed every open case. Memory held stays within the
+// limit plus one request. Caller holds mu.
 func (p *caseProcessor) enforceLimits(due []closing) []closing {
 	for p.order.Len() > 0 {
 		var limit string
@@ -245,7 +249,7 @@ func (p *caseProcessor) enforceLimits(due []closing) []closing {
 		switch {
 		case len(p.open) > p.cfg.Limits.MaxOpenTraces:
 			limit, value = "max_open_traces", int64(p.cfg.Limits.MaxOpenTraces)
-		case p.bytes > p.cfg.Limits.MaxBufferedBytes:
+		case p.openBytes > p.cfg.Limits.MaxBufferedBytes:
 			limit, value = "max_buffered_bytes", p.cfg.Limits.MaxBufferedBytes
 		default:
 			return due
@@ -263,6 +267,7 @@ func (p *caseProcessor) take(b *traceBuffer, cause replaycase.CloseCause, detail
 	p.order.Remove(b.elem)
 	b.elem = nil
 	delete(p.open, b.id)
+	p.openBytes -= b.bytes
 	p.closed.add(b.id)
 	b.seenSpans, b.seenEvents = nil, nil // duplicates are recognised in open buffers only
 	ctx := context.Background()

@@ -56,15 +56,18 @@ type caseProcessor struct {
 	pricer     *pricer
 	now        func() time.Time
 
-	mu      sync.Mutex
-	open    map[pcommon.TraceID]*traceBuffer
-	order   *list.List    // open traces, oldest first
-	closed  *recentTraces // recently closed trace ids, to recognise late spans
-	bytes   int64         // estimated heap of open, closed-unsent and refused cases
-	outbox  []closing     // closed cases not yet built and sent
-	pending []*batch      // built cases the next consumer refused, oldest first
-	started bool          // the sweeper runs
-	stopped bool          // Shutdown has flushed the buffers
+	mu     sync.Mutex
+	open   map[pcommon.TraceID]*traceBuffer
+	order  *list.List    // open traces, oldest first
+	closed *recentTraces // recently closed trace ids, to recognise late spans
+	bytes  int64         // estimated heap of open, closed-unsent and refused cases
+	// openBytes is the part of bytes that open buffers hold: the byte limit closes open cases
+	// until they fit, since closing one does not free its memory until it is sent.
+	openBytes int64
+	outbox    []closing // closed cases not yet built and sent
+	pending   []*batch  // built cases the next consumer refused, oldest first
+	started   bool      // the sweeper runs
+	stopped   bool      // Shutdown has flushed the buffers
 
 	flushRetry time.Duration // how long Shutdown retries a refusing next consumer
 	emitMu     sync.Mutex    // one sender at a time, so that cases leave in the order they closed
@@ -229,6 +232,12 @@ func (p *caseProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 		p.scrubber.Logs(ld, &scrub.Report{})
 		return p.nextLogs.ConsumeLogs(ctx, ld)
 	}
+	return p.joinLogs(ctx, ld)
+}
+
+// joinLogs is ConsumeLogs once the processor was found running: Shutdown may have flushed the
+// buffers since, which bufferLogs reports.
+func (p *caseProcessor) joinLogs(ctx context.Context, ld plog.Logs) error {
 	if err := p.admit(ctx); err != nil {
 		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(ld.LogRecordCount()), signalLogs)
 		return err
@@ -247,15 +256,23 @@ func (p *caseProcessor) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
 	for _, c := range chunks {
 		items += c.items
 	}
-	fixed.add(p.bufferLogs(chunks))
+	buffered, stopped := p.bufferLogs(chunks)
+	fixed.add(buffered)
 	p.countSanitized(ctx, signalLogs, fixed)
 	p.telemetry.ProcessorReplayCaseReceived.Add(ctx, int64(items), signalLogs)
-	p.drainIfDue(ctx)
+	var err error
+	if stopped {
+		// Shutdown flushed the buffers after this request passed its check: flush again, as
+		// ConsumeTraces does, or the events just buffered would wait in a buffer nobody sweeps.
+		err = p.flush(ctx)
+	} else {
+		p.drainIfDue(ctx)
+	}
 	if ld.LogRecordCount() > 0 {
 		p.scrubber.Logs(ld, &scrub.Report{}) // what passes on is scrubbed too
-		return p.nextLogs.ConsumeLogs(ctx, ld)
+		return errors.Join(err, p.nextLogs.ConsumeLogs(ctx, ld))
 	}
-	return nil
+	return err
 }
 
 // countSanitized counts what sanitizing a request changed; signal is signalTraces or signalLogs.

@@ -377,6 +377,54 @@ func TestByteLimitEvictsOldest(t *testing.T) {
 	assert.Contains(t, cases[0].Reasons[0].Detail, "limits.max_buffered_bytes")
 }
 
+// Closing a case does not free its memory until it is sent, so the byte limit must close open
+// cases only until the open ones fit: crossing it by a few kB closes the oldest case, not all.
+func TestByteLimitClosesOnlyWhatItMust(t *testing.T) {
+	h := newHarness(t, nil)
+	for i := 0; i < 10; i++ {
+		td := testfixtures.Traces(t, testfixtures.Traceloop)
+		testfixtures.WithTraceID(td, plog.NewLogs(), i)
+		h.sendTraces(td)
+	}
+	h.p.mu.Lock()
+	h.p.cfg.Limits.MaxBufferedBytes = h.p.bytes + 100 // the next run crosses it by a few kB
+	h.p.mu.Unlock()
+	td := testfixtures.Traces(t, testfixtures.Traceloop)
+	testfixtures.WithTraceID(td, plog.NewLogs(), 99)
+	h.sendTraces(td)
+	h.p.mu.Lock()
+	open := len(h.p.open)
+	h.p.mu.Unlock()
+	assert.Equal(t, 10, open, "one case closed to make room, the other ten and the new one open")
+	h.shutdown()
+	evicted := 0
+	for _, c := range h.cases() {
+		if c.ClosedBy == replaycase.ClosedEvicted {
+			evicted++
+		}
+	}
+	assert.Equal(t, 1, evicted)
+}
+
+// Events that arrive while Shutdown runs (ConsumeLogs found the processor running, Shutdown
+// then flushed) are flushed by the request itself, as spans are, not left in a buffer that is
+// never swept.
+func TestEventsBufferedDuringShutdownAreFlushed(t *testing.T) {
+	h := newHarness(t, nil)
+	require.NoError(t, h.p.Start(context.Background(), nil))
+	require.NoError(t, h.p.Shutdown(context.Background()))
+	ld := testfixtures.Logs(t, testfixtures.OTelEvents)
+	events := ld.LogRecordCount()
+	require.NoError(t, h.p.joinLogs(context.Background(), ld))
+	h.p.mu.Lock()
+	open := len(h.p.open)
+	h.p.mu.Unlock()
+	assert.Zero(t, open)
+	// Events without their spans are no case: they leave on the logs pipeline.
+	assert.Empty(t, h.cases())
+	assert.Equal(t, events, h.logOut.LogRecordCount())
+}
+
 func TestShutdownFlushesOpenCases(t *testing.T) {
 	h := newHarness(t, nil)
 	h.sendTraces(withoutRoot(testfixtures.Traces(t, testfixtures.Traceloop)))
