@@ -3,12 +3,14 @@ package scrub
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"unsafe"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -63,12 +65,29 @@ func (s *Scrubber) text(v string, r *Report) string {
 // wholeJSON parses t, which has no whitespace around it, when the whole of t is one JSON value
 // (`[]} sk-…` is text that starts with JSON); numbers stay json.Number, so that they are
 // written back as they were. jsonany decodes it when it can, with the same result as
-// encoding/json; otherwise wholeJSONStd decides.
+// encoding/json; otherwise wholeJSONStd decides. JSON that gives an object's name twice is not
+// taken: its value keeps only the last of them, and a text found clean through the value would
+// be kept with the others unscanned ({"note":"sk-…","note":"hi"}); it is scanned as text.
 func wholeJSON(t string) (any, bool) {
-	if v, ok := jsonany.Decode(t); ok {
+	v, duplicates, ok := jsonany.DecodeWithDuplicates(t)
+	switch {
+	case duplicates:
+		return nil, false
+	case ok:
 		return v, true
 	}
-	return wholeJSONStd(t)
+	if v, ok := wholeJSONStd(t); ok && !hasDuplicateNames(t) {
+		return v, true
+	}
+	return nil, false
+}
+
+// hasDuplicateNames tells whether an object in t, JSON that jsonany could not decode (invalid
+// UTF-8, say), gives a name twice: jsontext rejects that unless told otherwise.
+func hasDuplicateNames(t string) bool {
+	var se *jsontext.SyntacticError
+	err := jsontext.NewDecoder(strings.NewReader(t), jsontext.AllowInvalidUTF8(true)).SkipValue()
+	return errors.As(err, &se) && se.Err == jsontext.ErrDuplicateName
 }
 
 // wholeJSONStd is wholeJSON with encoding/json alone: the fallback, and the reference the fuzz

@@ -63,6 +63,8 @@ type reader struct {
 	// (canonical.go).
 	out, sorted []byte
 	spans       []canonicalMember
+	// duplicate is set when an object gives a name twice (DecodeWithDuplicates).
+	duplicate bool
 }
 
 type member struct {
@@ -80,6 +82,19 @@ var readers = sync.Pool{New: func() any { return &reader{shared: make(map[string
 // (strings are immutable, so short ones may be the same string in several results).
 func Decode(text string) (v any, ok bool) {
 	return decodeText(text, func(r *reader) (any, bool) { return r.value(0) })
+}
+
+// DecodeWithDuplicates is Decode, and tells whether an object in text gives a name twice: the
+// value keeps the last of them, as encoding/json does, while the text holds them all, so a
+// reader that must see every value (the scrubber) reads such a text as text.
+func DecodeWithDuplicates(text string) (v any, duplicates, ok bool) {
+	v, ok = decodeText(text, func(r *reader) (any, bool) {
+		r.duplicate = false
+		v, ok := r.value(0)
+		duplicates = r.duplicate
+		return v, ok
+	})
+	return v, duplicates, ok
 }
 
 // decodeText runs read over text with a pooled reader and requires the end of the text after
@@ -243,6 +258,9 @@ func (r *reader) object(depth int, only []string) (any, bool) {
 	m := make(map[string]any, len(r.members)-base)
 	for _, kv := range r.members[base:] {
 		m[kv.name] = kv.value // in order: of a key given twice, the last value wins, as in encoding/json
+	}
+	if len(m) < len(r.members)-base {
+		r.duplicate = true
 	}
 	clear(r.members[base:])
 	r.members = r.members[:base]

@@ -22,6 +22,7 @@ type batch struct {
 	traces  ptrace.Traces
 	logs    plog.Logs
 	caseIDs []string
+	passed  []string // trace ids of the runs that are no case, passed on unchanged in traces and logs
 	bytes   int64    // heap of the closed buffers (their pdata estimate), released once sent
 	walKeys []string // write-ahead records to release once sent
 }
@@ -128,8 +129,11 @@ func (p *caseProcessor) send(ctx context.Context, b *batch) error {
 		b.traces = ptrace.NewTraces()
 	}
 	if b.logs.LogRecordCount() > 0 && p.nextLogs != nil {
-		if err := p.nextLogs.ConsumeLogs(ctx, b.logs); err != nil && !consumererror.IsPermanent(err) {
-			return err
+		if err := p.nextLogs.ConsumeLogs(ctx, b.logs); err != nil {
+			if !consumererror.IsPermanent(err) {
+				return err
+			}
+			p.dropPassedEvents(ctx, b, err)
 		}
 		b.logs = plog.NewLogs()
 	}
@@ -149,16 +153,31 @@ func (p *caseProcessor) release(ctx context.Context, b *batch) {
 	b.bytes, b.walKeys = 0, nil
 }
 
-// dropCases counts and logs, one line per case id and without sampling, cases that will not
-// reach the next consumer.
+// dropCases counts and logs, one line per case id or trace id and without sampling, the cases
+// of a batch and the runs passed on unchanged with them, which will not reach the next consumer.
 func (p *caseProcessor) dropCases(ctx context.Context, b *batch, reason string, err error) {
-	if len(b.caseIDs) == 0 {
-		return
+	attrs := metric.WithAttributes(attribute.String("reason", reason))
+	if len(b.caseIDs) > 0 {
+		p.telemetry.ProcessorReplayCaseDroppedCases.Add(ctx, int64(len(b.caseIDs)), attrs)
 	}
-	p.telemetry.ProcessorReplayCaseDroppedCases.Add(ctx, int64(len(b.caseIDs)), metric.WithAttributes(attribute.String("reason", reason)))
 	for _, id := range b.caseIDs {
 		p.dropLog.Error("replay case dropped", zap.String("case_id", id), zap.String("reason", reason), zap.Error(err))
 	}
+	if len(b.passed) > 0 {
+		p.telemetry.ProcessorReplayCaseDroppedPassthroughTraces.Add(ctx, int64(len(b.passed)), attrs)
+	}
+	for _, id := range b.passed {
+		p.dropLog.Error("run passed on unchanged dropped", zap.String("trace_id", id), zap.String("reason", reason), zap.Error(err))
+	}
+}
+
+// dropPassedEvents counts and logs the log events of the batch's pass-through runs that the
+// next logs consumer refused for good: their spans went on, so the batch is not kept for them.
+func (p *caseProcessor) dropPassedEvents(ctx context.Context, b *batch, err error) {
+	const reason = "permanent_downstream_error"
+	p.telemetry.ProcessorReplayCaseDroppedEvents.Add(ctx, int64(b.logs.LogRecordCount()), metric.WithAttributes(attribute.String("reason", reason)))
+	p.dropLog.Error("log events of runs passed on unchanged dropped", zap.Strings("trace_ids", b.passed),
+		zap.Int("events", b.logs.LogRecordCount()), zap.String("reason", reason), zap.Error(err))
 }
 
 // build turns closed buffers into a batch: each case in the canonical form, each trace without
@@ -208,6 +227,7 @@ func (p *caseProcessor) addToBatch(ctx context.Context, cl closing, b *batch) {
 		p.telemetry.ProcessorReplayCasePassthroughTraces.Add(ctx, 1)
 		run.spans.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
 		run.events.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
+		b.passed = append(b.passed, cl.buf.id.String())
 		return
 	case runCase:
 	}

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -165,7 +166,13 @@ func (p *caseProcessor) Shutdown(ctx context.Context) error {
 	p.mu.Unlock()
 	if started {
 		close(p.stop)
-		<-p.done
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			// The sweep is still in a send that ignores its cancellation: leave it, with the
+			// storage open under it; what it holds is restored from storage on the next start.
+			return fmt.Errorf("replay_case: shutdown: the sweep did not stop before the deadline: %w", ctx.Err())
+		}
 	}
 	err := p.flush(ctx)
 	err = errors.Join(err, p.wal.close(ctx))

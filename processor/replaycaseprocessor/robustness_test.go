@@ -361,6 +361,58 @@ func TestPermanentRefusalIsCountedAndLoggedPerCase(t *testing.T) {
 	h.shutdown()
 }
 
+// A run that is no case (here, no GenAI telemetry) and is refused for good with the cases of
+// its batch is counted and logged with its trace id too, and so are its log events when the
+// next logs consumer refuses them for good: nothing leaves the processor unseen.
+func TestPermanentRefusalOfPassThroughRunsIsCountedAndLogged(t *testing.T) {
+	h := newHarness(t, nil)
+	core, logs := observer.New(zap.WarnLevel)
+	h.p.dropLog = zap.New(core)
+	h.p.nextTraces = &switchable{Traces: h.sink, refuse: consumererror.NewPermanent(errors.New("bad data"))}
+	td := ptrace.NewTraces()
+	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.SetTraceID([16]byte{9})
+	sp.SetSpanID([8]byte{9})
+	sp.SetName("GET /healthz")
+	h.sendTraces(td)
+	h.advance(3 * time.Second)
+	dropped := logs.FilterMessage("run passed on unchanged dropped").All()
+	require.Len(t, dropped, 1)
+	assert.Equal(t, "09000000000000000000000000000000", dropped[0].ContextMap()["trace_id"])
+	assert.Equal(t, "permanent_downstream_error", dropped[0].ContextMap()["reason"])
+	metadatatest.AssertEqualProcessorReplayCaseDroppedPassthroughTraces(t, h.tel, []metricdata.DataPoint[int64]{
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("reason", "permanent_downstream_error"))},
+	}, metricdatatest.IgnoreTimestamp())
+	h.shutdown()
+}
+
+func TestPermanentRefusalOfPassedEventsIsCountedAndLogged(t *testing.T) {
+	h := newHarness(t, nil)
+	core, logs := observer.New(zap.WarnLevel)
+	h.p.dropLog = zap.New(core)
+	h.p.nextLogs = refusingLogs{consumererror.NewPermanent(errors.New("bad data"))}
+	// GenAI events without their spans are no case: they go on to the logs pipeline.
+	ld := testfixtures.Logs(t, testfixtures.OTelEvents)
+	events := ld.LogRecordCount()
+	require.NoError(t, h.p.ConsumeLogs(context.Background(), ld))
+	h.advance(40 * time.Second)
+	dropped := logs.FilterMessage("log events of runs passed on unchanged dropped").All()
+	require.Len(t, dropped, 1)
+	assert.EqualValues(t, events, dropped[0].ContextMap()["events"])
+	assert.NotEmpty(t, dropped[0].ContextMap()["trace_ids"])
+	metadatatest.AssertEqualProcessorReplayCaseDroppedEvents(t, h.tel, []metricdata.DataPoint[int64]{
+		{Value: int64(events), Attributes: attribute.NewSet(attribute.String("reason", "permanent_downstream_error"))},
+	}, metricdatatest.IgnoreTimestamp())
+	h.shutdown()
+}
+
+// refusingLogs is a next logs consumer that refuses everything with err.
+type refusingLogs struct{ err error }
+
+func (refusingLogs) Capabilities() consumer.Capabilities { return consumer.Capabilities{} }
+
+func (r refusingLogs) ConsumeLogs(context.Context, plog.Logs) error { return r.err }
+
 // At shutdown a refusing next consumer is retried for a while; what still cannot be sent (and
 // has no storage to wait in) is dropped, counted and logged, and Shutdown reports it.
 func TestShutdownReportsCasesItCouldNotDeliver(t *testing.T) {
@@ -448,4 +500,45 @@ func TestCasesClosedAtTheByteLimitAreSentInWholeBatches(t *testing.T) {
 	assert.Len(t, batches, wantBatches, "the closed cases went out in batches of emit_batch_size")
 	assert.Len(t, h.cases(), runs)
 	h.shutdown()
+}
+
+// A next consumer that blocks (an exporter queue that blocks when full) does not hold Shutdown
+// past its deadline: the sweep's send ends when Shutdown begins, and the batch is flushed (or
+// reported) within Shutdown's own context.
+func TestShutdownIsNotHeldByABlockedNextConsumer(t *testing.T) {
+	h := newHarness(t, nil)
+	called := make(chan struct{}, 1)
+	h.p.nextTraces = blockingTraces{called}
+	h.sendTraces(testfixtures.Traces(t, testfixtures.Traceloop))
+	h.clock = h.clock.Add(time.Minute) // before Start: the sweeper reads the clock
+	require.NoError(t, h.p.Start(context.Background(), nil))
+	select {
+	case <-called:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the sweeper never sent the closed case")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	returned := make(chan error, 1)
+	go func() { returned <- h.p.Shutdown(ctx) }()
+	select {
+	case err := <-returned:
+		require.Error(t, err, "the case could not be delivered: Shutdown says so")
+	case <-time.After(10 * time.Second):
+		t.Fatal("Shutdown is still waiting for the blocked next consumer")
+	}
+}
+
+// blockingTraces is a next consumer that blocks until the caller's context ends.
+type blockingTraces struct{ called chan struct{} }
+
+func (blockingTraces) Capabilities() consumer.Capabilities { return consumer.Capabilities{} }
+
+func (b blockingTraces) ConsumeTraces(ctx context.Context, _ ptrace.Traces) error {
+	select {
+	case b.called <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return ctx.Err()
 }

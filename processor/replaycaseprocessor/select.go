@@ -261,6 +261,7 @@ func (p *caseProcessor) unselected(ctx context.Context, cl closing, run runTelem
 		action = "passed"
 		run.spans.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
 		run.events.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
+		b.passed = append(b.passed, cl.buf.id.String())
 	}
 	p.telemetry.ProcessorReplayCaseUnselectedRuns.Add(ctx, 1, metric.WithAttributes(
 		attribute.String("reason", notSelectedReason), attribute.String("action", action)))

@@ -17,6 +17,15 @@ type closing struct {
 
 func (p *caseProcessor) sweepLoop() {
 	defer close(p.done)
+	// Shutdown closes stop, which also ends a send that waits on a blocked next consumer (an
+	// exporter queue that blocks when full): the batch is kept, and Shutdown's flush sends it
+	// within Shutdown's own deadline.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-p.stop
+		cancel()
+	}()
 	t := time.NewTicker(sweepInterval(p.cfg))
 	defer t.Stop()
 	for {
@@ -25,7 +34,7 @@ func (p *caseProcessor) sweepLoop() {
 			return
 		case <-t.C:
 			// A refusal is logged where the batch is first refused, and kept for the next sweep.
-			_ = p.sweep(context.Background())
+			_ = p.sweep(ctx)
 		}
 	}
 }

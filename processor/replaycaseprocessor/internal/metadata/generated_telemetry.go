@@ -23,32 +23,33 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                  metric.Meter
-	mu                                     sync.Mutex
-	registrations                          []metric.Registration
-	ProcessorReplayCaseBufferedBytes       metric.Int64UpDownCounter
-	ProcessorReplayCaseBufferedSpans       metric.Int64UpDownCounter
-	ProcessorReplayCaseCasesClosed         metric.Int64Counter
-	ProcessorReplayCaseCost                metric.Float64Counter
-	ProcessorReplayCaseDroppedCases        metric.Int64Counter
-	ProcessorReplayCaseDroppedEvents       metric.Int64Counter
-	ProcessorReplayCaseDroppedRawTelemetry metric.Int64Counter
-	ProcessorReplayCaseDuplicates          metric.Int64Counter
-	ProcessorReplayCaseEmitFailures        metric.Int64Counter
-	ProcessorReplayCaseEvictions           metric.Int64Counter
-	ProcessorReplayCaseInvalidUtf8         metric.Int64Counter
-	ProcessorReplayCaseLateSpans           metric.Int64Counter
-	ProcessorReplayCaseOpenCases           metric.Int64UpDownCounter
-	ProcessorReplayCasePassthroughTraces   metric.Int64Counter
-	ProcessorReplayCaseQuarantineReasons   metric.Int64Counter
-	ProcessorReplayCaseReceived            metric.Int64Counter
-	ProcessorReplayCaseRefused             metric.Int64Counter
-	ProcessorReplayCaseReservedAttributes  metric.Int64Counter
-	ProcessorReplayCaseSelectedRuns        metric.Int64Counter
-	ProcessorReplayCaseSelectionErrors     metric.Int64Counter
-	ProcessorReplayCaseSplitTraces         metric.Int64Counter
-	ProcessorReplayCaseTokens              metric.Int64Counter
-	ProcessorReplayCaseUnselectedRuns      metric.Int64Counter
+	meter                                       metric.Meter
+	mu                                          sync.Mutex
+	registrations                               []metric.Registration
+	ProcessorReplayCaseBufferedBytes            metric.Int64UpDownCounter
+	ProcessorReplayCaseBufferedSpans            metric.Int64UpDownCounter
+	ProcessorReplayCaseCasesClosed              metric.Int64Counter
+	ProcessorReplayCaseCost                     metric.Float64Counter
+	ProcessorReplayCaseDroppedCases             metric.Int64Counter
+	ProcessorReplayCaseDroppedEvents            metric.Int64Counter
+	ProcessorReplayCaseDroppedPassthroughTraces metric.Int64Counter
+	ProcessorReplayCaseDroppedRawTelemetry      metric.Int64Counter
+	ProcessorReplayCaseDuplicates               metric.Int64Counter
+	ProcessorReplayCaseEmitFailures             metric.Int64Counter
+	ProcessorReplayCaseEvictions                metric.Int64Counter
+	ProcessorReplayCaseInvalidUtf8              metric.Int64Counter
+	ProcessorReplayCaseLateSpans                metric.Int64Counter
+	ProcessorReplayCaseOpenCases                metric.Int64UpDownCounter
+	ProcessorReplayCasePassthroughTraces        metric.Int64Counter
+	ProcessorReplayCaseQuarantineReasons        metric.Int64Counter
+	ProcessorReplayCaseReceived                 metric.Int64Counter
+	ProcessorReplayCaseRefused                  metric.Int64Counter
+	ProcessorReplayCaseReservedAttributes       metric.Int64Counter
+	ProcessorReplayCaseSelectedRuns             metric.Int64Counter
+	ProcessorReplayCaseSelectionErrors          metric.Int64Counter
+	ProcessorReplayCaseSplitTraces              metric.Int64Counter
+	ProcessorReplayCaseTokens                   metric.Int64Counter
+	ProcessorReplayCaseUnselectedRuns           metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -112,8 +113,14 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseDroppedEvents, err = builder.meter.Int64Counter(
 		"otelcol_processor_replay_case_dropped_events",
-		metric.WithDescription("GenAI log events dropped because their trace reached limits.max_events_per_trace (the case gets reason event_limit) [Development]"),
+		metric.WithDescription("GenAI log events dropped, by reason (max_events_per_trace, the case gets reason event_limit; permanent_downstream_error, events of runs that are no case passed on and refused for good by the next logs consumer, logged with their trace ids) [Development]"),
 		metric.WithUnit("{events}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseDroppedPassthroughTraces, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_dropped_passthrough_traces",
+		metric.WithDescription("Runs that are no case (no GenAI telemetry, or not selected with unselected pass) and were to be passed on unchanged, dropped by reason (permanent_downstream_error, undeliverable_at_shutdown); each logged with its trace id, unsampled [Development]"),
+		metric.WithUnit("{traces}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseDroppedRawTelemetry, err = builder.meter.Int64Counter(

@@ -104,7 +104,7 @@ func AssertEqualProcessorReplayCaseDroppedCases(t *testing.T, tt *componenttest.
 func AssertEqualProcessorReplayCaseDroppedEvents(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_dropped_events",
-		Description: "GenAI log events dropped because their trace reached limits.max_events_per_trace (the case gets reason event_limit) [Development]",
+		Description: "GenAI log events dropped, by reason (max_events_per_trace, the case gets reason event_limit; permanent_downstream_error, events of runs that are no case passed on and refused for good by the next logs consumer, logged with their trace ids) [Development]",
 		Unit:        "{events}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -113,6 +113,22 @@ func AssertEqualProcessorReplayCaseDroppedEvents(t *testing.T, tt *componenttest
 		},
 	}
 	got, err := tt.GetMetric("otelcol_processor_replay_case_dropped_events")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorReplayCaseDroppedPassthroughTraces(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_replay_case_dropped_passthrough_traces",
+		Description: "Runs that are no case (no GenAI telemetry, or not selected with unselected pass) and were to be passed on unchanged, dropped by reason (permanent_downstream_error, undeliverable_at_shutdown); each logged with its trace id, unsampled [Development]",
+		Unit:        "{traces}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_replay_case_dropped_passthrough_traces")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

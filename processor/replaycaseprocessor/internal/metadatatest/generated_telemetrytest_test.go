@@ -25,6 +25,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorReplayCaseCost.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseDroppedCases.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseDroppedEvents.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseDroppedPassthroughTraces.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseDroppedRawTelemetry.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseDuplicates.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseEmitFailures.Add(context.Background(), 1)
@@ -58,6 +59,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseDroppedEvents(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseDroppedPassthroughTraces(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseDroppedRawTelemetry(t, testTel,
