@@ -52,14 +52,18 @@ func (p *caseProcessor) bufferTraces(chunks []*traceChunk) (fixed sanitized, sto
 		fixed.add(c.sanitized(sanitizeTraces(c.td)))
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	now := p.now()
 	var due []closing
 	for _, c := range chunks {
 		due = p.addSpans(c, now, due)
 	}
 	p.outbox = append(p.outbox, p.enforceLimits(due)...)
-	return fixed, p.stopped
+	stopped = p.stopped
+	p.mu.Unlock()
+	for _, c := range chunks {
+		p.releaseRedundant(&c.chunkMeta)
+	}
+	return fixed, stopped
 }
 
 // bufferLogs is bufferTraces for GenAI log events.
@@ -68,13 +72,27 @@ func (p *caseProcessor) bufferLogs(chunks []*logChunk) (fixed sanitized, stopped
 		fixed.add(c.sanitized(sanitizeLogs(c.ld)))
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	now := p.now()
 	for _, c := range chunks {
 		p.addEvents(c, now)
 	}
 	p.outbox = append(p.outbox, p.enforceLimits(nil)...)
-	return fixed, p.stopped
+	stopped = p.stopped
+	p.mu.Unlock()
+	for _, c := range chunks {
+		p.releaseRedundant(&c.chunkMeta)
+	}
+	return fixed, stopped
+}
+
+// releaseRedundant deletes the write-ahead record of a chunk that buffering left empty (every
+// span or event in it was a duplicate, or past the event limit): nothing holds it, and a client
+// retrying the same request would otherwise add a record per retry until the case is sent.
+// Called without mu: deleting is storage I/O.
+func (p *caseProcessor) releaseRedundant(c *chunkMeta) {
+	if c.redundant {
+		p.wal.release(context.Background(), c.walKeys)
+	}
 }
 
 // sanitized records in the chunk what sanitizing it did, and returns it. A chunk that
@@ -130,14 +148,18 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		b.rootSeen = b.rootSeen || rootSeen
 		b.spanLimitPart = b.spanLimitPart || continued
 		b.fromKafka = b.fromKafka || c.fromKafka
-		b.repaired += c.repaired
-		c.repaired = 0
-		b.walKeys = append(b.walKeys, c.walKeys...) // each fragment holds the chunk's record
-		p.wal.hold(c.walKeys)
 		if p.dedupeSpans(c, b) > 0 {
 			b.rootSeen = true
 		}
 		n := c.td.SpanCount()
+		if n == 0 { // every span was a duplicate: the chunk adds nothing
+			c.redundant = true
+			return due
+		}
+		b.repaired += c.repaired
+		c.repaired = 0
+		b.walKeys = append(b.walKeys, c.walKeys...) // each fragment holds the chunk's record
+		p.wal.hold(c.walKeys)
 		room := p.cfg.Limits.MaxSpansPerTrace - b.spanCount
 		part, stored := c.td, c.stored
 		if n > room {
@@ -187,9 +209,6 @@ func (p *caseProcessor) dedupeSpans(c *traceChunk, b *traceBuffer) (roots int) {
 func (p *caseProcessor) addEvents(c *logChunk, now time.Time) {
 	b := p.buffer(c.id, now)
 	b.fromKafka = b.fromKafka || c.fromKafka
-	b.repaired += c.repaired
-	b.walKeys = append(b.walKeys, c.walKeys...)
-	p.wal.hold(c.walKeys)
 	dups, over := 0, 0
 	pdatawalk.RemoveLogRecordsIf(c.ld, func(r pdatawalk.LogRecord) bool {
 		k := eventIdentity(r.Record)
@@ -218,6 +237,13 @@ func (p *caseProcessor) addEvents(c *logChunk, now time.Time) {
 	if dups > 0 || over > 0 {
 		c.stored = nil
 	}
+	if c.ld.LogRecordCount() == 0 { // every event was a duplicate or past the limit
+		c.redundant = true
+		return
+	}
+	b.repaired += c.repaired
+	b.walKeys = append(b.walKeys, c.walKeys...)
+	p.wal.hold(c.walKeys)
 	p.grow(b, c.ld.LogRecordCount(), b.held.addLogs(c.ld, c.stored))
 }
 

@@ -20,6 +20,9 @@ type chunkMeta struct {
 	// again. Whatever changes the chunk (sanitizing, de-duplication, a split at the span limit)
 	// sets it to nil.
 	stored []byte
+	// redundant: buffering took nothing from the chunk (all duplicates, or events past the
+	// limit), so its write-ahead record is deleted at once instead of held (releaseRedundant).
+	redundant bool
 }
 
 // traceChunk is the part of one incoming batch that belongs to one trace.

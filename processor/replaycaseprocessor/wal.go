@@ -186,37 +186,64 @@ type walRecord struct {
 	fromKafka bool
 }
 
-// records returns every stored chunk in the order it was written (records of the earlier
-// layout come first, trace by trace, then by sequence: the order between traces does not
-// matter).
-func (w *wal) records(ctx context.Context) ([]walRecord, error) {
-	var out []walRecord
-	err := w.walker.Walk(ctx, func(key string, value []byte) ([]*storage.Operation, error) {
-		if r, ok := parseRecord(key, value); ok {
-			out = append(out, r)
+// recordKeys returns the key of every stored chunk in the order it was written (records of the
+// earlier layout come first, trace by trace, then by sequence: the order between traces does
+// not matter). Only the keys: restore reads the records one at a time (readRecord), so that a
+// large write-ahead log is never in memory at once.
+func (w *wal) recordKeys(ctx context.Context) ([]string, error) {
+	var keys []string
+	err := w.walker.Walk(ctx, func(key string, _ []byte) ([]*storage.Operation, error) {
+		if strings.HasPrefix(key, walPrefix) {
+			keys = append(keys, key)
 		}
 		return nil, nil
 	})
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].legacy != out[j].legacy {
-			return out[i].legacy
+	sort.Slice(keys, func(i, j int) bool {
+		if li, lj := legacyKey(keys[i]), legacyKey(keys[j]); li != lj {
+			return li
 		}
-		return out[i].key < out[j].key
+		return keys[i] < keys[j]
 	})
-	return out, err
+	return keys, err
+}
+
+// readRecord reads one stored chunk; ok is false when the key holds none (deleted since it was
+// listed, or not a record).
+func (w *wal) readRecord(ctx context.Context, key string) (r walRecord, ok bool, err error) {
+	value, err := w.client.Get(ctx, key)
+	if err != nil || value == nil {
+		return walRecord{}, false, err
+	}
+	r, ok = parseRecord(key, value)
+	return r, ok, nil
+}
+
+// legacyKey tells whether a record's key is of the earlier layout, "wal/<trace id hex>/<sequence>".
+func legacyKey(key string) bool {
+	kind, _ := currentKey(key)
+	return kind == 0
+}
+
+// currentKey reads a key of the current layout: its kind, and whether the chunk came from
+// Kafka; kind is 0 for any other key.
+func currentKey(key string) (kind byte, fromKafka bool) {
+	rest, _ := strings.CutPrefix(key, walPrefix)
+	rest, fromKafka = strings.CutSuffix(rest, walKafkaSuffix)
+	if parts := strings.Split(rest, "/"); len(parts) == 3 && len(parts[1]) == 1 {
+		return parts[1][0], fromKafka
+	}
+	return 0, fromKafka
 }
 
 // parseRecord reads a stored record of either layout into a slice of its own (the storage owns
 // the value only during the walk).
 func parseRecord(key string, value []byte) (walRecord, bool) {
-	rest, ok := strings.CutPrefix(key, walPrefix)
-	if !ok {
+	if !strings.HasPrefix(key, walPrefix) {
 		return walRecord{}, false
 	}
-	rest, fromKafka := strings.CutSuffix(rest, walKafkaSuffix)
-	if parts := strings.Split(rest, "/"); len(parts) == 3 && len(parts[1]) == 1 {
+	if kind, fromKafka := currentKey(key); kind != 0 {
 		body, err := s2.Decode(nil, value) // a new slice: the storage owns value
-		return walRecord{key: key, kind: parts[1][0], value: body, err: err, fromKafka: fromKafka}, true
+		return walRecord{key: key, kind: kind, value: body, err: err, fromKafka: fromKafka}, true
 	}
 	if len(value) == 0 { // the earlier layout: kind byte, then the protobuf
 		return walRecord{}, false
@@ -234,12 +261,20 @@ func (w *wal) close(ctx context.Context) error {
 // restore replays the stored chunks into the buffers, as if they had just arrived, so that the
 // cases open (or closed but not yet sent) when the process last stopped are built and sent.
 func (p *caseProcessor) restore(ctx context.Context) error {
-	recs, err := p.wal.records(ctx)
+	keys, err := p.wal.recordKeys(ctx)
 	if err != nil {
-		return fmt.Errorf("storage: reading stored telemetry: %w", err)
+		return fmt.Errorf("storage: listing stored telemetry: %w", err)
 	}
-	var spans, events int
-	for _, r := range recs {
+	var spans, events, recs int
+	for _, key := range keys {
+		r, ok, err := p.wal.readRecord(ctx, key)
+		if err != nil {
+			return fmt.Errorf("storage: reading stored telemetry %s: %w", key, err)
+		}
+		if !ok {
+			continue
+		}
+		recs++
 		if r.err != nil {
 			p.logger.Error("unreadable stored record skipped", zap.String("key", r.key), zap.Error(r.err))
 			continue
@@ -272,8 +307,8 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 		}
 		p.drainIfDue(ctx)
 	}
-	if len(recs) > 0 {
-		p.logger.Info("restored buffered telemetry from storage", zap.Int("records", len(recs)), zap.Int("spans", spans), zap.Int("events", events))
+	if recs > 0 {
+		p.logger.Info("restored buffered telemetry from storage", zap.Int("records", recs), zap.Int("spans", spans), zap.Int("events", events))
 	}
 	return nil
 }

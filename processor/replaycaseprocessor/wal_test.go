@@ -225,19 +225,46 @@ func TestUnreadableStoredRecordIsLoggedAndSkipped(t *testing.T) {
 }
 
 // After an upgrade, records of the earlier layout are older than every record of the current
-// one, so they are restored first, whatever their keys' order.
+// one, so they are restored first, whatever their keys' order. Here both hold the same spans:
+// the one restored second adds nothing, so its record is deleted, and the legacy one is left.
 func TestRecordsOfTheEarlierLayoutComeFirst(t *testing.T) {
 	_, body := traceloopProtobuf(t)
 	h, host, ext := withStoredRecords(t,
 		storage.SetOperation("wal/0000000000000001/t/ffffffffffffffffffffffffffffffff", s2.Encode(nil, body)),
 		storage.SetOperation(fmt.Sprintf("wal/ffffffffffffffffffffffffffffffff/%016x", 9), append([]byte{'t'}, body...)))
 	require.NoError(t, h.traces.Start(context.Background(), host))
+	keys, err := h.p.wal.recordKeys(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []string{fmt.Sprintf("wal/ffffffffffffffffffffffffffffffff/%016x", 9)}, keys)
 	recs, err := h.p.wal.records(context.Background())
 	require.NoError(t, err)
-	require.Len(t, recs, 2)
+	require.Len(t, recs, 1)
 	assert.True(t, recs[0].legacy)
-	assert.Equal(t, "wal/0000000000000001/t/ffffffffffffffffffffffffffffffff", recs[1].key)
-	assert.Equal(t, recs[0].value, recs[1].value, "both read back as the same protobuf")
+	assert.Equal(t, body, recs[0].value)
+	h.shutdown()
+	require.NoError(t, ext.Shutdown(context.Background()))
+}
+
+// A client that retries the same request while its trace is open adds no record per retry: a
+// chunk that de-duplication empties is deleted at once.
+func TestRetriesOfAnOpenTraceAddNoRecords(t *testing.T) {
+	h, ext := startWithStorage(t, t.TempDir(), func(c *Config) { c.Storage = &storageID })
+	for i := 0; i < 5; i++ {
+		h.sendTraces(testfixtures.Traces(t, testfixtures.Traceloop))
+		h.sendLogs(testfixtures.Logs(t, testfixtures.Traceloop))
+	}
+	keys, err := h.p.wal.recordKeys(context.Background())
+	require.NoError(t, err)
+	want := 1
+	if testfixtures.Logs(t, testfixtures.Traceloop).LogRecordCount() > 0 {
+		want = 2
+	}
+	assert.Len(t, keys, want, "one record per signal, whatever the retries")
+	h.advance(3 * time.Second)
+	require.Len(t, h.cases(), 1)
+	keys, err = h.p.wal.recordKeys(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, keys, "all deleted once the case is sent")
 	h.shutdown()
 	require.NoError(t, ext.Shutdown(context.Background()))
 }
@@ -331,4 +358,23 @@ func FuzzWALKeyAsFormatted(f *testing.F) {
 			t.Fatalf("parseRecord(%q) = %+v, %v", got, rec, ok)
 		}
 	})
+}
+
+// records reads every stored chunk, in the order restore reads them.
+func (w *wal) records(ctx context.Context) ([]walRecord, error) {
+	keys, err := w.recordKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []walRecord
+	for _, k := range keys {
+		r, ok, err := w.readRecord(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
