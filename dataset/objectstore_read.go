@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sort"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -61,6 +62,11 @@ func (r *objectReader) ReadAt(p []byte, off int64) (int, error) {
 		Bucket: aws.String(r.bucket), Key: aws.String(r.key), Range: aws.String(fmt.Sprintf("bytes=%d-%d", off, end)),
 	})
 	if err != nil {
+		if objectMissing(err) {
+			// Deleted since it was listed (retention, an operator): wrapped as a removed local
+			// file's error is, so that callers take the same path for both.
+			return 0, fmt.Errorf("reading s3://%s/%s: %w: %w", r.bucket, r.key, fs.ErrNotExist, err)
+		}
 		return 0, fmt.Errorf("reading s3://%s/%s: %w", r.bucket, r.key, err)
 	}
 	defer out.Body.Close()
@@ -72,6 +78,19 @@ func (r *objectReader) ReadAt(p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// objectMissing reports whether err is S3's answer for a key the bucket does not hold: a GET's
+// NoSuchKey, or NotFound, the code the SDK gives a 404 without a body (a HEAD, or a server that
+// sends none). Other 404s (NoSuchBucket) are not: a missing or misnamed bucket must not make
+// every file of the dataset look deleted.
+func objectMissing(err error) bool {
+	var coded interface{ ErrorCode() string } // smithy.APIError, without depending on smithy-go
+	if !errors.As(err, &coded) {
+		return false
+	}
+	code := coded.ErrorCode()
+	return code == "NoSuchKey" || code == "NotFound"
 }
 
 // OpenObject opens a data file in the bucket for reading, checking its schema version.

@@ -86,6 +86,11 @@ func (c *Config) Validate() error {
 		if err := c.ObjectStore.Get().Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("object_store: %w", err))
 		}
+		// Rejected rather than one ignored: which dataset gets re-driven must not depend on a
+		// precedence rule the config does not show.
+		if c.Directory != "" {
+			errs = append(errs, fmt.Errorf("directory (%s) and object_store are both set: the receiver reads one dataset, from a directory or from a bucket; leave one out", c.Directory))
+		}
 	} else if c.Directory == "" {
 		errs = append(errs, errors.New("directory: required (the dataset root the replay_parquet exporter writes), or object_store"))
 	}
@@ -115,10 +120,17 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("select.datasets: %q is not quarantine or cases", d))
 		}
 	}
+	daysValid := true
 	for _, f := range [][2]string{{"select.from", c.Select.From}, {"select.to", c.Select.To}} { // in field order, unlike a map
 		if _, err := time.Parse(time.DateOnly, f[1]); f[1] != "" && err != nil {
 			errs = append(errs, fmt.Errorf("%s: %q is not a YYYY-MM-DD day", f[0], f[1]))
+			daysValid = false
 		}
+	}
+	// YYYY-MM-DD days compare as strings, as selectsFile compares them. An empty range would
+	// read nothing and still report its backlog done, so it is taken for a typo.
+	if daysValid && c.Select.From != "" && c.Select.To != "" && c.Select.From > c.Select.To {
+		errs = append(errs, fmt.Errorf("select.from: %s is after select.to (%s); the range is inclusive and would select no day", c.Select.From, c.Select.To))
 	}
 	for _, s := range c.Select.Status {
 		if st := replaycase.Status(s); st != replaycase.StatusAccepted && st != replaycase.StatusQuarantined {

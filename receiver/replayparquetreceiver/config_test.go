@@ -60,6 +60,22 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 	}
 }
 
+// Settings that contradict each other are rejected, naming the field, instead of one being
+// ignored or the receiver selecting nothing.
+func TestConfigRejectsContradictions(t *testing.T) {
+	for name, want := range map[string]string{
+		"directory_and_object_store": "directory (./reprise-data) and object_store are both set: the receiver reads one dataset, from a directory or from a bucket; leave one out",
+		"from_after_to":              "select.from: 2026-11-30 is after select.to (2026-11-01); the range is inclusive and would select no day",
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.EqualError(t, confmap.Validate(loadConfig(t, name)), want)
+		})
+	}
+	oneDay := loadConfig(t, "from_after_to")
+	oneDay.Select.From = oneDay.Select.To
+	assert.NoError(t, confmap.Validate(oneDay), "from = to is one day")
+}
+
 func TestSelection(t *testing.T) {
 	q := &replaycase.Case{CaseID: "a", Status: replaycase.StatusQuarantined, AdapterVersion: "reprise-normalize/1",
 		Reasons: []replaycase.Reason{{Code: "model_output"}}}
