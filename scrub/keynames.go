@@ -146,6 +146,12 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 			continue
 		}
 		start, end := m[1], m[2]
+		if v[start] == '[' {
+			// A list under a secret name ("password": ["hunter2"]): each element is masked, as
+			// the JSON walk masks every string under a secret key.
+			out = append(out, listElementSpans(v, start, kind)...)
+			continue
+		}
 		if end-start >= 2 && (v[start] == '"' || v[start] == '\'') {
 			start, end = start+1, end-1
 		} else {
@@ -166,6 +172,56 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 		out = append(out, span{start: start, end: end, kind: kind})
 	}
 	return out
+}
+
+// listElementSpans returns a span for each element of the flat list that opens at v[open]
+// ('['), quoted or bare, that maskableValue keeps; none when the list does not close or nests
+// (a nested list or object has names of its own, which the pairs inside it are matched by).
+func listElementSpans(v string, open int, kind string) []span {
+	var out []span
+	for i := open + 1; i < len(v); {
+		switch c := v[i]; {
+		case c == ']':
+			return out
+		case c == '[' || c == '{':
+			return nil
+		case c == ' ' || c == ',' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '"' || c == '\'':
+			end := closingQuote(v, i+1, c)
+			if end < 0 {
+				return nil
+			}
+			if maskableValue(v[i+1 : end]) {
+				out = append(out, span{start: i + 1, end: end, kind: kind})
+			}
+			i = end + 1
+		default:
+			end := i
+			for end < len(v) && strings.IndexByte(",] \t\n\r", v[end]) < 0 {
+				end++
+			}
+			if maskableValue(v[i:end]) {
+				out = append(out, span{start: i, end: end, kind: kind})
+			}
+			i = end
+		}
+	}
+	return nil
+}
+
+// closingQuote returns the index of the quote q that ends the string starting at v[from], a
+// backslash escaping the next byte, or -1.
+func closingQuote(v string, from int, q byte) int {
+	for i := from; i < len(v); i++ {
+		switch v[i] {
+		case '\\':
+			i++
+		case q:
+			return i
+		}
+	}
+	return -1
 }
 
 func isKeyByte(c byte) bool {

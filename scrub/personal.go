@@ -14,17 +14,28 @@ import (
 // checksum, matched whole against the parts of the match (detector.part).
 const cardNumber = `\d(?:[ .-]?\d){12,18}`
 
+// emailAddress is the shape of an e-mail address, its local part and domain in any script
+// (josé@example.com, müller@exämple.de: \b and [A-Za-z] would cut them and leave part of the
+// name), its @ also percent-encoded as in a URL's query (?email=alice%40example.com). Group 1
+// is the address; what comes before it is not a letter, digit or local-part character, which
+// \b, ASCII-only in Go, cannot say.
+const emailAddress = `(?:^|[^\p{L}\p{N}._%+-])([\p{L}\p{N}._%+-]+(?:@|%40)[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,})`
+
 // personalDetectors find personal data. Each candidate shape is confirmed by a check (Luhn,
 // mod-97, libphonenumber's validation, an address parse) so ordinary numbers stay.
 func personalDetectors(phoneRegions []string) []detector {
 	ds := []detector{
-		{kind: "email", hints: []string{"@"}, re: regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`)},
+		{kind: "email", hints: []string{"@", "%40"}, re: regexp.MustCompile(emailAddress), group: 1},
 		{kind: "iban", minDigits: 10, re: regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b`), valid: ibanChecksum},
 		{kind: "payment_card", minDigits: 13, re: regexp.MustCompile(`\b` + cardNumber + `\b`), valid: luhn, part: regexp.MustCompile(`^` + cardNumber + `$`)},
 		{kind: "us_ssn", minDigits: 9, re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`), valid: ssn},
 		{kind: "ip_address", minDigits: 4, re: regexp.MustCompile(`\b(?:\d{1,3}\.){3}\d{1,3}\b`), valid: ipAddress},
 		{kind: "ip_address", hints: []string{":"}, re: regexp.MustCompile(`(?i)(?:^|[^0-9a-z:])([0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7})`), group: 1, valid: ipAddress},
-		{kind: "phone_number", minDigits: 7, re: regexp.MustCompile(`(?:\+|\b)\d(?:[ .-]?\(?\d{1,4}\)?){2,7}\d\b|\(\d{2,4}\)[ .-]?\d(?:[ .-]?\d{1,4}){1,5}\b`), valid: phoneNumber(phoneRegions)},
+		// part: a run of digit groups that is no valid number is searched for one between its
+		// separators, as for cards: "0100000000 00@0.aa" matches as 12 digits, and the number
+		// was found only once the address after it had become a placeholder.
+		{kind: "phone_number", minDigits: 7, re: regexp.MustCompile(`(?:\+|\b)\d(?:[ .-]?\(?\d{1,4}\)?){2,7}\d\b|\(\d{2,4}\)[ .-]?\d(?:[ .-]?\d{1,4}){1,5}\b`), valid: phoneNumber(phoneRegions),
+			part: regexp.MustCompile(`^\+?\d(?:[ .-]?\(?\d{1,4}\)?){2,7}\d$`)},
 	}
 	for i := range ds {
 		ds[i].personal = true

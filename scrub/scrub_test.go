@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -259,4 +260,48 @@ func TestSchemaURLsAndSeverityTextsAreScrubbed(t *testing.T) {
 		assert.NotContains(t, got, "sk-proj-Pl4nted")
 	}
 	assert.Equal(t, map[string]int64{"email": 5, "openai_api_key": 5}, r.Counts)
+}
+
+// E-mail addresses are found whole in any script, and with the @ percent-encoded as a URL's
+// query writes it: an ASCII-only shape missed josé@example.com and left "mü" of
+// müller@example.de before the placeholder.
+func TestEmailAddressesInAnyScript(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for in, kept := range map[string][2]string{
+		"josé@example.com":                         {"", ""},
+		"contact alice@exämple.com now":            {"contact ", " now"},
+		"müller@example.de":                        {"", ""},
+		"https://x.io/u?email=alice%40example.com": {"https://x.io/u?email=", ""},
+		"write to Ådne.Øst@firma.no, or call":      {"write to ", ", or call"},
+		"(bob@example.org)":                        {"(", ")"},
+	} {
+		var r Report
+		out := s.Text(in, &r)
+		assert.Regexp(t, `^`+regexp.QuoteMeta(kept[0])+`<secret:email:[0-9a-f]+>`+regexp.QuoteMeta(kept[1])+`$`, out, in)
+		assert.Equal(t, map[string]int64{"email": 1}, r.Counts, in)
+	}
+	for _, in := range []string{"foo@bar", "user@@example.com", "@opentelemetry/instrumentation-openai", "50%40 off"} {
+		var r Report
+		assert.Equal(t, in, s.Text(in, &r), "not an address")
+	}
+}
+
+// A list under a secret name in text (JSON embedded in prose, or base64 of it) has each element
+// masked, as the JSON walk masks every string under a secret key; the list's shape is kept.
+func TestListsUnderSecretNamesInText(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for in, want := range map[string]string{
+		`config: {"password": ["hunter2", "swordfish"]}`:                      `^config: \{"password": \["<secret:secret_field:[0-9a-f]+>", "<secret:secret_field:[0-9a-f]+>"\]\}$`,
+		`api_key=[s3cr3t, null, true]`:                                        `^api_key=\[<secret:secret_field:[0-9a-f]+>, null, true\]$`,
+		base64.StdEncoding.EncodeToString([]byte(`{"password":["hunter2"]}`)): `^<secret:secret_field:[0-9a-f]+>$`,
+	} {
+		var r Report
+		out := s.Text(in, &r)
+		assert.Regexp(t, want, out, in)
+		assert.NotContains(t, out, "hunter2")
+	}
+	// A list that does not close, or nests, is left to the pairs inside it.
+	for _, in := range []string{`password: [1, 2`, `password: [["a"]]`} {
+		assert.Equal(t, in, s.Text(in, &Report{}))
+	}
 }
