@@ -218,6 +218,36 @@ func TestZeroTraceIDGivesOneQuarantinedCasePerRequest(t *testing.T) {
 	h.shutdown()
 }
 
+// Spans without a trace id and with the same span ids (an SDK that writes zero ids writes the
+// same span ids too) but different contents are two cases with two case ids; the same request
+// sent again keeps its case id.
+func TestZeroTraceIDRunsWithTheSameSpanIDsKeepTheirOwnCaseIDs(t *testing.T) {
+	h := newHarness(t, nil)
+	request := func(question string) ptrace.Traces {
+		td := testfixtures.Traces(t, testfixtures.Traceloop)
+		forEachScopeSpans(td, func(ss ptrace.ScopeSpans) {
+			for i := 0; i < ss.Spans().Len(); i++ {
+				ss.Spans().At(i).SetTraceID(pcommon.TraceID{})
+				ss.Spans().At(i).Attributes().PutStr("app.question", question)
+			}
+		})
+		return td
+	}
+	h.sendTraces(request("paris"))
+	h.sendTraces(request("rome"))
+	h.advance(time.Millisecond)
+	cases := h.cases()
+	require.Len(t, cases, 2)
+	assert.NotEqual(t, cases[0].CaseID, cases[1].CaseID, "different requests, different ids")
+	h.sink.Reset()
+	h.sendTraces(request("paris"))
+	h.advance(time.Millisecond)
+	again := h.cases()
+	require.Len(t, again, 1)
+	assert.Equal(t, cases[0].CaseID, again[0].CaseID, "the same request again, the same id")
+	h.shutdown()
+}
+
 // manySpans is one trace of n child spans under the fixture's root run.
 func manySpans(t *testing.T, n int) ptrace.Traces {
 	td := testfixtures.Traces(t, testfixtures.Traceloop)

@@ -2,6 +2,8 @@ package replaycaseprocessor
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -77,6 +79,10 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing, run runTeleme
 	p.markSplit(ctx, c, cl, run)
 	if cl.cause == replaycase.ClosedInvalidTraceID {
 		c.Provenance.TraceID = zeroTraceID
+		// Without a trace id, span ids alone do not tell runs apart (an SDK that writes zero
+		// ids writes the same span ids too): the id also says what the request held, so two
+		// different requests never share a case_id, and the same request sent again keeps it.
+		c.CaseID = replaycase.ID(zeroTraceID, "invalid_trace_id/"+c.CaseID+"/"+contentDigest(run.spans))
 		c.Quarantine(replaycase.ReasonInvalidTraceID, "the spans have an all-zero trace id, so they cannot be grouped into runs; this case holds the ones of one request", "")
 	}
 	if b.repaired > 0 {
@@ -119,4 +125,15 @@ func rawTelemetry(run runTelemetry) (spans, events []byte, failedPart string, er
 		}
 	}
 	return spans, events, "", nil
+}
+
+// contentDigest is a short hex digest of spans' protobuf encoding (empty if it cannot be
+// encoded, which makes the encoding's own error path report it).
+func contentDigest(spans ptrace.Traces) string {
+	enc, err := otlpTracesMarshaler.MarshalTraces(spans)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(enc)
+	return hex.EncodeToString(sum[:8])
 }
