@@ -26,6 +26,9 @@ import (
 //     (rolls back) and the batch, never acknowledged, is sent again by the exporter's queue.
 //   - A crash after it rolls forward: Recover finishes the renames the journal lists.
 //
+// A segment (segments.go) has a journal too, marked as a segment's: its commit is the rename of
+// its directory, so Recover treats a batch- directory holding such a journal as uncommitted.
+//
 // So a batch's files become visible together or not at all, and in an order where a reader
 // never sees a case row without its steps rows (for the milliseconds of a publish, or until
 // the restart after a crash, it may see steps rows whose case row is not there yet).
@@ -49,12 +52,21 @@ type journal struct {
 	// Segments are the staged segments (segments.go) whose rows the files hold: publishing
 	// the files removes them.
 	Segments []string `json:"segments,omitempty"`
+	// Segment marks the journal of a segment (segments.go), which its directory's rename from
+	// batch-… to segment-… commits, not the journal itself: in a batch- directory it is a
+	// segment whose writer died before that rename, never acknowledged, which Recover deletes
+	// like any uncommitted batch. Publishing its files would publish cases/ rows without their
+	// steps/ rows, in a segment's profile, and a second time when the caller sends the batch
+	// again.
+	Segment bool `json:"segment,omitempty"`
 }
 
 type batch struct {
 	root, dir string
 	entries   []journalEntry
 	segments  []string
+	// segment: the batch is staged as a segment, committed by a rename (journal.Segment).
+	segment bool
 	// scratch: the batch is a segment merged into another batch at once and never committed
 	// (Writer.publishSegment), so its files are not synced.
 	scratch bool
@@ -74,7 +86,7 @@ func newBatch(cfg WriterConfig) (*batch, error) {
 
 // commit writes the journal durably.
 func (b *batch) commit() error {
-	data, err := json.MarshalIndent(journal{SchemaVersion: SchemaVersion, Files: b.entries, Segments: b.segments}, "", "  ")
+	data, err := json.MarshalIndent(journal{SchemaVersion: SchemaVersion, Files: b.entries, Segments: b.segments, Segment: b.segment}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -160,6 +172,10 @@ func (w *Writer) Recover(staleBefore time.Time) (Recovery, error) {
 		if entry.IsDir() && strings.HasPrefix(entry.Name(), batchPrefix) {
 			b, err := readBatch(w.cfg.Root, path)
 			switch {
+			case err == nil && b.segment:
+				// Not committed: its writer died between the journal and the rename that commits
+				// a segment (journal.Segment). Deleted below once stale; younger, it may be another
+				// collector's, about to be renamed.
 			case err == nil:
 				if err := b.publish(nil); err != nil {
 					errs = append(errs, fmt.Errorf("publishing %s: %w", entry.Name(), err))
@@ -195,7 +211,8 @@ func (w *Writer) Recover(staleBefore time.Time) (Recovery, error) {
 	return rec, errors.Join(errs...)
 }
 
-// readBatch loads a committed batch from its journal; fs.ErrNotExist means not committed.
+// readBatch loads a batch from its journal; fs.ErrNotExist means not committed. A segment's
+// journal (b.segment) in a batch- directory does not commit it either (journal.Segment).
 func readBatch(root, dir string) (*batch, error) {
 	data, err := os.ReadFile(filepath.Join(dir, journalName))
 	if err != nil {
@@ -215,7 +232,7 @@ func readBatch(root, dir string) (*batch, error) {
 			return nil, fmt.Errorf("journal segment %q is not a segment of this staging directory", s)
 		}
 	}
-	return &batch{root: root, dir: dir, entries: j.Files, segments: j.Segments}, nil
+	return &batch{root: root, dir: dir, entries: j.Files, segments: j.Segments, segment: j.Segment}, nil
 }
 
 // writeSynced writes data to a new file and fsyncs it.

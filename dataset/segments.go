@@ -3,6 +3,7 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,11 +30,14 @@ import (
 // it again if a merge is interrupted before its journal is committed.
 //
 // A segment is a batch directory whose files are written and fsynced, with its journal
-// (PUBLISH.json listing where each file would go); renaming the directory from batch-… to
-// segment-… is its commit. A merge's journal lists the segments it consumed: publishing the
-// merged files removes them, and Recover after a crash finishes that, so no row is published
-// twice nor lost. A crash before a segment is committed leaves an uncommitted batch, whose
-// rows the caller never acknowledged.
+// (PUBLISH.json listing where each file would go, marked as a segment's); renaming the
+// directory from batch-… to segment-… is its commit. A merge's journal lists the segments it
+// consumed: publishing the merged files removes them, Recover after a crash finishes that, and
+// no writer adopts them meanwhile, so no row is published twice nor lost. A crash before a
+// segment is committed leaves an uncommitted batch (its journal, a segment's, does not commit
+// it: publish.go), whose rows the caller never acknowledged. A segment a merge cannot read is
+// set aside in staging (unreadable-segment-…), not deleted, so that it does not keep the
+// others from being published.
 
 // segmentPrefix names committed segments in staging.
 const segmentPrefix = "segment-"
@@ -80,9 +84,12 @@ func segmentOptions(schema *parquet.Schema) []parquet.WriterOption {
 	return opts
 }
 
-// commitSegment commits a staged batch as a segment: its journal, then the rename that makes
-// it one.
+// commitSegment commits a staged batch as a segment: its journal, marked as a segment's (which
+// does not commit a batch- directory, journal.Segment), then the rename that makes it one.
+// When the segment stays committed although the rename could not be made durable, the error
+// wraps ErrCommitted.
 func (w *Writer) commitSegment(b *batch) (segment, error) {
+	b.segment = true
 	if err := b.commit(); err != nil {
 		return segment{}, err
 	}
@@ -91,15 +98,28 @@ func (w *Writer) commitSegment(b *batch) (segment, error) {
 		return segment{}, err
 	}
 	name := w.owner.segmentName(id)
-	if err := os.Rename(b.dir, filepath.Join(w.cfg.Staging, name)); err != nil {
-		return segment{}, err
-	}
-	if err := syncDir(w.cfg.Staging); err != nil {
+	path := filepath.Join(w.cfg.Staging, name)
+	if err := os.Rename(b.dir, path); err != nil {
 		return segment{}, err
 	}
 	s := segment{name: name, created: time.Now(), entries: b.entries}
 	for _, e := range b.entries {
 		s.bytes += e.Bytes
+	}
+	if err := w.syncStaging(w.cfg.Staging); err != nil {
+		// The segment is committed for every process, durable or not: reporting the write as
+		// failed while it stays would have the caller send the batch again, and the segment
+		// merged, by this writer or by whoever adopts it, as well: its rows twice. Reporting it
+		// as written would acknowledge rows that a crash of the system may take back. So it is
+		// un-committed: renamed back to its batch directory, which its segment's journal does
+		// not commit, for the caller (writeSegment) to remove and the batch to be sent again.
+		// The rename back is made durable by the retry's own fsync of this directory, before
+		// the retry is acknowledged. Only when it fails is the segment kept, as the committed
+		// batch it is (ErrCommitted: not to be sent again).
+		if rerr := os.Rename(path, b.dir); rerr != nil {
+			return s, fmt.Errorf("%w: %w", ErrCommitted, errors.Join(err, rerr))
+		}
+		return segment{}, err
 	}
 	return s, nil
 }
@@ -129,7 +149,9 @@ func (w *Writer) due(now time.Time) bool {
 // set, as at shutdown). Without FileMaxAge Write stages nothing, and Flush only merges the
 // segments Recover adopted from a run that had it. An
 // error wrapping ErrCommitted means the merged files are durable and are published by the next
-// Write, Flush, Close or Recover; otherwise the segments stay staged for the next Flush.
+// Write, Flush, Close or Recover; otherwise the segments stay staged for the next Flush. A
+// segment that cannot be read is set aside (Result.Unreadable), and the others are merged
+// without it.
 func (w *Writer) Flush(force bool) (Result, error) {
 	_ = w.retryPending()
 	now := time.Now()
@@ -152,18 +174,131 @@ func (w *Writer) Flush(force bool) (Result, error) {
 	segs := slices.Clone(w.segments)
 	w.mu.Unlock()
 	segs = w.dropVanished(segs)
-	if len(segs) == 0 {
-		return Result{}, nil
+	var res Result
+	for len(segs) > 0 {
+		w.segmentWriters.release() // the merge is the largest heap of a paced run (segment_writers.go)
+		b, err := w.mergeCommitted(segs, true)
+		if err != nil {
+			// Every segment is merged at every attempt, so one that cannot be read would keep
+			// every later one from being published: it is set aside, and the others merged again.
+			var setAside bool
+			if segs, setAside, err = w.setAsideUnreadable(segs, err, &res); setAside {
+				continue
+			}
+			return res, fmt.Errorf("merging %d staged segments: %w", len(segs), err)
+		}
+		// From here the journal owns the segments: they must not be merged a second time.
+		w.forget(segs)
+		res.Files, err = w.publishCommitted(b)
+		return res, err
 	}
-	w.segmentWriters.release() // the merge is the largest heap of a paced run (segment_writers.go)
-	b, err := w.mergeCommitted(segs, true)
+	return res, nil
+}
+
+// unreadablePrefix names, in staging, a segment a merge could not read (setAsideUnreadable):
+// neither merged nor adopted nor deleted, kept for an operator to examine. Its rows were
+// acknowledged and are not published.
+const unreadablePrefix = "unreadable-"
+
+// UnreadableSegment is a staged segment Flush could not read, set aside in staging.
+type UnreadableSegment struct {
+	Path string // where it is now
+	Err  error  // why it cannot be read
+}
+
+// mergeSourceError is a merge's failure on one segment file, reading it or writing its rows.
+type mergeSourceError struct {
+	path string
+	err  error
+}
+
+func (e *mergeSourceError) Error() string { return e.err.Error() }
+func (e *mergeSourceError) Unwrap() error { return e.err }
+
+// setAsideUnreadable handles mergeErr, a failed merge of segs: when it failed on a segment that
+// cannot be read on its own (readSegment), that segment is renamed into unreadablePrefix and
+// recorded in res, and the other segments are returned with setAside, to be merged again. A
+// segment gone meanwhile (adopted by another collector) is forgotten the same way. Otherwise
+// (a full disk, say) nothing changes, and the error to return is given back.
+func (w *Writer) setAsideUnreadable(segs []segment, mergeErr error, res *Result) (rest []segment, setAside bool, err error) {
+	var src *mergeSourceError
+	if !errors.As(mergeErr, &src) {
+		return segs, false, mergeErr
+	}
+	name := filepath.Base(filepath.Dir(src.path))
+	i := slices.IndexFunc(segs, func(s segment) bool { return s.name == name })
+	if i < 0 {
+		return segs, false, mergeErr
+	}
+	readErr := w.readSegment(segs[i])
+	switch {
+	case readErr == nil: // readable: the merge failed on something else
+		return segs, false, mergeErr
+	case errors.Is(readErr, fs.ErrNotExist):
+		if _, err := os.Stat(filepath.Join(w.cfg.Staging, name)); !errors.Is(err, fs.ErrNotExist) {
+			break // the directory is there, a file of it is not: unreadable
+		}
+		w.forget(segs[i : i+1])
+		return slices.Delete(segs, i, i+1), true, nil
+	}
+	aside := filepath.Join(w.cfg.Staging, unreadablePrefix+name)
+	if err := os.Rename(filepath.Join(w.cfg.Staging, name), aside); err != nil {
+		return segs, false, errors.Join(mergeErr, fmt.Errorf("setting aside segment %s, which cannot be read (%w): %w", name, readErr, err))
+	}
+	res.Unreadable = append(res.Unreadable, UnreadableSegment{Path: aside, Err: readErr})
+	w.forget(segs[i : i+1])
+	return slices.Delete(segs, i, i+1), true, nil
+}
+
+// readSegment reads every value of every file of a staged segment as a merge reads them, and
+// writes nothing: an error is the segment's.
+func (w *Writer) readSegment(s segment) error {
+	m := &columnMerge{w: w}
+	for _, e := range s.entries {
+		schema := w.stepsOfCases.caseSchema // of cases/ and quarantine/
+		if strings.HasPrefix(filepath.ToSlash(e.Final), Steps+"/") {
+			schema = schemaOf(w.stepOptions)
+		}
+		err := m.eachSourceRowGroup(filepath.Join(w.cfg.Staging, s.name, e.Staged), func(rg parquet.RowGroup) error {
+			if !parquet.EqualNodes(rg.Schema(), schema) {
+				return fmt.Errorf("%s: its schema is not its dataset's", e.Staged)
+			}
+			for _, chunk := range rg.ColumnChunks() {
+				if err := m.eachPage(chunk, func([]parquet.Value) (bool, error) { return true, nil }); err != nil {
+					return fmt.Errorf("%s: %w", e.Staged, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachSourceRowGroup opens a segment file as a merge reads it and calls fn with each of its row
+// groups, m set to read their pages (a segment written with GenericWriter.Write has its NULLs
+// restored, segment_nulls.go).
+func (m *columnMerge) eachSourceRowGroup(path string, fn func(parquet.RowGroup) error) error {
+	f, pf, err := open(path, parquet.SkipPageIndex(true)) // read in page order: no index needed
 	if err != nil {
-		return Result{}, fmt.Errorf("merging %d staged segments: %w", len(segs), err)
+		return err
 	}
-	// From here the journal owns the segments: they must not be merged a second time.
-	w.forget(segs)
-	files, err := w.publishCommitted(b)
-	return Result{Files: files}, err
+	defer f.Close()
+	m.zeroNulls = nil
+	if writtenWithWrite(pf) {
+		if !parquet.EqualNodes(pf.Schema(), m.w.caseZeroNulls.schema) {
+			return errors.New("a segment written with GenericWriter.Write has a schema other than cases/'s")
+		}
+		m.zeroNulls = m.w.caseZeroNulls
+	}
+	for _, rg := range pf.RowGroups() {
+		if err := fn(rg); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // adoptEvery is how often Flush looks for segments left by a crashed process.
@@ -248,7 +383,7 @@ func (w *Writer) mergeSegments(b *batch, segs []segment) error {
 		dataset, part, _ := strings.Cut(dir, "/")
 		dt := strings.TrimPrefix(part, PartitionKey+"=")
 		if dataset != Steps { // a merged file has one layout of span ids (ids_stored_once.go)
-			once, every, err := byIDsLayout(sources[dir])
+			once, every, err := byLayout(sources[dir])
 			if err == nil {
 				err = w.mergeInto(b, dataset, dt, once, w.idsOnceOptions)
 			}
@@ -267,6 +402,18 @@ func (w *Writer) mergeSegments(b *batch, segs []segment) error {
 	return nil
 }
 
+// byLayout is byIDsLayout, its error naming the file it failed on (mergeSourceError).
+func byLayout(files []mergeSource) (once, every []mergeSource, err error) {
+	for _, src := range files {
+		o, e, err := byIDsLayout([]mergeSource{src})
+		if err != nil {
+			return nil, nil, &mergeSourceError{path: src.path, err: err}
+		}
+		once, every = append(once, o...), append(every, e...)
+	}
+	return once, every, nil
+}
+
 // mergeRowGroupBytes bounds the row group a merge holds in memory, uncompressed: a merged file
 // may hold many batches, and row groups of row_group_rows large cases would cost hundreds of
 // MiB. Each row group repeats the metadata of every column in the footer (~35 KiB for cases/),
@@ -278,35 +425,16 @@ const mergeRowGroupBytes = 32 << 20
 // a row group every RowGroupRows rows or mergeRowGroupBytes, which bounds the memory it holds.
 func (w *Writer) mergeInto(b *batch, dataset, dt string, sources []mergeSource, opts []parquet.WriterOption) error {
 	m := &columnMerge{w: w, b: b, dataset: dataset, dt: dt, opts: opts, schema: schemaOf(opts)}
-	copyFile := func(src mergeSource) error {
-		f, pf, err := open(src.path, parquet.SkipPageIndex(true)) // read in page order: no index needed
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		m.zeroNulls = nil
-		if writtenWithWrite(pf) {
-			if !parquet.EqualNodes(pf.Schema(), w.caseZeroNulls.schema) {
-				return errors.New("a segment written with GenericWriter.Write has a schema other than cases/'s")
-			}
-			m.zeroNulls = w.caseZeroNulls
-		}
-		for _, rg := range pf.RowGroups() {
-			if src.stepsOf {
-				err = m.writeStepsOf(rg, w.stepsOfCases)
-			} else {
-				err = m.copyRowGroup(rg)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	for _, src := range sources {
-		if err := copyFile(src); err != nil {
+		err := m.eachSourceRowGroup(src.path, func(rg parquet.RowGroup) error {
+			if src.stepsOf {
+				return m.writeStepsOf(rg, w.stepsOfCases)
+			}
+			return m.copyRowGroup(rg)
+		})
+		if err != nil {
 			m.abort()
-			return fmt.Errorf("merging %s into %s/%s=%s: %w", filepath.Base(src.path), dataset, PartitionKey, dt, err)
+			return &mergeSourceError{path: src.path, err: fmt.Errorf("merging %s into %s/%s=%s: %w", filepath.Base(src.path), dataset, PartitionKey, dt, err)}
 		}
 	}
 	return m.finish()
@@ -317,11 +445,18 @@ func (w *Writer) mergeInto(b *batch, dataset, dt string, sources []mergeSource, 
 // when that cannot be told, were committed before staleBefore (a running writer merges its own
 // within FileMaxAge). Several collectors may share a staging directory, so a segment is claimed
 // by renaming it to a new name first; only one claimant's rename succeeds, and no row is merged
-// twice.
+// twice. A segment that a committed merge's journal names is not adopted (mergedSegments).
+// Only the journals committed when staging is listed are seen: a live writer whose own segment
+// is older than staleBefore may commit a merge of it after that; excluding this would need the
+// merging writer to claim its segments first, which it does not.
 func (w *Writer) adoptSegments(staleBefore time.Time) error {
 	entries, err := os.ReadDir(w.cfg.Staging)
 	if err != nil {
 		return err
+	}
+	merged, err := mergedSegments(w.cfg.Staging, entries)
+	if err != nil {
+		return err // which segments a merge owns is not known: none is adopted this time
 	}
 	w.mu.Lock()
 	known := map[string]bool{}
@@ -334,7 +469,7 @@ func (w *Writer) adoptSegments(staleBefore time.Time) error {
 	owners := &goneOwners{staging: w.cfg.Staging, checked: map[string]*os.File{}}
 	defer owners.close()
 	for _, entry := range entries {
-		if !entry.IsDir() || !strings.HasPrefix(entry.Name(), segmentPrefix) || known[entry.Name()] {
+		if !entry.IsDir() || !strings.HasPrefix(entry.Name(), segmentPrefix) || known[entry.Name()] || merged[entry.Name()] {
 			continue
 		}
 		if owner := ownerOf(entry.Name()); w.owner != nil && owner == w.owner.id || !owners.gone(owner) {
@@ -365,4 +500,29 @@ func (w *Writer) adoptSegments(staleBefore time.Time) error {
 	w.segments = append(w.segments, adopted...)
 	w.mu.Unlock()
 	return errors.Join(errs...)
+}
+
+// mergedSegments names the segments that the committed merges among entries (the listing of
+// staging) consumed. Their rows are in the merge's files, and whoever publishes them (the
+// merge's writer, or Recover, after a crash) removes them; adopted, they would be merged and
+// published a second time. A merge published and removed since the listing removed its
+// segments first, so they are gone from staging too.
+func mergedSegments(staging string, entries []os.DirEntry) (map[string]bool, error) {
+	merged := map[string]bool{}
+	for _, entry := range entries {
+		if !entry.IsDir() || !strings.HasPrefix(entry.Name(), batchPrefix) {
+			continue
+		}
+		b, err := readBatch("", filepath.Join(staging, entry.Name()))
+		if errors.Is(err, fs.ErrNotExist) { // not committed, or published since
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the journal of %s: %w", entry.Name(), err)
+		}
+		for _, s := range b.segments {
+			merged[s] = true
+		}
+	}
+	return merged, nil
 }

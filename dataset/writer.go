@@ -82,6 +82,8 @@ type Writer struct {
 	// afterRename is called after each file of a batch is renamed into the root; a test makes
 	// it fail to simulate a crash in the middle of publishing.
 	afterRename func(renamed int) error
+	// syncStaging makes a segment's rename durable (syncDir); a test makes it fail.
+	syncStaging func(dir string) error
 
 	mu       sync.Mutex
 	pending  []*batch   // committed batches whose publishing failed; retried by every Write
@@ -116,7 +118,7 @@ func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
 	stepOptions, _ := writerOptions(cfg.Compression, cfg.RowGroupRows, stepPageBytes, parquet.SchemaOf(StepRow{}))
 	stepOptions = append(stepOptions, parquet.KeyValueMetadata(StepsLayoutKey, StepsLayout))
 	w := &Writer{
-		cfg: cfg, caseOptions: caseOptions, stepOptions: stepOptions, create: createFile,
+		cfg: cfg, caseOptions: caseOptions, stepOptions: stepOptions, create: createFile, syncStaging: syncDir,
 		segmentCaseOptions: segmentOptions(parquet.SchemaOf(CaseRow{})),
 	}
 	if w.stepsOfCases, err = newStepsOfCases(parquet.SchemaOf(CaseRow{}), parquet.SchemaOf(StepRow{})); err != nil {
@@ -167,11 +169,15 @@ type Result struct {
 	Files []Published
 	// RepairedStrings counts the strings whose invalid UTF-8 was replaced by U+FFFD.
 	RepairedStrings int
+	// Unreadable lists the staged segments a Flush could not read and set aside in staging:
+	// their rows are not published (segments.go).
+	Unreadable []UnreadableSegment
 }
 
 // ErrCommitted wraps a failure that happened after a batch was committed: its files are
 // complete in staging and recorded in its journal, and the next Write, Close, or Recover
-// after a restart publishes them. Writing the batch again would duplicate its rows.
+// after a restart publishes them (a segment, the next Flush). Writing the batch again would
+// duplicate its rows.
 var ErrCommitted = errors.New("batch committed, publishing incomplete")
 
 // Write publishes one batch: accepted cases to cases/ and their steps to steps/, quarantined
@@ -305,12 +311,17 @@ func (w *Writer) publishCommitted(b *batch) ([]Published, error) {
 	return b.published(), nil
 }
 
-// writeSegment commits a staged batch as a segment.
+// writeSegment commits a staged batch as a segment. A segment that stays committed although
+// committing it failed (ErrCommitted) is merged like any other.
 func (w *Writer) writeSegment(b *batch, stageErr error, res Result) (Result, error) {
 	var s segment
 	err := stageErr
 	if err == nil {
 		s, err = w.commitSegment(b)
+	}
+	if errors.Is(err, ErrCommitted) {
+		w.addSegment(s)
+		return res, err
 	}
 	if err != nil {
 		b.discard()

@@ -200,6 +200,15 @@ func (e *parquetExporter) flush(ctx context.Context, force bool) {
 		e.recordFiles(ctx, res)
 		e.upload(ctx, res)
 	}
+	for _, u := range res.Unreadable {
+		e.logger.Error("a staged segment cannot be read: it is set aside in staging and its cases are not published; the other segments are",
+			zap.String("segment", u.Path), zap.Error(u.Err))
+	}
+	if errors.Is(err, dataset.ErrCommitted) {
+		// The merged files are published by a later write, flush or start, in no result of
+		// theirs: the next upload must look for them, as after push's ErrCommitted.
+		e.resyncObjectStore()
+	}
 	if err != nil {
 		e.logger.Error("staged cases could not be published yet; they are durable in staging and published by a later flush or at the next start",
 			zap.String("staging_directory", e.cfg.staging()), zap.Error(err))

@@ -2,7 +2,9 @@ package replayparquetexporter
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -32,13 +34,21 @@ type RetentionConfig struct {
 // Age is a duration that also accepts whole days, "180d", since retention is counted in days.
 type Age time.Duration
 
-// UnmarshalText reads "<n>d" or a Go duration ("720h").
+// maxAgeDays is the most days a time.Duration holds (about 292 years).
+const maxAgeDays = math.MaxInt64 / int64(24*time.Hour)
+
+// UnmarshalText reads "<n>d" or a Go duration ("720h"). Days beyond what a duration holds are
+// refused: the product would wrap around silently (213504d to 25m26s), and retention would
+// delete nearly everything. time.ParseDuration refuses such values itself.
 func (a *Age) UnmarshalText(text []byte) error {
 	s := strings.TrimSpace(string(text))
 	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err != nil {
+		n, err := strconv.ParseInt(days, 10, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return fmt.Errorf("%q is not a whole number of days", s)
+		}
+		if err != nil || n > maxAgeDays || n < -maxAgeDays {
+			return fmt.Errorf("%q is out of range: a duration holds at most %d days", s, maxAgeDays)
 		}
 		*a = Age(time.Duration(n) * 24 * time.Hour)
 		return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
@@ -80,4 +81,17 @@ func TestRetentionIsOffByDefault(t *testing.T) {
 	require.NoError(t, exp.Shutdown(context.Background()))
 	assert.Equal(t, before, files(t, cfg.Directory))
 	assert.Zero(t, exp.logs.FilterMessage("retention removed expired data").Len())
+}
+
+// Days beyond what a time.Duration holds are refused, naming the field: multiplied, they would
+// wrap around silently (213504d to 25m26s), and retention would delete nearly everything.
+func TestRetentionInDaysBeyondADurationIsRefused(t *testing.T) {
+	for _, days := range []string{"213504d", "106752d", "-106752d", "99999999999999999999d"} {
+		cm := confmap.NewFromStringMap(map[string]any{"retention": map[string]any{"quarantine": days}})
+		err := cm.Unmarshal(createDefaultConfig())
+		assert.ErrorContains(t, err, `'retention.quarantine' "`+days+`" is out of range: a duration holds at most 106751 days`)
+	}
+	cfg := createDefaultConfig().(*Config)
+	require.NoError(t, confmap.NewFromStringMap(map[string]any{"retention": map[string]any{"cases": "106751d"}}).Unmarshal(cfg))
+	assert.Equal(t, Age(106751*24*time.Hour), cfg.Retention.Cases, "the most days a duration holds")
 }

@@ -1,0 +1,55 @@
+package dataset_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	. "github.com/reprise-dev/reprise/dataset"
+)
+
+// Two collectors share a staging directory. The first dies while it publishes a merge whose
+// journal is committed: the segments it names are the journal's, removed when it is rolled
+// forward. The second must not adopt and merge them meanwhile (their owner is gone), or their
+// rows are published twice.
+func TestSegmentsOfACommittedMergeAreNotAdoptedAgain(t *testing.T) {
+	a := newSegmentWriter(t, 1000)
+	b, err := NewWriter(ConfigOf(a))
+	require.NoError(t, err)
+	_, err = b.Recover(time.Now().Add(-15 * time.Minute))
+	require.NoError(t, err)
+
+	want := writeBatches(t, a, 2)
+	SetAfterRename(a, func(renamed int) error {
+		if renamed == 1 {
+			return errors.New("killed")
+		}
+		return nil
+	})
+	_, err = a.Flush(true)
+	require.ErrorIs(t, err, ErrCommitted, "the merge's journal is committed, its publishing cut short")
+	ReleaseOwner(a) // the process is gone
+
+	res, err := b.Flush(true)
+	require.NoError(t, err)
+	assert.Empty(t, res.Files, "the segments are the committed merge's")
+	assert.Len(t, stagedDirs(t, StagingOf(a), SegmentPrefix), 2, "left for whoever rolls the merge forward")
+
+	restarted, err := NewWriter(ConfigOf(a))
+	require.NoError(t, err)
+	_, err = restarted.Recover(time.Now().Add(-15 * time.Minute)) // rolls the merge forward
+	require.NoError(t, err)
+	res, err = restarted.Flush(true)
+	require.NoError(t, err)
+	assert.Empty(t, res.Files)
+	byID, steps := publishedRows(t, a.Root())
+	assert.Len(t, byID, len(want))
+	for id := range want {
+		assert.Equal(t, 1, byID[id], "case %s: one row", id)
+	}
+	assert.Equal(t, 16, steps)
+	assert.Empty(t, tree(t, StagingOf(a)))
+}
