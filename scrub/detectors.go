@@ -51,8 +51,9 @@ func (d *detector) mayMatch(v string, digits int) bool {
 
 // validParts returns the longest part of v[start:end] that starts and ends at a separator (or
 // at start or end), has d's shape and is accepted by valid and near, and the same for the text
-// before and after it.
-func (d *detector) validParts(v string, start, end int) []span {
+// before and after it. With tried, v[start:end] itself is known to fail valid and is not
+// checked again (libphonenumber's parse is the dearest check of all).
+func (d *detector) validParts(v string, start, end int, tried bool) []span {
 	bounds := []int{start}
 	for i := start; i < end; i++ {
 		if c := v[i]; c == ' ' || c == '.' || c == '-' {
@@ -66,6 +67,9 @@ func (d *detector) validParts(v string, start, end int) []span {
 			a++ // after the separator
 		}
 		for _, b := range bounds[i+1:] {
+			if tried && a == start && b == end {
+				continue
+			}
 			if b-a > best.end-best.start && d.part.MatchString(v[a:b]) && d.valid(v[a:b]) && (d.near == nil || d.near(v[:a])) {
 				best = span{start: a, end: b, kind: d.kind, personal: d.personal}
 			}
@@ -74,9 +78,9 @@ func (d *detector) validParts(v string, start, end int) []span {
 	if best.end == 0 {
 		return nil
 	}
-	out := d.validParts(v, start, max(start, best.start-1))
+	out := d.validParts(v, start, max(start, best.start-1), false)
 	out = append(out, best)
-	return append(out, d.validParts(v, min(end, best.end+1), end)...)
+	return append(out, d.validParts(v, min(end, best.end+1), end, false)...)
 }
 
 func countDigits(v string) int {

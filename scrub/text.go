@@ -124,7 +124,7 @@ func (s *Scrubber) detectorSpans(d *detector, v string, digits int) []span {
 		}
 		if d.valid != nil && !d.valid(v[start:end]) {
 			if d.part != nil {
-				out = append(out, d.validParts(v, start, end)...)
+				out = append(out, d.validParts(v, start, end, true)...)
 			}
 			continue
 		}
