@@ -33,7 +33,7 @@ func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1000 {
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "limit must be between 1 and 1000", nil)
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "limit must be between 1 and 1000", map[string]any{"param": "limit"})
 			return
 		}
 		limit = n
@@ -41,10 +41,10 @@ func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
 	if v := q.Get("page_token"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "invalid page_token", nil)
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "page_token must be a next_page_token of this listing", map[string]any{"param": "page_token"})
 			return
 		}
-		offset = n
+		offset = n // any size: list never adds to it, and an offset past the cases lists none
 	}
 	status, agent := q.Get("status"), q.Get("agent")
 	page, more := r.store.list(caseFilter{status: status, agent: agent, since: since, until: until}, offset, limit)
@@ -53,37 +53,26 @@ func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
 		NextPageToken string                 `json:"next_page_token,omitempty"`
 	}{}
 	var err error
-	if out.Cases, err = r.store.summariesOf(page); err != nil {
-		r.unreadable(w, err)
+	if out.Cases, err = r.store.summariesOf(req.Context(), page); err != nil {
+		r.caseError(w, err)
 		return
 	}
-	if more {
+	if more { // more cases than offset+limit: the sum is below the number of cases
 		out.NextPageToken = strconv.Itoa(offset + limit)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
 func (r *replay) getCase(w http.ResponseWriter, req *http.Request) {
-	c, err := r.store.get(req.PathValue("case_id"))
-	switch {
-	case errors.Is(err, errNoCase):
-		writeError(w, http.StatusNotFound, "not_found_error", "no case "+strconv.Quote(req.PathValue("case_id")), nil)
-		return
-	case err != nil:
-		r.unreadable(w, err)
-		return
+	if c, ok := r.recordedCase(w, req, req.PathValue("case_id")); ok {
+		writeJSON(w, http.StatusOK, c)
 	}
-	writeJSON(w, http.StatusOK, c)
 }
 
 // getCall: GET /v1/calls/{call_site_id} → every recorded occurrence, request and response.
 func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 	id := req.PathValue("call_site_id")
 	refs := r.store.callsFor(id)
-	if len(refs) == 0 {
-		writeError(w, http.StatusNotFound, "not_found_error", "no recorded call "+strconv.Quote(id), nil)
-		return
-	}
 	type occurrence struct {
 		CaseID string           `json:"case_id"`
 		Step   *replaycase.Step `json:"step"`
@@ -93,12 +82,19 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 		Occurrences []occurrence `json:"occurrences"`
 	}{CallSiteID: id}
 	for _, h := range refs {
-		st, err := r.store.llmStep(h)
+		st, err := r.store.llmStep(req.Context(), h)
+		if errors.Is(err, errNoCase) {
+			continue // removed since callsFor found it
+		}
 		if err != nil {
-			r.unreadable(w, err)
+			r.caseError(w, err)
 			return
 		}
 		out.Occurrences = append(out.Occurrences, occurrence{h.caseID, st})
+	}
+	if len(out.Occurrences) == 0 {
+		writeError(w, http.StatusNotFound, "not_found_error", "no recorded call "+strconv.Quote(id), nil)
+		return
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -42,7 +42,8 @@ type Config struct {
 	Mode Mode `mapstructure:"mode"`
 	// Upstream is where hybrid mode forwards model calls, per API. Nothing is ever forwarded
 	// in strict or lenient mode, and the client's own credentials are forwarded only in
-	// hybrid mode.
+	// hybrid mode, and only without `auth`: with it they are the replay server's, and the
+	// upstream's come from upstream.<api>.headers (or .auth).
 	Upstream UpstreamConfig `mapstructure:"upstream"`
 	// LocalDebug adds the recorded and requested values of each differing field to miss errors
 	// and divergences. Default false. Enable it only on a server that you alone can reach: the

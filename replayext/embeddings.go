@@ -36,7 +36,7 @@ func (r *replay) embeddings(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 	}
-	c, ok := r.recordedCase(w, caseID)
+	c, ok := r.recordedCase(w, req, caseID)
 	if !ok {
 		return
 	}
@@ -62,7 +62,7 @@ func (r *replay) embeddings(w http.ResponseWriter, req *http.Request) {
 	label := func(h hit) string { return steps[h.pos].SpanID }
 	it, in := r.itemsOf(caseID, endpointEmbeddings, endpointEmbeddings, "embedding call", len(steps), requested, recorded, label, casediff.RetrievalDrift)
 	// In hybrid mode a miss (and every later call of the session) goes to the OpenAI upstream.
-	in.live = func(from string) { r.forward(w, req, apiOpenAI, raw, from) }
+	in.api, in.body = apiOpenAI, raw
 	h, ok := r.lookup(w, req, it, in)
 	if !ok {
 		return

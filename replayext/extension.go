@@ -41,9 +41,20 @@ type replay struct {
 
 	server *http.Server
 	addr   net.Addr
-	stop   chan struct{}
-	wg     sync.WaitGroup
+	// stopping ends when Shutdown begins: the refresh loop ends, and so does a refresh under
+	// way, which may be waiting on the object store.
+	stopping context.Context
+	stop     context.CancelFunc
+	// refreshTimeout bounds one refresh (refreshDeadline; a test shortens it).
+	refreshTimeout time.Duration
+	wg             sync.WaitGroup
 }
+
+// refreshDeadline bounds a refresh: an object store that stops answering part way through a
+// listing or an index scan would otherwise hold it, and Start with it, for ever. A refresh cut
+// short keeps what it indexed, and the next one reads the files it did not: a bucket too large
+// to index at once is indexed over a few refreshes.
+const refreshDeadline = 2 * time.Minute
 
 func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
@@ -58,9 +69,10 @@ func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &replay{cfg: cfg, set: set, telemetry: tb, store: newStoreOf(src, cfg.CaseCacheSize), sessions: newSessions(cfg.Sessions.MaxSessions, cfg.Sessions.IdleTimeout, time.Now), scrubber: scrubber, stop: make(chan struct{}),
+	r := &replay{cfg: cfg, set: set, telemetry: tb, store: newStoreOf(src, cfg.CaseCacheSize), sessions: newSessions(cfg.Sessions.MaxSessions, cfg.Sessions.IdleTimeout, time.Now), scrubber: scrubber, refreshTimeout: refreshDeadline,
 		chatRequests: newBodyMemo[modelInput[*wireapi.ChatRequest]](), responsesRequests: newBodyMemo[modelInput[*wireapi.ResponsesRequest]](),
 		messagesRequests: newBodyMemo[modelInput[*wireapi.MessagesRequest]](), answers: newMemo[answerKey, []byte]()}
+	r.stopping, r.stop = context.WithCancel(context.Background())
 	ctx := context.Background()
 	r.sessions.created = func() { tb.ExtensionReplaySessions.Add(ctx, 1) }
 	// The attribute sets are built once: a request without a session creates one, and may
@@ -82,9 +94,11 @@ func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 
 // Start loads the datasets, starts watching them for new files and starts serving. It fails
 // when the system refuses memory for the index: serving part of the dataset would answer
-// some recorded requests with misses.
+// some recorded requests with misses. An object store that does not answer within the
+// refresh's deadline is not such a failure: as when it refuses a listing, the extension
+// serves what it indexed and the next refreshes read the rest.
 func (r *replay) Start(ctx context.Context, host component.Host) error {
-	if err := r.refresh(); err != nil {
+	if err := r.refresh(ctx); err != nil {
 		return fmt.Errorf("indexing %s: %w", r.cfg.location(), err)
 	}
 	ln, err := r.cfg.ServerConfig.ToListener(ctx)
@@ -114,10 +128,10 @@ func (r *replay) Start(ctx context.Context, host component.Host) error {
 		defer t.Stop()
 		for {
 			select {
-			case <-r.stop:
+			case <-r.stopping.Done():
 				return
 			case <-t.C:
-				if err := r.refresh(); err != nil {
+				if err := r.refresh(r.stopping); err != nil {
 					r.set.Logger.Error("replay index not refreshed: new files are indexed once memory is available", zap.Error(err))
 				}
 			}
@@ -147,36 +161,62 @@ func (c *Config) location() string {
 	return c.Directory
 }
 
-// refresh indexes the files published since the last refresh. Its error is the system
-// refusing memory for the index; a refresh after start-up logs it and leaves the index as
-// it was, and the files are read again on the next one.
-func (r *replay) refresh() error {
-	res := r.store.refresh()
-	ctx := context.Background()
+// refresh indexes the files published since the last refresh, within the refresh's deadline
+// and until Shutdown. Its error is the system refusing memory for the index; a refresh after
+// start-up logs it and leaves the index as it was, and the files are read again on the next
+// one.
+func (r *replay) refresh(parent context.Context) error {
+	ctx, cancel := context.WithTimeout(parent, r.refreshTimeout)
+	defer cancel()
+	defer context.AfterFunc(r.stopping, cancel)()
+	res := r.store.refresh(ctx)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		r.set.Logger.Warn("replay index refresh cut short: the dataset did not answer in time; the files not read are read at the next refresh",
+			zap.String("dataset", r.cfg.location()), zap.Duration("deadline", r.refreshTimeout))
+	}
+	mctx := context.Background() // the metrics are recorded whatever ended the refresh
 	if res.added != res.dropped {
-		r.telemetry.ExtensionReplayCasesLoaded.Add(ctx, int64(res.added-res.dropped))
+		r.telemetry.ExtensionReplayCasesLoaded.Add(mctx, int64(res.added-res.dropped))
 	}
 	for file, err := range res.failed {
 		r.set.Logger.Debug("dataset file not readable yet", zap.String("file", file), zap.Error(err))
 	}
 	for _, sk := range res.skipped { // once per file and reason: a file is indexed once
-		r.telemetry.ExtensionReplayIndexRowsSkipped.Add(ctx, int64(sk.count), metric.WithAttributes(attribute.String("reason", sk.reason)))
+		r.telemetry.ExtensionReplayIndexRowsSkipped.Add(mctx, int64(sk.count), metric.WithAttributes(attribute.String("reason", sk.reason)))
 		r.set.Logger.Warn("rows left out of the replay index: no request can name their case", zap.String("file", sk.file),
 			zap.String("reason", sk.reason), zap.Int64("first_row", sk.firstRow), zap.Int("rows", sk.count))
 	}
 	return res.err
 }
 
-// Shutdown stops serving and watching.
+// Shutdown stops serving and watching. A refresh under way is cut short at once; requests
+// under way are waited for until ctx ends, and then their connections are closed and their
+// reads of the dataset ended, so that a stalled object store cannot hold the collector's
+// shutdown.
 func (r *replay) Shutdown(ctx context.Context) error {
+	r.stop()
 	var err error
 	if r.server != nil {
-		close(r.stop)
-		err = r.server.Shutdown(ctx)
-		r.wg.Wait()
+		if err = r.server.Shutdown(ctx); err != nil {
+			_ = r.server.Close()
+		}
 	}
 	if r.store != nil {
 		r.store.src.close()
+	}
+	if r.server != nil {
+		stopped := make(chan struct{})
+		go func() {
+			r.wg.Wait()
+			close(stopped)
+		}()
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			if err == nil {
+				err = ctx.Err()
+			}
+		}
 	}
 	r.telemetry.Shutdown()
 	return err

@@ -3,11 +3,13 @@ package replayext
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -24,6 +26,10 @@ const (
 type upstream struct {
 	base  *url.URL
 	proxy *httputil.ReverseProxy
+	// timeout is upstream.<api>.timeout: it bounds a forwarded call, its streamed answer
+	// included, as it bounds a call of the config's own client (http.Client.Timeout). The
+	// proxy takes only the client's transport, which does not apply it.
+	timeout time.Duration
 }
 
 // API names, as in the routes (/openai/v1/…, /anthropic/v1/…) and the upstream config.
@@ -58,7 +64,12 @@ func (r *replay) newUpstream(ctx context.Context, host component.Host, api strin
 	if err != nil {
 		return nil, err
 	}
-	u := &upstream{base: base}
+	own := r.credentials()
+	if own.any() && len(cfg.Headers) == 0 && !cfg.Auth.HasValue() {
+		r.set.Logger.Warn("hybrid replay: with auth configured, the client's credentials are the replay server's and are not forwarded; "+
+			"upstream."+api+" sets none (headers or auth), so its live calls carry no credentials", zap.String("upstream", base.Redacted()))
+	}
+	u := &upstream{base: base, timeout: cfg.Timeout}
 	u.proxy = &httputil.ReverseProxy{
 		Transport:     client.Transport,
 		FlushInterval: -1, // every SSE event reaches the client when the API sends it
@@ -72,10 +83,16 @@ func (r *replay) newUpstream(ctx context.Context, host component.Host, api strin
 					pr.Out.Header.Del(k) // replay's own headers are not the API's business
 				}
 			}
+			own.strip(pr.Out)
 		},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			w.Header().Del(headerLive) // the error is replay's own answer, in the route's error shape
+			if errors.Is(err, context.DeadlineExceeded) {
+				r.set.Logger.Warn("hybrid replay: the upstream did not answer in time", zap.String("upstream", base.Redacted()), zap.Duration("timeout", cfg.Timeout))
+				writeError(w, http.StatusGatewayTimeout, "server_error", "hybrid replay: the upstream "+base.Redacted()+" did not answer within upstream."+api+".timeout ("+cfg.Timeout.String()+")", nil)
+				return
+			}
 			r.set.Logger.Warn("hybrid replay: the upstream call failed", zap.String("upstream", base.Redacted()), zap.Error(err))
-			w.Header().Del(headerLive) // the 502 is replay's own answer, in the route's error shape
 			writeError(w, http.StatusBadGateway, "server_error", "hybrid replay: the upstream "+base.Redacted()+" could not be reached", nil)
 		},
 	}
@@ -96,17 +113,32 @@ func apiSuffix(path, api string) string {
 	return path
 }
 
-// forward answers a request of a live session from the upstream: the body already read is
-// sent again, with the client's own headers (its credentials included, which only hybrid mode
-// forwards). The answer is marked live and names the case the session diverged from, so the
-// harness that runs the agent can link the new case the live run records to it.
-func (r *replay) forward(w http.ResponseWriter, req *http.Request, api string, body []byte, derivedFrom string) {
+// upstreamOf is the upstream of api, or answers 400 naming the setting that is missing.
+func (r *replay) upstreamOf(w http.ResponseWriter, api string) (*upstream, bool) {
 	up := r.upstreams[api]
 	if up == nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "hybrid replay needs upstream."+api+".endpoint in the replay extension's config", nil)
+	}
+	return up, up != nil
+}
+
+// forward answers a request of a live session from the upstream: the body already read is
+// sent again, with the client's own headers (its credentials included, which only hybrid mode
+// forwards, unless they are the replay server's own: see credentials). The answer is marked
+// live and names the case the session diverged from, so the harness that runs the agent can
+// link the new case the live run records to it.
+func (r *replay) forward(w http.ResponseWriter, req *http.Request, api string, body []byte, derivedFrom string) {
+	up, ok := r.upstreamOf(w, api)
+	if !ok {
 		return
 	}
-	out := req.Clone(req.Context())
+	ctx := req.Context()
+	if up.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, up.timeout)
+		defer cancel() // after ServeHTTP: the proxy has copied the whole answer by then
+	}
+	out := req.Clone(ctx)
 	// A copy: the transport may still read the body after the round trip returns, and the
 	// request's own buffer is reused once the handler is done.
 	out.Body, out.ContentLength = io.NopCloser(bytes.NewReader(bytes.Clone(body))), int64(len(body))
@@ -115,4 +147,43 @@ func (r *replay) forward(w http.ResponseWriter, req *http.Request, api string, b
 		w.Header().Set(headerDerivedFrom, derivedFrom)
 	}
 	up.proxy.ServeHTTP(w, out)
+}
+
+// replayCredentials are the parts of a request that carry its credentials for the replay
+// server itself. They are not forwarded: the upstream gets its own from upstream.<api>.headers
+// or upstream.<api>.auth, which the upstream's client sets on every forwarded call.
+type replayCredentials struct {
+	headers []string // header names
+	params  []string // query parameters, which confighttp also copies into the headers
+}
+
+// credentials are what the replay server's authenticator reads when `auth` is configured:
+// the headers the OpenAI and Anthropic SDKs send their API key in, Authorization and
+// X-Api-Key (a client gives its SDK the replay server's key, and bearertokenauth reads
+// Authorization unless its `header` names another), and auth.request_params. Without `auth`,
+// the client's key is meant for the upstream and is forwarded.
+func (r *replay) credentials() replayCredentials {
+	if !r.cfg.Auth.HasValue() {
+		return replayCredentials{}
+	}
+	return replayCredentials{headers: []string{"Authorization", "X-Api-Key"}, params: r.cfg.Auth.Get().RequestParameters}
+}
+
+func (c replayCredentials) any() bool { return len(c.headers) > 0 }
+
+// strip removes the credentials from a request about to be forwarded.
+func (c replayCredentials) strip(out *http.Request) {
+	for _, h := range c.headers {
+		out.Header.Del(h)
+	}
+	if len(c.params) == 0 {
+		return
+	}
+	q := out.URL.Query()
+	for _, p := range c.params {
+		q.Del(p)
+		out.Header.Del(p)
+		delete(out.Header, p) // confighttp adds it under the parameter's own spelling
+	}
+	out.URL.RawQuery = q.Encode()
 }

@@ -1,6 +1,7 @@
 package replayext
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -8,12 +9,20 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/extension/extensiontest"
 
 	"github.com/reprise-dev/reprise/casediff"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/replayext/internal/metadata"
 )
 
 // fakeUpstream is the live API of hybrid tests: it counts the calls it gets and answers each
@@ -123,16 +132,114 @@ func TestHybridGoesLiveAtTheFirstDivergenceForTheRestOfTheSession(t *testing.T) 
 	assert.NotContains(t, string(body), "terse", "paths only, no values")
 }
 
+// A miss in hybrid mode on a server without an upstream for the API is a 400 naming the
+// setting, and leaves the session recorded: its recorded requests are still served, and no
+// live divergence is logged.
 func TestHybridWithoutAnUpstreamRefuses(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
 	cases := writeDataset(t, root, testfixtures.OTelEvents)
 	s := startReplay(t, root, nil)
+	path := "/v1/cases/" + cases[0].CaseID + "/openai/v1/chat/completions"
+	session := map[string]string{headerSession: "no-upstream", headerMode: ModeHybrid.String()}
 	req := sdkRequests(t)[0]
 	req["model"] = "gpt-other"
-	resp, body := s.do("POST", "/v1/cases/"+cases[0].CaseID+"/openai/v1/chat/completions", req, map[string]string{headerMode: ModeHybrid.String()})
+	resp, body := s.do("POST", path, req, session)
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 	assert.Contains(t, string(body), "hybrid replay needs upstream.openai.endpoint")
+	assert.Empty(t, resp.Header.Get(headerLive))
+
+	for _, recorded := range sdkRequests(t) {
+		resp, body = s.do("POST", path, recorded, session)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "the session still replays: %s", body)
+		assert.Empty(t, resp.Header.Get(headerLive))
+	}
+	_, body = s.do("GET", "/v1/divergences", nil, session)
+	assert.JSONEq(t, `{"divergences":[]}`, string(body), "the session never went live")
 }
+
+// upstream.<api>.timeout bounds a forwarded call: an upstream that does not answer in time is
+// a 504 naming the setting, not a request held for as long as the upstream takes.
+func TestHybridHonoursTheUpstreamTimeout(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	cases := writeDataset(t, root, testfixtures.OTelEvents)
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		select {
+		case <-release:
+		case <-time.After(5 * time.Second): // a bound on the test, were the timeout not applied
+		}
+	}))
+	t.Cleanup(slow.Close)
+	t.Cleanup(func() { close(release) }) // first: Close waits for the handler
+	s := startReplay(t, root, func(c *Config) {
+		c.Mode = ModeHybrid
+		c.Upstream.OpenAI.Endpoint = slow.URL + "/v1"
+		c.Upstream.OpenAI.Timeout = 200 * time.Millisecond
+	})
+	req := sdkRequests(t)[0]
+	req["temperature"] = 1.7
+	start := time.Now()
+	resp, body := s.do("POST", "/v1/cases/"+cases[0].CaseID+"/openai/v1/chat/completions", req, nil)
+	assert.Less(t, time.Since(start), 2*time.Second, "upstream.openai.timeout is 200ms")
+	assert.Equal(t, http.StatusGatewayTimeout, resp.StatusCode, string(body))
+	assert.Contains(t, string(body), "upstream.openai.timeout")
+}
+
+// With auth configured, the client's credentials are the replay server's: they never reach
+// the upstream, in a header or in the query, which gets the credentials of
+// upstream.openai.headers instead, or none.
+func TestHybridWithAuthDoesNotForwardTheReplayToken(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	cases := writeDataset(t, root, testfixtures.OTelEvents)
+	authID := component.MustNewIDWithName("bearertokenauth", "replay")
+	f := bearertokenauthextension.NewFactory()
+	acfg := f.CreateDefaultConfig().(*bearertokenauthextension.Config)
+	acfg.BearerToken = "replay-token"
+	auth, err := f.Create(t.Context(), extensiontest.NewNopSettings(f.Type()), acfg)
+	require.NoError(t, err)
+	require.NoError(t, auth.Start(t.Context(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, auth.Shutdown(context.Background())) })
+	path := "/v1/cases/" + cases[0].CaseID + "/openai/v1/chat/completions"
+	changed := sdkRequests(t)[0]
+	changed["temperature"] = 1.7
+
+	for _, upstreamKey := range []string{"", "Bearer sk-upstream"} {
+		u := startUpstream(t)
+		s := startReplayWith(t, root, func(c *Config) {
+			require.NoError(t, confmap.NewFromStringMap(map[string]any{
+				"auth": map[string]any{"authenticator": authID.String(), "request_params": []string{"replay_key"}},
+			}).Unmarshal(c))
+			c.Mode = ModeHybrid
+			c.Upstream.OpenAI.Endpoint = u.URL + "/v1"
+			if upstreamKey != "" {
+				c.Upstream.OpenAI.Headers.Set("Authorization", configopaque.String(upstreamKey))
+			}
+		}, extensiontest.NewNopSettings(metadata.Type), extensionsHost{authID: auth})
+		resp, _ := s.do("POST", path, changed, map[string]string{"Authorization": "Bearer wrong"})
+		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "auth is on")
+		for _, q := range []string{"", "?replay_key=replay-token"} {
+			resp, body := s.do("POST", path+q, changed, map[string]string{"Authorization": "Bearer replay-token", "X-Api-Key": "replay-token"})
+			require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+			require.Equal(t, "true", resp.Header.Get(headerLive))
+		}
+		require.Equal(t, 2, u.count())
+		for _, call := range u.calls {
+			assert.Equal(t, upstreamKey, call.Header.Get("Authorization"), "the upstream's own key, or none")
+			assert.Empty(t, call.Header.Get("X-Api-Key"))
+			assert.Empty(t, call.URL.Query().Get("replay_key"))
+			for k, vs := range call.Header {
+				for _, v := range vs {
+					assert.NotContains(t, v, "replay-token", "header %s", k)
+				}
+			}
+		}
+	}
+}
+
+// extensionsHost is a host with the given extensions (an authenticator).
+type extensionsHost map[component.ID]component.Component
+
+func (h extensionsHost) GetExtensions() map[component.ID]component.Component { return h }
 
 // A misspelt mode is refused, not replayed in the configured mode.
 func TestUnknownModeHeaderRefuses(t *testing.T) {

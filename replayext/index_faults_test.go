@@ -49,7 +49,7 @@ func TestRowsWithMalformedCaseIDsAreCountedAndLogged(t *testing.T) {
 	set := metadatatest.NewSettings(tel)
 	core, logs := observer.New(zapcore.WarnLevel)
 	set.Logger = zap.New(core)
-	s := startReplayWith(t, root, nil, set)
+	s := startReplayWith(t, root, nil, set, componenttest.NewNopHost())
 
 	byReason := func(reason string, n int64) metricdata.DataPoint[int64] {
 		return metricdata.DataPoint[int64]{Value: n, Attributes: attribute.NewSet(attribute.String("reason", reason))}
@@ -67,7 +67,7 @@ func TestRowsWithMalformedCaseIDsAreCountedAndLogged(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int64{skipCaseIDLength: 2, skipCaseIDNotHex: 1}, got, "one log line per file and reason")
 	for _, i := range []int{0, 3, 5} { // rows after the ones left out are read at their own row
-		c, err := s.ext.store.get(cases[i].CaseID)
+		c, err := s.ext.store.get(t.Context(), cases[i].CaseID)
 		require.NoError(t, err)
 		assert.Equal(t, cases[i].CaseID, c.CaseID)
 		assert.Equal(t, cases[i].Steps[0].CallSiteID, c.Steps[0].CallSiteID)
@@ -98,7 +98,7 @@ func indexedStore(t *testing.T, n int) (root string, s *store) {
 	root = filepath.Join(t.TempDir(), "data")
 	generateDataset(t, root, 0, n, 100)
 	s = newStore(root, 4)
-	added, _, failed := s.refresh().counts()
+	added, _, failed := s.refresh(t.Context()).counts()
 	require.Empty(t, failed)
 	require.Equal(t, n, added)
 	return root, s
@@ -133,12 +133,12 @@ func TestRefreshWithoutMemoryLeavesTheIndexAsItWas(t *testing.T) {
 
 			generateDataset(t, root, 10, 20, 100)
 			failAllocations(t, failAt)
-			res := s.refresh()
+			res := s.refresh(t.Context())
 			require.ErrorIs(t, res.err, errIndexMemory)
 			assert.Equal(t, before, listAll(s), "nothing of the refresh is visible")
 			for i := range 10 {
 				assert.True(t, s.has(fmt.Sprintf("%032x", i)))
-				c, err := s.get(fmt.Sprintf("%032x", i))
+				c, err := s.get(t.Context(), fmt.Sprintf("%032x", i))
 				require.NoError(t, err)
 				_, hits := s.match(requestOf(c), "", nil)
 				assert.Len(t, hits, 1, "case %d's call", i)
@@ -148,11 +148,11 @@ func TestRefreshWithoutMemoryLeavesTheIndexAsItWas(t *testing.T) {
 			assert.Empty(t, hits)
 
 			allocFault = nil
-			added, _, failed := s.refresh().counts()
+			added, _, failed := s.refresh(t.Context()).counts()
 			require.Empty(t, failed)
 			assert.Equal(t, 10, added, "the files are indexed on the next refresh")
 			assert.Len(t, listAll(s), 20)
-			c, err := s.get(fmt.Sprintf("%032x", 15))
+			c, err := s.get(t.Context(), fmt.Sprintf("%032x", 15))
 			require.NoError(t, err)
 			_, hits = s.match(requestOf(c), "", nil)
 			assert.Len(t, hits, 1)
@@ -171,19 +171,19 @@ func TestRowsLeftOutAreReportedOnceTheirFileIsIndexed(t *testing.T) {
 	_, err = w.Write([]*replaycase.Case{syntheticCase(10, 100), bad})
 	require.NoError(t, err)
 	failAllocations(t, 0)
-	res := s.refresh()
+	res := s.refresh(t.Context())
 	require.ErrorIs(t, res.err, errIndexMemory)
 	assert.Empty(t, res.skipped, "the file is not indexed yet")
 
 	allocFault = nil
-	res = s.refresh()
+	res = s.refresh(t.Context())
 	require.NoError(t, res.err)
 	assert.Equal(t, 1, res.added)
 	require.Len(t, res.skipped, 1)
 	assert.Equal(t, skipCaseIDLength, res.skipped[0].reason)
 	assert.Equal(t, int64(1), res.skipped[0].firstRow)
 	assert.Equal(t, 1, res.skipped[0].count)
-	assert.Empty(t, s.refresh().skipped, "counted once")
+	assert.Empty(t, s.refresh(t.Context()).skipped, "counted once")
 }
 
 // A refresh whose records cannot grow adds nothing of the file, and the next refresh indexes
@@ -201,17 +201,17 @@ func TestRefreshWithoutMemoryForRecordsRetriesTheFile(t *testing.T) {
 	}
 
 	failAllocations(t, 0)
-	res := s.refresh()
+	res := s.refresh(t.Context())
 	require.ErrorIs(t, res.err, errIndexMemory)
 	assert.Zero(t, res.added)
 	assert.False(t, s.has(fmt.Sprintf("%032x", 5)))
 
 	allocFault = nil
-	added, _, failed := s.refresh().counts()
+	added, _, failed := s.refresh(t.Context()).counts()
 	require.Empty(t, failed)
 	assert.Equal(t, 10, added, "the file is indexed on the next refresh")
 	for i := range 10 {
-		c, err := s.get(fmt.Sprintf("%032x", i))
+		c, err := s.get(t.Context(), fmt.Sprintf("%032x", i))
 		require.NoError(t, err)
 		assert.Equal(t, fmt.Sprintf("%032x", i), c.CaseID)
 		_, hits := s.match(requestOf(c), "", nil)

@@ -111,7 +111,7 @@ func TestSessionTelemetry(t *testing.T) {
 	cases := writeDataset(t, root, testfixtures.OTelEvents)
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
-	s := startReplayWith(t, root, func(c *Config) { c.Sessions.MaxSessions = 4 }, metadatatest.NewSettings(tel))
+	s := startReplayWith(t, root, func(c *Config) { c.Sessions.MaxSessions = 4 }, metadatatest.NewSettings(tel), componenttest.NewNopHost())
 	for i := range 5 { // the third new session pushes the first out of the probation half
 		s.do("POST", "/v1/cases/"+cases[0].CaseID+"/tools/get_weather", `{"city":"Paris","unit":"celsius"}`, map[string]string{headerSession: fmt.Sprint("s", i)})
 	}

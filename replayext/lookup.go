@@ -53,9 +53,11 @@ type interactions struct {
 	label func(h hit) string
 	// classify gives the finding type of each differing path.
 	classify func(h hit, diffs []Difference) []Finding
-	// live answers the request from the upstream, naming the case the session diverged from;
-	// nil for endpoints that have no upstream (tools and retrievals are the agent's own).
-	live func(derivedFrom string)
+	// api is the API whose upstream answers the request live (hybrid mode), with body, the
+	// request's body; "" for endpoints that have no upstream (tools and retrievals are the
+	// agent's own).
+	api  string
+	body []byte
 }
 
 // mode is the request's X-Replay-Mode, else the configured mode. A header naming no mode is
@@ -91,7 +93,7 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 		writeError(w, http.StatusBadRequest, "invalid_request_error", err.Error(), nil)
 		return hit{}, false
 	}
-	hybrid := mode == ModeHybrid && in.live != nil
+	hybrid := mode == ModeHybrid && in.api != ""
 	key, hits := in.match()
 	var candidate hit
 	found, live, liveFrom := false, false, ""
@@ -124,7 +126,7 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 	})
 	if live {
 		r.record(req.Context(), it.endpoint, outcomeLive, start)
-		in.live(liveFrom)
+		r.forward(w, req, in.api, in.body, liveFrom)
 		return hit{}, false
 	}
 	if ok {
@@ -132,7 +134,7 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 		return served, true
 	}
 	if !found && hybrid {
-		r.goLive(req, id, it.endpoint, in.live, Divergence{CaseID: candidate.caseID, Endpoint: it.endpoint, Live: true,
+		r.goLive(w, req, id, it.endpoint, in, Divergence{CaseID: candidate.caseID, Endpoint: it.endpoint, Live: true,
 			Findings: []Finding{{Type: casediff.ModelCallAdded}}, Time: time.Now().UTC()}, start)
 		return hit{}, false
 	}
@@ -147,7 +149,7 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 	}
 	diffs, err := in.compare(candidate)
 	if err != nil {
-		r.unreadable(w, err)
+		r.caseError(w, err)
 		return hit{}, false
 	}
 	d := Divergence{CaseID: candidate.caseID, Endpoint: it.endpoint, Paths: paths(diffs), Findings: in.classify(candidate, diffs), Time: time.Now().UTC()}
@@ -157,7 +159,7 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 	switch {
 	case hybrid:
 		d.Live = true
-		r.goLive(req, id, it.endpoint, in.live, d, start)
+		r.goLive(w, req, id, it.endpoint, in, d, start)
 		return hit{}, false
 	case mode == ModeLenient:
 		d.Served = in.label(candidate)
@@ -175,14 +177,20 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 }
 
 // goLive switches a session to live answers at its first miss: the divergence is logged and
-// the request, like every later one of the session, is answered by the upstream.
-func (r *replay) goLive(req *http.Request, id, endpoint string, live func(derivedFrom string), d Divergence, start time.Time) {
+// the request, like every later one of the session, is answered by the upstream. Without an
+// upstream for the request's API the miss is refused and the session is left as it was:
+// live, it would refuse every later request, recorded ones included.
+func (r *replay) goLive(w http.ResponseWriter, req *http.Request, id, endpoint string, in interactions, d Divergence, start time.Time) {
+	if _, ok := r.upstreamOf(w, in.api); !ok {
+		r.record(req.Context(), endpoint, outcomeMiss, start)
+		return
+	}
 	r.sessions.with(id, func(ses *session) {
 		ses.live, ses.liveFrom = true, d.CaseID
 		ses.diverged(d)
 	})
 	r.record(req.Context(), endpoint, outcomeLive, start)
-	live(d.CaseID)
+	r.forward(w, req, in.api, in.body, d.CaseID)
 }
 
 // missDetail is what a strict miss tells the client: the differing paths, and the values only

@@ -99,13 +99,13 @@ func TestRememberedAnswersDoNotKeepCases(t *testing.T) {
 	}
 	require.NotEmpty(t, id)
 	require.Greater(t, len(cases), 1)
-	c, err := s.ext.store.get(id)
+	c, err := s.ext.store.get(t.Context(), id)
 	require.NoError(t, err)
 	served := weak.Make(&c.Steps[0]) // the steps, which a remembered *Step would point into
 	c = nil
 	for _, other := range cases {
 		if other.CaseID != id {
-			_, err := s.ext.store.get(other.CaseID) // the cache of one case now holds another
+			_, err := s.ext.store.get(t.Context(), other.CaseID) // the cache of one case now holds another
 			require.NoError(t, err)
 		}
 	}
@@ -127,7 +127,7 @@ func TestRepeatedChatRequestAnsweredAlike(t *testing.T) {
 
 	first, want := s.do("POST", path, request, map[string]string{headerSession: "first"})
 	require.Equal(t, http.StatusOK, first.StatusCode, string(want))
-	st, err := s.ext.store.llmStep(hit{cases[0].CaseID, 0})
+	st, err := s.ext.store.llmStep(t.Context(), hit{cases[0].CaseID, 0})
 	require.NoError(t, err)
 	assert.Equal(t, string(wireapi.ChatResponseJSON(st)), string(want))
 

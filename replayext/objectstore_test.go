@@ -41,7 +41,7 @@ func TestStoreReadsTheDatasetFromTheObjectStore(t *testing.T) {
 	src, err := newObjectSource(context.Background(), cfg)
 	require.NoError(t, err)
 	s := newStoreOf(src, 4)
-	added, _, failed := s.refresh().counts()
+	added, _, failed := s.refresh(t.Context()).counts()
 	require.Empty(t, failed)
 	assert.Equal(t, 20, added)
 	var want []string
@@ -52,22 +52,22 @@ func TestStoreReadsTheDatasetFromTheObjectStore(t *testing.T) {
 
 	for _, i := range []int{0, 9, 19} {
 		rec := syntheticCase(i, 100)
-		got, err := s.get(rec.CaseID)
+		got, err := s.get(t.Context(), rec.CaseID)
 		require.NoError(t, err)
 		assert.Equal(t, rec.Steps[0].InputMessages, got.Steps[0].InputMessages)
 		id, hits := s.match(requestOf(rec), "", nil)
 		require.Equal(t, []hit{{rec.CaseID, 0}}, hits)
-		step, err := s.llmStep(hits[0])
+		step, err := s.llmStep(t.Context(), hits[0])
 		require.NoError(t, err)
 		assert.Equal(t, rec.Steps[0].OutputMessages, step.OutputMessages)
 		assert.Equal(t, rec.Steps[0].CallSiteID, id)
 	}
-	many, err := s.summariesOf([]string{want[15], want[2], want[7]})
+	many, err := s.summariesOf(t.Context(), []string{want[15], want[2], want[7]})
 	require.NoError(t, err)
 	assert.Equal(t, []string{want[15], want[2], want[7]}, []string{many[0].CaseID, many[1].CaseID, many[2].CaseID})
 
 	uploadFrom(t, cfg, 20, 25) // a third host, later
-	added, _, failed = s.refresh().counts()
+	added, _, failed = s.refresh(t.Context()).counts()
 	require.Empty(t, failed)
 	assert.Equal(t, 5, added)
 	assert.True(t, s.has(fmt.Sprintf("%032x", 24)))
@@ -83,11 +83,11 @@ func TestStoreReadsTheDatasetFromTheObjectStore(t *testing.T) {
 	require.True(t, strings.HasSuffix(first, ".parquet"), first)
 	_, err = client.DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(first)})
 	require.NoError(t, err)
-	s.refresh() // lists the bucket: the object is gone
-	s.refresh() // forgets its cases
+	s.refresh(t.Context()) // lists the bucket: the object is gone
+	s.refresh(t.Context()) // forgets its cases
 	assert.Less(t, len(listAll(s)), 25)
 	for _, id := range listAll(s) {
-		_, err := s.get(id)
+		_, err := s.get(t.Context(), id)
 		require.NoError(t, err, "every listed case is readable")
 	}
 }
@@ -101,7 +101,7 @@ func TestObjectSourceListingFailureKeepsTheIndex(t *testing.T) {
 	src, err := newObjectSource(context.Background(), cfg)
 	require.NoError(t, err)
 	s := newStoreOf(src, 4)
-	added, _, _ := s.refresh().counts()
+	added, _, _ := s.refresh(t.Context()).counts()
 	require.Equal(t, 3, added)
 
 	ctx := context.Background()
@@ -113,10 +113,10 @@ func TestObjectSourceListingFailureKeepsTheIndex(t *testing.T) {
 	}
 	_, err = client.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)})
 	require.NoError(t, err)
-	_, _, failed := s.refresh().counts()
+	_, _, failed := s.refresh(t.Context()).counts()
 	require.Contains(t, failed, "")
 	assert.ErrorContains(t, failed[""], "listing s3://"+bucket)
-	s.refresh()
+	s.refresh(t.Context())
 	assert.Len(t, listAll(s), 3)
 }
 

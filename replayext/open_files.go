@@ -1,6 +1,7 @@
 package replayext
 
 import (
+	"context"
 	"os"
 	"sync"
 	"time"
@@ -15,7 +16,8 @@ import (
 // and by an estimate of what the open files hold, so that it does not raise the heap by more
 // than a few MiB: one large file, or a few small ones.
 type openFiles struct {
-	open func(path string) (*dataset.CaseFile, error)
+	// open opens a file whose reads run under ctx, a readContext (a local file ignores it).
+	open func(ctx context.Context, path string) (*dataset.CaseFile, error)
 	// version tells a file that was replaced under the same path from the one opened (a local
 	// file's size and modification time); an error means the file is gone.
 	version func(path string) (fileVersion, error)
@@ -35,8 +37,10 @@ type openFile struct {
 	path    string
 	version fileVersion
 	file    *dataset.CaseFile
-	users   int  // reads under way; the file is closed when it is evicted and has none
-	evicted bool // out of the list: closed by its last user
+	ctx     *readContext  // what the file's reads run under: the context of the read under way
+	turn    chan struct{} // holds the read under way: reads of a file take turns, as its CaseFile's do
+	users   int           // reads under way; the file is closed when it is evicted and has none
+	evicted bool          // out of the list: closed by its last user
 }
 
 const (
@@ -53,30 +57,39 @@ const (
 	decodedFooterRatio = 11
 )
 
-// readCase reads the case at row of file, through an open file.
-func (o *openFiles) readCase(path string, row int64) (*replaycase.Case, error) {
-	f, err := o.acquire(path)
-	if err != nil {
-		return nil, err
-	}
-	defer o.release(f)
-	return f.file.ReadCase(row)
+// readCase reads the case at row of file, through an open file, under ctx.
+func (o *openFiles) readCase(ctx context.Context, path string, row int64) (*replaycase.Case, error) {
+	return readOpen(ctx, o, path, func(f *dataset.CaseFile) (*replaycase.Case, error) { return f.ReadCase(row) })
 }
 
-// readSummaries reads the summaries of rows of file, through an open file: a listing page
-// and the reads of its cases that follow go to the same files.
-func (o *openFiles) readSummaries(path string, rows []int64) (map[int64]*dataset.CaseSummary, error) {
-	f, err := o.acquire(path)
-	if err != nil {
-		return nil, err
-	}
-	defer o.release(f)
-	return f.file.ReadSummaries(rows)
+// readSummaries reads the summaries of rows of file, through an open file, under ctx: a
+// listing page and the reads of its cases that follow go to the same files.
+func (o *openFiles) readSummaries(ctx context.Context, path string, rows []int64) (map[int64]*dataset.CaseSummary, error) {
+	return readOpen(ctx, o, path, func(f *dataset.CaseFile) (map[int64]*dataset.CaseSummary, error) { return f.ReadSummaries(rows) })
 }
 
-// acquire returns path's open file, opening it if it is not open or has changed, and counts
-// a user of it.
-func (o *openFiles) acquire(path string) (*openFile, error) {
+// readOpen runs read on path's open file when its turn comes, with the file's reads under
+// ctx; it gives up waiting for its turn when ctx ends.
+func readOpen[T any](ctx context.Context, o *openFiles, path string, read func(*dataset.CaseFile) (T, error)) (T, error) {
+	var zero T
+	f, err := o.acquire(ctx, path)
+	if err != nil {
+		return zero, err
+	}
+	defer o.release(f)
+	select {
+	case f.turn <- struct{}{}:
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+	defer func() { <-f.turn }()
+	defer f.ctx.serve(ctx)()
+	return read(f.file)
+}
+
+// acquire returns path's open file, opening it under ctx if it is not open or has changed,
+// and counts a user of it.
+func (o *openFiles) acquire(ctx context.Context, path string) (*openFile, error) {
 	v, err := o.version(path)
 	if err != nil {
 		o.forget(path)
@@ -98,11 +111,14 @@ func (o *openFiles) acquire(path string) (*openFile, error) {
 	}
 	o.makeRoom()
 	o.mu.Unlock()
-	cf, err := o.open(path) // without the lock: reads of other files go on
+	rc := &readContext{}
+	done := rc.serve(ctx)
+	cf, err := o.open(rc, path) // without the lock: reads of other files go on
+	done()
 	if err != nil {
 		return nil, err
 	}
-	f := &openFile{path: path, version: v, file: cf, users: 1}
+	f := &openFile{path: path, version: v, file: cf, ctx: rc, turn: make(chan struct{}, 1), users: 1}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.files = append(o.files, f)

@@ -1,6 +1,7 @@
 package replayext
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sync"
@@ -39,14 +40,14 @@ func casesFiles(t *testing.T, n int) []string {
 func TestOpenFilesReadTheRowsAndStayBounded(t *testing.T) {
 	files := casesFiles(t, 1000)
 	var opened []*dataset.CaseFile
-	o := &openFiles{version: localVersion, open: func(path string) (*dataset.CaseFile, error) {
+	o := &openFiles{version: localVersion, open: func(_ context.Context, path string) (*dataset.CaseFile, error) {
 		f, err := dataset.OpenCaseFile(path)
 		opened = append(opened, f)
 		return f, err
 	}}
 	for _, f := range files {
 		for _, row := range []int64{0, 49, 50, 123, 199} {
-			got, err := o.readCase(f, row)
+			got, err := o.readCase(t.Context(), f, row)
 			require.NoError(t, err)
 			want, err := dataset.ReadCase(f, row)
 			require.NoError(t, err)
@@ -60,7 +61,7 @@ func TestOpenFilesReadTheRowsAndStayBounded(t *testing.T) {
 	assert.LessOrEqual(t, o.held, int64(maxOpenFooterBytes))
 	_, err := opened[0].ReadCase(0)
 	assert.Error(t, err, "an evicted file is closed")
-	_, err = o.readCase(files[0], 200)
+	_, err = o.readCase(t.Context(), files[0], 200)
 	assert.ErrorContains(t, err, "out of range")
 	o.close()
 	assert.Empty(t, o.files)
@@ -71,8 +72,8 @@ func TestOpenFilesReadTheRowsAndStayBounded(t *testing.T) {
 // A file replaced under the same path is read anew; a file gone is forgotten and reported.
 func TestOpenFilesNoticeAReplacedOrRemovedFile(t *testing.T) {
 	files := casesFiles(t, 400)
-	o := &openFiles{open: dataset.OpenCaseFile, version: localVersion}
-	first, err := o.readCase(files[0], 5)
+	o := &openFiles{open: openLocal, version: localVersion}
+	first, err := o.readCase(t.Context(), files[0], 5)
 	require.NoError(t, err)
 	other, err := os.ReadFile(files[1])
 	require.NoError(t, err)
@@ -80,13 +81,13 @@ func TestOpenFilesNoticeAReplacedOrRemovedFile(t *testing.T) {
 	require.NoError(t, os.Rename(files[0]+".tmp", files[0]))
 	later := time.Now().Add(time.Minute)
 	require.NoError(t, os.Chtimes(files[0], later, later)) // a different version even within the clock's resolution
-	second, err := o.readCase(files[0], 5)
+	second, err := o.readCase(t.Context(), files[0], 5)
 	require.NoError(t, err)
 	assert.NotEqual(t, first.CaseID, second.CaseID)
 	require.Len(t, o.files, 1)
 
 	require.NoError(t, os.Remove(files[0]))
-	_, err = o.readCase(files[0], 5)
+	_, err = o.readCase(t.Context(), files[0], 5)
 	assert.ErrorIs(t, err, os.ErrNotExist)
 	assert.Empty(t, o.files, "forgotten")
 }
@@ -95,7 +96,7 @@ func TestOpenFilesNoticeAReplacedOrRemovedFile(t *testing.T) {
 // when the read ends (run with -race).
 func TestOpenFilesConcurrentReads(t *testing.T) {
 	files := casesFiles(t, 1000)
-	o := &openFiles{open: dataset.OpenCaseFile, version: localVersion}
+	o := &openFiles{open: openLocal, version: localVersion}
 	defer o.close()
 	var wg sync.WaitGroup
 	for g := range 4 {
@@ -104,7 +105,7 @@ func TestOpenFilesConcurrentReads(t *testing.T) {
 			defer wg.Done()
 			for i := range 20 {
 				f := files[(g+i)%len(files)]
-				c, err := o.readCase(f, int64((g*131+i*17)%200))
+				c, err := o.readCase(t.Context(), f, int64((g*131+i*17)%200))
 				if !assert.NoError(t, err) {
 					return
 				}
@@ -122,7 +123,7 @@ func TestOpenFilesMakeRoomBeforeOpening(t *testing.T) {
 	files := casesFiles(t, 1400)
 	var o *openFiles
 	opens := 0
-	o = &openFiles{version: localVersion, open: func(path string) (*dataset.CaseFile, error) {
+	o = &openFiles{version: localVersion, open: func(_ context.Context, path string) (*dataset.CaseFile, error) {
 		opens++
 		var largest int64
 		for _, f := range o.files {
@@ -135,7 +136,7 @@ func TestOpenFilesMakeRoomBeforeOpening(t *testing.T) {
 	defer o.close()
 	for range 2 {
 		for _, f := range files {
-			_, err := o.readCase(f, 7)
+			_, err := o.readCase(t.Context(), f, 7)
 			require.NoError(t, err)
 		}
 	}
@@ -146,10 +147,10 @@ func TestOpenFilesMakeRoomBeforeOpening(t *testing.T) {
 // the file open for the reads of its cases that follow.
 func TestOpenFilesReadSummaries(t *testing.T) {
 	files := casesFiles(t, 400)
-	o := &openFiles{open: dataset.OpenCaseFile, version: localVersion}
+	o := &openFiles{open: openLocal, version: localVersion}
 	defer o.close()
 	rows := []int64{199, 0, 50, 49, 120, 0}
-	sums, err := o.readSummaries(files[1], rows)
+	sums, err := o.readSummaries(t.Context(), files[1], rows)
 	require.NoError(t, err)
 	require.Len(t, sums, 5)
 	for _, row := range rows {
@@ -159,6 +160,6 @@ func TestOpenFilesReadSummaries(t *testing.T) {
 	}
 	require.Len(t, o.files, 1)
 	assert.Equal(t, files[1], o.files[0].path)
-	_, err = o.readSummaries(files[1], []int64{200})
+	_, err = o.readSummaries(t.Context(), files[1], []int64{200})
 	assert.ErrorContains(t, err, "out of range")
 }

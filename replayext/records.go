@@ -40,7 +40,8 @@ func newRecords[T any]() *records[T] {
 }
 
 // reserve makes room for k more values, so that the next k adds cannot fail: a file's cases
-// are added all or none.
+// are added all or none. It may append to the chunk list, which `at` reads: the caller holds
+// the lock under which others call at (store.mu).
 func (r *records[T]) reserve(k int) error {
 	for r.n+k > len(r.chunks.chunks)*recordsPerChunk {
 		c, err := allocChunk[T](recordsPerChunk)

@@ -2,6 +2,7 @@ package replayext
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -19,24 +20,39 @@ import (
 )
 
 // scopedCase returns the case of a /v1/cases/{case_id}/… route ("" for a route without one),
-// or answers 404 itself.
+// or answers 404 itself. The id is returned as the index spells it (lower-case hex), whatever
+// case the client's hex digits were in: session cursors, hits and answers name a case by
+// that one spelling.
 func (r *replay) scopedCase(w http.ResponseWriter, req *http.Request) (string, bool) {
 	id := req.PathValue("case_id")
 	if id == "" {
 		return "", true
 	}
-	if !r.store.has(id) {
-		writeError(w, http.StatusNotFound, "not_found_error", "no case "+strconv.Quote(id), nil)
+	key, ok := parseHexKey(id)
+	if !ok || !r.store.has(id) {
+		writeError(w, http.StatusNotFound, "not_found_error", noCase(id).Error(), nil)
 		return "", false
 	}
-	return id, true
+	return key.String(), true
 }
 
-// unreadable answers 500 for a recorded case that could not be read; the log names the file,
-// the answer does not.
-func (r *replay) unreadable(w http.ResponseWriter, err error) {
-	r.set.Logger.Error("replay could not read a recorded case", zap.Error(err))
-	writeError(w, http.StatusInternalServerError, "server_error", "the recorded case could not be read; see the collector log", nil)
+// caseError answers a read of a recorded case that failed: 404 when the index no longer holds
+// the case (retention removed it after the request found it), 504 when the dataset did not
+// answer in time (an object store), 500 otherwise. The log names the file, the answer does not.
+func (r *replay) caseError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, errNoCase):
+		writeError(w, http.StatusNotFound, "not_found_error", err.Error(), nil)
+	case errors.Is(err, context.DeadlineExceeded):
+		r.set.Logger.Warn("replay could not read a recorded case in time", zap.Error(err))
+		writeError(w, http.StatusGatewayTimeout, "server_error", "the recorded case could not be read in time; see the collector log", nil)
+	case errors.Is(err, context.Canceled): // the client went away, or the extension is stopping
+		r.set.Logger.Debug("replay stopped reading a recorded case", zap.Error(err))
+		writeError(w, http.StatusServiceUnavailable, "server_error", "the read of the recorded case was canceled", nil)
+	default:
+		r.set.Logger.Error("replay could not read a recorded case", zap.Error(err))
+		writeError(w, http.StatusInternalServerError, "server_error", "the recorded case could not be read; see the collector log", nil)
+	}
 }
 
 // readBody reads a request body within the server's max_request_body_size, or answers itself.
@@ -85,11 +101,11 @@ func (r *replay) begin(w http.ResponseWriter, req *http.Request) (caseID string,
 	return caseID, body, release, ok
 }
 
-// recordedCase reads the case a tool or retrieval route names, or answers 500 itself.
-func (r *replay) recordedCase(w http.ResponseWriter, caseID string) (*replaycase.Case, bool) {
-	c, err := r.store.get(caseID)
+// recordedCase reads a case for req, or answers the error itself (caseError).
+func (r *replay) recordedCase(w http.ResponseWriter, req *http.Request, caseID string) (*replaycase.Case, bool) {
+	c, err := r.store.get(req.Context(), caseID)
 	if err != nil {
-		r.unreadable(w, err)
+		r.caseError(w, err)
 		return nil, false
 	}
 	return c, true
@@ -140,7 +156,7 @@ func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string,
 		match: func() (string, []hit) { return r.store.match(requested, caseID, ids) },
 		count: r.store.llmCount,
 		compare: func(h hit) ([]Difference, error) {
-			st, err := r.store.llmStep(h)
+			st, err := r.store.llmStep(req.Context(), h)
 			if err != nil {
 				return nil, err
 			}
@@ -151,14 +167,15 @@ func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string,
 		classify: func(_ hit, diffs []Difference) []Finding {
 			return classifyModelCall(recordedForm, requestedForm, diffs)
 		},
-		live: func(from string) { r.forward(w, req, api, raw, from) },
+		api:  api,
+		body: raw,
 	})
 	if !ok {
 		return
 	}
-	st, err := r.store.llmStep(h)
+	st, err := r.store.llmStep(req.Context(), h)
 	if err != nil {
-		r.unreadable(w, err)
+		r.caseError(w, err)
 		return
 	}
 	w.Header().Set("X-Replay-Case-Id", h.caseID)
@@ -199,7 +216,7 @@ func (r *replay) toolResult(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	defer release()
-	c, ok := r.recordedCase(w, caseID)
+	c, ok := r.recordedCase(w, req, caseID)
 	if !ok {
 		return
 	}
@@ -249,7 +266,7 @@ func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
 		}
 		return map[string]any{"query": query, "data_source": source}
 	}
-	c, ok := r.recordedCase(w, caseID)
+	c, ok := r.recordedCase(w, req, caseID)
 	if !ok {
 		return
 	}

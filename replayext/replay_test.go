@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/extensiontest"
@@ -55,10 +56,10 @@ type server struct {
 }
 
 func startReplay(t testing.TB, root string, mutate func(*Config)) *server {
-	return startReplayWith(t, root, mutate, extensiontest.NewNopSettings(metadata.Type))
+	return startReplayWith(t, root, mutate, extensiontest.NewNopSettings(metadata.Type), componenttest.NewNopHost())
 }
 
-func startReplayWith(t testing.TB, root string, mutate func(*Config), set extension.Settings) *server {
+func startReplayWith(t testing.TB, root string, mutate func(*Config), set extension.Settings, host component.Host) *server {
 	cfg := createDefaultConfig().(*Config)
 	cfg.Directory = root
 	cfg.NetAddr.Endpoint = "127.0.0.1:0"
@@ -69,7 +70,7 @@ func startReplayWith(t testing.TB, root string, mutate func(*Config), set extens
 	require.NoError(t, cfg.Validate())
 	ext, err := NewFactory().Create(context.Background(), set, cfg)
 	require.NoError(t, err)
-	require.NoError(t, ext.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, ext.Start(context.Background(), host))
 	t.Cleanup(func() { require.NoError(t, ext.Shutdown(context.Background())) })
 	r := ext.(*replay)
 	return &server{t: t, base: "http://" + r.addr.String(), ext: r}
@@ -416,7 +417,7 @@ func TestLookupTelemetry(t *testing.T) {
 	cases := writeDataset(t, root, testfixtures.OTelEvents)
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
-	s := startReplayWith(t, root, nil, metadatatest.NewSettings(tel))
+	s := startReplayWith(t, root, nil, metadatatest.NewSettings(tel), componenttest.NewNopHost())
 	path := "/v1/cases/" + cases[0].CaseID + "/openai/v1/chat/completions"
 	req := sdkRequests(t)[0]
 	s.do("POST", path, req, nil) // exact

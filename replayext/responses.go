@@ -44,7 +44,7 @@ func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
 	}
 	var c *replaycase.Case
 	if refCase != "" {
-		if c, ok = r.recordedCase(w, refCase); !ok {
+		if c, ok = r.recordedCase(w, req, refCase); !ok {
 			return
 		}
 	}
@@ -88,7 +88,7 @@ func (r *replay) getResponse(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	c, ok := r.recordedCase(w, caseID)
+	c, ok := r.recordedCase(w, req, caseID)
 	if !ok {
 		return
 	}

@@ -1,12 +1,19 @@
 package replayext
 
 import (
+	"context"
+	"errors"
+	"io/fs"
+
 	"github.com/reprise-dev/reprise/dataset"
 )
 
 // summariesOf reads the summaries of several cases, from the case cache or one pass per file
-// over the summary columns only, in the order of ids.
-func (s *store) summariesOf(ids []string) ([]*dataset.CaseSummary, error) {
+// over the summary columns only, in the order of ids. A case the index no longer holds is left
+// out: a listing finds its ids, then reads them without the lock, so a refresh in between may
+// have forgotten a case (retention removed its file), or retention may have deleted the file
+// before a refresh forgot it.
+func (s *store) summariesOf(ctx context.Context, ids []string) ([]*dataset.CaseSummary, error) {
 	out := make([]*dataset.CaseSummary, len(ids))
 	type want struct {
 		i   int
@@ -15,16 +22,17 @@ func (s *store) summariesOf(ids []string) ([]*dataset.CaseSummary, error) {
 	byFile := map[string][]want{}
 	s.mu.RLock()
 	for i, id := range ids {
-		if c, ok := s.cache.Get(id); ok {
+		key, ok := parseHexKey(id)
+		if !ok {
+			continue
+		}
+		if c, ok := s.cache.Get(key); ok {
 			out[i] = dataset.SummaryOf(c)
 			continue
 		}
-		path, row, ok := s.caseFile(id)
-		if !ok {
-			s.mu.RUnlock()
-			return nil, errNoCase
+		if path, row, ok := s.caseFile(key); ok {
+			byFile[path] = append(byFile[path], want{i, row})
 		}
-		byFile[path] = append(byFile[path], want{i, row})
 	}
 	s.mu.RUnlock()
 	for path, wants := range byFile {
@@ -32,7 +40,10 @@ func (s *store) summariesOf(ids []string) ([]*dataset.CaseSummary, error) {
 		for j, w := range wants {
 			rows[j] = w.row
 		}
-		read, err := s.src.readSummaries(path, rows)
+		read, err := s.src.readSummaries(ctx, path, rows)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -40,5 +51,11 @@ func (s *store) summariesOf(ids []string) ([]*dataset.CaseSummary, error) {
 			out[w.i] = read[w.row]
 		}
 	}
-	return out, nil
+	kept := out[:0]
+	for _, sum := range out {
+		if sum != nil {
+			kept = append(kept, sum)
+		}
+	}
+	return kept, nil
 }

@@ -3,14 +3,17 @@ package replayext
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -187,14 +190,15 @@ type refreshed struct {
 }
 
 // refresh forgets the cases of removed files and indexes the files published since the last
-// refresh.
-func (s *store) refresh() (r refreshed) {
+// refresh. Once ctx ends (its deadline: the object store is not answering; or the extension
+// stops), the files not read yet are left to the next refresh.
+func (s *store) refresh(ctx context.Context) (r refreshed) {
 	s.refreshing.Lock()
 	defer s.refreshing.Unlock()
 	if r.dropped, r.err = s.forgetRemoved(); r.err != nil {
 		return r
 	}
-	files, err := s.src.next()
+	files, err := s.src.next(ctx)
 	if err != nil {
 		r.failed = map[string]error{"": err}
 	}
@@ -216,7 +220,13 @@ func (s *store) refresh() (r refreshed) {
 	}
 	fi := &fileIndex{} // reused from file to file
 	for i, f := range files {
-		err := s.readFile(f, fi)
+		if ctx.Err() != nil { // each file would fail the same way: read them next time
+			for _, f := range files[i:] {
+				s.src.retry(f)
+			}
+			break
+		}
+		err := s.readFile(ctx, f, fi)
 		if err != nil {
 			if r.failed == nil {
 				r.failed = map[string]error{}
@@ -309,7 +319,7 @@ func (s *store) forgetRemoved() (dropped int, err error) {
 	s.mu.Unlock()
 	for _, n := range old.byID {
 		if deadEntry(n) {
-			s.cache.Remove(s.entries.at(n).id.String())
+			s.cache.Remove(s.entries.at(n).id)
 		}
 	}
 	dropped = len(old.byID) - len(kept.byID)
@@ -358,13 +368,13 @@ func (fi *fileIndex) skip(file, reason string, row int64) {
 
 // readFile reads the index of one data file; call-site ids of files written before they were
 // recorded are computed from the steps.
-func (s *store) readFile(path string, fi *fileIndex) error {
+func (s *store) readFile(ctx context.Context, path string, fi *fileIndex) error {
 	*fi = fileIndex{entries: fi.entries[:0], summaryOf: fi.summaryOf[:0], llms: fi.llms[:0], summaries: newSummaryTable(), skipped: fi.skipped[:0:0]}
 	var last struct { // the previous row's summary: rows of a file mostly share it
 		agent, status []byte
 		n             uint16
 	}
-	return s.src.scanIndex(path, func(row int64, r *dataset.ReplayIndexRow) error {
+	return s.src.scanIndex(ctx, path, func(row int64, r *dataset.ReplayIndexRow) error {
 		fi.rows = row + 1
 		var id hexKey
 		if len(r.CaseID) != 2*len(id) {
@@ -390,7 +400,7 @@ func (s *store) readFile(path string, fi *fileIndex) error {
 			if len(st.CallSiteID) == 0 {
 				if c == nil {
 					var err error
-					if c, err = s.src.readCase(path, row); err != nil {
+					if c, err = s.src.readCase(ctx, path, row); err != nil {
 						return err
 					}
 				}
@@ -439,6 +449,9 @@ func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) error {
 	if fi.rows > int64(noPos-s.nextPos) {
 		return fmt.Errorf("%w: more than %d rows", errIndexFull, uint32(noPos))
 	}
+	// Under the lock: reserve may append to a records' chunk list, which lookups index.
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.entries.reserve(len(fi.entries)); err != nil {
 		return err
 	}
@@ -448,8 +461,6 @@ func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) error {
 	if err := s.llms.reserve(len(fi.llms)); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.files = append(s.files, path)
 	s.fileStarts = append(s.fileStarts, s.nextPos)
 	first := s.nextPos
@@ -588,8 +599,12 @@ func (s *store) internFields(fields []string) uint16 {
 	return uint16(len(s.fieldSets) - 1)
 }
 
-// errNoCase is a case id the index does not hold.
-var errNoCase = errors.New("no such case")
+// errNoCase is a case id the index does not hold, or no longer holds: retention removed its
+// file after the request found it.
+var errNoCase = errors.New("no case")
+
+// noCase is errNoCase naming the id asked for.
+func noCase(id string) error { return fmt.Errorf("%w %s", errNoCase, strconv.Quote(id)) }
 
 // entry finds a case's entry number. Caller holds mu.
 func (s *store) entry(caseID string) (uint32, bool) {
@@ -601,8 +616,8 @@ func (s *store) entry(caseID string) (uint32, bool) {
 }
 
 // caseFile is the data file and row of a case. Caller holds mu.
-func (s *store) caseFile(caseID string) (path string, row int64, ok bool) {
-	n, ok := s.entry(caseID)
+func (s *store) caseFile(id hexKey) (path string, row int64, ok bool) {
+	n, ok := s.lookupCase(id)
 	if !ok {
 		return "", 0, false
 	}
@@ -613,23 +628,32 @@ func (s *store) caseFile(caseID string) (path string, row int64, ok bool) {
 	return s.files[file], row, true
 }
 
-// get reads a case's content (from the cache, else from its file).
-func (s *store) get(id string) (*replaycase.Case, error) {
-	if c, ok := s.cache.Get(id); ok {
+// get reads a case's content (from the cache, else from its file). The cache is keyed by the
+// id's 16 bytes, not its spelling: an id in upper-case hex names the same case, and a case
+// that retention removes leaves the cache under every spelling.
+func (s *store) get(ctx context.Context, id string) (*replaycase.Case, error) {
+	key, ok := parseHexKey(id)
+	if !ok {
+		return nil, noCase(id)
+	}
+	if c, ok := s.cache.Get(key); ok {
 		return c, nil
 	}
 	s.mu.RLock()
-	path, row, ok := s.caseFile(id)
+	path, row, ok := s.caseFile(key)
 	s.mu.RUnlock()
 	if !ok {
-		return nil, errNoCase
+		return nil, noCase(id)
 	}
-	c, err := s.src.readCase(path, row)
+	c, err := s.src.readCase(ctx, path, row)
+	if errors.Is(err, fs.ErrNotExist) { // retention deleted the file; the next refresh forgets its cases
+		return nil, noCase(id)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading case %s: %w", id, err)
 	}
 	c.RawSpans, c.RawEvents = nil, nil // not served; keeps the cache to what replay needs
-	s.cache.Add(id, c)
+	s.cache.Add(key, c)
 	return c, nil
 }
 
@@ -722,14 +746,14 @@ func (s *store) llmAt(h hit) (llmRef, bool) {
 }
 
 // llmStep reads the h.pos-th LLM step of case h.caseID.
-func (s *store) llmStep(h hit) (*replaycase.Step, error) {
+func (s *store) llmStep(ctx context.Context, h hit) (*replaycase.Step, error) {
 	s.mu.RLock()
 	_, ok := s.llmAt(h)
 	s.mu.RUnlock()
 	if !ok {
-		return nil, errNoCase
+		return nil, noCase(h.caseID)
 	}
-	c, err := s.get(h.caseID)
+	c, err := s.get(ctx, h.caseID)
 	if err != nil {
 		return nil, err
 	}
@@ -779,7 +803,8 @@ type caseFilter struct {
 }
 
 // list returns the ids of the cases that pass f, in start order, from the offset-th on, at
-// most limit of them, and whether more cases pass f after those.
+// most limit of them, and whether more cases pass f after those. offset may be any
+// non-negative int (it comes from a client's page_token): it is never added to.
 func (s *store) list(f caseFilter, offset, limit int) (page []string, more bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -791,10 +816,10 @@ func (s *store) list(f caseFilter, offset, limit int) (page []string, more bool)
 		if (f.status != "" && sum.status != f.status) || (f.agent != "" && sum.agent != f.agent) || c.start < since || c.start >= until {
 			continue
 		}
-		if passed >= offset+limit {
-			return page, true
-		}
 		if passed >= offset {
+			if len(page) == limit {
+				return page, true
+			}
 			page = append(page, c.id.String())
 		}
 		passed++

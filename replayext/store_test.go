@@ -1,6 +1,7 @@
 package replayext
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -81,7 +82,7 @@ func TestStoreMemoryIsBoundedByTheIndex(t *testing.T) {
 
 	before := heapInUse()
 	s := newStore(root, 16)
-	added, _, failed := s.refresh().counts()
+	added, _, failed := s.refresh(t.Context()).counts()
 	require.Empty(t, failed)
 	require.Equal(t, n, added)
 	heap := float64(heapInUse()) - float64(before)
@@ -97,22 +98,22 @@ func TestStoreMemoryIsBoundedByTheIndex(t *testing.T) {
 		key, hits := s.match(requestOf(c), "", nil)
 		require.Len(t, hits, 1, "case %d", i)
 		assert.Equal(t, c.Steps[0].CallSiteID, key)
-		st, err := s.llmStep(hits[0])
+		st, err := s.llmStep(t.Context(), hits[0])
 		require.NoError(t, err)
 		assert.Equal(t, "answer "+strconv.Itoa(i), st.OutputMessages[0].Parts[0].Content, "content read from the file")
 	}
 	for i := range 100 {
-		_, err := s.get(fmt.Sprintf("%032x", i))
+		_, err := s.get(t.Context(), fmt.Sprintf("%032x", i))
 		require.NoError(t, err)
 	}
 	assert.LessOrEqual(t, s.cache.Len(), 16, "the content cache stays at its size")
 
 	generateDataset(t, root, n, n+500, content)
-	added, _, failed = s.refresh().counts()
+	added, _, failed = s.refresh(t.Context()).counts()
 	require.Empty(t, failed)
 	assert.Equal(t, 500, added, "only the new files are read")
 	assert.True(t, s.has(fmt.Sprintf("%032x", n+499)))
-	added, _, _ = s.refresh().counts()
+	added, _, _ = s.refresh(t.Context()).counts()
 	assert.Zero(t, added)
 }
 
@@ -124,13 +125,13 @@ func TestStoreIgnoresDuplicatesAndUnknownCases(t *testing.T) {
 	generateDataset(t, root, 0, 10, 100)
 	generateDataset(t, root, 5, 15, 100) // at-least-once delivery: 5..9 written twice
 	s := newStore(root, 4)
-	added, _, _ := s.refresh().counts()
+	added, _, _ := s.refresh(t.Context()).counts()
 	assert.Equal(t, 15, added)
 	for _, i := range []int{4, 7, 10} {
 		_, hits := s.match(requestOf(syntheticCase(i, 100)), "", nil)
 		assert.Equal(t, []hit{{fmt.Sprintf("%032x", i), 0}}, hits, "case %d's call, once", i)
 	}
-	_, err := s.get("nope")
+	_, err := s.get(t.Context(), "nope")
 	assert.ErrorIs(t, err, errNoCase)
 	assert.Equal(t, fmt.Sprintf("%032x", 0), s.firstCase())
 	assert.Zero(t, s.llmCount("nope"))
@@ -157,7 +158,7 @@ func TestMatchWithinOneCase(t *testing.T) {
 	_, err = w.Write([]*replaycase.Case{a, b, c})
 	require.NoError(t, err)
 	s := newStore(root, 4)
-	added, _, failed := s.refresh().counts()
+	added, _, failed := s.refresh(t.Context()).counts()
 	require.Empty(t, failed)
 	require.Equal(t, 3, added)
 
@@ -189,11 +190,11 @@ func TestStoreRetriesUnreadableFiles(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(files[0], good[:len(good)/2], 0o644))
 	s := newStore(root, 4)
-	added, _, failed := s.refresh().counts()
+	added, _, failed := s.refresh(t.Context()).counts()
 	assert.Zero(t, added)
 	assert.Contains(t, failed, files[0])
 	require.NoError(t, os.WriteFile(files[0], good, 0o644))
-	added, _, failed = s.refresh().counts()
+	added, _, failed = s.refresh(t.Context()).counts()
 	assert.Empty(t, failed)
 	assert.Equal(t, 3, added)
 }
@@ -224,7 +225,7 @@ func TestScaleIndex(t *testing.T) {
 	before := heapInUse()
 	start := time.Now()
 	s := newStore(dir, 256)
-	added, _, failed := s.refresh().counts()
+	added, _, failed := s.refresh(t.Context()).counts()
 	took := time.Since(start)
 	require.Empty(t, failed)
 	live, mapped := float64(heapInUse())-float64(before), float64(mappedBytes(s))
@@ -240,32 +241,35 @@ func TestScaleIndex(t *testing.T) {
 }
 
 // A listing page reads its cases' summaries (one pass per file, over the summary columns), in
-// the order asked, whatever the files, the cached ones from the cache.
+// the order asked, whatever the files, the cached ones from the cache; a case the index does
+// not hold (any more) is left out.
 func TestSummariesInTheOrderAsked(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
 	generateDataset(t, root, 0, 30, 100)
 	generateDataset(t, root, 30, 40, 100)
 	s := newStore(root, 4)
-	added, _, _ := s.refresh().counts()
+	added, _, _ := s.refresh(t.Context()).counts()
 	require.Equal(t, 40, added)
 	var ids []string
 	order := []int{35, 3, 4, 5, 29, 0, 31, 4}
 	for _, i := range order {
 		ids = append(ids, fmt.Sprintf("%032x", i))
 	}
-	_, err := s.get(ids[1]) // one of them cached
+	_, err := s.get(t.Context(), ids[1]) // one of them cached
 	require.NoError(t, err)
-	cases, err := s.summariesOf(ids)
+	cases, err := s.summariesOf(t.Context(), ids)
 	require.NoError(t, err)
 	require.Len(t, cases, len(ids))
 	for i, c := range cases {
-		full, err := s.get(ids[i]) // the whole row, read by the row reader
+		full, err := s.get(t.Context(), ids[i]) // the whole row, read by the row reader
 		require.NoError(t, err)
 		assert.Equal(t, *dataset.SummaryOf(full), *c)
 		assert.Equal(t, syntheticCase(order[i], 100).StartTime, c.StartTime)
 	}
-	_, err = s.summariesOf([]string{"nope"})
-	assert.ErrorIs(t, err, errNoCase)
+	cases, err = s.summariesOf(t.Context(), []string{"nope", ids[0], fmt.Sprintf("%032x", 99)})
+	require.NoError(t, err)
+	require.Len(t, cases, 1, "ids the index does not hold are left out")
+	assert.Equal(t, ids[0], cases[0].CaseID)
 }
 
 // mappedBytes is what the index holds outside the Go heap: its records and lookup slices.
@@ -283,4 +287,45 @@ func listAll(s *store) []string {
 		panic("list: more after an unbounded page")
 	}
 	return ids
+}
+
+// A refresh grows the index's records under the lock that lookups hold: adding a file whose
+// cases need new chunks while lookups run is not a data race (go test -race).
+func TestAddingCasesGrowsTheRecordsUnderTheLock(t *testing.T) {
+	file := func(from, n int) *fileIndex {
+		fi := &fileIndex{summaries: newSummaryTable(), rows: int64(n)}
+		for i := range n {
+			var k hexKey
+			binary.BigEndian.PutUint64(k[8:], uint64(from+i))
+			fi.entries = append(fi.entries, caseEntry{id: k, pos: uint32(i)})
+			fi.summaryOf = append(fi.summaryOf, 0)
+		}
+		return fi
+	}
+	s := newStoreOf(newLocalSource(t.TempDir()), 4)
+	var fresh freshEntries
+	require.NoError(t, s.add("a", file(0, 1), &fresh))
+	_, err := s.publish(fresh)
+	require.NoError(t, err)
+	id := s.entries.at(0).id.String()
+	started, stop, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+				assert.True(t, s.has(id))
+			}
+			if i == 0 {
+				close(started)
+			}
+		}
+	}()
+	<-started
+	fresh = freshEntries{}
+	require.NoError(t, s.add("b", file(1, 3*recordsPerChunk), &fresh)) // three chunks more
+	close(stop)
+	<-done
 }
