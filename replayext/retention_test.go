@@ -33,11 +33,7 @@ func TestStoreForgetsExpiredCases(t *testing.T) {
 	}
 	_, err = w.Write(cases)
 	require.NoError(t, err)
-	old := time.Now().Add(-48 * time.Hour)
-	require.NoError(t, filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) }))
-	s := newStore(root, 4)
-	added, _, _ := s.refresh(t.Context()).counts()
-	require.Equal(t, 4, added)
+	s := agedStore(t, root, 4)
 	_, err = s.get(t.Context(), cases[0].CaseID) // cached before it expires
 	require.NoError(t, err)
 
@@ -72,11 +68,7 @@ func TestAnUpperCaseIDNamesTheSameCase(t *testing.T) {
 	c.StartTime = c.StartTime.AddDate(-1, 0, 0) // a year old
 	_, err = w.Write([]*replaycase.Case{c})
 	require.NoError(t, err)
-	old := time.Now().Add(-48 * time.Hour)
-	require.NoError(t, filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) }))
-	s := newStore(root, 4)
-	added, _, _ := s.refresh(t.Context()).counts()
-	require.Equal(t, 1, added)
+	s := agedStore(t, root, 1)
 	upper := strings.ToUpper(c.CaseID)
 	got, err := s.get(t.Context(), upper)
 	require.NoError(t, err)
@@ -152,4 +144,16 @@ func TestACaseRemovedMeanwhileIsNotFound(t *testing.T) {
 	_, ok := s.ext.recordedCase(rec, httptest.NewRequest("GET", "/", nil), strings.Repeat("0", 32))
 	assert.False(t, ok)
 	assert.Equal(t, http.StatusNotFound, rec.Code, "a case the index no longer holds: %s", rec.Body)
+}
+
+// agedStore makes every file under root two days old (past retention's guard for files just
+// published) and indexes them, checking that want cases were added.
+func agedStore(t *testing.T, root string, want int) *store {
+	t.Helper()
+	old := time.Now().Add(-48 * time.Hour)
+	require.NoError(t, filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) }))
+	s := newStore(root, 4)
+	added, _, _ := s.refresh(t.Context()).counts()
+	require.Equal(t, want, added)
+	return s
 }
