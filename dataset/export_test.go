@@ -231,3 +231,11 @@ func appendStepRows(rows []StepRow, c *replaycase.Case) []StepRow {
 	}
 	return rows
 }
+
+// SetObjectStoreHeaderTimeout sets how long a store made afterwards waits for a response's
+// headers, until the returned function restores it.
+func SetObjectStoreHeaderTimeout(d time.Duration) (restore func()) {
+	old := objectStoreHeaderTimeout
+	objectStoreHeaderTimeout = d
+	return func() { objectStoreHeaderTimeout = old }
+}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -92,6 +93,13 @@ type ObjectStore struct {
 	dirty bool
 }
 
+// objectStoreHeaderTimeout bounds the wait for a response's headers once a request is sent: an
+// endpoint that accepts the connection and never answers would otherwise hold a read, a listing
+// or an upload (and whoever waits for it: a Start, a Shutdown) for ever. It does not bound a
+// body being transferred, so large files still download and upload at the network's pace. A
+// variable for tests.
+var objectStoreHeaderTimeout = time.Minute
+
 // NewObjectStore connects to the bucket of cfg (no request is made yet).
 func NewObjectStore(ctx context.Context, cfg ObjectStoreConfig) (*ObjectStore, error) {
 	if err := cfg.Validate(); err != nil {
@@ -111,6 +119,7 @@ func NewObjectStore(ctx context.Context, cfg ObjectStoreConfig) (*ObjectStore, e
 	}
 	// The SDK's default transport settings, in a client of our own so that Close can reach it.
 	transport := awshttp.NewBuildableClient().GetTransport()
+	transport.ResponseHeaderTimeout = objectStoreHeaderTimeout
 	awsCfg.HTTPClient = &http.Client{Transport: transport}
 	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
 		if cfg.Endpoint != "" {

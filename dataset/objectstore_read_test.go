@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,5 +56,36 @@ func TestObjectReadOfADeletedObjectIsNotExist(t *testing.T) {
 			assert.ErrorContains(t, err, tc.message, "S3's message is kept")
 			assert.Equal(t, tc.notExist, errors.Is(err, fs.ErrNotExist), err.Error())
 		})
+	}
+}
+
+// An endpoint that accepts a request and never answers does not hold a read for ever: the
+// transport stops waiting for the response's headers (and the SDK's retries do too).
+func TestObjectReadOfAStalledEndpointEnds(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	defer SetObjectStoreHeaderTimeout(200 * time.Millisecond)()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select { // never answers, until the test ends or the client gives up
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	st, err := NewObjectStore(context.Background(), ObjectStoreConfig{URL: "s3://b", Endpoint: srv.URL, Region: "us-east-1", PathStyle: true})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	done := make(chan error, 1)
+	go func() {
+		_, err := st.OpenObject(context.Background(), ObjectFile{Dataset: Cases, Partition: "2026-11-30", Key: "k", Size: 1024})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.Error(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the read still waits for an endpoint that never answers")
 	}
 }
