@@ -82,7 +82,9 @@ func newAssignment(secret []string) *assignment {
 			a.anchors = append(a.anchors, words[0])
 		}
 	}
-	a.at = regexp.MustCompile(`^(?i)(?:` + strings.Join(alts, "|") + `)[A-Za-z0-9_.\-]*["']?\s*(?:=>|:=|=|:)\s*("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"'<>;]+)`)
+	// The name's closing quote and the value's quotes may be escaped (\"), as in JSON that is
+	// itself a JSON string ({\"password\": \"hunter2\"} in a tool result or input.value).
+	a.at = regexp.MustCompile(`^(?i)(?:` + strings.Join(alts, "|") + `)[A-Za-z0-9_.\-]*\\?["']?\s*(?:=>|:=|=|:)\s*(\\"(?:[^"\\]|\\\\\\"|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"'<>;]+)`)
 	return a
 }
 
@@ -152,7 +154,9 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 			out = append(out, listElementSpans(v, start, kind)...)
 			continue
 		}
-		if end-start >= 2 && (v[start] == '"' || v[start] == '\'') {
+		if end-start >= 4 && strings.HasPrefix(v[start:end], `\"`) && strings.HasSuffix(v[start:end], `\"`) {
+			start, end = start+2, end-2 // an escaped string: \"hunter2\"
+		} else if end-start >= 2 && (v[start] == '"' || v[start] == '\'') {
 			start, end = start+1, end-1
 		} else {
 			// Unquoted: in a query string the value ends at the next parameter; a trailing

@@ -305,3 +305,21 @@ func TestListsUnderSecretNamesInText(t *testing.T) {
 		assert.Equal(t, in, s.Text(in, &Report{}))
 	}
 }
+
+// JSON that is itself inside a JSON string ({\"password\": \"hunter2\"}, as a tool result or
+// input.value holds it) is read as name: value pairs with escaped quotes; a value with an
+// escaped quote of its own is masked whole.
+func TestSecretPairsInEscapedJSON(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for in, want := range map[string]string{
+		`Result: {\"password\": \"hunter2\"}`:     `^Result: \{\\"password\\": \\"<secret:secret_field:[0-9a-f]+>\\"\}$`,
+		`x {\"api_key\":\"abc\\\"def\"} y`:        `^x \{\\"api_key\\":\\"<secret:secret_field:[0-9a-f]+>\\"\} y$`,
+		`password=abc\def`:                        `^password=<secret:secret_field:[0-9a-f]+>$`,
+		`{\"token\": \"t0k3n\", \"n\": \"kept\"}`: `^\{\\"token\\": \\"<secret:secret_field:[0-9a-f]+>\\", \\"n\\": \\"kept\\"\}$`,
+	} {
+		var r Report
+		out := s.Text(in, &r)
+		assert.Regexp(t, want, out, in)
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
+	}
+}
