@@ -323,3 +323,18 @@ func TestSecretPairsInEscapedJSON(t *testing.T) {
 		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
 	}
 }
+
+// Base64 at the end of a URL's path is decoded and scanned: '/' being a base64 character, the
+// run began with the path before it and decoded as nothing. Only the encoded value is masked.
+func TestBase64AfterAURLPath(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	enc := base64.StdEncoding.EncodeToString([]byte(`{"email":"alice@example.com"}`))
+	for _, prefix := range []string{"https://app.example.com/r/", "/v1/share-", "token_"} {
+		var r Report
+		out := s.Text(prefix+enc, &r)
+		assert.Regexp(t, `^`+regexp.QuoteMeta(prefix)+`<secret:email:[0-9a-f]+>$`, out)
+	}
+	for _, in := range []string{"see /docs/getting-started/installation-guide-for-everyone", "/a/" + strings.Repeat("b", 30)} {
+		assert.Equal(t, in, s.Text(in, &Report{}))
+	}
+}

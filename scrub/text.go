@@ -200,9 +200,32 @@ func base64Runs(v string) []b64Run {
 		}
 		run := b64Run{start: start, end: i}
 		run.decoded, run.text = decodeBase64Text(v[start:i])
+		if !run.text && i-start < opaqueRun { // a long run that does not decode is binary data
+			run = textAfterPath(v, run)
+		}
 		runs = append(runs, run)
 	}
 	return runs
+}
+
+// pathPrefixBytes bounds where, in a run that does not decode, textAfterPath looks for the
+// separator that ends a URL's path before a base64 value: a path is short, and a binary run
+// (an image) holds '/' every 64 characters or so.
+const pathPrefixBytes = 64
+
+// textAfterPath is run, or the part of it after a '/', '-' or '_' within its first
+// pathPrefixBytes when that part decodes to text: '/' is a base64 character, so base64 in a
+// URL's path (/r/eyJlbWFpbCI6…) is one run with the path before it and decodes as neither.
+func textAfterPath(v string, run b64Run) b64Run {
+	for i := run.start; i < min(run.end, run.start+pathPrefixBytes); i++ {
+		if c := v[i]; c != '/' && c != '-' && c != '_' || run.end-(i+1) < minBase64Run {
+			continue
+		}
+		if decoded, ok := decodeBase64Text(v[i+1 : run.end]); ok {
+			return b64Run{start: i + 1, end: run.end, decoded: decoded, text: true}
+		}
+	}
+	return run
 }
 
 // base64Spans scans the runs that decode to text: when the text holds a finding, the whole
