@@ -218,58 +218,6 @@ func (g *gitleaksRules) detect(v string) []report.Finding {
 	return slices.DeleteFunc(g.detector(need).DetectString(v), g.stopWords.allowed)
 }
 
-// gitleaks looks for keywords (all ASCII) in the text lower-cased with strings.ToLower, and
-// keywordIndex folds ASCII letters only. Two runes outside ASCII lower-case to an ASCII letter
-// (TestOnlyTwoRunesLowerCaseToASCII): the Kelvin sign to k, the dotted capital I to i.
-const kelvin, dotI = "\u212a", "\u0130"
-
-var toASCIILetter = strings.NewReplacer(kelvin, "k", dotI, "i")
-
-// foldedSpans is spans of v as found in v with those two runes folded to their ASCII letter,
-// in v's own offsets: key names are compared folded (strings.ToLower), so a text pair
-// "api_\u212aey: …" or a keyword written with the Kelvin sign is found as it is as a key.
-func (s *Scrubber) foldedSpans(v string) []span {
-	if !strings.Contains(v, kelvin) && !strings.Contains(v, dotI) {
-		return s.spans(v, 0)
-	}
-	folded, at := foldWithOffsets(v)
-	found := s.spans(folded, 0)
-	for i := range found {
-		found[i].start, found[i].end = at[found[i].start], at[found[i].end]
-	}
-	return found
-}
-
-// foldWithOffsets is asciiFolded(v) with, for each of its byte offsets and its end, the
-// offset in v it comes from: a folded rune's one byte stands for its three.
-func foldWithOffsets(v string) (string, []int) {
-	out := make([]byte, 0, len(v))
-	at := make([]int, 0, len(v)+1)
-	for i := 0; i < len(v); {
-		switch {
-		case strings.HasPrefix(v[i:], kelvin):
-			out, at = append(out, 'k'), append(at, i)
-			i += len(kelvin)
-		case strings.HasPrefix(v[i:], dotI):
-			out, at = append(out, 'i'), append(at, i)
-			i += len(dotI)
-		default:
-			out, at = append(out, v[i]), append(at, i)
-			i++
-		}
-	}
-	return string(out), append(at, len(v))
-}
-
-// asciiFolded is v with those two runes replaced by their ASCII letter; v itself, not a copy,
-// when it holds neither (nearly always).
-func asciiFolded(v string) string {
-	if strings.Contains(v, kelvin) || strings.Contains(v, dotI) {
-		return toASCIILetter.Replace(v)
-	}
-	return v
-}
-
 // detector returns a detector of the rules in need.
 func (g *gitleaksRules) detector(need ruleSet) *detect.Detector {
 	var buf [64]byte // a set of up to 512 rules, as the map key, without an allocation per text

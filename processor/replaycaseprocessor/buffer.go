@@ -60,9 +60,7 @@ func (p *caseProcessor) bufferTraces(chunks []*traceChunk) (fixed sanitized, sto
 	p.outbox = append(p.outbox, p.enforceLimits(due)...)
 	stopped = p.stopped
 	p.mu.Unlock()
-	for _, c := range chunks {
-		p.releaseRedundant(&c.chunkMeta)
-	}
+	p.wal.release(context.Background(), redundantKeys(chunks))
 	return fixed, stopped
 }
 
@@ -79,20 +77,22 @@ func (p *caseProcessor) bufferLogs(chunks []*logChunk) (fixed sanitized, stopped
 	p.outbox = append(p.outbox, p.enforceLimits(nil)...)
 	stopped = p.stopped
 	p.mu.Unlock()
-	for _, c := range chunks {
-		p.releaseRedundant(&c.chunkMeta)
-	}
+	p.wal.release(context.Background(), redundantKeys(chunks))
 	return fixed, stopped
 }
 
-// releaseRedundant deletes the write-ahead record of a chunk that buffering left empty (every
-// span or event in it was a duplicate, or past the event limit): nothing holds it, and a client
-// retrying the same request would otherwise add a record per retry until the case is sent.
-// Called without mu: deleting is storage I/O.
-func (p *caseProcessor) releaseRedundant(c *chunkMeta) {
-	if c.redundant {
-		p.wal.release(context.Background(), c.walKeys)
+// redundantKeys lists the write-ahead records of the chunks that buffering left empty (every
+// span or event in one was a duplicate, or past the event limit): nothing holds them, and a
+// client retrying a request would otherwise add a record per retry until its case is sent. The
+// caller deletes them in one transaction, without mu: deleting is storage I/O.
+func redundantKeys[C interface{ meta() *chunkMeta }](chunks []C) []string {
+	var keys []string
+	for _, c := range chunks {
+		if m := c.meta(); m.redundant {
+			keys = append(keys, m.walKeys...)
+		}
 	}
+	return keys
 }
 
 // sanitized records in the chunk what sanitizing it did, and returns it. A chunk that

@@ -21,9 +21,11 @@ type chunkMeta struct {
 	// sets it to nil.
 	stored []byte
 	// redundant: buffering took nothing from the chunk (all duplicates, or events past the
-	// limit), so its write-ahead record is deleted at once instead of held (releaseRedundant).
+	// limit), so its write-ahead record is deleted at once instead of held (redundantKeys).
 	redundant bool
 }
+
+func (m *chunkMeta) meta() *chunkMeta { return m }
 
 // traceChunk is the part of one incoming batch that belongs to one trace.
 type traceChunk struct {

@@ -127,8 +127,8 @@ func rawTelemetry(run runTelemetry) (spans, events []byte, failedPart string, er
 	return spans, events, "", nil
 }
 
-// contentDigest is a short hex digest of spans' protobuf encoding (empty if it cannot be
-// encoded, which makes the encoding's own error path report it).
+// contentDigest is a short hex digest of spans' protobuf encoding, or "" when they cannot be
+// encoded (held telemetry was decoded from protobuf, so that does not happen).
 func contentDigest(spans ptrace.Traces) string {
 	enc, err := otlpTracesMarshaler.MarshalTraces(spans)
 	if err != nil {

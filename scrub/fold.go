@@ -1,0 +1,72 @@
+package scrub
+
+import "strings"
+
+// Folding: gitleaks looks for keywords (all ASCII) in the text lower-cased with
+// strings.ToLower, key names are compared lower-cased the same way, and keywordIndex and the
+// name: value rules fold ASCII letters only. Two runes outside ASCII lower-case to an ASCII
+// letter (TestOnlyTwoRunesLowerCaseToASCII): the Kelvin sign to k, the dotted capital I to i.
+const kelvin, dotI = "\u212a", "\u0130"
+
+// foldingRunes are those two runes and the ASCII letter each folds to.
+var foldingRunes = [...]struct {
+	r      string
+	letter byte
+}{{kelvin, 'k'}, {dotI, 'i'}}
+
+var toASCIILetter = func() *strings.Replacer {
+	var oldNew []string
+	for _, f := range foldingRunes {
+		oldNew = append(oldNew, f.r, string(f.letter))
+	}
+	return strings.NewReplacer(oldNew...)
+}()
+
+// hasFoldingRune tells whether v holds one of foldingRunes (nearly never).
+func hasFoldingRune(v string) bool {
+	return strings.Contains(v, kelvin) || strings.Contains(v, dotI)
+}
+
+// asciiFolded is v with those two runes replaced by their ASCII letter; v itself, not a copy,
+// when it holds neither (nearly always).
+func asciiFolded(v string) string {
+	if hasFoldingRune(v) {
+		return toASCIILetter.Replace(v)
+	}
+	return v
+}
+
+// foldedSpans is spans of v as found in v with those two runes folded to their ASCII letter,
+// in v's own offsets: key names are compared folded, so a text pair "api_\u212aey: …" or a
+// keyword written with the Kelvin sign is found as it is as a key.
+func (s *Scrubber) foldedSpans(v string) []span {
+	if !hasFoldingRune(v) {
+		return s.spans(v, 0)
+	}
+	folded, at := foldWithOffsets(v)
+	found := s.spans(folded, 0)
+	for i := range found {
+		found[i].start, found[i].end = at[found[i].start], at[found[i].end]
+	}
+	return found
+}
+
+// foldWithOffsets is asciiFolded(v) with, for each of its byte offsets and its end, the
+// offset in v it comes from: a folded rune's one byte stands for its three.
+func foldWithOffsets(v string) (string, []int) {
+	out := make([]byte, 0, len(v))
+	at := make([]int, 0, len(v)+1)
+next:
+	for i := 0; i < len(v); {
+		for _, f := range foldingRunes {
+			if strings.HasPrefix(v[i:], f.r) {
+				out, at = append(out, f.letter), append(at, i)
+				i += len(f.r)
+				continue next
+			}
+		}
+		out, at = append(out, v[i]), append(at, i)
+		i++
+	}
+	return string(out), append(at, len(v))
+}
