@@ -114,7 +114,13 @@ func (b *fakeBucket) list(w http.ResponseWriter, prefix string) {
 // stallNow stalls the bucket and waits until a request is held.
 func (b *fakeBucket) stallNow(t *testing.T) {
 	b.stall.Store(true)
-	held := b.held.Load()
+	b.waitHeldPast(t, b.held.Load())
+}
+
+// waitHeldPast waits until more than held requests have been stalled. Callers that start the
+// request themselves take held before starting it: counted after, the request may already be
+// in it and no further one come.
+func (b *fakeBucket) waitHeldPast(t *testing.T, held int32) {
 	require.Eventually(t, func() bool { return b.held.Load() > held }, 10*time.Second, 10*time.Millisecond, "a request reaches the stalled bucket")
 }
 
@@ -209,6 +215,7 @@ func TestAStalledObjectStoreTimesReadsOut(t *testing.T) {
 	}
 
 	r.store.src.(*objectSource).readTimeout = time.Hour
+	held := b.held.Load() // the bucket is still stalled, so the read below is held
 	answered := make(chan int, 1)
 	go func() {
 		req, err := http.NewRequest("GET", s.base+"/v1/cases/"+cases[0].CaseID, nil)
@@ -224,7 +231,7 @@ func TestAStalledObjectStoreTimesReadsOut(t *testing.T) {
 		resp.Body.Close()
 		answered <- resp.StatusCode
 	}()
-	b.stallNow(t)
+	b.waitHeldPast(t, held)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	within(t, 10*time.Second, "Shutdown", func() { assert.ErrorIs(t, r.Shutdown(ctx), context.DeadlineExceeded) })
