@@ -31,9 +31,10 @@ type traceBuffer struct {
 	fromKafka     bool // holds data consumed from Kafka, so a partial trace is a split (split_trace.go)
 	seenSpans     map[pcommon.SpanID]struct{}
 	seenEvents    map[eventKey]struct{}
-	repaired      int      // strings repaired to valid UTF-8
-	droppedEvents int      // events past limits.max_events_per_trace
-	walKeys       []string // write-ahead records holding this buffer's telemetry
+	repaired      int        // strings repaired to valid UTF-8
+	droppedEvents int        // events past limits.max_events_per_trace
+	walKeys       []string   // write-ahead records holding this buffer's telemetry
+	marker        *walMarker // stored when this part, closed at the span limit, is released (span_limit_resume.go)
 	elem          *list.Element
 }
 
@@ -110,6 +111,7 @@ func (p *caseProcessor) buffer(id pcommon.TraceID, now time.Time) *traceBuffer {
 	b, ok := p.open[id]
 	if !ok {
 		b = newTraceBuffer(id, now, p.closed.count(id))
+		p.resume(b)
 		b.elem = p.order.PushBack(b)
 		p.open[id] = b
 		b.bytes = memOpenBuffer
@@ -139,14 +141,18 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		p.telemetry.ProcessorReplayCaseBufferedBytes.Add(context.Background(), b.bytes)
 		return append(due, closing{buf: b, cause: replaycase.ClosedInvalidTraceID, detail: "spans without a trace id"})
 	}
-	rootSeen := false  // the case just closed at the span limit had its root
-	continued := false // b continues the case just closed at the span limit
+	rootSeen := false         // the case just closed at the span limit had its root
+	var prev *traceBuffer     // the case just closed at the span limit, which b continues
+	var sent []pcommon.SpanID // the chunk's spans in the cases closed at the span limit
 	for {
 		b := p.buffer(c.id, now)
 		// A fragment cut off at the span limit of a trace whose root has arrived closes after
 		// the root grace period, like the case it continues, not after idle_timeout.
 		b.rootSeen = b.rootSeen || rootSeen
-		b.spanLimitPart = b.spanLimitPart || continued
+		if prev != nil {
+			b.spanLimitPart = true
+			p.markContinuation(prev, b, sent)
+		}
 		b.fromKafka = b.fromKafka || c.fromKafka
 		if p.dedupeSpans(c, b) > 0 {
 			b.rootSeen = true
@@ -170,7 +176,7 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		if n <= room {
 			return due
 		}
-		rootSeen, continued = b.rootSeen, true
+		rootSeen, prev, sent = b.rootSeen, b, appendSpanIDs(sent, part)
 		p.telemetry.ProcessorReplayCaseEvictions.Add(context.Background(), 1, metric.WithAttributes(attribute.String("limit", "max_spans_per_trace")))
 		due = append(due, p.take(b, replaycase.ClosedSpanLimit, fmt.Sprintf("trace reached limits.max_spans_per_trace (%d); its later spans form further cases", p.cfg.Limits.MaxSpansPerTrace)))
 	}

@@ -22,9 +22,10 @@ type batch struct {
 	traces  ptrace.Traces
 	logs    plog.Logs
 	caseIDs []string
-	passed  []string // trace ids of the runs that are no case, passed on unchanged in traces and logs
-	bytes   int64    // heap of the closed buffers (their pdata estimate), released once sent
-	walKeys []string // write-ahead records to release once sent
+	passed  []string    // trace ids of the runs that are no case, passed on unchanged in traces and logs
+	bytes   int64       // heap of the closed buffers (their pdata estimate), released once sent
+	walKeys []string    // write-ahead records to release once sent
+	markers []walMarker // resume marks to store once sent (span_limit_resume.go)
 }
 
 // admit refuses new data while closed cases wait for the next consumer, or while the memory
@@ -148,9 +149,9 @@ func (p *caseProcessor) release(ctx context.Context, b *batch) {
 	p.mu.Lock()
 	p.bytes -= b.bytes
 	p.mu.Unlock()
-	p.wal.release(ctx, b.walKeys)
+	p.wal.release(ctx, b.walKeys, b.markers...)
 	p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, -b.bytes)
-	b.bytes, b.walKeys = 0, nil
+	b.bytes, b.walKeys, b.markers = 0, nil, nil
 }
 
 // dropCases counts and logs, one line per case id or trace id and without sampling, the cases
@@ -215,6 +216,9 @@ func (p *caseProcessor) addToBatch(ctx context.Context, cl closing, b *batch) {
 	run, ok := p.materialize(ctx, cl)
 	b.bytes += cl.buf.bytes
 	b.walKeys = append(b.walKeys, cl.buf.walKeys...)
+	if m := cl.buf.marker; m != nil {
+		b.markers = append(b.markers, *m)
+	}
 	if !ok {
 		return
 	}

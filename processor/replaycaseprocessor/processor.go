@@ -61,7 +61,10 @@ type caseProcessor struct {
 	open   map[pcommon.TraceID]*traceBuffer
 	order  *list.List    // open traces, oldest first
 	closed *recentTraces // recently closed trace ids, to recognise late spans
-	bytes  int64         // estimated heap of open, closed-unsent and refused cases
+	// resumed are the traces cut at the span limit whose first parts were sent before the last
+	// stop, read from the resume marks at start (span_limit_resume.go); nil without storage.
+	resumed map[pcommon.TraceID]*resumePoint
+	bytes   int64 // estimated heap of open, closed-unsent and refused cases
 	// openBytes is the part of bytes that open buffers hold: the byte limit closes open cases
 	// until they fit, since closing one does not free its memory until it is sent.
 	openBytes int64

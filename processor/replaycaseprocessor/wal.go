@@ -28,8 +28,9 @@ import (
 //
 // Keys: "wal/<sequence, 16 hex digits>/<kind>/<trace id hex>", kind "t" (spans) or "l" (log
 // events), with "/kafka" appended when the chunk was consumed from Kafka (split_trace.go needs
-// to know after a restart); value: the OTLP protobuf of the chunk, compressed as an S2 block (Snappy's format,
-// extended; github.com/klauspost/compress/s2). Compressing costs a few microseconds a record
+// to know after a restart); kind "p" is a resume mark of a trace cut at the span limit
+// (span_limit_resume.go), its value its own. A chunk's value: the OTLP protobuf of the chunk,
+// compressed as an S2 block (Snappy's format, extended; github.com/klauspost/compress/s2). Compressing costs a few microseconds a record
 // and makes records 2-3x smaller, so that most storage pages a transaction rewrites fit in one
 // page instead of being allocated and copied as multi-page runs. The sequence comes first so
 // that new records are appended at the end of the storage's B-tree and records written together
@@ -150,10 +151,11 @@ func (w *wal) hold(keys []string) {
 	}
 }
 
-// release drops one hold on each key and deletes the records no buffer holds any more. A failed
-// delete is logged: the record is replayed on the next start, which can only repeat a case
-// (same case_id), never lose one.
-func (w *wal) release(ctx context.Context, keys []string) {
+// release drops one hold on each key and deletes the records no buffer holds any more, and
+// stores, in the same transaction, the resume marks that a buffer still holds
+// (span_limit_resume.go). A failed delete is logged: the record is replayed on the next start,
+// which can only repeat a case (same case_id), never lose one.
+func (w *wal) release(ctx context.Context, keys []string, markers ...walMarker) {
 	if w == nil || len(keys) == 0 {
 		return
 	}
@@ -163,6 +165,11 @@ func (w *wal) release(ctx context.Context, keys []string) {
 		if w.refs[k]--; w.refs[k] <= 0 {
 			delete(w.refs, k)
 			ops = append(ops, storage.DeleteOperation(k))
+		}
+	}
+	for _, m := range markers {
+		if w.refs[m.key] > 0 { // else the part that continues was released with this one
+			ops = append(ops, storage.SetOperation(m.key, m.value))
 		}
 	}
 	w.mu.Unlock()
@@ -265,8 +272,14 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("storage: listing stored telemetry: %w", err)
 	}
+	if err := p.readResumeMarks(ctx, keys); err != nil {
+		return err
+	}
 	var spans, events, recs int
 	for _, key := range keys {
+		if kind, _ := currentKey(key); kind == 'p' {
+			continue // read above
+		}
 		r, ok, err := p.wal.readRecord(ctx, key)
 		if err != nil {
 			return fmt.Errorf("storage: reading stored telemetry %s: %w", key, err)
@@ -291,6 +304,10 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 			for _, c := range chunks {
 				c.walKeys, c.fromKafka = []string{r.key}, r.fromKafka
 			}
+			if chunks = p.leaveOutSent(chunks); len(chunks) == 0 {
+				p.wal.release(ctx, []string{r.key}) // every span of it was sent
+				continue
+			}
 			p.bufferTraces(chunks)
 		case 'l':
 			ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(r.value)
@@ -307,6 +324,10 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 		}
 		p.drainIfDue(ctx)
 	}
+	p.mu.Lock()
+	unheld := p.unheldMarks()
+	p.mu.Unlock()
+	p.wal.release(ctx, unheld)
 	if recs > 0 {
 		p.logger.Info("restored buffered telemetry from storage", zap.Int("records", recs), zap.Int("spans", spans), zap.Int("events", events))
 	}

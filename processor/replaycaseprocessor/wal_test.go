@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/reprise-dev/reprise/internal/pdatawalk"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -120,7 +122,11 @@ func TestStoredChunkSplitOverFragmentsIsKeptUntilAllAreSent(t *testing.T) {
 	require.Len(t, h.cases(), 1)
 	recs, err := h.p.wal.records(context.Background())
 	require.NoError(t, err)
-	assert.Len(t, recs, 1, "the fragment still needs the record")
+	var kinds []byte
+	for _, r := range recs {
+		kinds = append(kinds, r.kind)
+	}
+	assert.Equal(t, []byte{'t', 'p'}, kinds, "the fragment still needs the record; the resume mark says what was sent")
 	h.shutdown()
 	require.NoError(t, ext.Shutdown(context.Background()))
 	assert.Len(t, h.cases(), 2)
@@ -377,4 +383,89 @@ func (w *wal) records(ctx context.Context) ([]walRecord, error) {
 		}
 	}
 	return out, nil
+}
+
+// A crash after the first parts of a trace cut at limits.max_spans_per_trace were sent, and
+// before the last was: the restart sends only the spans not sent yet, as the part they were in
+// and under the case_id that part would have had. The parts share the write-ahead record of
+// the request that was cut, so without the mark left when a part is sent the whole record came
+// back as a new first part under the first part's case_id.
+func TestRestartAfterASpanLimitPartSendsOnlyTheRest(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		limit   int // the fixtures hold 5 spans: parts of 3 and 2, or of 2, 2 and 1
+		fixture string
+		send    func(h *harness, td ptrace.Traces, ld plog.Logs)
+	}{
+		{"one request/3", 3, testfixtures.Traceloop, func(h *harness, td ptrace.Traces, _ plog.Logs) { h.sendTraces(td) }},
+		{"one request/2", 2, testfixtures.Traceloop, func(h *harness, td ptrace.Traces, _ plog.Logs) { h.sendTraces(td) }},
+		{"a request a span/3", 3, testfixtures.Traceloop, func(h *harness, td ptrace.Traces, _ plog.Logs) {
+			for range td.SpanCount() {
+				h.sendTraces(takeSpans(td, 1)) // the part closes on a request it takes nothing of
+			}
+		}},
+		{"events after the spans/3", 3, testfixtures.OTelEvents, func(h *harness, td ptrace.Traces, ld plog.Logs) {
+			h.sendTraces(td)
+			h.sendLogs(ld) // joined to the part still open: restored after the spans
+		}},
+		{"events before the spans/2", 2, testfixtures.OTelEvents, func(h *harness, td ptrace.Traces, ld plog.Logs) {
+			h.sendLogs(ld) // in the first part: their record goes with it
+			h.sendTraces(td)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			withLimit := func(c *Config) { c.Limits.MaxSpansPerTrace = tc.limit }
+			withStorage := func(c *Config) { c.Storage = &storageID; withLimit(c) }
+			send := func(h *harness) {
+				ld := plog.NewLogs()
+				if tc.fixture == testfixtures.OTelEvents {
+					ld = testfixtures.Logs(t, tc.fixture)
+				}
+				tc.send(h, testfixtures.Traces(t, tc.fixture), ld)
+			}
+
+			reference := newHarness(t, withLimit) // the same run without a crash
+			send(reference)
+			reference.shutdown()
+			want := reference.cases()
+			require.Len(t, want, (5+tc.limit-1)/tc.limit)
+
+			dir := t.TempDir()
+			first, ext := startWithStorage(t, dir, withStorage)
+			send(first)
+			first.advance(time.Millisecond) // sends the parts closed at the limit, not the last
+			require.Len(t, first.cases(), len(want)-1)
+			crash(t, first, ext)
+
+			second, ext := startWithStorage(t, dir, withStorage)
+			second.shutdown()
+			require.NoError(t, ext.Shutdown(context.Background()))
+			got := append(first.cases(), second.cases()...)
+			require.Len(t, got, len(want), "each part once")
+			for i := range want {
+				assert.Equal(t, want[i].CaseID, got[i].CaseID, "part %d", i)
+				assert.Equal(t, rawSpanIDs(t, want[i]), rawSpanIDs(t, got[i]), "part %d holds its own spans", i)
+				assert.Equal(t, want[i].Provenance.EventCount, got[i].Provenance.EventCount, "part %d", i)
+				assert.Equal(t, reasonCodes(want[i]), reasonCodes(got[i]), "part %d", i)
+			}
+
+			third, ext := startWithStorage(t, dir, withStorage)
+			third.shutdown()
+			require.NoError(t, ext.Shutdown(context.Background()))
+			assert.Empty(t, third.cases(), "nothing is left in storage once the last part is sent")
+		})
+	}
+}
+
+// rawSpanIDs are the ids of the spans a quarantined case was built from, sorted.
+func rawSpanIDs(t *testing.T, c *replaycase.Case) []string {
+	t.Helper()
+	td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(c.RawSpans)
+	require.NoError(t, err)
+	var ids []string
+	for r := range pdatawalk.Spans(td) {
+		ids = append(ids, r.Span.SpanID().String())
+	}
+	slices.Sort(ids)
+	return ids
 }
