@@ -129,6 +129,10 @@ func IsOwnerFile(name string) bool {
 // ReleaseOwner lets go of a writer's owner lock, as the end of its process does.
 func ReleaseOwner(w *Writer) { w.owner.release(true) }
 
+// ForgetOwner lets go of a writer's owner lock and removes its owner file: nothing then tells
+// whether the writer of its segments lives, as for segments of a build that named no owner.
+func ForgetOwner(w *Writer) { w.owner.release(false) }
+
 // WrittenWithWrite reports whether a staged segment file was written with GenericWriter.Write,
 // its NULLs to be restored by the merge.
 func WrittenWithWrite(pf *parquet.File) bool { return writtenWithWrite(pf) }

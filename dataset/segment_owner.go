@@ -14,8 +14,10 @@ import (
 // kill -9 included). A segment whose owner's lock can be taken was left by a process that is
 // gone, so it is adopted at once: a collector restarted after a crash merges its predecessor's
 // segments at its first start, not staleAge (15 minutes) later, and the cases in them become
-// visible then. Segments of a live owner, of a build that did not name owners, or on a system
-// without file locks keep the age rule.
+// visible then. A segment whose owner's lock is held is never adopted, however old: its owner
+// lives and merges it itself, and a second writer merging it at the same time would publish
+// its rows twice. Segments of a build that did not name owners, or on a system without file
+// locks, keep the age rule.
 
 // ownerPrefix and ownerSuffix name a writer's owner file in staging: owner-<id>.lock.
 const ownerPrefix, ownerSuffix = "owner-", ".lock"
@@ -23,6 +25,9 @@ const ownerPrefix, ownerSuffix = "owner-", ".lock"
 // errNoFileLocks is what lockFile returns where the system has no advisory file locks
 // (filelock_other.go): segments then keep the age rule alone.
 var errNoFileLocks = errors.New("file locks are not supported here")
+
+// errLocked is what lockFile returns while another open file holds the lock.
+var errLocked = errors.New("locked by another open file")
 
 // ownerSep separates a segment's own id from its owner's in its name: segment-<id>_<owner>.
 const ownerSep = "_"
@@ -82,42 +87,59 @@ func ownerOf(segmentName string) string {
 	return owner
 }
 
-// goneOwners tells, for the owners it is asked about, whether their process is gone: their
-// owner file exists and its lock can be taken. It keeps those locks (so that the owner file
-// cannot be taken over meanwhile) until close, which removes the files of the gone owners.
+// ownerState is what an owner's lock tells of its process.
+type ownerState int
+
+const (
+	ownerUnknown ownerState = iota // no owner named, no owner file, or no file locks here
+	ownerAlive                     // its lock is held
+	ownerGone                      // its lock could be taken
+)
+
+// goneOwners tells, for the owners it is asked about, whether their process is alive or gone.
+// It keeps the locks of the gone ones (so that an owner file cannot be taken over meanwhile)
+// until close, which removes their files.
 type goneOwners struct {
 	staging string
-	checked map[string]*os.File // owner → its locked file when gone, nil when alive or unknown
+	checked map[string]checkedOwner
 }
 
-func (g *goneOwners) gone(owner string) bool {
+type checkedOwner struct {
+	state ownerState
+	file  *os.File // locked, when gone
+}
+
+func (g *goneOwners) state(owner string) ownerState {
 	if owner == "" {
-		return false
+		return ownerUnknown
 	}
-	if f, ok := g.checked[owner]; ok {
-		return f != nil
+	if c, ok := g.checked[owner]; ok {
+		return c.state
 	}
+	c := checkedOwner{state: ownerUnknown}
 	f, err := os.OpenFile(filepath.Join(g.staging, ownerPrefix+owner+ownerSuffix), os.O_RDWR, 0)
-	if err != nil { // no owner file: nothing tells whether its writer lives
-		g.checked[owner] = nil
-		return false
+	if err == nil { // without an owner file nothing tells whether its writer lives
+		switch err := lockFile(f); {
+		case err == nil:
+			c = checkedOwner{state: ownerGone, file: f}
+		case errors.Is(err, errLocked):
+			c.state = ownerAlive
+		}
+		if c.file == nil {
+			f.Close()
+		}
 	}
-	if lockFile(f) != nil { // alive (or no locks here)
-		f.Close()
-		g.checked[owner] = nil
-		return false
-	}
-	g.checked[owner] = f
-	return true
+	g.checked[owner] = c
+	return c.state
 }
 
 // close removes the owner files of the gone owners (their segments are adopted or claimed by
 // another writer) and releases their locks.
 func (g *goneOwners) close() {
-	for _, f := range g.checked {
-		if f != nil {
-			os.Remove(f.Name())
-			f.Close()
+	for _, c := range g.checked {
+		if c.file != nil {
+			os.Remove(c.file.Name())
+			c.file.Close()
 		}
 	}
 }

@@ -443,12 +443,13 @@ func (w *Writer) mergeInto(b *batch, dataset, dt string, sources []mergeSource, 
 // adoptSegments takes over the committed segments in staging that no writer has merged and that
 // were left by a process that is gone (their owner's lock can be taken, segment_owner.go) or,
 // when that cannot be told, were committed before staleBefore (a running writer merges its own
-// within FileMaxAge). Several collectors may share a staging directory, so a segment is claimed
-// by renaming it to a new name first; only one claimant's rename succeeds, and no row is merged
-// twice. A segment that a committed merge's journal names is not adopted (mergedSegments).
-// Only the journals committed when staging is listed are seen: a live writer whose own segment
-// is older than staleBefore may commit a merge of it after that; excluding this would need the
-// merging writer to claim its segments first, which it does not.
+// within FileMaxAge). The segments of a live owner (its lock is held) are never taken: it
+// merges them itself. Several collectors may share a staging directory, so a segment is
+// claimed by renaming it to a new name first; only one claimant's rename succeeds, and no row
+// is merged twice. A segment that a committed merge's journal names is not adopted
+// (mergedSegments). Where the owner cannot be told (a segment of a build that named none, a
+// system without file locks), only the journals committed when staging is listed are seen: a
+// live writer whose own segment is older than staleBefore may commit a merge of it after that.
 func (w *Writer) adoptSegments(staleBefore time.Time) error {
 	entries, err := os.ReadDir(w.cfg.Staging)
 	if err != nil {
@@ -466,13 +467,18 @@ func (w *Writer) adoptSegments(staleBefore time.Time) error {
 	w.mu.Unlock()
 	var adopted []segment
 	var errs []error
-	owners := &goneOwners{staging: w.cfg.Staging, checked: map[string]*os.File{}}
+	owners := &goneOwners{staging: w.cfg.Staging, checked: map[string]checkedOwner{}}
 	defer owners.close()
 	for _, entry := range entries {
 		if !entry.IsDir() || !strings.HasPrefix(entry.Name(), segmentPrefix) || known[entry.Name()] || merged[entry.Name()] {
 			continue
 		}
-		if owner := ownerOf(entry.Name()); w.owner != nil && owner == w.owner.id || !owners.gone(owner) {
+		owner := ownerOf(entry.Name())
+		mine := w.owner != nil && owner == w.owner.id
+		switch state := owners.state(owner); {
+		case !mine && state == ownerAlive:
+			continue // its writer merges it
+		case mine || state != ownerGone:
 			if info, err := entry.Info(); err != nil || info.ModTime().After(staleBefore) {
 				continue
 			}

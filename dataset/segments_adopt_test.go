@@ -2,6 +2,8 @@ package dataset_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -52,4 +54,35 @@ func TestSegmentsOfACommittedMergeAreNotAdoptedAgain(t *testing.T) {
 	}
 	assert.Equal(t, 16, steps)
 	assert.Empty(t, tree(t, StagingOf(a)))
+}
+
+// A live writer's segment that is older than the stale age (a quiet collector with a long
+// file_max_age, or one that could not merge for a while) is still its own: another writer
+// sharing the staging directory that adopted it would merge it while its owner does, and the
+// rows would be published twice. Only segments whose owner cannot be told alive or gone keep the
+// age rule.
+func TestALiveWritersOldSegmentsAreNotAdopted(t *testing.T) {
+	live := newSegmentWriter(t, 1000)
+	want := writeBatches(t, live, 2)
+	old := time.Now().Add(-time.Hour)
+	for _, s := range stagedDirs(t, StagingOf(live), SegmentPrefix) {
+		require.NoError(t, os.Chtimes(filepath.Join(StagingOf(live), s), old, old))
+	}
+
+	other, err := NewWriter(ConfigOf(live))
+	require.NoError(t, err)
+	_, err = other.Recover(time.Now().Add(-15 * time.Minute))
+	require.NoError(t, err)
+	res, err := other.Flush(true)
+	require.NoError(t, err)
+	assert.Empty(t, res.Files, "the live writer's segments are left to it")
+
+	res, err = live.Flush(true)
+	require.NoError(t, err)
+	assert.NotEmpty(t, res.Files)
+	byID, _ := publishedRows(t, live.Root())
+	assert.Len(t, byID, len(want))
+	for id := range want {
+		assert.Equal(t, 1, byID[id], "case %s: one row", id)
+	}
 }

@@ -184,6 +184,7 @@ func TestAMergeInterruptedByACrashIsFinishedOnRestartWithoutDuplicates(t *testin
 func TestSegmentsOfACrashedWriterAreAdoptedOnceStale(t *testing.T) {
 	crashed := newSegmentWriter(t, 1000)
 	want := writeBatches(t, crashed, 2) // then the process dies: no Flush
+	ForgetOwner(crashed)                // and nothing tells it is gone: the age rule
 
 	running, err := NewWriter(ConfigOf(crashed))
 	require.NoError(t, err)
@@ -215,6 +216,7 @@ func TestSegmentsOfACrashedWriterAreAdoptedOnceStale(t *testing.T) {
 func TestSegmentsAreMergedAfterFileMaxAgeIsTurnedOff(t *testing.T) {
 	crashed := newSegmentWriter(t, 1000)
 	writeBatches(t, crashed, 1)
+	ReleaseOwner(crashed) // the process is gone
 	cfg := ConfigOf(crashed)
 	cfg.FileMaxAge = 0
 	w, err := NewWriter(cfg)
