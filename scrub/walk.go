@@ -296,36 +296,42 @@ func (s *Scrubber) Traces(td ptrace.Traces, r *Report) {
 	if s == nil {
 		return
 	}
+	walkTraces(td, func(v string) string { return s.Text(v, r) }, func(m pcommon.Map) { s.Map(m, r) })
+}
+
+// walkTraces passes every field of td that Traces scrubs to text (strings, set to what it
+// returns) or to attrs (attribute maps).
+func walkTraces(td ptrace.Traces, text func(string) string, attrs func(pcommon.Map)) {
 	for i := 0; i < td.ResourceSpans().Len(); i++ {
 		rs := td.ResourceSpans().At(i)
-		s.Map(rs.Resource().Attributes(), r)
-		rs.SetSchemaUrl(s.Text(rs.SchemaUrl(), r))
+		attrs(rs.Resource().Attributes())
+		rs.SetSchemaUrl(text(rs.SchemaUrl()))
 		for j := 0; j < rs.ScopeSpans().Len(); j++ {
 			ss := rs.ScopeSpans().At(j)
-			s.scope(ss.Scope(), r)
-			ss.SetSchemaUrl(s.Text(ss.SchemaUrl(), r))
+			walkScope(ss.Scope(), text, attrs)
+			ss.SetSchemaUrl(text(ss.SchemaUrl()))
 			for k := 0; k < ss.Spans().Len(); k++ {
 				sp := ss.Spans().At(k)
-				s.Map(sp.Attributes(), r)
-				sp.SetName(s.Text(sp.Name(), r))
-				sp.Status().SetMessage(s.Text(sp.Status().Message(), r))
+				attrs(sp.Attributes())
+				sp.SetName(text(sp.Name()))
+				sp.Status().SetMessage(text(sp.Status().Message()))
 				for e := 0; e < sp.Events().Len(); e++ {
 					ev := sp.Events().At(e)
-					ev.SetName(s.Text(ev.Name(), r))
-					s.Map(ev.Attributes(), r)
+					ev.SetName(text(ev.Name()))
+					attrs(ev.Attributes())
 				}
 				for l := 0; l < sp.Links().Len(); l++ {
-					s.Map(sp.Links().At(l).Attributes(), r)
+					attrs(sp.Links().At(l).Attributes())
 				}
 			}
 		}
 	}
 }
 
-func (s *Scrubber) scope(sc pcommon.InstrumentationScope, r *Report) {
-	sc.SetName(s.Text(sc.Name(), r))
-	sc.SetVersion(s.Text(sc.Version(), r))
-	s.Map(sc.Attributes(), r)
+func walkScope(sc pcommon.InstrumentationScope, text func(string) string, attrs func(pcommon.Map)) {
+	sc.SetName(text(sc.Name()))
+	sc.SetVersion(text(sc.Version()))
+	attrs(sc.Attributes())
 }
 
 // Logs scrubs log records in place: resource and scope (name, version, attributes, schema URL),
@@ -334,20 +340,25 @@ func (s *Scrubber) Logs(ld plog.Logs, r *Report) {
 	if s == nil {
 		return
 	}
+	walkLogs(ld, func(v string) string { return s.Text(v, r) }, func(m pcommon.Map) { s.Map(m, r) }, func(v pcommon.Value) { s.Value(v, r) })
+}
+
+// walkLogs is walkTraces for the fields of ld that Logs scrubs; body gets the records' bodies.
+func walkLogs(ld plog.Logs, text func(string) string, attrs func(pcommon.Map), body func(pcommon.Value)) {
 	for i := 0; i < ld.ResourceLogs().Len(); i++ {
 		rl := ld.ResourceLogs().At(i)
-		s.Map(rl.Resource().Attributes(), r)
-		rl.SetSchemaUrl(s.Text(rl.SchemaUrl(), r))
+		attrs(rl.Resource().Attributes())
+		rl.SetSchemaUrl(text(rl.SchemaUrl()))
 		for j := 0; j < rl.ScopeLogs().Len(); j++ {
 			sl := rl.ScopeLogs().At(j)
-			s.scope(sl.Scope(), r)
-			sl.SetSchemaUrl(s.Text(sl.SchemaUrl(), r))
+			walkScope(sl.Scope(), text, attrs)
+			sl.SetSchemaUrl(text(sl.SchemaUrl()))
 			for k := 0; k < sl.LogRecords().Len(); k++ {
 				lr := sl.LogRecords().At(k)
-				s.Map(lr.Attributes(), r)
-				lr.SetEventName(s.Text(lr.EventName(), r))
-				lr.SetSeverityText(s.Text(lr.SeverityText(), r))
-				s.Value(lr.Body(), r)
+				attrs(lr.Attributes())
+				lr.SetEventName(text(lr.EventName()))
+				lr.SetSeverityText(text(lr.SeverityText()))
+				body(lr.Body())
 			}
 		}
 	}

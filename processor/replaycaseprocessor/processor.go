@@ -206,7 +206,8 @@ func (p *caseProcessor) ConsumeTraces(ctx context.Context, td ptrace.Traces) err
 	for _, c := range chunks {
 		c.fromKafka = kafka
 	}
-	// Stored as received, before sanitizing, so that a restore repairs and flags the same way.
+	p.scrubTraceChunks(chunks) // before anything stores or holds them (scrub_intake.go)
+	// Stored before sanitizing, so that a restore repairs and flags the same way.
 	if err := p.wal.writeTraces(ctx, chunks); err != nil {
 		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(td.SpanCount()), signalTraces)
 		return err
@@ -257,6 +258,7 @@ func (p *caseProcessor) joinLogs(ctx context.Context, ld plog.Logs) error {
 	for _, c := range chunks {
 		c.fromKafka = kafka
 	}
+	p.scrubLogChunks(chunks)
 	if err := p.wal.writeLogs(ctx, chunks); err != nil {
 		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(ld.LogRecordCount()), signalLogs)
 		return err

@@ -33,11 +33,12 @@ const (
 // runCase.
 func (p *caseProcessor) buildCase(ctx context.Context, cl closing, run runTelemetry) (*replaycase.Case, runOutcome) {
 	b := cl.buf
-	// Scrub before anything is read from the telemetry: the case, its raw spans and a trace
-	// passed on unchanged all come from the scrubbed copy.
+	// The telemetry was scrubbed as it arrived (scrub_intake.go): the case, its raw spans and a
+	// trace passed on unchanged all come from the scrubbed copy, and its placeholders are what
+	// the case counts as masked.
 	var scrubbed scrub.Report
-	p.scrubber.Traces(run.spans, &scrubbed)
-	p.scrubber.Logs(run.events, &scrubbed)
+	p.scrubber.CountTraces(run.spans, &scrubbed)
+	p.scrubber.CountLogs(run.events, &scrubbed)
 	c, findings, genAI := normalize.Build(run.spans, run.events)
 	if !genAI && !eventsOfASplit(b) {
 		return nil, runNotGenAI

@@ -304,6 +304,7 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 			for _, c := range chunks {
 				c.walKeys, c.fromKafka = []string{r.key}, r.fromKafka
 			}
+			p.scrubTraceChunks(chunks) // an earlier version stored them unscrubbed
 			if chunks = p.leaveOutSent(chunks); len(chunks) == 0 {
 				p.wal.release(ctx, []string{r.key}) // every span of it was sent
 				continue
@@ -320,6 +321,7 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 			for _, c := range chunks {
 				c.walKeys, c.fromKafka = []string{r.key}, r.fromKafka
 			}
+			p.scrubLogChunks(chunks)
 			p.bufferLogs(chunks)
 		}
 		p.drainIfDue(ctx)
