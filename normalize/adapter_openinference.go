@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -65,7 +66,7 @@ func openInference(in *spanInput, b *stepBuilder) bool {
 		r := b.retrieval()
 		setStr(&r.Query, getStr(a, "input.value"))
 		if r.Documents == nil {
-			r.Documents = openInferenceDocuments(a, "retrieval.documents.")
+			r.Documents = openInferenceDocuments(a, "retrieval.documents.", b)
 		}
 	case "RERANKER":
 		r := b.retrieval()
@@ -73,7 +74,7 @@ func openInference(in *spanInput, b *stepBuilder) bool {
 		b.setInt(&r.TopK, a, "reranker.top_k")
 		setStr(&b.Step.ModelConfig.RequestModel, getStr(a, "reranker.model_name"))
 		if r.Documents == nil {
-			r.Documents = openInferenceDocuments(a, "reranker.output_documents.")
+			r.Documents = openInferenceDocuments(a, "reranker.output_documents.", b)
 		}
 	}
 	return true
@@ -141,6 +142,8 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	b.setUsage(&u.ReasoningOutputTokens, a, "llm.token_count.completion_details.reasoning")
 	if *u == (replaycase.Usage{}) {
 		*u = b.responseUsage(responseBody, "output.value usage")
+	} else if mapStr(responseBody, "type") == "message" && u.CacheReadInputTokens == 0 && u.CacheWriteInputTokens == 0 {
+		anthropicPromptWithCache(u, b.responseUsage(responseBody, "output.value usage"))
 	}
 	if *u == (replaycase.Usage{}) {
 		*u = response.Usage // Chat Completions
@@ -200,7 +203,7 @@ func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 	return out
 }
 
-func openInferenceDocuments(a pcommon.Map, prefix string) []replaycase.Document {
+func openInferenceDocuments(a pcommon.Map, prefix string, b *stepBuilder) []replaycase.Document {
 	var docs []replaycase.Document
 	for _, item := range indexed(a, prefix) {
 		d := replaycase.Document{}
@@ -211,9 +214,7 @@ func openInferenceDocuments(a pcommon.Map, prefix string) []replaycase.Document 
 			d.Content = v.AsString()
 		}
 		if v, ok := item.get("document.score"); ok {
-			if f, ok := toFloat(v.AsRaw()); ok {
-				d.Score = &f
-			}
+			d.Score = b.score(fmt.Sprintf("%s%d.document.score", prefix, item[0].index), v.AsRaw())
 		}
 		docs = append(docs, d)
 	}
@@ -329,4 +330,23 @@ func openInferenceRequest(a pcommon.Map, b *stepBuilder, withTools bool) OpenAIR
 		return OpenAIRequest{} // the parser above refused this very text
 	}
 	return ParseOpenAIRequest(body)
+}
+
+// anthropicPromptWithCache corrects u, read from llm.token_count.*, with body, the usage of the
+// Anthropic Messages response recorded beside it. OpenInference's JS Anthropic instrumentation
+// (0.2.8) writes llm.token_count.prompt = usage.input_tokens, which in Anthropic's terms leaves
+// the cached tokens out, and no prompt_details: read as recorded, the cached part of the prompt
+// would be neither counted nor priced, and the call would disagree with the Anthropic SDK's own
+// span of it (folded by its token counts). Only that pattern is corrected: a prompt count that
+// already includes the cache (body.InputTokens) is left alone.
+func anthropicPromptWithCache(u *replaycase.Usage, body replaycase.Usage) {
+	cached := body.CacheReadInputTokens + body.CacheWriteInputTokens
+	if cached <= 0 || body.InputTokens < cached || u.InputTokens != body.InputTokens-cached {
+		return
+	}
+	recordedTotal := u.TotalTokens == u.InputTokens+u.OutputTokens // the instrumentation's sum, not a count of its own
+	u.InputTokens, u.CacheReadInputTokens, u.CacheWriteInputTokens = body.InputTokens, body.CacheReadInputTokens, body.CacheWriteInputTokens
+	if recordedTotal {
+		u.TotalTokens = u.InputTokens + u.OutputTokens
+	}
 }

@@ -196,8 +196,11 @@ func vectorStoreRetrieval(in *spanInput, b *stepBuilder) {
 		}
 		ea := ev.Attributes()
 		d := replaycase.Document{ID: getStr(ea, prefix+"id"), Content: getStr(ea, prefix+"document", prefix+"entity")}
-		if f, ok := getFloat(ea, prefix+"score", prefix+"distance"); ok {
-			d.Score = &f
+		for _, k := range []string{prefix + "score", prefix + "distance"} {
+			if v, ok := ea.Get(k); ok {
+				d.Score = b.score(ev.Name()+" "+k, v.AsRaw())
+				break
+			}
 		}
 		r.Documents = append(r.Documents, d)
 	}

@@ -107,7 +107,7 @@ func readSemconvAttributes(a pcommon.Map, b *stepBuilder, where string) {
 		setStr(&r.Query, getStr(a, "gen_ai.retrieval.query.text"))
 		b.setInt(&r.TopK, a, "gen_ai.retrieval.top_k", "gen_ai.request.top_k")
 		if v, ok := a.Get("gen_ai.retrieval.documents"); ok && r.Documents == nil {
-			docs, err := retrievalDocuments(v)
+			docs, err := retrievalDocuments(v, b)
 			if err != nil {
 				b.problem(where+"gen_ai.retrieval.documents", err)
 			}
@@ -172,7 +172,7 @@ func readContent(a pcommon.Map, b *stepBuilder, where string) {
 }
 
 // retrievalDocuments reads gen_ai.retrieval.documents: [{id, score, content?, …}].
-func retrievalDocuments(v pcommon.Value) ([]replaycase.Document, error) {
+func retrievalDocuments(v pcommon.Value, b *stepBuilder) ([]replaycase.Document, error) {
 	raw, err := decodeAny(v, true)
 	if err != nil {
 		return nil, err
@@ -188,9 +188,7 @@ func retrievalDocuments(v pcommon.Value) ([]replaycase.Document, error) {
 			return docs, fmt.Errorf("document %d: want an object, got %T", i, item)
 		}
 		d := replaycase.Document{ID: mapStr(m, "id"), Content: mapStr(m, "content", "text")}
-		if f, ok := toFloat(m["score"]); ok {
-			d.Score = &f
-		}
+		d.Score = b.score(fmt.Sprintf("gen_ai.retrieval.documents[%d].score", i), m["score"])
 		docs = append(docs, d)
 	}
 	return docs, nil

@@ -105,7 +105,7 @@ func evaluation(ev genAIEvent) (replaycase.Evaluation, *replaycase.Reason) {
 	if !ok || raw == nil {
 		return e, nil
 	}
-	if v, ok := toFloat(raw); ok && !math.IsNaN(v) {
+	if v, ok := toFloat(raw); ok && !math.IsNaN(v) && !math.IsInf(v, 0) { // neither survives JSON
 		e.ScoreValue = &v
 		return e, nil
 	}

@@ -92,8 +92,11 @@ func vercelAI(in *spanInput, b *stepBuilder) bool {
 	b.setUsage(&u.InputTokens, a, "ai.usage.inputTokens", "ai.usage.promptTokens", "ai.usage.tokens")
 	b.setUsage(&u.OutputTokens, a, "ai.usage.outputTokens", "ai.usage.completionTokens")
 	b.setUsage(&u.TotalTokens, a, "ai.usage.totalTokens")
-	b.setUsage(&u.ReasoningOutputTokens, a, "ai.usage.reasoningTokens")
-	b.setUsage(&u.CacheReadInputTokens, a, "ai.usage.cachedInputTokens")
+	b.setUsage(&u.ReasoningOutputTokens, a, "ai.usage.reasoningTokens", "ai.usage.outputTokenDetails.reasoningTokens")
+	b.setUsage(&u.CacheReadInputTokens, a, "ai.usage.cachedInputTokens", "ai.usage.inputTokenDetails.cacheReadTokens")
+	// v6 counts cache writes in ai.usage.inputTokens (the total, cache included) and names them
+	// only here: unread, they would be priced as plain input.
+	b.setUsage(&u.CacheWriteInputTokens, a, "ai.usage.inputTokenDetails.cacheWriteTokens")
 	return true
 }
 

@@ -17,18 +17,6 @@ func getStr(a pcommon.Map, keys ...string) string {
 	return ""
 }
 
-// getFloat reads a number that may have been written as a double, an int or a string.
-func getFloat(a pcommon.Map, keys ...string) (float64, bool) {
-	for _, k := range keys {
-		if v, ok := a.Get(k); ok {
-			if f, ok := toFloat(v.AsRaw()); ok {
-				return f, true
-			}
-		}
-	}
-	return 0, false
-}
-
 // getStrings reads a string list written as an array, a JSON array string, or one string.
 func getStrings(a pcommon.Map, key string) []string {
 	v, ok := a.Get(key)

@@ -256,7 +256,7 @@ func stepBefore(a, b *replaycase.Step) bool {
 }
 
 // pickRoot chooses the case root among the parentless spans: an agent span if there is one,
-// else the earliest.
+// else the earliest (of equal start times, the smallest span id).
 func pickRoot(roots []pdatawalk.Span, steps []normalized) *pdatawalk.Span {
 	if len(roots) == 0 {
 		return nil
@@ -271,7 +271,12 @@ func pickRoot(roots []pdatawalk.Span, steps []normalized) *pdatawalk.Span {
 	for i, r := range roots {
 		b := roots[best].Span
 		bi, ri := agents[b.SpanID().String()], agents[r.Span.SpanID().String()]
-		if (ri && !bi) || (ri == bi && r.Span.StartTimestamp() < b.StartTimestamp()) {
+		// Equal start times fall to the smaller span id: the root anchors the case id, which
+		// must not depend on the order the spans arrived in.
+		rid, bid := r.Span.SpanID(), b.SpanID()
+		earlier := r.Span.StartTimestamp() < b.StartTimestamp() ||
+			(r.Span.StartTimestamp() == b.StartTimestamp() && bytes.Compare(rid[:], bid[:]) < 0)
+		if (ri && !bi) || (ri == bi && earlier) {
 			best = i
 		}
 	}

@@ -7,6 +7,9 @@
 package normalize
 
 import (
+	"fmt"
+	"math"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -16,7 +19,7 @@ import (
 
 // adapterVersion changes whenever a change to an adapter can change the case built from the
 // same telemetry. It is recorded in every case.
-const adapterVersion = "reprise-normalize/4"
+const adapterVersion = "reprise-normalize/5"
 
 // Convention names recorded in provenance.conventions and steps[].conventions.
 const (
@@ -109,7 +112,12 @@ func normalizeSpan(in *spanInput, b *stepBuilder) (n normalized, ok bool) {
 		b.Step.InputMessages = responsesItems(b.Step.InputMessages)
 	}
 	if u := &b.Step.Usage; u.TotalTokens == 0 {
-		u.TotalTokens = u.InputTokens + u.OutputTokens
+		// Counts checkRanges let through are non-negative; a sum past int64 would wrap negative.
+		if u.InputTokens > math.MaxInt64-u.OutputTokens {
+			b.invalid(replaycase.ReasonInvalidUsage, fmt.Sprintf("input_tokens %d + output_tokens %d overflow a token count", u.InputTokens, u.OutputTokens))
+		} else {
+			u.TotalTokens = u.InputTokens + u.OutputTokens
+		}
 	}
 	if tc := b.Step.ToolCall; tc != nil && b.Step.Status == replaycase.StepError {
 		tc.Error = b.Step.Error

@@ -116,3 +116,25 @@ func spanTimes(sp ptrace.Span, report func(code, detail string)) (start, end tim
 	}
 	return start, end
 }
+
+// score reads a retrieval document's relevance score, recorded at where: a finite number, else
+// nil and a finding. A NaN or ±Inf (which an OTLP double or a "NaN" string can carry) would not
+// survive the case's JSON, and a score that is no number must not vanish in silence.
+func (b *stepBuilder) score(where string, raw any) *float64 {
+	if raw == nil || raw == "" {
+		return nil
+	}
+	if f, ok := toFloat(raw); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
+		return &f
+	}
+	shown := text(raw)
+	if len(shown) > 64 {
+		shown = shown[:64] + "…"
+	}
+	if _, ok := raw.(string); ok {
+		shown = fmt.Sprintf("%q", shown)
+	}
+	b.Findings = append(b.Findings, replaycase.Reason{Code: replaycase.ReasonUnparseableContent,
+		Detail: fmt.Sprintf("%s is %s, not a finite number", where, shown), SpanID: b.spanID})
+	return nil
+}
