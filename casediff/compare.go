@@ -99,8 +99,8 @@ func documentChange(a, b []string) string {
 
 func toolCalls(a, b []replaycase.ToolCall) []Finding {
 	equal := func(i, j int) bool {
-		return a[i].Name == b[j].Name && reflect.DeepEqual(jsonValue(a[i].Arguments), jsonValue(b[j].Arguments)) &&
-			reflect.DeepEqual(jsonValue(a[i].Result), jsonValue(b[j].Result)) && a[i].Error == b[j].Error
+		return a[i].Name == b[j].Name && equalValues(jsonValue(a[i].Arguments), jsonValue(b[j].Arguments)) &&
+			equalValues(jsonValue(a[i].Result), jsonValue(b[j].Result)) && a[i].Error == b[j].Error
 	}
 	sameTool := func(i, j int) bool { return a[i].Name == b[j].Name }
 	var out []Finding

@@ -149,3 +149,18 @@ func TestAlign(t *testing.T) {
 		assert.Equal(t, c.want, align(len(c.a), len(c.b), eq(c.a, c.b), c.similar), "%s → %s", c.a, c.b)
 	}
 }
+
+// Tool arguments are compared as JSON values: integers beyond 2^53 (account, order and
+// message ids) must not collapse into one float64 and hide a changed argument.
+func TestLargeIntegersInToolArgumentsDiffer(t *testing.T) {
+	a := &replaycase.Case{ToolCalls: []replaycase.ToolCall{{Name: "refund", Arguments: `{"order_id":9007199254740993,"amount":1.0}`}}}
+	b := &replaycase.Case{ToolCalls: []replaycase.ToolCall{{Name: "refund", Arguments: `{"order_id":9007199254740992,"amount":1}`}}}
+	r := Compare(a, b)
+	require.Len(t, r.Findings, 1, "%+v", r.Findings)
+	assert.Equal(t, ToolArgsChanged, r.Findings[0].Type)
+	assert.Equal(t, "tool_calls[0].arguments.order_id", r.Findings[0].PathA)
+	var js bytes.Buffer
+	require.NoError(t, WriteJSON(&js, r))
+	assert.Contains(t, js.String(), `"before": 9007199254740993`, "the recorded value as written")
+	assert.Empty(t, Compare(a, a).Findings)
+}

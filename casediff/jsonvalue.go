@@ -3,8 +3,11 @@ package casediff
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"math/big"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -15,13 +18,44 @@ type valueChange struct {
 }
 
 // jsonValue reads text as a JSON value; text that is not JSON stays a string, so arguments
-// recorded as plain text still compare.
+// recorded as plain text still compare. Numbers stay json.Number, as written: decoded into
+// float64, integers beyond 2^53 (ids) collapse and a changed one compares equal.
 func jsonValue(text string) any {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
 	var v any
-	if err := json.Unmarshal([]byte(text), &v); err == nil {
-		return v
+	if err := dec.Decode(&v); err == nil {
+		if _, err := dec.Token(); err == io.EOF { // one value and nothing after it, as json.Unmarshal requires
+			return v
+		}
 	}
 	return strings.TrimSpace(text)
+}
+
+// equalValues reports whether two JSON values are the same.
+func equalValues(a, b any) bool { return len(diffValues("", a, b)) == 0 }
+
+// sameLeaf compares two values that are not objects or arrays; numbers by value, so 1 and 1.0
+// are the same number and 9007199254740993 and 9007199254740992 are not.
+func sameLeaf(a, b any) bool {
+	na, okA := a.(json.Number)
+	nb, okB := b.(json.Number)
+	if !okA || !okB {
+		return reflect.DeepEqual(a, b)
+	}
+	if na == nb {
+		return true
+	}
+	// Integers exactly, whatever their size (big.Int, not big.Rat: "1e999999999" would make
+	// big.Rat build a billion-digit number); other numbers as float64, as before.
+	ia, okA := new(big.Int).SetString(string(na), 10)
+	ib, okB := new(big.Int).SetString(string(nb), 10)
+	if okA && okB {
+		return ia.Cmp(ib) == 0
+	}
+	fa, errA := strconv.ParseFloat(string(na), 64)
+	fb, errB := strconv.ParseFloat(string(nb), 64)
+	return errA == nil && errB == nil && fa == fb
 }
 
 // diffValues lists where b differs from a, as JSON paths below path (".key", "[i]"). Objects are
@@ -68,7 +102,7 @@ func diffValues(path string, a, b any) []valueChange {
 		}
 		return out
 	}
-	if reflect.DeepEqual(a, b) {
+	if sameLeaf(a, b) {
 		return nil
 	}
 	return []valueChange{{Path: path, Before: a, After: b}}

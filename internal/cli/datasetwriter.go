@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -8,22 +9,37 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
-// writeCases adds cases to the dataset at root through the dataset package's writer (atomic
-// publish, the same files the exporter writes), staging next to root as the exporter does
-// by default.
-func writeCases(root string, cases []*replaycase.Case) error {
+// writeNewCases adds to the dataset at root the cases whose ids it does not hold yet (each id
+// once), through the dataset package's writer (atomic publish, the same files the exporter
+// writes), staging next to root as the exporter does by default. It returns the cases added.
+func writeNewCases(root string, cases []*replaycase.Case) ([]*replaycase.Case, error) {
 	w, err := dataset.NewWriter(dataset.WriterConfig{
 		Root: root, Staging: root + ".staging", Compression: "zstd", MaxRowsPerFile: 100_000, RowGroupRows: 5_000,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// Batches a crashed collector or command committed are published before ours.
+	// Batches a crashed collector or command committed are published before ours, and before
+	// the ids present are read: a case of an interrupted earlier import is then present, not
+	// written a second time.
 	if _, err := w.Recover(time.Now().Add(-15 * time.Minute)); err != nil {
-		return fmt.Errorf("recovering %s: %w", root, err)
+		return nil, errors.Join(fmt.Errorf("recovering %s: %w", root, err), w.Close())
 	}
-	if _, err := w.Write(cases); err != nil {
-		return err
+	present, err := caseIDsIn(root)
+	if err != nil {
+		return nil, errors.Join(err, w.Close())
 	}
-	return w.Close()
+	var add []*replaycase.Case
+	for _, c := range cases {
+		if !present[c.CaseID] {
+			present[c.CaseID] = true
+			add = append(add, c)
+		}
+	}
+	if len(add) > 0 {
+		if _, err := w.Write(add); err != nil {
+			return nil, errors.Join(err, w.Close())
+		}
+	}
+	return add, w.Close()
 }

@@ -107,6 +107,10 @@ func resourceAttributes(caseID string) string {
 	return link
 }
 
+// commandWaitDelay is how long a run waits for COMMAND's output once COMMAND has exited or
+// been killed at --timeout.
+const commandWaitDelay = 5 * time.Second
+
 // replayCase runs COMMAND once against a replay of c and judges the run it emits.
 func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.Case) (r caseResult) {
 	start := time.Now()
@@ -166,6 +170,10 @@ func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.
 	)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Killing COMMAND on --timeout does not kill its children (the agent a shell started),
+	// which keep the output pipes open: without a bound, Run waits for them and --timeout
+	// bounds nothing. After WaitDelay the pipes are closed and Run returns.
+	cmd.WaitDelay = commandWaitDelay
 	runErr := cmd.Run()
 	stopCollector() // flushes the open run into the exporter
 	r.Stdout, r.Stderr = tail(stdout.String()), tail(stderr.String())
@@ -178,6 +186,8 @@ func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.
 		return r
 	case errors.As(runErr, &exitErr):
 		r.ExitCode = exitErr.ExitCode()
+	case errors.Is(runErr, exec.ErrWaitDelay):
+		return fail(fmt.Errorf("%s exited, but a process it started still held its output open %s later", o.command[0], commandWaitDelay))
 	default:
 		return fail(fmt.Errorf("running %s: %w", o.command[0], runErr))
 	}

@@ -26,23 +26,14 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "reprise import:", err)
 		return ExitError
 	}
-	present, err := caseIDsIn(*root)
+	all := make([]*replaycase.Case, len(rows))
+	for i := range rows {
+		all[i] = &rows[i]
+	}
+	add, err := writeNewCases(*root, all)
 	if err != nil {
 		fmt.Fprintln(stderr, "reprise import:", err)
 		return ExitError
-	}
-	var add []*replaycase.Case
-	for i := range rows {
-		if id := rows[i].CaseID; !present[id] {
-			present[id] = true
-			add = append(add, &rows[i])
-		}
-	}
-	if len(add) > 0 {
-		if err := writeCases(*root, add); err != nil {
-			fmt.Fprintln(stderr, "reprise import:", err)
-			return ExitError
-		}
 	}
 	fmt.Fprintf(stdout, "imported %d cases into %s; %d were already there\n", len(add), *root, len(rows)-len(add))
 	return ExitOK

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -23,7 +24,15 @@ type selection struct {
 func (s *selection) register(fs *flag.FlagSet, defaultStatus string) {
 	fs.StringVar(&s.status, "status", defaultStatus, "accepted, quarantined or all")
 	fs.StringVar(&s.agent, "agent", "", "only cases of this agent name")
-	fs.Func("case", "only this case id (repeatable)", func(v string) error { s.ids = append(s.ids, v); return nil })
+	fs.Func("case", "only this case id (repeatable)", func(v string) error {
+		// An empty id is a prefix of every id: it would select the whole dataset (e.g. --case
+		// "$id" after a command that printed nothing).
+		if strings.TrimSpace(v) == "" {
+			return errors.New("empty case id")
+		}
+		s.ids = append(s.ids, v)
+		return nil
+	})
 	fs.Func("metadata", "only cases whose metadata KEY=VALUE (repeatable)", func(v string) error {
 		k, val, ok := strings.Cut(v, "=")
 		if !ok {

@@ -71,14 +71,9 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 }
 
 func writeDerived(c *replaycase.Case, root string, stdout io.Writer) error {
-	present, err := caseIDsIn(root)
-	if err != nil {
+	// The same edit of the same case is the same case: written once.
+	if _, err := writeNewCases(root, []*replaycase.Case{c}); err != nil {
 		return err
-	}
-	if !present[c.CaseID] { // the same edit of the same case is the same case: written once
-		if err := writeCases(root, []*replaycase.Case{c}); err != nil {
-			return err
-		}
 	}
 	fmt.Fprintf(stdout, "%s\n", c.CaseID)
 	return nil

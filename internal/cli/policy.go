@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -47,7 +50,11 @@ func loadPolicy(file string) (Policy, error) {
 	if err != nil {
 		return p, err
 	}
-	if err := yaml.Unmarshal(b, &p); err != nil {
+	// Unknown keys are errors: a misspelt key is otherwise dropped, and an allow rule that lost
+	// its "type" that way excuses every finding.
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) { // EOF: an empty file, the default policy
 		return p, fmt.Errorf("policy %s: %w", file, err)
 	}
 	for _, t := range p.FailOn {
@@ -58,6 +65,9 @@ func loadPolicy(file string) (Policy, error) {
 	for i, r := range p.Allow {
 		if r.Type != "" && !knownTypes[r.Type] {
 			return p, fmt.Errorf("policy %s: allow[%d].type: unknown finding type %q", file, i, r.Type)
+		}
+		if r.Type == "" && r.Path == "" && r.Case == "" {
+			return p, fmt.Errorf("policy %s: allow[%d] has no type, path or case: it would excuse every finding", file, i)
 		}
 	}
 	return p, nil

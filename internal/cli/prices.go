@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -55,6 +56,12 @@ func runPricesUpdate(args []string, stdout, stderr io.Writer) int {
 		v = pricing.VersionOf(*from, data)
 	}
 	v = strings.TrimPrefix(v, "sha256:")
+	// The version becomes the installed file's name, from which the processor reads it back:
+	// one like "x/../../y" would be written outside --to, and one the processor cannot read
+	// back would be recorded as a content hash instead.
+	if !installableVersion.MatchString(v) {
+		return usageError(stderr, fs, fmt.Errorf("--version %q: want letters, digits and . + _ - (starting with a letter or digit)", v))
+	}
 	table, err := pricing.Parse(data, v)
 	if err != nil {
 		fmt.Fprintf(stderr, "reprise prices update: %s is not a valid price table, nothing installed:\n%v\n", *from, err)
@@ -71,29 +78,17 @@ func runPricesUpdate(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-// writeAtomic writes data to path through a temporary file in the same directory, so a
-// collector starting meanwhile never reads half a file.
+// installableVersion is a version that names a file in --to: the form pricing.VersionOf reads
+// from genai-prices-<version>.json.
+var installableVersion = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+_-]*$`)
+
+// writeAtomic writes data to path, creating its directory, through a temporary file in the
+// same directory (writeFileAtomic), so a collector starting meanwhile never reads half a file.
 func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".genai-prices-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeFileAtomic(path, data, 0o644)
 }
 
 func runPricesShow(args []string, stdout, stderr io.Writer) int {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -56,7 +55,7 @@ func (r ciReport) write(o *ciOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(out.file, b, 0o644); err != nil {
+		if err := writeFileAtomic(out.file, b, 0o644); err != nil {
 			return err
 		}
 	}
