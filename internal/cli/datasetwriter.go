@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/reprise-dev/reprise/dataset"
@@ -11,8 +12,10 @@ import (
 
 // writeNewCases adds to the dataset at root the cases whose ids it does not hold yet (each id
 // once), through the dataset package's writer (atomic publish, the same files the exporter
-// writes), staging next to root as the exporter does by default. It returns the cases added.
-func writeNewCases(root string, cases []*replaycase.Case) ([]*replaycase.Case, error) {
+// writes), staging next to root as the exporter does by default. It returns the cases added,
+// and says on warn how many of their strings the writer repaired: invalid UTF-8 is stored
+// with U+FFFD in its place, and what was written then differs from what was read.
+func writeNewCases(root string, cases []*replaycase.Case, warn io.Writer) ([]*replaycase.Case, error) {
 	w, err := dataset.NewWriter(dataset.WriterConfig{
 		Root: root, Staging: root + ".staging", Compression: "zstd", MaxRowsPerFile: 100_000, RowGroupRows: 5_000,
 	})
@@ -37,8 +40,12 @@ func writeNewCases(root string, cases []*replaycase.Case) ([]*replaycase.Case, e
 		}
 	}
 	if len(add) > 0 {
-		if _, err := w.Write(add); err != nil {
+		res, err := w.Write(add)
+		if err != nil {
 			return nil, errors.Join(err, w.Close())
+		}
+		if res.RepairedStrings > 0 {
+			fmt.Fprintf(warn, "warning: %d strings of the cases written were not valid UTF-8; each invalid byte sequence was stored as U+FFFD\n", res.RepairedStrings)
 		}
 	}
 	return add, w.Close()

@@ -30,7 +30,7 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	for i := range rows {
 		all[i] = &rows[i]
 	}
-	add, err := writeNewCases(*root, all)
+	add, err := writeNewCases(*root, all, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "reprise import:", err)
 		return ExitError

@@ -60,7 +60,7 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		var derived *replaycase.Case
 		if derived, err = applyMutation(orig, m); err == nil {
-			err = writeDerived(derived, *out, stdout)
+			err = writeDerived(derived, *out, stdout, stderr)
 		}
 	}
 	if err != nil {
@@ -70,9 +70,9 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-func writeDerived(c *replaycase.Case, root string, stdout io.Writer) error {
+func writeDerived(c *replaycase.Case, root string, stdout, stderr io.Writer) error {
 	// The same edit of the same case is the same case: written once.
-	if _, err := writeNewCases(root, []*replaycase.Case{c}); err != nil {
+	if _, err := writeNewCases(root, []*replaycase.Case{c}, stderr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s\n", c.CaseID)

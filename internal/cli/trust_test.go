@@ -183,3 +183,17 @@ func TestImportRetryAfterAnInterruptedPublishAddsEachCaseOnce(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int{cases[0].CaseID: 1, cases[1].CaseID: 1}, rows, "each case once")
 }
+
+// An imported case whose strings are not valid UTF-8 is stored repaired (U+FFFD in place of
+// each invalid sequence): the import says so instead of reporting a plain success.
+func TestImportSaysWhenItRepairedStrings(t *testing.T) {
+	_, cases := fixtureDataset(t, testfixtures.OTelEvents)
+	rows := []dataset.CaseRow{*cases[0]}
+	rows[0].AgentName = "weather\xffbot"
+	file := filepath.Join(t.TempDir(), "export.parquet")
+	require.NoError(t, dataset.WriteCaseFile(file, "zstd", rows))
+	code, out, errOut := run(t, "import", file, "--dataset", filepath.Join(t.TempDir(), "data"))
+	require.Equal(t, ExitOK, code, errOut)
+	assert.Contains(t, out, "imported 1 cases")
+	assert.Contains(t, errOut, "warning: 1 strings of the cases written were not valid UTF-8")
+}
