@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -156,4 +157,30 @@ func TestTotalTokensOverflow(t *testing.T) {
 		codes = append(codes, f.Code)
 	}
 	require.Contains(t, codes, replaycase.ReasonInvalidUsage)
+}
+
+// Token counts past any model call's (a client's, or a corrupt exporter's) are reported and
+// left out: two steps of 2^62 input tokens each summed to a negative case usage.
+func TestTokenCountsPastAnyCallAreReported(t *testing.T) {
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	for i := range 2 {
+		sp := spans.AppendEmpty()
+		sp.SetTraceID([16]byte{5})
+		sp.SetSpanID([8]byte{5, byte(i + 1)})
+		sp.SetName("chat")
+		require.NoError(t, sp.Attributes().FromRaw(map[string]any{"gen_ai.operation.name": "chat",
+			"gen_ai.usage.input_tokens": int64(1) << 62, "gen_ai.usage.output_tokens": 10}))
+	}
+	c, findings, genAI := Build(td, plog.NewLogs())
+	require.True(t, genAI)
+	assert.GreaterOrEqual(t, c.Usage.InputTokens, int64(0))
+	assert.GreaterOrEqual(t, c.Usage.TotalTokens, int64(0))
+	invalid := 0
+	for _, f := range findings {
+		if f.Code == replaycase.ReasonInvalidUsage {
+			invalid++
+		}
+	}
+	assert.Equal(t, 2, invalid, "each step's count is reported")
 }

@@ -62,6 +62,12 @@ func checkNumbers[T any](b *stepBuilder, body map[string]any, where, code string
 	}
 }
 
+// maxTokenCount bounds a step's token counts: 2^40, a thousand billion tokens, far past any
+// model's context or output. Counts past it come from a client or exporter at fault, and they
+// are left out so that the sums of a case's steps (at most 2^23 of them under any span limit)
+// cannot wrap past int64 into a negative usage.
+const maxTokenCount = 1 << 40
+
 // checkRanges takes out of the step the token counts and parameters that are out of range,
 // whichever convention or request body they came from, and reports each one.
 func checkRanges(b *stepBuilder) {
@@ -74,8 +80,12 @@ func checkRanges(b *stepBuilder) {
 		{"cache_read_input_tokens", &u.CacheReadInputTokens}, {"cache_write_input_tokens", &u.CacheWriteInputTokens},
 		{"reasoning_output_tokens", &u.ReasoningOutputTokens}, {"total_tokens", &u.TotalTokens},
 	} {
-		if *f.n < 0 {
+		switch {
+		case *f.n < 0:
 			b.invalid(replaycase.ReasonInvalidUsage, fmt.Sprintf("%s is %d, a negative token count", f.name, *f.n))
+			*f.n = 0
+		case *f.n > maxTokenCount:
+			b.invalid(replaycase.ReasonInvalidUsage, fmt.Sprintf("%s is %d, past any model call's (%d)", f.name, *f.n, int64(maxTokenCount)))
 			*f.n = 0
 		}
 	}

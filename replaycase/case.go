@@ -10,6 +10,7 @@ package replaycase
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"time"
 )
 
@@ -227,12 +228,21 @@ type Usage struct {
 
 // Add sums u and o field by field.
 func (u *Usage) Add(o Usage) {
-	u.InputTokens += o.InputTokens
-	u.OutputTokens += o.OutputTokens
-	u.CacheReadInputTokens += o.CacheReadInputTokens
-	u.CacheWriteInputTokens += o.CacheWriteInputTokens
-	u.ReasoningOutputTokens += o.ReasoningOutputTokens
-	u.TotalTokens += o.TotalTokens
+	u.InputTokens = addTokens(u.InputTokens, o.InputTokens)
+	u.OutputTokens = addTokens(u.OutputTokens, o.OutputTokens)
+	u.CacheReadInputTokens = addTokens(u.CacheReadInputTokens, o.CacheReadInputTokens)
+	u.CacheWriteInputTokens = addTokens(u.CacheWriteInputTokens, o.CacheWriteInputTokens)
+	u.ReasoningOutputTokens = addTokens(u.ReasoningOutputTokens, o.ReasoningOutputTokens)
+	u.TotalTokens = addTokens(u.TotalTokens, o.TotalTokens)
+}
+
+// addTokens adds two non-negative token counts, stopping at the largest int64 instead of
+// wrapping to a negative count.
+func addTokens(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // Step is one LLM call, tool execution, retrieval, embedding or nested agent, in start order.
