@@ -206,7 +206,7 @@ func (p *caseProcessor) ConsumeTraces(ctx context.Context, td ptrace.Traces) err
 	for _, c := range chunks {
 		c.fromKafka = kafka
 	}
-	p.scrubTraceChunks(chunks) // before anything stores or holds them (scrub_intake.go)
+	p.scrubTraceChunks(chunks, false) // before anything stores or holds them (scrub_intake.go)
 	// Stored before sanitizing, so that a restore repairs and flags the same way.
 	if err := p.wal.writeTraces(ctx, chunks); err != nil {
 		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(td.SpanCount()), signalTraces)
@@ -258,7 +258,7 @@ func (p *caseProcessor) joinLogs(ctx context.Context, ld plog.Logs) error {
 	for _, c := range chunks {
 		c.fromKafka = kafka
 	}
-	p.scrubLogChunks(chunks)
+	p.scrubLogChunks(chunks, false)
 	if err := p.wal.writeLogs(ctx, chunks); err != nil {
 		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(ld.LogRecordCount()), signalLogs)
 		return err

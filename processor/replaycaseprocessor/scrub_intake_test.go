@@ -103,3 +103,35 @@ func TestRestoredCasesCountWhatWasMasked(t *testing.T) {
 		assert.Equal(t, replaycase.StatusAccepted, cases[0].Status)
 	})
 }
+
+// A client's retry of a request holding a secret adds no count: only the spans kept are
+// counted. Cut at the span limit, the parts of the run count what each holds, together what the
+// whole run does.
+func TestMaskedValuesCountOnceAcrossRetriesAndParts(t *testing.T) {
+	h := newHarness(t, nil)
+	td, ld := plantedRun(t)
+	retry := ptrace.NewTraces()
+	td.CopyTo(retry)
+	h.sendLogs(ld)
+	h.sendTraces(td)
+	h.sendTraces(retry)
+	h.shutdown()
+	cases := h.cases()
+	require.Len(t, cases, 1)
+	assert.Equal(t, wantCounts, cases[0].Scrub.Counts)
+
+	limited := newHarness(t, func(c *Config) { c.Limits.MaxSpansPerTrace = 2 })
+	td, ld = plantedRun(t)
+	limited.sendLogs(ld)
+	limited.sendTraces(td)
+	limited.shutdown()
+	total := map[string]int64{}
+	parts := limited.cases()
+	require.Len(t, parts, 3)
+	for _, c := range parts {
+		for k, n := range c.Scrub.Counts {
+			total[k] += n
+		}
+	}
+	assert.Equal(t, wantCounts, total)
+}

@@ -23,6 +23,8 @@ type chunkMeta struct {
 	// redundant: buffering took nothing from the chunk (all duplicates, or events past the
 	// limit), so its write-ahead record is deleted at once instead of held (redundantKeys).
 	redundant bool
+	// masked: the chunk may hold placeholders the case must count (scrub_intake.go).
+	masked bool
 }
 
 func (m *chunkMeta) meta() *chunkMeta { return m }

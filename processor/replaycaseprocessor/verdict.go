@@ -37,8 +37,10 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing, run runTeleme
 	// trace passed on unchanged all come from the scrubbed copy, and its placeholders are what
 	// the case counts as masked.
 	var scrubbed scrub.Report
-	p.scrubber.CountTraces(run.spans, &scrubbed)
-	p.scrubber.CountLogs(run.events, &scrubbed)
+	if b.masked {
+		p.scrubber.CountTraces(run.spans, &scrubbed)
+		p.scrubber.CountLogs(run.events, &scrubbed)
+	}
 	c, findings, genAI := normalize.Build(run.spans, run.events)
 	if !genAI && !eventsOfASplit(b) {
 		return nil, runNotGenAI

@@ -304,7 +304,7 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 			for _, c := range chunks {
 				c.walKeys, c.fromKafka = []string{r.key}, r.fromKafka
 			}
-			p.scrubTraceChunks(chunks) // an earlier version stored them unscrubbed
+			p.scrubTraceChunks(chunks, true) // an earlier version stored them unscrubbed
 			if chunks = p.leaveOutSent(chunks); len(chunks) == 0 {
 				p.wal.release(ctx, []string{r.key}) // every span of it was sent
 				continue
@@ -321,7 +321,7 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 			for _, c := range chunks {
 				c.walKeys, c.fromKafka = []string{r.key}, r.fromKafka
 			}
-			p.scrubLogChunks(chunks)
+			p.scrubLogChunks(chunks, true)
 			p.bufferLogs(chunks)
 		}
 		p.drainIfDue(ctx)
