@@ -164,3 +164,29 @@ func TestLargeIntegersInToolArgumentsDiffer(t *testing.T) {
 	assert.Contains(t, js.String(), `"before": 9007199254740993`, "the recorded value as written")
 	assert.Empty(t, Compare(a, a).Findings)
 }
+
+// An argument sent as null and one not sent are different calls (an API may reset a field on
+// null and keep it when absent), as are arrays of different lengths: both compared equal, the
+// missing value and JSON null reading alike.
+func TestNullAndAbsentArgumentsDiffer(t *testing.T) {
+	for _, tc := range []struct{ a, b, path, before, after string }{
+		{`{"coupon":null}`, `{}`, "tool_calls[0].arguments.coupon", `"before": null`, ""},
+		{`{"ids":[1]}`, `{"ids":[1,null]}`, "tool_calls[0].arguments.ids[1]", "", `"after": null`},
+	} {
+		a := &replaycase.Case{ToolCalls: []replaycase.ToolCall{{Name: "order", Arguments: tc.a}}}
+		b := &replaycase.Case{ToolCalls: []replaycase.ToolCall{{Name: "order", Arguments: tc.b}}}
+		r := Compare(a, b)
+		require.Len(t, r.Findings, 1, "%s vs %s: %+v", tc.a, tc.b, r.Findings)
+		assert.Equal(t, ToolArgsChanged, r.Findings[0].Type)
+		assert.Equal(t, tc.path, r.Findings[0].PathA)
+		var js bytes.Buffer
+		require.NoError(t, WriteJSON(&js, r))
+		for _, want := range []string{tc.before, tc.after} {
+			if want != "" {
+				assert.Contains(t, js.String(), want)
+			}
+		}
+		assert.Empty(t, Compare(a, a).Findings)
+		assert.Empty(t, Compare(b, b).Findings)
+	}
+}

@@ -32,6 +32,21 @@ func jsonValue(text string) any {
 	return strings.TrimSpace(text)
 }
 
+// jsonNull is a JSON null that is there, told apart from a key or an element that is not: in
+// decoded JSON both are nil, and {"coupon": null} would equal {} ({"coupon": null} may reset a
+// field an absent key leaves alone). It is written as null.
+type jsonNull struct{}
+
+func (jsonNull) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
+
+// present is v, found in an object or array: a JSON null becomes jsonNull.
+func present(v any) any {
+	if v == nil {
+		return jsonNull{}
+	}
+	return v
+}
+
 // equalValues reports whether two JSON values are the same.
 func equalValues(a, b any) bool { return len(diffValues("", a, b)) == 0 }
 
@@ -81,7 +96,14 @@ func diffValues(path string, a, b any) []valueChange {
 		sort.Strings(names)
 		var out []valueChange
 		for _, k := range names {
-			out = append(out, diffValues(path+"."+k, av[k], bv[k])...)
+			var x, y any // nil: the key is absent
+			if v, ok := av[k]; ok {
+				x = present(v)
+			}
+			if v, ok := bv[k]; ok {
+				y = present(v)
+			}
+			out = append(out, diffValues(path+"."+k, x, y)...)
 		}
 		return out
 	case []any:
@@ -91,12 +113,12 @@ func diffValues(path string, a, b any) []valueChange {
 		}
 		var out []valueChange
 		for i := 0; i < max(len(av), len(bv)); i++ {
-			var x, y any
+			var x, y any // nil: past the array's end
 			if i < len(av) {
-				x = av[i]
+				x = present(av[i])
 			}
 			if i < len(bv) {
-				y = bv[i]
+				y = present(bv[i])
 			}
 			out = append(out, diffValues(fmt.Sprintf("%s[%d]", path, i), x, y)...)
 		}
