@@ -152,6 +152,7 @@ type caseResult struct {
 	DurationMS int64              `json:"duration_ms"`
 	ExitCode   int                `json:"exit_code"`
 	NewCaseID  string             `json:"new_case_id,omitempty"`
+	OtherRuns  []string           `json:"other_runs,omitempty"` // runs the command also emitted, not compared
 	Failing    []casediff.Finding `json:"failing"`
 	Assertions []assertionResult  `json:"assertions,omitempty"`
 	Diff       *casediff.Report   `json:"diff,omitempty"`

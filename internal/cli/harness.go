@@ -195,7 +195,19 @@ func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.
 	if err != nil && !errors.Is(err, os.ErrNotExist) { // no file: the command emitted nothing
 		return fail(err)
 	}
-	judge(&r, c, pickRun(runs), policy)
+	picked := pickRun(runs)
+	judge(&r, c, picked, policy)
+	for _, run := range runs {
+		if run != picked {
+			r.OtherRuns = append(r.OtherRuns, run.CaseID)
+		}
+	}
+	if len(r.OtherRuns) > 0 {
+		// Only one run is compared: say so, or a second run (a regression in a retry, a
+		// sub-agent traced as its own trace) would pass unseen.
+		note := fmt.Sprintf("compared run %s; the command also emitted %d other runs, not compared (other_runs)", picked.CaseID, len(r.OtherRuns))
+		r.Message = strings.TrimPrefix(r.Message+"; "+note, "; ")
+	}
 	return r
 }
 

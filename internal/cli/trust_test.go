@@ -197,3 +197,22 @@ func TestImportSaysWhenItRepairedStrings(t *testing.T) {
 	assert.Contains(t, out, "imported 1 cases")
 	assert.Contains(t, errOut, "warning: 1 strings of the cases written were not valid UTF-8")
 }
+
+// A command that emits more than one run has one compared; the report names the others and
+// says so, instead of passing on one run with the rest unseen.
+func TestCINamesTheRunsItDidNotCompare(t *testing.T) {
+	root, _, out := ciSetup(t)
+	report := filepath.Join(out, "report.json")
+	t.Setenv("RUN", filepath.Join(testfixtures.Dir(), testfixtures.OTelEvents))
+	t.Setenv("SECOND_RUN", filepath.Join(testfixtures.Dir(), testfixtures.Traceloop))
+	t.Setenv("AGENT", replayAgent)
+	code, _, errOut := run(t, "ci", "--dataset", root, "--json", report, "--", "sh", "-c", `sh -c "$AGENT" && RUN="$SECOND_RUN" sh -c "$AGENT"`)
+	require.NotEqual(t, ExitError, code, errOut)
+	rep := readCIReport(t, report)
+	require.Len(t, rep.Results, 1)
+	r := rep.Results[0]
+	require.Len(t, r.OtherRuns, 1, "%+v", r)
+	assert.NotEqual(t, r.NewCaseID, r.OtherRuns[0])
+	assert.Contains(t, r.Message, "also emitted 1 other runs, not compared")
+	assert.Contains(t, errOut, "not compared", "the progress line says it")
+}
