@@ -27,6 +27,25 @@ func Apply(c *replaycase.Case, t *Table, reported map[string]float64) {
 	c.Cost = caseCost(c.Steps, t)
 }
 
+// ApplyReported is Apply with what the spans reported, and it says in each step's cost
+// detail which reported cost was not used for not being a finite non-negative number.
+func ApplyReported(c *replaycase.Case, t *Table, r Reported) {
+	Apply(c, t, r.USD)
+	if len(r.Rejected) == 0 {
+		return
+	}
+	for i := range c.Steps {
+		st := &c.Steps[i]
+		if rejected, ok := r.Rejected[st.SpanID]; ok && st.Cost != nil {
+			note := "reported cost not used (not a number from 0 to 1e15 USD): " + rejected
+			if st.Cost.Detail != "" {
+				note = st.Cost.Detail + "; " + note
+			}
+			st.Cost.Detail = note
+		}
+	}
+}
+
 func stepCost(st *replaycase.Step, t *Table) replaycase.Cost {
 	if t == nil {
 		return replaycase.Cost{Status: replaycase.CostUnpriced, Detail: "no price table"}

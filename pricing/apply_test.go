@@ -94,3 +94,41 @@ func TestReportedCosts(t *testing.T) {
 		}
 	}
 }
+
+// A reported cost that is no cost (text, negative) is not used, a later attribute is still
+// tried, and the step's cost says which value was set aside instead of showing the computed
+// figure as if nothing had been reported.
+func TestRejectedReportedCostsAreNamed(t *testing.T) {
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	add := func(id byte, set func(pcommon.Map)) {
+		sp := spans.AppendEmpty()
+		sp.SetSpanID(pcommon.SpanID{id})
+		set(sp.Attributes())
+	}
+	add(1, func(a pcommon.Map) { a.PutStr("gen_ai.usage.cost", "n/a"); a.PutDouble("llm.cost.total", 0.5) })
+	add(3, func(a pcommon.Map) { a.PutDouble("gen_ai.usage.cost", -1) })
+	r := ReadReported(td)
+	one, three := pcommon.SpanID{1}.String(), pcommon.SpanID{3}.String()
+	if r.USD[one] != 0.5 {
+		t.Errorf("the valid attribute after a rejected one is used: %v", r.USD)
+	}
+	if _, ok := r.USD[three]; ok {
+		t.Errorf("a negative cost is used: %v", r.USD)
+	}
+	if !strings.Contains(r.Rejected[one], `gen_ai.usage.cost = "n/a"`) || !strings.Contains(r.Rejected[three], `gen_ai.usage.cost = "-1"`) {
+		t.Errorf("rejected: %v", r.Rejected)
+	}
+
+	c := &replaycase.Case{Steps: []replaycase.Step{
+		llmStep(one, "openai", "gpt-4o", replaycase.Usage{InputTokens: 1000, OutputTokens: 500}),
+		llmStep(three, "openai", "gpt-4o", replaycase.Usage{InputTokens: 1000, OutputTokens: 500}),
+	}}
+	ApplyReported(c, embedded(t), r)
+	if s := c.Steps[0].Cost; s.Status != replaycase.CostProviderReported || !strings.Contains(s.Detail, `gen_ai.usage.cost = "n/a"`) {
+		t.Errorf("step 0: %+v", s)
+	}
+	if s := c.Steps[1].Cost; s.Status != replaycase.CostComputed || !strings.Contains(s.Detail, "reported cost not used") {
+		t.Errorf("step 1: %+v", s)
+	}
+}

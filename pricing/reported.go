@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -16,29 +17,55 @@ import (
 // llm.cost.total.
 var reportedCostAttrs = []string{"gen_ai.usage.cost", "llm.cost.total"}
 
-// ReportedCosts returns, by span id (hex), the cost in USD that a span reports for its call:
-// one of reportedCostAttrs, else an OpenRouter-style usage.cost in the response body recorded as
-// output.value. A value that is not a finite non-negative number is ignored.
-func ReportedCosts(td ptrace.Traces) map[string]float64 {
-	out := map[string]float64{}
-	for s := range pdatawalk.Spans(td) {
-		if usd, ok := reportedCost(s.Span.Attributes()); ok {
-			out[s.Span.SpanID().String()] = usd
-		}
-	}
-	return out
+// Reported is what the spans of a run reported about their calls' costs, by span id (hex).
+type Reported struct {
+	// USD is the cost in USD a span reports for its call: one of reportedCostAttrs, else an
+	// OpenRouter-style usage.cost in the response body recorded as output.value.
+	USD map[string]float64
+	// Rejected says which reported costs were not a finite non-negative number, and what they
+	// were: they are not used, and the step's cost says so.
+	Rejected map[string]string
 }
 
-func reportedCost(a pcommon.Map) (float64, bool) {
-	for _, key := range reportedCostAttrs {
-		if v, ok := a.Get(key); ok {
-			return number(v)
+// ReadReported reads the costs the spans of td report.
+func ReadReported(td ptrace.Traces) Reported {
+	r := Reported{USD: map[string]float64{}}
+	for s := range pdatawalk.Spans(td) {
+		usd, ok, rejected := reportedCost(s.Span.Attributes())
+		id := s.Span.SpanID().String()
+		if ok {
+			r.USD[id] = usd
+		}
+		if rejected != "" {
+			if r.Rejected == nil {
+				r.Rejected = map[string]string{}
+			}
+			r.Rejected[id] = rejected
 		}
 	}
-	body, ok := a.Get("output.value")
+	return r
+}
+
+// ReportedCosts is ReadReported's USD.
+func ReportedCosts(td ptrace.Traces) map[string]float64 { return ReadReported(td).USD }
+
+// reportedCost is the first valid cost of a span's reportedCostAttrs, else of its recorded
+// response body; rejected names the ones present that were no valid cost (a later one is
+// still tried).
+func reportedCost(a pcommon.Map) (usd float64, ok bool, rejected string) {
+	var bad []string
+	for _, key := range reportedCostAttrs {
+		if v, found := a.Get(key); found {
+			if usd, ok := number(v); ok {
+				return usd, true, strings.Join(bad, "; ")
+			}
+			bad = append(bad, fmt.Sprintf("%s = %s", key, shown(v.AsString())))
+		}
+	}
+	body, found := a.Get("output.value")
 	// Most response bodies report no cost: look before parsing the whole body.
-	if !ok || body.Type() != pcommon.ValueTypeStr || !strings.Contains(body.Str(), `"cost"`) {
-		return 0, false
+	if !found || body.Type() != pcommon.ValueTypeStr || !strings.Contains(body.Str(), `"cost"`) {
+		return 0, false, strings.Join(bad, "; ")
 	}
 	var resp struct {
 		Usage struct {
@@ -46,9 +73,21 @@ func reportedCost(a pcommon.Map) (float64, bool) {
 		} `json:"usage"`
 	}
 	if json.Unmarshal([]byte(body.Str()), &resp) != nil || resp.Usage.Cost == nil {
-		return 0, false
+		return 0, false, strings.Join(bad, "; ")
 	}
-	return valid(strconv.ParseFloat(resp.Usage.Cost.String(), 64))
+	if usd, ok := valid(strconv.ParseFloat(resp.Usage.Cost.String(), 64)); ok {
+		return usd, true, strings.Join(bad, "; ")
+	}
+	bad = append(bad, "output.value usage.cost = "+shown(resp.Usage.Cost.String()))
+	return 0, false, strings.Join(bad, "; ")
+}
+
+// shown quotes a rejected value, cut to 40 bytes.
+func shown(v string) string {
+	if len(v) > 40 {
+		v = v[:40] + "…"
+	}
+	return strconv.Quote(v)
 }
 
 func number(v pcommon.Value) (float64, bool) {

@@ -89,7 +89,7 @@ func newPricer(cfg PricingConfig, tb *metadata.TelemetryBuilder) (*pricer, error
 // apply writes the case's cost (reported costs read from its spans), judges the budget and
 // records the metrics.
 func (p *pricer) apply(ctx context.Context, c *replaycase.Case, spans ptrace.Traces) {
-	pricing.Apply(c, p.table, pricing.ReportedCosts(spans))
+	pricing.ApplyReported(c, p.table, pricing.ReadReported(spans))
 	if c.Cost != nil && p.budget.MaxUSD > 0 {
 		limit := p.budget.MaxUSD
 		c.Cost.BudgetUSD = &limit
