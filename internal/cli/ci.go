@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/reprise-dev/reprise/casediff"
@@ -100,6 +103,10 @@ Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error
 		return ExitError
 	}
 
+	// Ctrl-C or SIGTERM ends the runs under way (their commands' process groups, their
+	// harnesses), marks the cases not run, and still writes the reports.
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
 	start := time.Now()
 	progress := newProgress(stderr, len(cases))
 	results := make([]caseResult, len(cases))
@@ -110,7 +117,12 @@ Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i] = replayCase(context.Background(), &o, policy, cases[i])
+				if ctx.Err() != nil {
+					results[i] = caseResult{CaseID: cases[i].CaseID, AgentName: cases[i].AgentName, Outcome: outcomeError,
+						Message: "not run: " + errInterrupted.Error(), Failing: []casediff.Finding{}}
+				} else {
+					results[i] = replayCase(ctx, &o, policy, cases[i])
+				}
 				progress.done(results[i])
 			}
 		}()
@@ -142,6 +154,9 @@ const (
 	outcomeFailed = "failed" // the run regressed: a failing finding, a failed assertion or no run at all
 	outcomeError  = "error"  // the harness could not replay it (infrastructure)
 )
+
+// errInterrupted ends the runs of a reprise ci that got Ctrl-C or SIGTERM.
+var errInterrupted = errors.New("reprise ci was interrupted")
 
 // caseResult is what `reprise ci` found for one recorded case.
 type caseResult struct {

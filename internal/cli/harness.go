@@ -174,12 +174,16 @@ func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.
 	// which keep the output pipes open: without a bound, Run waits for them and --timeout
 	// bounds nothing. After WaitDelay the pipes are closed and Run returns.
 	cmd.WaitDelay = commandWaitDelay
+	inOwnGroup(cmd)
 	runErr := cmd.Run()
-	stopCollector() // flushes the open run into the exporter
+	_ = endGroup(cmd) // what the command left running ends with its run
+	stopCollector()   // flushes the open run into the exporter
 	r.Stdout, r.Stderr = tail(stdout.String()), tail(stderr.String())
 	var exitErr *exec.ExitError
 	switch {
 	case runErr == nil:
+	case ctx.Err() != nil:
+		return fail(errInterrupted)
 	case cmdCtx.Err() != nil:
 		r.ExitCode = -1
 		r.Outcome, r.Message = outcomeFailed, fmt.Sprintf("the command did not finish within %s", o.timeout)
