@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,31 +53,73 @@ func readDataset(root string) ([]*replaycase.Case, error) {
 
 // loadCase resolves what a user names a case by: a JSON file holding one case (the dataset's
 // column names as keys), a Parquet file holding one case row, or a case id (or a unique prefix
-// of one) in the dataset at root.
+// of one) in the dataset at root. A case named by id is found in the files' index columns, and
+// only the file holding it is read whole: show, diff, export and mutate then read one file of
+// a dataset, not every row of every file.
 func loadCase(ref, root string) (*replaycase.Case, error) {
 	if st, err := os.Stat(ref); err == nil && !st.IsDir() {
 		return caseFile(ref)
 	}
-	cases, err := readDataset(root)
+	if strings.TrimSpace(ref) == "" {
+		return nil, errors.New("empty case id: it would name every case")
+	}
+	loc, err := findCase(ref, root)
 	if err != nil {
 		return nil, err
 	}
-	var found []*replaycase.Case
-	for _, c := range cases {
-		if c.CaseID == ref {
-			return c, nil
+	rows, err := dataset.ReadCases(loc.path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", loc.path, err)
+	}
+	if loc.row >= int64(len(rows)) || rows[loc.row].CaseID != loc.id {
+		return nil, fmt.Errorf("%s changed while it was read: case %s is no longer row %d", loc.path, loc.id, loc.row)
+	}
+	return &rows[loc.row], nil
+}
+
+// caseLocation is where a case's row is.
+type caseLocation struct {
+	id   string
+	path string
+	row  int64
+}
+
+// findCase locates the case ref names (its id, or a unique prefix of one) in the dataset at
+// root, reading only the index columns. Of a case with several rows (a re-delivered or
+// re-driven run), the latest by file name is taken, as readDataset does.
+func findCase(ref, root string) (caseLocation, error) {
+	if _, err := os.Stat(root); err != nil {
+		return caseLocation{}, fmt.Errorf("dataset %s: %w", root, err)
+	}
+	files, err := dataset.NewLister(root, dataset.Cases, dataset.Quarantine).Next()
+	if err != nil {
+		return caseLocation{}, err
+	}
+	sort.SliceStable(files, func(i, j int) bool { return filepath.Base(files[i].Path) < filepath.Base(files[j].Path) })
+	found := map[string]caseLocation{}
+	for _, f := range files {
+		entries, err := dataset.ReadIndex(f.Path)
+		if err != nil {
+			return caseLocation{}, fmt.Errorf("reading %s: %w", f.Path, err)
 		}
-		if strings.HasPrefix(c.CaseID, ref) {
-			found = append(found, c)
+		for _, e := range entries {
+			if strings.HasPrefix(e.CaseID, ref) {
+				found[e.CaseID] = caseLocation{id: e.CaseID, path: f.Path, row: e.Row}
+			}
 		}
+	}
+	if loc, ok := found[ref]; ok {
+		return loc, nil
 	}
 	switch len(found) {
 	case 1:
-		return found[0], nil
+		for _, loc := range found {
+			return loc, nil
+		}
 	case 0:
-		return nil, fmt.Errorf("no case %q in dataset %s (and no file of that name)", ref, root)
+		return caseLocation{}, fmt.Errorf("no case %q in dataset %s (and no file of that name)", ref, root)
 	}
-	return nil, fmt.Errorf("%q names %d cases in %s: give more of the id", ref, len(found), root)
+	return caseLocation{}, fmt.Errorf("%q names %d cases in %s: give more of the id", ref, len(found), root)
 }
 
 func caseFile(path string) (*replaycase.Case, error) {
