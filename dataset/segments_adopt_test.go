@@ -47,11 +47,7 @@ func TestSegmentsOfACommittedMergeAreNotAdoptedAgain(t *testing.T) {
 	res, err = restarted.Flush(true)
 	require.NoError(t, err)
 	assert.Empty(t, res.Files)
-	byID, steps := publishedRows(t, a.Root())
-	assert.Len(t, byID, len(want))
-	for id := range want {
-		assert.Equal(t, 1, byID[id], "case %s: one row", id)
-	}
+	steps := assertEachCaseOnce(t, a.Root(), want)
 	assert.Equal(t, 16, steps)
 	assert.Empty(t, tree(t, StagingOf(a)))
 }
@@ -80,9 +76,5 @@ func TestALiveWritersOldSegmentsAreNotAdopted(t *testing.T) {
 	res, err = live.Flush(true)
 	require.NoError(t, err)
 	assert.NotEmpty(t, res.Files)
-	byID, _ := publishedRows(t, live.Root())
-	assert.Len(t, byID, len(want))
-	for id := range want {
-		assert.Equal(t, 1, byID[id], "case %s: one row", id)
-	}
+	assertEachCaseOnce(t, live.Root(), want)
 }

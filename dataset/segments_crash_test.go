@@ -43,6 +43,18 @@ func publishedRows(t *testing.T, root string) (byID map[string]int, steps int) {
 	return byID, len(stepRows)
 }
 
+// assertEachCaseOnce checks that the datasets under root hold each case of want in exactly one
+// row, and no other case, and returns how many steps/ rows they hold.
+func assertEachCaseOnce(t *testing.T, root string, want map[string]replaycase.Case) (steps int) {
+	t.Helper()
+	byID, steps := publishedRows(t, root)
+	assert.Len(t, byID, len(want))
+	for id := range want {
+		assert.Equal(t, 1, byID[id], "case %s: one row", id)
+	}
+	return steps
+}
+
 // A process that dies after a segment's journal is written and before the rename that commits
 // the segment leaves a batch directory holding a segment's journal. The batch was never
 // acknowledged (the caller sends it again), so Recover must not publish it: it is an
@@ -111,11 +123,7 @@ func TestAFailedSyncAfterASegmentsRenameLeavesNoSegment(t *testing.T) {
 	_, err = restarted.Flush(true)
 	require.NoError(t, err)
 
-	byID, steps := publishedRows(t, w.Root())
-	assert.Len(t, byID, len(want))
-	for id := range want {
-		assert.Equal(t, 1, byID[id], "case %s: one row", id)
-	}
+	steps := assertEachCaseOnce(t, w.Root(), want)
 	assert.Equal(t, 8, steps)
 	assert.Empty(t, tree(t, StagingOf(w)))
 }

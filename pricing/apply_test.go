@@ -69,13 +69,7 @@ func TestApplyUnpricedAndPartialCase(t *testing.T) {
 }
 
 func TestReportedCosts(t *testing.T) {
-	td := ptrace.NewTraces()
-	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
-	add := func(id byte, set func(pcommon.Map)) {
-		sp := spans.AppendEmpty()
-		sp.SetSpanID(pcommon.SpanID{id})
-		set(sp.Attributes())
-	}
+	td, add := spansWithIDs()
 	add(1, func(a pcommon.Map) { a.PutDouble("gen_ai.usage.cost", 0.25) })
 	add(2, func(a pcommon.Map) { a.PutStr("llm.cost.total", "0.5") })
 	add(3, func(a pcommon.Map) {
@@ -99,13 +93,7 @@ func TestReportedCosts(t *testing.T) {
 // tried, and the step's cost says which value was set aside instead of showing the computed
 // figure as if nothing had been reported.
 func TestRejectedReportedCostsAreNamed(t *testing.T) {
-	td := ptrace.NewTraces()
-	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
-	add := func(id byte, set func(pcommon.Map)) {
-		sp := spans.AppendEmpty()
-		sp.SetSpanID(pcommon.SpanID{id})
-		set(sp.Attributes())
-	}
+	td, add := spansWithIDs()
 	add(1, func(a pcommon.Map) { a.PutStr("gen_ai.usage.cost", "n/a"); a.PutDouble("llm.cost.total", 0.5) })
 	add(3, func(a pcommon.Map) { a.PutDouble("gen_ai.usage.cost", -1) })
 	r := ReadReported(td)
@@ -130,5 +118,17 @@ func TestRejectedReportedCostsAreNamed(t *testing.T) {
 	}
 	if s := c.Steps[1].Cost; s.Status != replaycase.CostComputed || !strings.Contains(s.Detail, "reported cost not used") {
 		t.Errorf("step 1: %+v", s)
+	}
+}
+
+// spansWithIDs is an empty trace and a function that adds a span with the given id, its
+// attributes set by set.
+func spansWithIDs() (ptrace.Traces, func(id byte, set func(pcommon.Map))) {
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	return td, func(id byte, set func(pcommon.Map)) {
+		sp := spans.AppendEmpty()
+		sp.SetSpanID(pcommon.SpanID{id})
+		set(sp.Attributes())
 	}
 }

@@ -56,16 +56,27 @@ func reportedCost(a pcommon.Map) (usd float64, ok bool, rejected string) {
 	var bad []string
 	for _, key := range reportedCostAttrs {
 		if v, found := a.Get(key); found {
-			if usd, ok := number(v); ok {
+			if usd, ok = number(v); ok {
 				return usd, true, strings.Join(bad, "; ")
 			}
 			bad = append(bad, fmt.Sprintf("%s = %s", key, shown(v.AsString())))
 		}
 	}
+	if cost, found := bodyCost(a); found {
+		if usd, ok = valid(strconv.ParseFloat(cost, 64)); !ok {
+			bad = append(bad, "output.value usage.cost = "+shown(cost))
+		}
+	}
+	return usd, ok, strings.Join(bad, "; ")
+}
+
+// bodyCost is the usage.cost an OpenRouter-style response body recorded as output.value holds,
+// as written.
+func bodyCost(a pcommon.Map) (string, bool) {
 	body, found := a.Get("output.value")
 	// Most response bodies report no cost: look before parsing the whole body.
 	if !found || body.Type() != pcommon.ValueTypeStr || !strings.Contains(body.Str(), `"cost"`) {
-		return 0, false, strings.Join(bad, "; ")
+		return "", false
 	}
 	var resp struct {
 		Usage struct {
@@ -73,13 +84,9 @@ func reportedCost(a pcommon.Map) (usd float64, ok bool, rejected string) {
 		} `json:"usage"`
 	}
 	if json.Unmarshal([]byte(body.Str()), &resp) != nil || resp.Usage.Cost == nil {
-		return 0, false, strings.Join(bad, "; ")
+		return "", false
 	}
-	if usd, ok := valid(strconv.ParseFloat(resp.Usage.Cost.String(), 64)); ok {
-		return usd, true, strings.Join(bad, "; ")
-	}
-	bad = append(bad, "output.value usage.cost = "+shown(resp.Usage.Cost.String()))
-	return 0, false, strings.Join(bad, "; ")
+	return resp.Usage.Cost.String(), true
 }
 
 // shown quotes a rejected value, cut to 40 bytes.

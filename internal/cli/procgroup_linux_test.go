@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,9 +28,7 @@ func gone(pid int) bool {
 
 // childPid reads the pid a command wrote to file.
 func childPid(t *testing.T, file string) int {
-	b, err := os.ReadFile(file)
-	require.NoError(t, err)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	pid, err := readPid(file)
 	require.NoError(t, err)
 	return pid
 }
@@ -46,12 +43,7 @@ func TestCIEndsTheProcessesACommandStarted(t *testing.T) {
 		{"left behind", `sleep 40 >/dev/null 2>&1 & echo $! > "$0"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pidFile := filepath.Join(t.TempDir(), "child.pid")
-			t.Cleanup(func() {
-				if pid, err := strconv.Atoi(func() string { b, _ := os.ReadFile(pidFile); return strings.TrimSpace(string(b)) }()); err == nil {
-					_ = syscall.Kill(pid, syscall.SIGKILL)
-				}
-			})
+			pidFile := childPidFile(t)
 			run(t, "ci", "--dataset", root, "--timeout", "2s", "--", "sh", "-c", tc.script, pidFile)
 			pid := childPid(t, pidFile)
 			assert.Eventually(t, func() bool { return gone(pid) }, 2*time.Second, 20*time.Millisecond, "the command's child %d still runs", pid)
@@ -65,14 +57,7 @@ func TestCIEndsTheProcessesACommandStarted(t *testing.T) {
 func TestCIInterruptedEndsItsRunsAndReports(t *testing.T) {
 	root, _, out := ciSetup(t)
 	report := filepath.Join(out, "report.json")
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	t.Cleanup(func() {
-		if b, err := os.ReadFile(pidFile); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	})
+	pidFile := childPidFile(t)
 	done := make(chan int, 1)
 	start := time.Now()
 	go func() {

@@ -91,17 +91,7 @@ func TestCIReportsAreReplacedAtomically(t *testing.T) {
 // running the agent): the harness must not wait for the child.
 func TestCITimeoutBoundsACommandWhoseChildKeepsItsOutput(t *testing.T) {
 	root, _, _ := ciSetup(t)
-	// The child's pid is written down so that the test kills it after: nothing else does.
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	t.Cleanup(func() {
-		if b, err := os.ReadFile(pidFile); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				if p, err := os.FindProcess(pid); err == nil {
-					_ = p.Kill()
-				}
-			}
-		}
-	})
+	pidFile := childPidFile(t)
 	start := time.Now()
 	code, _, errOut := run(t, "ci", "--dataset", root, "--timeout", "1s", "--", "sh", "-c", `sleep 40 & echo $! > "$0"; wait`, pidFile)
 	took := time.Since(start)
@@ -215,4 +205,27 @@ func TestCINamesTheRunsItDidNotCompare(t *testing.T) {
 	assert.NotEqual(t, r.NewCaseID, r.OtherRuns[0])
 	assert.Contains(t, r.Message, "also emitted 1 other runs, not compared")
 	assert.Contains(t, errOut, "not compared", "the progress line says it")
+}
+
+// childPidFile is a file a command writes its child's pid to; the child is killed when the
+// test ends, whatever reprise ci did to it (nothing else would).
+func childPidFile(t *testing.T) string {
+	file := filepath.Join(t.TempDir(), "child.pid")
+	t.Cleanup(func() {
+		if pid, err := readPid(file); err == nil {
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
+		}
+	})
+	return file
+}
+
+// readPid reads the pid a command wrote to file.
+func readPid(file string) (int, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(b)))
 }

@@ -30,13 +30,14 @@ import (
 // events), with "/kafka" appended when the chunk was consumed from Kafka (split_trace.go needs
 // to know after a restart); kind "p" is a resume mark of a trace cut at the span limit
 // (span_limit_resume.go), its value its own. A chunk's value: the OTLP protobuf of the chunk,
-// compressed as an S2 block (Snappy's format, extended; github.com/klauspost/compress/s2). Compressing costs a few microseconds a record
-// and makes records 2-3x smaller, so that most storage pages a transaction rewrites fit in one
-// page instead of being allocated and copied as multi-page runs. The sequence comes first so
-// that new records are appended at the end of the storage's B-tree and records written together
-// share pages (with the trace id first, every record landed on a page of its own trace and
-// rewrote it). Records of the earlier layout, "wal/<trace id hex>/<sequence>" with the kind as
-// the value's first byte, are still read on start, before the others (they are older).
+// compressed as an S2 block (Snappy's format, extended; github.com/klauspost/compress/s2).
+// Compressing costs a few microseconds a record and makes records 2-3x smaller, so that most
+// storage pages a transaction rewrites fit in one page instead of being allocated and copied as
+// multi-page runs. The sequence comes first so that new records are appended at the end of the
+// storage's B-tree and records written together share pages (with the trace id first, every
+// record landed on a page of its own trace and rewrote it). Records of the earlier layout,
+// "wal/<trace id hex>/<sequence>" with the kind as the value's first byte, are still read on
+// start, before the others (they are older).
 type wal struct {
 	client storage.Client
 	walker storage.Walker
