@@ -48,7 +48,8 @@ func TestParseJSONMatchesStd(t *testing.T) {
 
 // FuzzParseJSON checks parseJSON against encoding/json alone on random and mutated input,
 // seeded with the fixtures' JSON attributes.
-// Run: go test -run '^$' -fuzz FuzzParseJSON -fuzztime 60s ./normalize/
+// Run: go test -run '^$' -fuzz FuzzParseJSON -fuzztime 60s -fuzzminimizetime 50x ./normalize/
+// (without the last flag the fuzzer stops for seconds to minimize each new multi-KiB input).
 func FuzzParseJSON(f *testing.F) {
 	for _, s := range testfixtures.JSONTexts(f) {
 		f.Add(s)

@@ -1,9 +1,14 @@
 """The reprise_pytest plugin as a user installs it: where the replay URL comes from, the per-test
 session, and a clear error when the replay extension is not there."""
 
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
 import pytest
 
-from reprise_pytest import ReplayError
+from reprise_pytest import Replay, ReplayError
 
 pytest_plugins = ["pytester"]
 
@@ -13,10 +18,8 @@ def test_urls(reprise, reprise_url):
     assert reprise.base_url("c/1") == EXPECTED + "/v1/cases/c%2F1/openai/v1"
     kwargs = reprise.openai_kwargs("abc")
     assert kwargs["base_url"] == EXPECTED + "/v1/cases/abc/openai/v1"
-    assert kwargs["default_headers"] == {
-        "X-Replay-Session": "test_user.py-test_urls",
-        "X-Replay-Mode": "strict",
-    }
+    assert kwargs["default_headers"]["X-Replay-Mode"] == "strict"
+    assert re.fullmatch(r"test_user.py-test_urls-[0-9a-f]{12}", kwargs["default_headers"]["X-Replay-Session"])
 """
 
 
@@ -43,7 +46,7 @@ def test_replay_url_precedence(pytester, monkeypatch, args, env, ini, expected):
         monkeypatch.delenv("REPRISE_URL", raising=False)
     if ini:
         pytester.makeini(f"[pytest]\nreprise_url = {ini}\n")
-    pytester.makepyfile(test_user=f"EXPECTED = {expected!r}\n" + USER_TEST)
+    pytester.makepyfile(test_user=f"import re\nEXPECTED = {expected!r}\n" + USER_TEST)
     pytester.runpytest_subprocess(*args).assert_outcomes(passed=1)
 
 
@@ -67,3 +70,92 @@ def test_case_id_wants_exactly_one_case(collector, reprise):
     """Against the session's collector: an agent with no case is an error naming the filter."""
     with pytest.raises(ReplayError, match="0 accepted cases for agent='no-such-agent'"):
         reprise.case_id(agent="no-such-agent")
+
+
+RERUN_TEST = """
+import openai
+
+CASE_ID = {case_id!r}
+
+def test_diverges_once(reprise):
+    reprise.mode = "lenient"
+    client = openai.OpenAI(**reprise.openai_kwargs(CASE_ID))
+    client.chat.completions.create(model="gpt-4o-mini", messages=[{{"role": "user", "content": "Lyon?"}}])
+    assert len(reprise.divergences()) == 1, reprise.divergences()
+"""
+
+
+def test_a_test_run_again_starts_a_fresh_session(pytester, collector, dataset):
+    """The extension keeps a session's cursors and divergence log for its idle timeout, so the
+    second run of the same test against the same collector must not see the first run's."""
+    pytester.makepyfile(test_user=RERUN_TEST.format(case_id=dataset.quickstart["case_id"]))
+    for _ in range(2):
+        pytester.runpytest_subprocess(f"--reprise-url={collector.replay_url}").assert_outcomes(passed=1)
+
+
+class FakeListing(BaseHTTPRequestHandler):
+    """A replay extension's `GET /v1/cases` in pages of one case, and what each request sent."""
+
+    pages = [
+        {"cases": [{"case_id": "a" * 32, "provenance": {"service_name": "svc"}}], "next_page_token": "1"},
+        {"cases": [{"case_id": "b" * 32, "provenance": {"service_name": "svc"}}]},
+    ]
+    seen = []
+
+    def do_GET(self):
+        query = parse_qs(urlparse(self.path).query)
+        FakeListing.seen.append((self.path, self.headers.get("Authorization")))
+        body = json.dumps(self.pages[int(query.get("page_token", ["0"])[0])]).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def fake_listing():
+    FakeListing.seen = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeListing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_case_id_looks_at_every_page(fake_listing):
+    """A second match on a later page of the listing makes the lookup ambiguous, not the first."""
+    replay = Replay(fake_listing, "s")
+    with pytest.raises(ReplayError, match="2 accepted cases for agent='bot' service='svc'"):
+        replay.case_id(agent="bot", service="svc")
+    assert [c["case_id"] for c in replay.all_cases(agent="bot")] == ["a" * 32, "b" * 32]
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "expected"),
+    [
+        (["--reprise-token=from-option"], "from-env", "from-option"),
+        ([], "from-env", "from-env"),
+        ([], None, None),
+    ],
+)
+def test_the_token_reaches_the_extension(pytester, fake_listing, monkeypatch, args, env, expected):
+    """--reprise-token (else REPRISE_TOKEN) is sent as a bearer token on the plugin's own requests
+    and is the SDK's API key, which the SDK sends the same way."""
+    if env:
+        monkeypatch.setenv("REPRISE_TOKEN", env)
+    else:
+        monkeypatch.delenv("REPRISE_TOKEN", raising=False)
+    pytester.makepyfile(
+        test_user=f"""
+def test_token(reprise):
+    assert reprise.cases(agent="bot")
+    assert reprise.openai_kwargs("x")["api_key"] == {expected or "not-needed"!r}
+"""
+    )
+    pytester.runpytest_subprocess(f"--reprise-url={fake_listing}", *args).assert_outcomes(passed=1)
+    want = f"Bearer {expected}" if expected else None
+    assert FakeListing.seen and all(auth == want for _, auth in FakeListing.seen), FakeListing.seen

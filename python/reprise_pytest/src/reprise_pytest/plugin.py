@@ -10,6 +10,7 @@ import re
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 
 import pytest
 
@@ -23,10 +24,11 @@ class ReplayError(AssertionError):
 class Replay:
     """A client of one replay extension, scoped to one test (its replay session)."""
 
-    def __init__(self, url: str, session: str, mode: str = "strict"):
+    def __init__(self, url: str, session: str, mode: str = "strict", token: str | None = None):
         self.url = url.rstrip("/")
         self.session = session
         self.mode = mode
+        self.token = token
 
     def base_url(self, case_id: str) -> str:
         """The OpenAI base URL that replays only `case_id` (give it to the SDK as `base_url`)."""
@@ -41,21 +43,35 @@ class Replay:
         """Keyword arguments for `openai.OpenAI(...)` / `AsyncOpenAI(...)` replaying `case_id`."""
         return {
             "base_url": self.base_url(case_id),
-            "api_key": "not-needed",
+            # The SDK sends its key as `Authorization: Bearer <key>`, which is what a replay
+            # extension behind `bearertokenauth` checks; without a token any key will do.
+            "api_key": self.token or "not-needed",
             "default_headers": self.headers,
             "max_retries": 0,
         }
 
     def cases(self, **filters) -> list:
-        """Case summaries from `GET /v1/cases` (filters: status, agent, since, until, limit)."""
-        query = urllib.parse.urlencode({k: v for k, v in filters.items() if v is not None})
-        return self._get(f"/v1/cases?{query}")["cases"]
+        """One page of case summaries from `GET /v1/cases` (filters: status, agent, since, until,
+        limit, page_token); `all_cases` reads every page."""
+        return self._page(filters)["cases"]
+
+    def all_cases(self, **filters) -> list:
+        """Every case summary the filters select, following `next_page_token` page by page."""
+        filters = {"limit": 1000, **filters}
+        found = []
+        while True:
+            page = self._page(filters)
+            found += page["cases"]
+            if not page.get("next_page_token"):
+                return found
+            filters["page_token"] = page["next_page_token"]
 
     def case_id(self, *, agent: str | None = None, service: str | None = None, status: str = "accepted") -> str:
-        """The id of the one case of `agent` (and `service`, matched on provenance.service_name)."""
+        """The id of the one case of `agent` (and `service`, matched on provenance.service_name),
+        looked for in every page of the listing: a second match on a later page is an error too."""
         found = [
             c
-            for c in self.cases(agent=agent, status=status, limit=1000)
+            for c in self.all_cases(agent=agent, status=status)
             if service is None or c["provenance"]["service_name"] == service
         ]
         if len(found) != 1:
@@ -70,9 +86,14 @@ class Replay:
         """What differed from the recording in this test's session (lenient mode)."""
         return self._get(f"/v1/divergences?session={urllib.parse.quote(self.session)}")["divergences"]
 
+    def _page(self, filters: dict) -> dict:
+        query = urllib.parse.urlencode({k: v for k, v in filters.items() if v is not None})
+        return self._get(f"/v1/cases?{query}")
+
     def _get(self, path: str):
         try:
-            with urllib.request.urlopen(self.url + path, timeout=10) as res:
+            headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+            with urllib.request.urlopen(urllib.request.Request(self.url + path, headers=headers), timeout=10) as res:
                 return json.load(res)
         except urllib.error.HTTPError as err:
             raise ReplayError(f"GET {path}: {err.code} {err.read().decode(errors='replace')}") from None
@@ -87,6 +108,11 @@ def pytest_addoption(parser):
         "--reprise-url", default=None, help=f"replay extension URL (env REPRISE_URL, default {DEFAULT_URL})"
     )
     parser.addini("reprise_url", default=None, help="replay extension URL")
+    parser.addoption(
+        "--reprise-token",
+        default=None,
+        help="bearer token of a replay extension behind bearertokenauth (env REPRISE_TOKEN)",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -101,9 +127,20 @@ def reprise_url(pytestconfig) -> str:
     )
 
 
+@pytest.fixture(scope="session")
+def reprise_token(pytestconfig) -> str | None:
+    """The bearer token for a replay extension behind `bearertokenauth`: --reprise-token, else
+    REPRISE_TOKEN, else none. Kept out of the ini file, which is usually committed."""
+    return pytestconfig.getoption("reprise_token") or os.environ.get("REPRISE_TOKEN") or None
+
+
 @pytest.fixture
-def reprise(request, reprise_url) -> Replay:
-    """A `Replay` for this test, in a replay session named after the test (strict mode;
-    `reprise.mode = "lenient"` to serve the recorded calls in order despite differences)."""
-    session = re.sub(r"[^A-Za-z0-9._-]+", "-", request.node.nodeid).strip("-")
-    return Replay(reprise_url, session)
+def reprise(request, reprise_url, reprise_token) -> Replay:
+    """A `Replay` for this test, in a replay session of its own (strict mode;
+    `reprise.mode = "lenient"` to serve the recorded calls in order despite differences).
+
+    The session is the test's node id plus a random suffix: the extension keeps a session's
+    cursors and divergence log for `sessions.idle_timeout`, so a test run again against the same
+    collector (or two node ids that read alike) must not continue an earlier session."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", request.node.nodeid).strip("-")
+    return Replay(reprise_url, f"{name}-{uuid.uuid4().hex[:12]}", token=reprise_token)
