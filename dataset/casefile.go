@@ -17,15 +17,17 @@ func WriteCaseFile(path, compression string, rows []CaseRow) error {
 	if err != nil {
 		return err
 	}
+	opts = withoutBounds(opts, longBoundsOf(rows))
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name()) // after the rename there is nothing left to remove
-	w := parquet.NewGenericWriter[CaseRow](f, opts...)
+	cw := &countingWriter{w: f}
+	w := parquet.NewGenericWriter[CaseRow](cw, opts...)
 	err = WriteRows(w, rows) // not w.Write(rows): see WriteRows
 	if err == nil {
-		err = w.Close()
+		err = closeWithoutUnboundedIndexes(w, w.Close, cw)
 	}
 	if err == nil {
 		err = f.Sync()

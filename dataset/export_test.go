@@ -21,6 +21,9 @@ func ReadIndexFrom(in io.ReaderAt, size int64) ([]IndexEntry, error) { return re
 // SetAfterRename makes publishing call fn after each rename; an error simulates a crash.
 func SetAfterRename(w *Writer, fn func(renamed int) error) { w.afterRename = fn }
 
+// SetAfterStagingListed makes the adoption of segments call fn once it has listed staging.
+func SetAfterStagingListed(w *Writer, fn func()) { w.afterStagingListed = fn }
+
 func StagingOf(w *Writer) string { return w.cfg.Staging }
 
 func ConfigOf(w *Writer) WriterConfig { return w.cfg }

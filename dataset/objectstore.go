@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -58,7 +59,14 @@ func ParseS3URL(raw string) (bucket, prefix string, err error) {
 	if u.RawQuery != "" || u.Fragment != "" {
 		return "", "", fmt.Errorf("url %q: a query or fragment is not part of an S3 location", raw)
 	}
-	return u.Host, strings.Trim(u.Path, "/"), nil
+	prefix = strings.Trim(u.Path, "/")
+	// S3 stores "a//b" and "a/../b" as keys of their own, but readers of the bucket do not: Arrow's
+	// S3 filesystem (pyarrow, Polars) refuses a path with an empty component, and path-cleaning
+	// clients read other keys. A dataset under such a prefix would be unreadable for them.
+	if prefix != "" && slices.ContainsFunc(strings.Split(prefix, "/"), func(s string) bool { return s == "" || s == "." || s == ".." }) {
+		return "", "", fmt.Errorf("url %q: the prefix must not have an empty, '.' or '..' path segment", raw)
+	}
+	return u.Host, prefix, nil
 }
 
 // Validate names the field that is wrong.

@@ -28,7 +28,8 @@ func TestParseS3URL(t *testing.T) {
 		require.NoError(t, err, raw)
 		assert.Equal(t, want, [2]string{b, p}, raw)
 	}
-	for _, raw := range []string{"", "bucket/prefix", "gs://bucket/x", "s3:///prefix", "s3://b/p?versionId=1", "file:///tmp"} {
+	for _, raw := range []string{"", "bucket/prefix", "gs://bucket/x", "s3:///prefix", "s3://b/p?versionId=1", "file:///tmp",
+		"s3://b/a//c", "s3://b/a/../c", "s3://b/./a", "s3://b/.."} {
 		_, _, err := ParseS3URL(raw)
 		assert.Error(t, err, raw)
 	}

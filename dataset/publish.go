@@ -44,6 +44,9 @@ type journalEntry struct {
 	Final  string `json:"final"`  // slash-separated path under the root
 	Rows   int    `json:"rows"`
 	Bytes  int64  `json:"bytes"`
+	// LongBounds, in a segment's journal, are the statistics columns in which the file holds a
+	// value too long for statistics: the merged file has none for them (long_bounds.go).
+	LongBounds []string `json:"long_bounds,omitempty"`
 }
 
 type journal struct {

@@ -75,13 +75,16 @@ const StepsLayout = "ids-in-cases"
 const PartitionKey = "dt"
 
 // Partition is the dt value of a case: the UTC day it started, or of now when the case has no
-// start time.
+// start time or one outside the years 0001 to 9999. Such a year (a row imported from a file of
+// another tool) would name a directory such as dt=10000-01-02 or dt=-0005-01-02, which is no
+// YYYY-MM-DD date: Polars then reads dt as a string for the whole dataset, and Spark's DATE
+// ends at 9999. The row's start_time keeps the time as it is.
 func Partition(c *replaycase.Case, now time.Time) string {
-	t := c.StartTime
-	if t.IsZero() {
-		t = now
+	t := c.StartTime.UTC()
+	if c.StartTime.IsZero() || t.Year() < 1 || t.Year() > 9999 {
+		t = now.UTC()
 	}
-	return t.UTC().Format(time.DateOnly)
+	return t.Format(time.DateOnly)
 }
 
 // DatasetOf is the dataset a case's row goes to: Cases when it is accepted, Quarantine otherwise.

@@ -338,6 +338,8 @@ type mergeSource struct {
 	// stepsOf says the file is of cases/, and the merged file is of steps/: it takes the steps
 	// of the cases (merge_steps.go).
 	stepsOf bool
+	// longBounds are the statistics columns the file holds a value too long for (long_bounds.go).
+	longBounds []string
 }
 
 // holdsSteps reports whether a segment has steps/ files: a segment staged by an earlier build
@@ -362,9 +364,9 @@ func (w *Writer) mergeSegments(b *batch, segs []segment) error {
 		for _, e := range s.entries {
 			dir := filepath.ToSlash(filepath.Dir(e.Final))
 			path := filepath.Join(w.cfg.Staging, s.name, e.Staged)
-			sources[dir] = append(sources[dir], mergeSource{path: path})
+			sources[dir] = append(sources[dir], mergeSource{path: path, longBounds: e.LongBounds})
 			if dataset, part, _ := strings.Cut(dir, "/"); dataset == Cases && stepsOfCases {
-				sources[Steps+"/"+part] = append(sources[Steps+"/"+part], mergeSource{path: path, stepsOf: true})
+				sources[Steps+"/"+part] = append(sources[Steps+"/"+part], mergeSource{path: path, stepsOf: true, longBounds: e.LongBounds})
 			}
 		}
 	}
@@ -424,6 +426,11 @@ const mergeRowGroupBytes = 32 << 20
 // MaxRowsPerFile rows, column by column (merge_columns.go, merge_steps.go); the writer flushes
 // a row group every RowGroupRows rows or mergeRowGroupBytes, which bounds the memory it holds.
 func (w *Writer) mergeInto(b *batch, dataset, dt string, sources []mergeSource, opts []parquet.WriterOption) error {
+	var long []string
+	for _, src := range sources {
+		long = append(long, src.longBounds...)
+	}
+	opts = withoutBounds(opts, long)
 	m := &columnMerge{w: w, b: b, dataset: dataset, dt: dt, opts: opts, schema: schemaOf(opts)}
 	for _, src := range sources {
 		err := m.eachSourceRowGroup(src.path, func(rg parquet.RowGroup) error {
@@ -451,6 +458,18 @@ func (w *Writer) mergeInto(b *batch, dataset, dt string, sources []mergeSource, 
 // system without file locks), only the journals committed when staging is listed are seen: a
 // live writer whose own segment is older than staleBefore may commit a merge of it after that.
 func (w *Writer) adoptSegments(staleBefore time.Time) error {
+	// The writer's own segments are listed before staging is. A concurrent Flush forgets the
+	// segments it merges only once the merge's journal is committed: listed after staging, a
+	// segment forgotten after mergedSegments read that journal's directory (not committed yet)
+	// would look like nobody's, be adopted, and its rows be published a second time. Listed
+	// first, a segment missing from known was forgotten before the listing, so its merge's journal
+	// is in the listing, or was published and removed, the segment with it.
+	w.mu.Lock()
+	known := map[string]bool{}
+	for _, s := range w.segments {
+		known[s.name] = true
+	}
+	w.mu.Unlock()
 	entries, err := os.ReadDir(w.cfg.Staging)
 	if err != nil {
 		return err
@@ -459,12 +478,9 @@ func (w *Writer) adoptSegments(staleBefore time.Time) error {
 	if err != nil {
 		return err // which segments a merge owns is not known: none is adopted this time
 	}
-	w.mu.Lock()
-	known := map[string]bool{}
-	for _, s := range w.segments {
-		known[s.name] = true
+	if w.afterStagingListed != nil {
+		w.afterStagingListed()
 	}
-	w.mu.Unlock()
 	var adopted []segment
 	var errs []error
 	owners := &goneOwners{staging: w.cfg.Staging, checked: map[string]checkedOwner{}}

@@ -78,3 +78,43 @@ func TestALiveWritersOldSegmentsAreNotAdopted(t *testing.T) {
 	assert.NotEmpty(t, res.Files)
 	assertEachCaseOnce(t, live.Root(), want)
 }
+
+// Two Flushes of one writer run at once (the exporter flushes after a write and on a timer).
+// The first merges an old segment and commits the merge's journal, and its publishing is cut
+// short; the second, adopting segments, had listed staging before that journal was committed.
+// The segment, which the first forgot once its journal owned it, must not be adopted by the
+// second, or its rows are published twice.
+func TestASegmentMergedByAConcurrentFlushIsNotAdopted(t *testing.T) {
+	w := newSegmentWriter(t, 1000)
+	want := writeBatches(t, w, 1)
+	old := time.Now().Add(-time.Hour) // older than the stale age: the age rule alone allows it
+	for _, s := range stagedDirs(t, StagingOf(w), SegmentPrefix) {
+		require.NoError(t, os.Chtimes(filepath.Join(StagingOf(w), s), old, old))
+	}
+	SetAfterRename(w, func(renamed int) error {
+		if renamed == 1 {
+			return errors.New("killed")
+		}
+		return nil
+	})
+	concurrent := false
+	SetAfterStagingListed(w, func() {
+		if concurrent {
+			return
+		}
+		concurrent = true
+		_, err := w.Flush(true) // does not adopt: the outer Flush just did
+		require.ErrorIs(t, err, ErrCommitted)
+	})
+	_, err := w.Flush(true)
+	require.True(t, concurrent)
+	if err != nil {
+		require.ErrorIs(t, err, ErrCommitted)
+	}
+	SetAfterRename(w, nil)
+	_, err = w.Flush(true)
+	require.NoError(t, err)
+	steps := assertEachCaseOnce(t, w.Root(), want)
+	assert.Equal(t, 8, steps)
+	assert.Empty(t, stagedDirs(t, StagingOf(w), SegmentPrefix))
+}

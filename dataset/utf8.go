@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"reflect"
+	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -106,21 +107,41 @@ func mayHoldString(t reflect.Type, seen map[reflect.Type]bool) bool {
 }
 
 // repairMap rewrites the entries whose key or value holds invalid UTF-8 (map entries are not
-// addressable, so each is copied, repaired and stored back).
+// addressable, so each is copied, repaired and stored back). Distinct keys can repair to the same
+// key ("k\xff" and "k\xfe" both become "k\uFFFD", which may also be a valid key of the map): stored
+// back as they are, one entry would overwrite the other and a value be lost without a trace. So
+// a repaired key that is taken gets another U+FFFD until it is free, the keys taken in sorted
+// order so that which entry gets which key does not depend on the map's iteration order.
 func repairMap(m reflect.Value) int {
+	type entry struct{ orig, key, val reflect.Value }
+	var moved []entry // entries whose key changed, removed from the map until every key is known
 	n := 0
 	for _, key := range m.MapKeys() {
 		k := reflect.New(key.Type()).Elem()
 		k.Set(key)
 		val := reflect.New(m.Type().Elem()).Elem()
 		val.Set(m.MapIndex(key))
-		changed := repairValue(k.Addr()) + repairValue(val.Addr())
+		keyChanged := repairValue(k.Addr())
+		changed := keyChanged + repairValue(val.Addr())
 		if changed == 0 {
 			continue
 		}
 		n += changed
+		if keyChanged == 0 {
+			m.SetMapIndex(key, val)
+			continue
+		}
 		m.SetMapIndex(key, reflect.Value{})
-		m.SetMapIndex(k, val)
+		moved = append(moved, entry{key, k, val})
+	}
+	if m.Type().Key().Kind() == reflect.String {
+		sort.Slice(moved, func(i, j int) bool { return moved[i].orig.String() < moved[j].orig.String() })
+	}
+	for _, e := range moved {
+		for e.key.Kind() == reflect.String && m.MapIndex(e.key).IsValid() {
+			e.key.SetString(e.key.String() + "\uFFFD")
+		}
+		m.SetMapIndex(e.key, e.val)
 	}
 	return n
 }

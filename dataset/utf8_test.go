@@ -1,11 +1,14 @@
 package dataset
 
 import (
+	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -94,4 +97,38 @@ func TestRepairUTF8ReachesEveryString(t *testing.T) {
 		assert.True(t, allValid(v), "%T", row)
 		assert.Zero(t, repairUTF8(row), "a repaired row is left alone")
 	}
+}
+
+// Keys that repair to the same key ("k\xff" and "k\xfe" both become "k\uFFFD", a valid key of
+// the map too) keep every entry: one stored over the other would lose a value without a trace.
+func TestRepairUTF8KeepsEveryMapEntry(t *testing.T) {
+	base := t.TempDir()
+	w, err := NewWriter(WriterConfig{
+		Root: filepath.Join(base, "data"), Staging: filepath.Join(base, "staging"),
+		Compression: "zstd", MaxRowsPerFile: 10, RowGroupRows: 10,
+	})
+	require.NoError(t, err)
+	c := &replaycase.Case{
+		CaseID: "c", SchemaVersion: SchemaVersion, Status: replaycase.StatusAccepted,
+		StartTime: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Metadata:  map[string]string{"k\xff": "1", "k\xfe": "2", "k\uFFFD": "3", "v": "bad\xff"},
+	}
+	res, err := w.Write([]*replaycase.Case{c})
+	require.NoError(t, err)
+	assert.Equal(t, 3, res.RepairedStrings)
+	var path string
+	for _, f := range res.Files {
+		if f.Dataset == Cases {
+			path = f.Path
+		}
+	}
+	rows, err := ReadCases(path)
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	assert.Equal(t, map[string]string{
+		"k\uFFFD":             "3", // the valid key keeps its entry
+		"k\uFFFD\uFFFD":       "2", // "k\xfe" sorts before "k\xff"
+		"k\uFFFD\uFFFD\uFFFD": "1",
+		"v":                   "bad\uFFFD",
+	}, rows[0].Metadata)
 }

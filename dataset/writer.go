@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -84,6 +83,9 @@ type Writer struct {
 	afterRename func(renamed int) error
 	// syncStaging makes a segment's rename durable (syncDir); a test makes it fail.
 	syncStaging func(dir string) error
+	// afterStagingListed is called by adoptSegments once it has listed staging and read the
+	// merges' journals; a test runs a concurrent Flush there.
+	afterStagingListed func()
 
 	mu       sync.Mutex
 	pending  []*batch   // committed batches whose publishing failed; retried by every Write
@@ -102,8 +104,8 @@ type Writer struct {
 // renamed from one to the other. Call Recover before the first Write.
 func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
 	cfg.Root, cfg.Staging = filepath.Clean(cfg.Root), filepath.Clean(cfg.Staging)
-	if cfg.Staging == cfg.Root || strings.HasPrefix(cfg.Staging, cfg.Root+string(filepath.Separator)) {
-		return nil, fmt.Errorf("staging directory %s must be outside the dataset root %s", cfg.Staging, cfg.Root)
+	if err := checkOutside(cfg.Root, cfg.Staging, filepath.Abs); err != nil {
+		return nil, err
 	}
 	if cfg.MaxRowsPerFile <= 0 || cfg.RowGroupRows <= 0 {
 		return nil, fmt.Errorf("max rows per file (%d) and row group rows (%d) must be positive", cfg.MaxRowsPerFile, cfg.RowGroupRows)
@@ -136,6 +138,9 @@ func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkOutside(cfg.Root, cfg.Staging, filepath.EvalSymlinks); err != nil {
+		return nil, err
 	}
 	if err := checkSameFilesystem(cfg.Root, cfg.Staging); err != nil {
 		return nil, fmt.Errorf("staging directory %s and root %s: %w", cfg.Staging, cfg.Root, err)
@@ -396,6 +401,7 @@ func stageFile[T any](w *Writer, b *batch, dataset, dt string, rows []T, opts []
 		return err
 	}
 	f.rows = len(rows)
+	f.longBounds = longBoundsOf(rows)
 	finished, err := writeStaged(&w.segmentWriters, f.cw, rows, opts, zeroNulls, func(closeParquet func() error) error {
 		f.closeParquet = closeParquet
 		return f.finish(b) // names the file in its errors
@@ -442,6 +448,7 @@ type stagedFile struct {
 	pw           *parquet.GenericWriter[any] // the writer of a merge (merge_columns.go); nil for a batch's own file
 	closeParquet func() error                // writes the footer
 	rows         int
+	longBounds   []string // statistics columns holding a value too long for statistics (long_bounds.go)
 }
 
 // createStaged creates a file in the batch's staging directory. File names are UUIDv7: unique
@@ -461,7 +468,12 @@ func (w *Writer) createStaged(b *batch, dataset, dt string) (*stagedFile, error)
 
 // finish writes the footer, fsyncs and closes the file, and adds it to the batch.
 func (s *stagedFile) finish(b *batch) error {
-	err := s.closeParquet()
+	var err error
+	if s.pw != nil { // a file readers read (a merge's)
+		err = closeWithoutUnboundedIndexes(s.pw, s.closeParquet, s.cw)
+	} else {
+		err = s.closeParquet()
+	}
 	if err == nil && !b.scratch {
 		err = s.file.Sync()
 	}
@@ -472,10 +484,11 @@ func (s *stagedFile) finish(b *batch) error {
 		return fmt.Errorf("writing %s/%s=%s: %w", s.dataset, PartitionKey, s.dt, err)
 	}
 	b.entries = append(b.entries, journalEntry{
-		Staged: s.dataset + "-" + s.name,
-		Final:  filepath.ToSlash(filepath.Join(s.dataset, PartitionKey+"="+s.dt, s.name)),
-		Rows:   s.rows,
-		Bytes:  s.cw.n,
+		Staged:     s.dataset + "-" + s.name,
+		Final:      filepath.ToSlash(filepath.Join(s.dataset, PartitionKey+"="+s.dt, s.name)),
+		Rows:       s.rows,
+		Bytes:      s.cw.n,
+		LongBounds: s.longBounds,
 	})
 	return nil
 }
@@ -486,12 +499,38 @@ func (s *stagedFile) abort() { s.file.Close() }
 type countingWriter struct {
 	w io.Writer
 	n int64
+	// capture holds what is written in tail instead of writing it (column_index.go).
+	capture bool
+	tail    []byte
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
+	if c.capture {
+		c.tail = append(c.tail, p...)
+		return len(p), nil
+	}
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// checkOutside fails when staging is root or inside it, the two compared as resolve makes them:
+// absolute (a relative path and an absolute one can name the same directory), then, once both
+// exist, with symbolic links resolved. Readers glob the root (cases/**/*.parquet): inside it, the
+// segments and batches being written would be read as data, some twice.
+func checkOutside(root, staging string, resolve func(string) (string, error)) error {
+	r, err := resolve(root)
+	if err != nil {
+		return fmt.Errorf("dataset root %s: %w", root, err)
+	}
+	s, err := resolve(staging)
+	if err != nil {
+		return fmt.Errorf("staging directory %s: %w", staging, err)
+	}
+	if rel, err := filepath.Rel(r, s); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+		return fmt.Errorf("staging directory %s must be outside the dataset root %s", staging, root)
+	}
+	return nil
 }
 
 // checkSameFilesystem proves that a file can be renamed from staging into root.

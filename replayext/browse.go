@@ -3,6 +3,7 @@ package replayext
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -22,29 +23,16 @@ func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
 	}{{"since", &since}, {"until", &until}} {
 		if v := q.Get(p.name); v != "" {
 			t, err := time.Parse(time.RFC3339Nano, v)
-			if err != nil {
-				writeError(w, http.StatusBadRequest, "invalid_request_error", p.name+" must be an RFC 3339 time: "+err.Error(), nil)
+			if err != nil { // without err: it quotes the value, and an error body never echoes the request
+				writeError(w, http.StatusBadRequest, "invalid_request_error", p.name+" must be an RFC 3339 time", map[string]any{"param": p.name})
 				return
 			}
 			*p.dst = t
 		}
 	}
-	limit, offset := 100, 0
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "limit must be between 1 and 1000", map[string]any{"param": "limit"})
-			return
-		}
-		limit = n
-	}
-	if v := q.Get("page_token"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "page_token must be a next_page_token of this listing", map[string]any{"param": "page_token"})
-			return
-		}
-		offset = n // any size: list never adds to it, and an offset past the cases lists none
+	offset, limit, ok := pageOf(w, q)
+	if !ok {
+		return
 	}
 	status, agent := q.Get("status"), q.Get("agent")
 	page, more := r.store.list(caseFilter{status: status, agent: agent, since: since, until: until}, offset, limit)
@@ -63,6 +51,29 @@ func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// pageOf reads a listing's page: limit 1–1000 (default 100) and page_token, a
+// next_page_token (an offset), or answers 400 naming the parameter.
+func pageOf(w http.ResponseWriter, q url.Values) (offset, limit int, ok bool) {
+	limit = 100
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "limit must be between 1 and 1000", map[string]any{"param": "limit"})
+			return 0, 0, false
+		}
+		limit = n
+	}
+	if v := q.Get("page_token"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", "page_token must be a next_page_token of this listing", map[string]any{"param": "page_token"})
+			return 0, 0, false
+		}
+		offset = n // any size: the caller never adds to it, and an offset past the end lists none
+	}
+	return offset, limit, true
+}
+
 func (r *replay) getCase(w http.ResponseWriter, req *http.Request) {
 	if c, ok := r.recordedCase(w, req, req.PathValue("case_id")); ok {
 		writeJSON(w, http.StatusOK, c)
@@ -72,15 +83,25 @@ func (r *replay) getCase(w http.ResponseWriter, req *http.Request) {
 // getCall: GET /v1/calls/{call_site_id} → every recorded occurrence, request and response.
 func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 	id := req.PathValue("call_site_id")
+	offset, limit, ok := pageOf(w, req.URL.Query())
+	if !ok {
+		return
+	}
+	// One page of occurrences: a call every run makes (the same first prompt) is recorded in
+	// every case, and reading them all into one answer would hold the dataset in memory.
 	refs := r.store.callsFor(id)
+	found := len(refs) > 0
+	more := len(refs) > offset+limit
+	refs = refs[min(offset, len(refs)):min(offset+limit, len(refs))]
 	type occurrence struct {
 		CaseID string           `json:"case_id"`
 		Step   *replaycase.Step `json:"step"`
 	}
 	out := struct {
-		CallSiteID  string       `json:"call_site_id"`
-		Occurrences []occurrence `json:"occurrences"`
-	}{CallSiteID: id}
+		CallSiteID    string       `json:"call_site_id"`
+		Occurrences   []occurrence `json:"occurrences"`
+		NextPageToken string       `json:"next_page_token,omitempty"`
+	}{CallSiteID: id, Occurrences: []occurrence{}}
 	for _, h := range refs {
 		st, err := r.store.llmStep(req.Context(), h)
 		if errors.Is(err, errNoCase) {
@@ -92,9 +113,12 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 		}
 		out.Occurrences = append(out.Occurrences, occurrence{h.caseID, st})
 	}
-	if len(out.Occurrences) == 0 {
+	if !found || len(out.Occurrences) == 0 && offset == 0 && !more {
 		writeError(w, http.StatusNotFound, "not_found_error", "no recorded call "+strconv.Quote(id), nil)
 		return
+	}
+	if more {
+		out.NextPageToken = strconv.Itoa(offset + limit)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

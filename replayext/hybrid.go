@@ -122,6 +122,10 @@ func (r *replay) upstreamOf(w http.ResponseWriter, api string) (*upstream, bool)
 	return up, up != nil
 }
 
+// liveErrorRoom is how long past upstream.<api>.timeout a live answer may still be written:
+// room for the 504 that says the upstream did not answer in time.
+const liveErrorRoom = 5 * time.Second
+
 // forward answers a request of a live session from the upstream: the body already read is
 // sent again, with the client's own headers (its credentials included, which only hybrid mode
 // forwards, unless they are the replay server's own: see credentials). The answer is marked
@@ -133,11 +137,18 @@ func (r *replay) forward(w http.ResponseWriter, req *http.Request, api string, b
 		return
 	}
 	ctx := req.Context()
+	// The server's write_timeout (30 s by default) is meant for replay's own answers; left in
+	// place it would cut a live answer (a slow model, a long stream) mid-way, with no error.
+	// upstream.<api>.timeout bounds a forwarded call instead, with room to write its 504; none
+	// (0) bounds it by nothing, as it would an http.Client of that config.
+	var writeDeadline time.Time
 	if up.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, up.timeout)
 		defer cancel() // after ServeHTTP: the proxy has copied the whole answer by then
+		writeDeadline = time.Now().Add(up.timeout + liveErrorRoom)
 	}
+	_ = http.NewResponseController(w).SetWriteDeadline(writeDeadline) // fails only without a connection deadline to move
 	out := req.Clone(ctx)
 	// A copy: the transport may still read the body after the round trip returns, and the
 	// request's own buffer is reused once the handler is done.

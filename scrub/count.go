@@ -72,14 +72,15 @@ func (s *Scrubber) countValue(v pcommon.Value, r *Report) {
 const placeholderOpen = "<secret:"
 
 // countText counts the placeholders in v by kind, with the action the policy gives the kind
-// (a kind it no longer has, after a policy change, is counted as masked).
+// (a built-in kind it no longer has, after a policy change, is counted as masked). Text shaped
+// like a placeholder of a kind no scrubber of this policy writes is no placeholder
+// (Scrubber.writes): it is not counted, so a client cannot add kinds of its own to a case.
 func (s *Scrubber) countText(v string, r *Report) {
 	if !strings.Contains(v, placeholderOpen) { // most strings hold none: one scan
 		return
 	}
-	for _, loc := range placeholderPattern.FindAllStringIndex(v, -1) {
-		found := v[loc[0]+len(placeholderOpen) : loc[1]]
-		kind := found[:strings.IndexByte(found, ':')]
+	for _, loc := range s.placeholders(v) {
+		kind := v[loc[2]:loc[3]]
 		action := s.actions[kind]
 		if action == "" {
 			action = ActionMask

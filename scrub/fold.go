@@ -38,17 +38,39 @@ func asciiFolded(v string) string {
 
 // foldedSpans is spans of v as found in v with those two runes folded to their ASCII letter,
 // in v's own offsets: key names are compared folded, so a text pair "api_\u212aey: …" or a
-// keyword written with the Kelvin sign is found as it is as a key.
-func (s *Scrubber) foldedSpans(v string) []span {
-	if !hasFoldingRune(v) {
-		return s.spans(v, 0)
+// keyword written with the Kelvin sign is found as it is as a key. Text with a backslash or a
+// look-alike character is also scanned with its JSON escapes decoded and its look-alikes
+// replaced (unescape.go, lookalike.go). depth counts the base64 decodings v comes from.
+func (s *Scrubber) foldedSpans(v string, depth int) []span {
+	plain := needsPlainView(v)
+	if !hasFoldingRune(v) && !plain {
+		return s.spans(v, depth)
 	}
-	folded, at := foldWithOffsets(v)
-	found := s.spans(folded, 0)
-	for i := range found {
-		found[i].start, found[i].end = at[found[i].start], at[found[i].end]
+	var found []span
+	if hasFoldingRune(v) {
+		view, at := foldWithOffsets(v)
+		found = s.viewSpans(view, at, depth)
+	} else {
+		found = s.spans(v, depth)
+	}
+	if plain {
+		view, at := plainView(v)
+		found = unionSpans(found, s.viewSpans(view, at, depth))
 	}
 	return found
+}
+
+// viewSpans is spans of view, a view of a string, mapped back to the string's offsets (at),
+// without any that maps to no byte of it.
+func (s *Scrubber) viewSpans(view string, at []int, depth int) []span {
+	found := s.spans(view, depth)
+	kept := found[:0]
+	for _, f := range found {
+		if f.start, f.end = at[f.start], at[f.end]; f.end > f.start {
+			kept = append(kept, f)
+		}
+	}
+	return kept
 }
 
 // foldWithOffsets is asciiFolded(v) with, for each of its byte offsets and its end, the

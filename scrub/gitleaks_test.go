@@ -2,6 +2,7 @@ package scrub
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"weak"
@@ -63,4 +64,14 @@ func TestScrubbersSharingARuleSetScanConcurrently(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// A secret repeated n times gives n spans, not one set of n per report gitleaks makes of it
+// (n², 16 million spans for a tool result that repeats a key 4,096 times).
+func TestRepeatedSecretGivesOneSpanPerOccurrence(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	const n = 200
+	v := strings.Repeat(`client_key = "8dyfuiRyq=vVc3RRr_edRk-fK__JItpZ"`+"\n", n)
+	assert.Equal(t, n, len(s.gitleaksSpans(v)), "spans")
+	assert.NotContains(t, s.Text(v, &Report{}), "8dyfuiRyq")
 }

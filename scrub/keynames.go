@@ -169,6 +169,10 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 			for end > start && strings.IndexByte(",)}]", v[end-1]) >= 0 {
 				end--
 			}
+			if h, ok := s.headerSpan(v[keyStart:keyEnd], v, start, end); ok {
+				out = append(out, h) // Cookie: a=1; b=2 and Authorization: Token abc
+				continue
+			}
 		}
 		if value := v[start:end]; !maskableValue(value) {
 			continue

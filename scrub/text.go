@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -15,8 +16,44 @@ type span struct {
 	personal   bool // at the same start a credential finding wins (a URL's password before an e-mail-like tail)
 }
 
-// placeholderPattern finds placeholders already in a text, so scrubbing is idempotent.
-var placeholderPattern = regexp.MustCompile(`<secret:[a-z0-9_]+:[0-9a-f]{12}>`)
+// placeholderPattern finds placeholders already in a text, so scrubbing is idempotent; group 1
+// is the kind.
+var placeholderPattern = regexp.MustCompile(`<secret:([a-z0-9_]+):[0-9a-f]{12}>`)
+
+// builtinKinds are the kinds of Kinds(), as a set.
+var builtinKinds = sync.OnceValue(func() map[string]bool {
+	set := map[string]bool{}
+	for _, k := range Kinds() {
+		set[k] = true
+	}
+	return set
+})
+
+// writes tells whether a placeholder of kind can be one this scrubber wrote: a built-in kind
+// (also one turned off since) or a kind of its rules. Text that only looks like a placeholder
+// (<secret:4111111111111111:0123456789ab>, a card number as the kind) is scanned like any text.
+func (s *Scrubber) writes(kind string) bool {
+	_, rule := s.actions[kind]
+	return rule || builtinKinds()[kind]
+}
+
+// placeholders returns the bounds of the placeholders in v that this scrubber can have written.
+func (s *Scrubber) placeholders(v string) [][]int {
+	all := placeholderPattern.FindAllStringSubmatchIndex(v, -1)
+	kept := all[:0]
+	for _, p := range all {
+		if s.writes(v[p[2]:p[3]]) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
+// isPlaceholder tells whether v is one placeholder this scrubber can have written.
+func (s *Scrubber) isPlaceholder(v string) bool {
+	p := placeholderPattern.FindStringSubmatchIndex(v)
+	return p != nil && p[0] == 0 && p[1] == len(v) && s.writes(v[p[2]:p[3]])
+}
 
 // maxDecodeDepth bounds base64 inside base64.
 const maxDecodeDepth = 2
@@ -42,7 +79,7 @@ func (s *Scrubber) spans(v string, depth int) []span {
 	if len(found) == 0 {
 		return nil
 	}
-	for _, p := range placeholderPattern.FindAllStringIndex(v, -1) {
+	for _, p := range s.placeholders(v) {
 		found = append(found, span{start: p[0], end: p[1]}) // kind "" keeps the placeholder
 	}
 	// Stable: at equal position and length the earlier detector (its kind) wins.
@@ -137,24 +174,46 @@ func (s *Scrubber) detectorSpans(d *detector, v string, digits int) []span {
 }
 
 // gitleaksSpans reports every occurrence of each secret gitleaks finds (it reports the secret,
-// not its offset).
+// not its offset), in v and in its prose view (prose.go), which has v's offsets.
 func (s *Scrubber) gitleaksSpans(v string) []span {
 	if s.gitleaks == nil || len(v) < 8 {
 		return nil
 	}
+	var seen map[gitleaksFound]bool
+	out := s.gitleaksFind(v, &seen)
+	if view, ok := proseView(v); ok {
+		out = append(out, s.gitleaksFind(view, &seen)...)
+	}
+	return out
+}
+
+type gitleaksFound struct{ secret, kind string }
+
+// gitleaksFind returns the spans of the secrets gitleaks finds in v that are not in seen yet.
+func (s *Scrubber) gitleaksFind(v string, seen *map[gitleaksFound]bool) []span {
 	var out []span
 	for _, f := range s.gitleaks.detect(v) {
 		secret := strings.Trim(f.Secret, "\n")
 		if len(secret) < 4 {
 			continue
 		}
-		kind := gitleaksKind(f.RuleID)
+		// gitleaks reports a secret once per occurrence, and each report is looked for
+		// everywhere: a text that repeats a secret n times would give n² spans (a minute for
+		// 400 KB of tool results that repeat a key).
+		key := gitleaksFound{secret, gitleaksKind(f.RuleID)}
+		if (*seen)[key] {
+			continue
+		}
+		if *seen == nil {
+			*seen = map[gitleaksFound]bool{}
+		}
+		(*seen)[key] = true
 		for from := 0; ; {
 			i := strings.Index(v[from:], secret)
 			if i < 0 {
 				break
 			}
-			out = append(out, span{start: from + i, end: from + i + len(secret), kind: kind})
+			out = append(out, span{start: from + i, end: from + i + len(secret), kind: key.kind})
 			from += i + len(secret)
 		}
 	}
@@ -236,7 +295,8 @@ func (s *Scrubber) base64Spans(v string, runs []b64Run, depth int) []span {
 		if !run.text {
 			continue
 		}
-		if inner := s.spans(run.decoded, depth+1); len(inner) > 0 {
+		// Decoded text is text like any other: JSON escapes, look-alikes (foldedSpans).
+		if inner := s.foldedSpans(run.decoded, depth+1); len(inner) > 0 {
 			out = append(out, span{start: run.start, end: run.end, kind: inner[0].kind})
 		}
 	}

@@ -50,6 +50,9 @@ func (s *Scrubber) text(v string, r *Report) string {
 		if parsed, ok := wholeJSON(t); ok {
 			var sub Report
 			out := s.JSON(parsed, &sub)
+			if secrets := s.contextSecrets(out); len(secrets) > 0 { // context.go
+				out = s.maskSecrets(out, secrets, &sub)
+			}
 			if len(sub.Counts) == 0 {
 				return v
 			}
@@ -107,7 +110,7 @@ func (s *Scrubber) plain(v string, r *Report) string {
 	if s.clean.has(v) {
 		return v
 	}
-	found := s.foldedSpans(v)
+	found := s.foldedSpans(v, 0)
 	if len(found) == 0 {
 		s.clean.add(v)
 		return v
@@ -126,7 +129,7 @@ func (s *Scrubber) integer(n string, r *Report) string {
 
 // secretValue masks a whole value found under a secret key.
 func (s *Scrubber) secretValue(kind, value string, r *Report) string {
-	if value == "" || placeholderPattern.FindString(value) == value {
+	if value == "" || s.isPlaceholder(value) {
 		return value
 	}
 	r.found(kind, s.actions[kind])
@@ -276,6 +279,7 @@ func (s *Scrubber) Map(m pcommon.Map, r *Report) {
 	if renamed {
 		s.renameKeys(m, r)
 	}
+	s.contextMap(m, r) // context.go
 	s.splitMap(m, r)
 }
 
@@ -290,8 +294,8 @@ func (s *Scrubber) renameKeys(m pcommon.Map, r *Report) {
 }
 
 // Traces scrubs spans in place: resource and scope attributes and schema URLs, scope names and
-// versions, span names, status messages, span attributes, events (names and attributes) and
-// links.
+// versions, span names, status messages, trace states, span attributes, events (names and
+// attributes) and links (trace states and attributes).
 func (s *Scrubber) Traces(td ptrace.Traces, r *Report) {
 	if s == nil {
 		return
@@ -315,13 +319,17 @@ func walkTraces(td ptrace.Traces, text func(string) string, attrs func(pcommon.M
 				attrs(sp.Attributes())
 				sp.SetName(text(sp.Name()))
 				sp.Status().SetMessage(text(sp.Status().Message()))
+				// Trace state is stored with the span, and its values are free text to a vendor.
+				sp.TraceState().FromRaw(text(sp.TraceState().AsRaw()))
 				for e := 0; e < sp.Events().Len(); e++ {
 					ev := sp.Events().At(e)
 					ev.SetName(text(ev.Name()))
 					attrs(ev.Attributes())
 				}
 				for l := 0; l < sp.Links().Len(); l++ {
-					attrs(sp.Links().At(l).Attributes())
+					ln := sp.Links().At(l)
+					ln.TraceState().FromRaw(text(ln.TraceState().AsRaw()))
+					attrs(ln.Attributes())
 				}
 			}
 		}

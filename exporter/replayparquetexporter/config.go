@@ -88,7 +88,7 @@ var _ confmap.Validator = (*Config)(nil)
 func (c *Config) Validate() error {
 	var errs []error
 	errs = append(errs, c.validateLocation()...)
-	if staging, root := c.staging(), c.root(); staging == root || strings.HasPrefix(staging, root+string(filepath.Separator)) {
+	if staging, root := c.staging(), c.root(); within(staging, root) {
 		field := "directory"
 		if c.bucketDirectory() {
 			field = "local_directory"
@@ -118,6 +118,18 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.Retention.validate()...)
 	return errors.Join(errs...)
+}
+
+// within reports whether path is dir or below it. Both are made absolute first: a relative
+// directory and an absolute staging_directory (or the reverse) can name the same place.
+func within(path, dir string) bool {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // maxFileMaxAge keeps file_max_age well below the age (staleAfter) at which another collector

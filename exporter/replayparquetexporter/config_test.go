@@ -1,6 +1,7 @@
 package replayparquetexporter
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -85,4 +86,25 @@ func TestValidateNamesTheField(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A relative directory and an absolute staging_directory below it are one place: readers of the
+// dataset would see files being written.
+func TestStagingInsideTheRootIsRejectedWhateverTheSpelling(t *testing.T) {
+	cwd, err := os.Getwd()
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	cfg.Directory = "data"
+	cfg.StagingDirectory = filepath.Join(cwd, "data", "staging")
+	assert.ErrorContains(t, confmap.Validate(cfg), "staging_directory ("+cfg.StagingDirectory+") must be outside directory (data)")
+
+	cfg.Directory, cfg.StagingDirectory = filepath.Join(cwd, "data"), "data/staging"
+	assert.ErrorContains(t, confmap.Validate(cfg), "must be outside directory")
+
+	cfg.Directory = "."
+	cfg.StagingDirectory = ""
+	assert.ErrorContains(t, confmap.Validate(cfg), "staging_directory (..staging) must be outside directory (.)", "the default staging of the current folder is inside it")
+
+	cfg.Directory, cfg.StagingDirectory = "data", filepath.Join(cwd, "data.staging")
+	assert.NoError(t, confmap.Validate(cfg), "a sibling folder is outside")
 }

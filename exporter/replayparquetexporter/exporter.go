@@ -33,6 +33,7 @@ type parquetExporter struct {
 
 	retentionStop, retentionDone chan struct{} // the retention loop, when retention is on
 	flushStop, flushDone         chan struct{} // the loop that publishes staged segments, with file_max_age
+	releaseRoot                  func()        // gives up the claim on the local root (roots.go)
 }
 
 func newParquetExporter(set exporter.Settings, cfg *Config) (*parquetExporter, error) {
@@ -48,7 +49,17 @@ func newParquetExporter(set exporter.Settings, cfg *Config) (*parquetExporter, e
 // persistent). A younger one may belong to another collector writing into the same root.
 const staleAfter = 15 * time.Minute
 
-func (e *parquetExporter) start(ctx context.Context, _ component.Host) error {
+func (e *parquetExporter) start(ctx context.Context, _ component.Host) (err error) {
+	release, err := e.cfg.claimRoot()
+	if err != nil {
+		return fmt.Errorf("replay_parquet: %w", err)
+	}
+	e.releaseRoot = release
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
 	w, err := dataset.NewWriter(dataset.WriterConfig{
 		Root: e.cfg.root(), Staging: e.cfg.staging(), Compression: e.cfg.Compression,
 		MaxRowsPerFile: e.cfg.MaxRowsPerFile, RowGroupRows: e.cfg.RowGroupRows,
@@ -80,6 +91,9 @@ func (e *parquetExporter) start(ctx context.Context, _ component.Host) error {
 func (e *parquetExporter) shutdown(ctx context.Context) error {
 	e.stopRetention()
 	e.stopFlush()
+	if e.releaseRoot != nil {
+		defer e.releaseRoot()
+	}
 	if e.writer == nil {
 		return nil
 	}

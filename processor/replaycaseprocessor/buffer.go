@@ -115,12 +115,12 @@ func (p *caseProcessor) buffer(id pcommon.TraceID, now time.Time) *traceBuffer {
 		p.resume(b)
 		b.elem = p.order.PushBack(b)
 		p.open[id] = b
-		b.bytes = memOpenBuffer
-		p.bytes += memOpenBuffer
-		p.openBytes += memOpenBuffer
+		b.bytes = memOpenBuffer + int64(len(b.seenSpans))*memSeenItem // resume may have seeded it
+		p.bytes += b.bytes
+		p.openBytes += b.bytes
 		ctx := context.Background()
 		p.telemetry.ProcessorReplayCaseOpenCases.Add(ctx, 1)
-		p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, memOpenBuffer)
+		p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, b.bytes)
 	}
 	b.lastSeen = now
 	return b
@@ -145,6 +145,7 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 	rootSeen := false         // the case just closed at the span limit had its root
 	var prev *traceBuffer     // the case just closed at the span limit, which b continues
 	var sent []pcommon.SpanID // the chunk's spans in the cases closed at the span limit
+	var seen seenSets         // what prev and the parts before it held
 	for {
 		b := p.buffer(c.id, now)
 		// A fragment cut off at the span limit of a trace whose root has arrived closes after
@@ -153,6 +154,7 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		if prev != nil {
 			b.spanLimitPart = true
 			p.markContinuation(prev, b, sent)
+			p.inheritSeen(b, seen)
 		}
 		b.fromKafka = b.fromKafka || c.fromKafka
 		if p.dedupeSpans(c, b) > 0 {
@@ -179,9 +181,43 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 			return due
 		}
 		rootSeen, prev, sent = b.rootSeen, b, appendSpanIDs(sent, part)
+		// dedupeSpans put the whole chunk in b's set: the spans left for the next part are not
+		// b's. What remains is passed on, as take forgets it.
+		forEachScopeSpans(c.td, func(ss ptrace.ScopeSpans) {
+			for i := 0; i < ss.Spans().Len(); i++ {
+				delete(b.seenSpans, ss.Spans().At(i).SpanID())
+			}
+		})
+		seen = seenSets{b.seenSpans, b.seenEvents}
 		p.telemetry.ProcessorReplayCaseEvictions.Add(context.Background(), 1, metric.WithAttributes(attribute.String("limit", "max_spans_per_trace")))
 		due = append(due, p.take(b, replaycase.ClosedSpanLimit, fmt.Sprintf("trace reached limits.max_spans_per_trace (%d); its later spans form further cases", p.cfg.Limits.MaxSpansPerTrace)))
 	}
+}
+
+// seenSets are the span ids and event keys an open buffer has seen.
+type seenSets struct {
+	spans  map[pcommon.SpanID]struct{}
+	events map[eventKey]struct{}
+}
+
+// inheritSeen gives b, the part that continues a trace just cut at the span limit, what the
+// parts before it saw: while the trace is open, a client retry of spans or events those parts
+// took is a duplicate, not new telemetry to add to b (and cut into further parts) again. The
+// sets keep growing with the trace; b accounts for them, the closed part still does too until
+// it is sent. Caller holds mu.
+func (p *caseProcessor) inheritSeen(b *traceBuffer, seen seenSets) {
+	for id := range b.seenSpans {
+		seen.spans[id] = struct{}{}
+	}
+	for k := range b.seenEvents {
+		seen.events[k] = struct{}{}
+	}
+	b.seenSpans, b.seenEvents = seen.spans, seen.events
+	size := int64(len(seen.spans)+len(seen.events)) * memSeenItem
+	b.bytes += size
+	p.bytes += size
+	p.openBytes += size
+	p.telemetry.ProcessorReplayCaseBufferedBytes.Add(context.Background(), size)
 }
 
 // dedupeSpans removes from c the spans b already holds (a client retry delivers the same span

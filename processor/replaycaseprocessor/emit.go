@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -22,10 +23,11 @@ type batch struct {
 	traces  ptrace.Traces
 	logs    plog.Logs
 	caseIDs []string
-	passed  []string    // trace ids of the runs that are no case, passed on unchanged in traces and logs
-	bytes   int64       // heap of the closed buffers (their pdata estimate), released once sent
-	walKeys []string    // write-ahead records to release once sent
-	markers []walMarker // resume marks to store once sent (span_limit_resume.go)
+	passed  []string     // trace ids of the runs that are no case, passed on unchanged in traces and logs
+	bytes   int64        // heap of the closed buffers (their pdata estimate), released once sent
+	walKeys []string     // write-ahead records to release once sent
+	markers []*walMarker // resume marks to store once sent (span_limit_resume.go)
+	items   []batchItem  // what traces holds, in order (emit_isolate.go)
 }
 
 // admit refuses new data while closed cases wait for the next consumer, or while the memory
@@ -71,7 +73,13 @@ func (p *caseProcessor) drain(ctx context.Context) error {
 // drainLocked resends refused batches, oldest first, then builds and sends the outbox in
 // batches of emit_batch_size cases. It stops at the first retryable refusal, keeping the
 // refused batch and everything after it. Caller holds emitMu.
+//
+// ctx is often the context of a request that happened to close cases (a limit, a due batch):
+// the cases are not that request's, so they are sent without its client metadata and auth,
+// which a headers_setter extension or an exporter batching by metadata_keys would put on them.
+// Its deadline and cancellation are kept.
 func (p *caseProcessor) drainLocked(ctx context.Context) error {
+	ctx = client.NewContext(ctx, client.Info{})
 	for {
 		p.mu.Lock()
 		if len(p.pending) == 0 {
@@ -120,7 +128,11 @@ func (p *caseProcessor) drainLocked(ctx context.Context) error {
 // write-ahead records are released.
 func (p *caseProcessor) send(ctx context.Context, b *batch) error {
 	if b.traces.SpanCount() > 0 {
-		if err := p.nextTraces.ConsumeTraces(ctx, b.traces); err != nil {
+		err := p.nextTraces.ConsumeTraces(ctx, b.traces)
+		if err != nil && consumererror.IsPermanent(err) && len(b.items) > 1 {
+			err = p.sendEachAlone(ctx, b) // one bad case must not lose the batch
+		}
+		if err != nil {
 			if consumererror.IsPermanent(err) {
 				p.dropCases(ctx, b, "permanent_downstream_error", err)
 				p.release(ctx, b)
@@ -211,18 +223,37 @@ func (p *caseProcessor) overBuildLimit() bool {
 	return p.bytes > limit+limit/buildHeadroom
 }
 
-// addToBatch builds one closed buffer into b.
+// addToBatch builds one closed buffer into b, and records what it added to b.traces.
 func (p *caseProcessor) addToBatch(ctx context.Context, cl closing, b *batch) {
+	resources, cases, passed := b.traces.ResourceSpans().Len(), len(b.caseIDs), len(b.passed)
+	p.addRun(ctx, cl, b)
+	item := batchItem{resources: b.traces.ResourceSpans().Len() - resources}
+	switch {
+	case len(b.caseIDs) > cases:
+		item.caseID = b.caseIDs[cases]
+	case len(b.passed) > passed:
+		item.traceID = b.passed[passed]
+	default:
+		return // dropped, or not selected
+	}
+	b.items = append(b.items, item)
+}
+
+// addRun builds one closed buffer into b.
+func (p *caseProcessor) addRun(ctx context.Context, cl closing, b *batch) {
 	run, ok := p.materialize(ctx, cl)
 	b.bytes += cl.buf.bytes
 	b.walKeys = append(b.walKeys, cl.buf.walKeys...)
 	if m := cl.buf.marker; m != nil {
-		b.markers = append(b.markers, *m)
+		b.markers = append(b.markers, m)
 	}
 	if !ok {
 		return
 	}
 	c, outcome := p.buildCase(ctx, cl, run)
+	if m := cl.buf.marker; m != nil && outcome == runCase {
+		m.selectedBy = c.SelectedBy
+	}
 	switch outcome {
 	case runUnselected:
 		p.unselected(ctx, cl, run, b)
@@ -235,11 +266,16 @@ func (p *caseProcessor) addToBatch(ctx context.Context, cl closing, b *batch) {
 		return
 	case runCase:
 	}
-	if err := replaycase.Encode(c, b.traces); err != nil {
+	// Encoded apart and moved into the batch only when whole: Encode fails part way (a step
+	// whose span id is not 8 bytes, e.g. a span sent without one), and what it wrote until then
+	// is a case span with some of its steps, which the exporter would write as a row.
+	enc := ptrace.NewTraces()
+	if err := replaycase.Encode(c, enc); err != nil {
 		p.telemetry.ProcessorReplayCaseDroppedCases.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", "encode_error")))
 		p.dropLog.Error("replay case dropped", zap.String("case_id", c.CaseID), zap.String("reason", "encode_error"), zap.Error(err))
 		return
 	}
+	enc.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
 	b.caseIDs = append(b.caseIDs, c.CaseID)
 	p.record(ctx, c)
 }

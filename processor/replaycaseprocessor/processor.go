@@ -197,6 +197,7 @@ func (p *caseProcessor) ConsumeTraces(ctx context.Context, td ptrace.Traces) err
 		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(td.SpanCount()), signalTraces)
 		return err
 	}
+	requested := td.SpanCount() // what a refusal refuses, counted before chunks are taken out
 	trusted := ptrace.NewTraces()
 	if p.cfg.TrustedUpstream {
 		trusted = takeCaseSpans(td)
@@ -209,7 +210,7 @@ func (p *caseProcessor) ConsumeTraces(ctx context.Context, td ptrace.Traces) err
 	p.scrubTraceChunks(chunks, false) // before anything stores or holds them (scrub_intake.go)
 	// Stored before sanitizing, so that a restore repairs and flags the same way.
 	if err := p.wal.writeTraces(ctx, chunks); err != nil {
-		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(td.SpanCount()), signalTraces)
+		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(requested), signalTraces)
 		return err
 	}
 	items := 0
@@ -253,6 +254,7 @@ func (p *caseProcessor) joinLogs(ctx context.Context, ld plog.Logs) error {
 		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(ld.LogRecordCount()), signalLogs)
 		return err
 	}
+	requested := ld.LogRecordCount() // what a refusal refuses: splitLogs takes the GenAI events out
 	chunks := splitLogs(ld, p.cfg.ForwardJoinedLogs)
 	kafka := fromKafka(ctx)
 	for _, c := range chunks {
@@ -260,7 +262,7 @@ func (p *caseProcessor) joinLogs(ctx context.Context, ld plog.Logs) error {
 	}
 	p.scrubLogChunks(chunks, false)
 	if err := p.wal.writeLogs(ctx, chunks); err != nil {
-		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(ld.LogRecordCount()), signalLogs)
+		p.telemetry.ProcessorReplayCaseRefused.Add(ctx, int64(requested), signalLogs)
 		return err
 	}
 	fixed := sanitizeLogs(ld) // the records passed on

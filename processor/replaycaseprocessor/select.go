@@ -236,6 +236,8 @@ func (p *caseProcessor) selectRun(ctx context.Context, b *traceBuffer, run runTe
 	}
 	if b.fragment > 0 {
 		if by, ok := p.selector.recent.get(b.id); ok {
+			// Counted like any selected run, so that selected_runs equals the cases closed.
+			p.telemetry.ProcessorReplayCaseSelectedRuns.Add(ctx, 1, metric.WithAttributes(attribute.String("selected_by", by)))
 			return by, true
 		}
 	}

@@ -30,31 +30,49 @@ import (
 
 // walMarker is a resume mark to store when the part that carries it is released.
 type walMarker struct {
-	key   string
-	value []byte
+	key      string
+	fragment int // the fragment number of the part that continues
+	rootSeen bool
+	sent     []pcommon.SpanID // the cut request's spans in this part and the parts before it
+	// selectedBy is why select kept the run (select.go), set when the part is built: after a
+	// restart the part that continues is kept for the same reason, as the parts of a run are
+	// without one, instead of being judged on its own spans alone.
+	selectedBy string
+}
+
+// value is the mark as stored.
+func (m *walMarker) value() []byte {
+	return encodeMarker(m.fragment, m.rootSeen, m.selectedBy, m.sent)
 }
 
 // resumePoint is what restore read from the resume marks of one trace.
 type resumePoint struct {
-	fragment int // the fragment number of the part that continues
-	rootSeen bool
-	sent     map[pcommon.SpanID]struct{}
-	keys     []string // the marks: held by the trace's first restored buffer
-	held     bool
+	fragment   int // the fragment number of the part that continues
+	rootSeen   bool
+	selectedBy string // why select kept the run; "" when it did not, or without select
+	sent       map[pcommon.SpanID]struct{}
+	keys       []string // the marks: held by the trace's first restored buffer
+	held       bool
 }
 
-// markerVersion is the first byte of a mark's value.
-const markerVersion = 1
+// Versions of a mark's value (its first byte). Version 1 marks, written before the selection
+// was kept, are still read.
+const (
+	markerVersion1 = 1
+	markerVersion  = 2
+)
 
 // encodeMarker writes a mark's value: the version, the fragment number (uvarint), 1 when the
-// root was seen, then 8 bytes per span id.
-func encodeMarker(fragment int, rootSeen bool, sent []pcommon.SpanID) []byte {
+// root was seen, the length (uvarint) and bytes of selectedBy, then 8 bytes per span id.
+func encodeMarker(fragment int, rootSeen bool, selectedBy string, sent []pcommon.SpanID) []byte {
 	v := binary.AppendUvarint([]byte{markerVersion}, uint64(fragment))
 	root := byte(0)
 	if rootSeen {
 		root = 1
 	}
 	v = append(v, root)
+	v = binary.AppendUvarint(v, uint64(len(selectedBy)))
+	v = append(v, selectedBy...)
 	for _, id := range sent {
 		v = append(v, id[:]...)
 	}
@@ -63,7 +81,7 @@ func encodeMarker(fragment int, rootSeen bool, sent []pcommon.SpanID) []byte {
 
 // decodeMarker reads a mark's value into r, adding to what earlier marks of the trace gave.
 func decodeMarker(value []byte, r *resumePoint) error {
-	if len(value) == 0 || value[0] != markerVersion {
+	if len(value) == 0 || (value[0] != markerVersion1 && value[0] != markerVersion) {
 		return errors.New("unknown resume mark version")
 	}
 	fragment, n := binary.Uvarint(value[1:])
@@ -71,12 +89,26 @@ func decodeMarker(value []byte, r *resumePoint) error {
 		return errors.New("bad fragment number in resume mark")
 	}
 	rest := value[1+n:]
-	if len(rest) == 0 || rest[0] > 1 || (len(rest)-1)%8 != 0 {
+	if len(rest) == 0 || rest[0] > 1 {
+		return errors.New("bad resume mark")
+	}
+	root, ids, by := rest[0] == 1, rest[1:], ""
+	if value[0] == markerVersion {
+		size, n := binary.Uvarint(ids)
+		if n <= 0 || size > uint64(len(ids)-n) {
+			return errors.New("bad selection in resume mark")
+		}
+		by, ids = string(ids[n:n+int(size)]), ids[n+int(size):]
+	}
+	if len(ids)%8 != 0 {
 		return errors.New("bad resume mark")
 	}
 	r.fragment = max(r.fragment, int(fragment))
-	r.rootSeen = r.rootSeen || rest[0] == 1
-	for ids := rest[1:]; len(ids) > 0; ids = ids[8:] {
+	r.rootSeen = r.rootSeen || root
+	if by != "" {
+		r.selectedBy = by
+	}
+	for ; len(ids) > 0; ids = ids[8:] {
 		r.sent[pcommon.SpanID(ids[:8])] = struct{}{}
 	}
 	return nil
@@ -101,7 +133,7 @@ func (p *caseProcessor) markContinuation(prev, next *traceBuffer, sent []pcommon
 		return
 	}
 	key := p.wal.key('p', next.id, false)
-	prev.marker = &walMarker{key: key, value: encodeMarker(next.fragment, next.rootSeen, sent)}
+	prev.marker = &walMarker{key: key, fragment: next.fragment, rootSeen: next.rootSeen, sent: sent}
 	next.walKeys = append(next.walKeys, key)
 	p.wal.hold([]string{key})
 }
@@ -131,6 +163,11 @@ func (p *caseProcessor) resume(b *traceBuffer) {
 	}
 	r.held = true
 	b.spanLimitPart, b.rootSeen = true, r.rootSeen
+	// The spans sent in the parts before are duplicates for this part too, as they are without
+	// a restart (inheritSeen): a client retry of the cut request must not add them again.
+	for id := range r.sent {
+		b.seenSpans[id] = struct{}{}
+	}
 	b.walKeys = append(b.walKeys, r.keys...)
 	p.wal.hold(r.keys)
 }
@@ -162,6 +199,13 @@ func (p *caseProcessor) readResumeMarks(ctx context.Context, keys []string) erro
 		r.keys = append(r.keys, key)
 		p.resumed[id] = r
 	}
+	if p.selector != nil {
+		for id, r := range p.resumed {
+			if r.selectedBy != "" {
+				p.selector.recent.add(id, r.selectedBy) // what selectRun asks for a later part
+			}
+		}
+	}
 	return nil
 }
 
@@ -189,13 +233,17 @@ func (p *caseProcessor) leaveOutSent(chunks []*traceChunk) []*traceChunk {
 }
 
 // unheldMarks are the resume marks no restored buffer took (no record of their trace was
-// left): the caller deletes them.
+// left): the caller deletes them. It ends the restore, so it also forgets the ids of the spans
+// sent: restore has left them out of the records and the buffers that continue the traces hold
+// them; kept, they would stay in memory, not counted in max_buffered_bytes, as long as the
+// process runs (a part of the default 5,000 spans names up to 40 kB of them).
 func (p *caseProcessor) unheldMarks() []string {
 	var keys []string
 	for _, r := range p.resumed {
 		if !r.held {
 			keys = append(keys, r.keys...)
 		}
+		r.sent = nil
 	}
 	return keys
 }

@@ -17,22 +17,24 @@ import (
 // FuzzResumeMarkRoundTrip: a mark reads back as written; any other value either reads as a
 // mark whose every sent span id it holds, or is refused, never a panic.
 func FuzzResumeMarkRoundTrip(f *testing.F) {
-	f.Add(uint32(1), true, []byte("12345678"), []byte{1, 1, 0})
-	f.Add(uint32(math.MaxUint32), false, bytes.Repeat([]byte{0xff}, 24), []byte{1, 0x80})
-	f.Add(uint32(0), false, []byte{}, []byte{2, 1, 1})
-	f.Fuzz(func(t *testing.T, fragment uint32, rootSeen bool, raw, other []byte) {
+	f.Add(uint32(1), true, "tools", []byte("12345678"), []byte{1, 1, 0})
+	f.Add(uint32(math.MaxUint32), false, "", bytes.Repeat([]byte{0xff}, 24), []byte{1, 0x80})
+	f.Add(uint32(0), false, "error:judge", []byte{}, []byte{2, 1, 1})
+	f.Add(uint32(2), true, "", []byte{}, []byte{2, 1, 0, 0x85, 1})
+	f.Fuzz(func(t *testing.T, fragment uint32, rootSeen bool, by string, raw, other []byte) {
 		var ids []pcommon.SpanID
 		for ; len(raw) >= 8; raw = raw[8:] {
 			ids = append(ids, pcommon.SpanID(raw[:8]))
 		}
 		r := resumePoint{sent: map[pcommon.SpanID]struct{}{}}
-		err := decodeMarker(encodeMarker(int(fragment), rootSeen, ids), &r)
+		err := decodeMarker(encodeMarker(int(fragment), rootSeen, by, ids), &r)
 		if fragment > 1<<31 {
 			require.Error(t, err, "a fragment number past any a trace reaches")
 		} else {
 			require.NoError(t, err)
 			assert.Equal(t, int(fragment), r.fragment)
 			assert.Equal(t, rootSeen, r.rootSeen)
+			assert.Equal(t, by, r.selectedBy)
 			for _, id := range ids {
 				assert.Contains(t, r.sent, id)
 			}
@@ -57,7 +59,7 @@ func TestResumeMarksWithoutRecordsAreDeleted(t *testing.T) {
 	good := walKey(1, 'p', id, false)
 	bad := walKey(2, 'p', pcommon.TraceID{9}, false)
 	h, host, ext := withStoredRecords(t,
-		storage.SetOperation(good, encodeMarker(1, true, []pcommon.SpanID{{1}})),
+		storage.SetOperation(good, encodeMarker(1, true, "", []pcommon.SpanID{{1}})),
 		storage.SetOperation(bad, []byte{7}))
 	core, logs := observer.New(zap.ErrorLevel)
 	h.p.logger = zap.New(core)

@@ -156,7 +156,7 @@ func (w *wal) hold(keys []string) {
 // stores, in the same transaction, the resume marks that a buffer still holds
 // (span_limit_resume.go). A failed delete is logged: the record is replayed on the next start,
 // which can only repeat a case (same case_id), never lose one.
-func (w *wal) release(ctx context.Context, keys []string, markers ...walMarker) {
+func (w *wal) release(ctx context.Context, keys []string, markers ...*walMarker) {
 	if w == nil || len(keys) == 0 {
 		return
 	}
@@ -170,7 +170,7 @@ func (w *wal) release(ctx context.Context, keys []string, markers ...walMarker) 
 	}
 	for _, m := range markers {
 		if w.refs[m.key] > 0 { // else the part that continues was released with this one
-			ops = append(ops, storage.SetOperation(m.key, m.value))
+			ops = append(ops, storage.SetOperation(m.key, m.value()))
 		}
 	}
 	w.mu.Unlock()

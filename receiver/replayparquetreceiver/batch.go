@@ -15,7 +15,10 @@ type batch struct {
 	traces  ptrace.Traces
 	logs    plog.Logs
 	caseIDs []string // cases whose data is in traces (and logs)
-	dropped []drop   // rows that cannot be emitted; a case id may repeat across rows
+	// spans[i] is the range of traces' resource spans that hold caseIDs[i], so that a case can
+	// be pushed on its own (push isolates the case a consumer refuses permanently).
+	spans   [][2]int
+	dropped []drop // rows that cannot be emitted; a case id may repeat across rows
 }
 
 // drop is one selected row that is not emitted: reason is the metric attribute, detail the
@@ -50,8 +53,7 @@ func (b *batch) add(c *replaycase.Case, emit string, src source, row int64) {
 			b.drop(c.CaseID, "encode_error", err.Error())
 			return
 		}
-		td.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
-		b.caseIDs = append(b.caseIDs, c.CaseID)
+		b.addSpans(c.CaseID, td)
 		return
 	}
 	if len(c.RawSpans) == 0 {
@@ -79,9 +81,25 @@ func (b *batch) add(c *replaycase.Case, emit string, src source, row int64) {
 	for i := 0; i < ld.ResourceLogs().Len(); i++ {
 		putProvenance(ld.ResourceLogs().At(i).Resource().Attributes(), from, ingested, keep)
 	}
-	td.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
 	ld.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
-	b.caseIDs = append(b.caseIDs, c.CaseID)
+	b.addSpans(c.CaseID, td)
+}
+
+// addSpans moves a case's spans into the batch, remembering where they are.
+func (b *batch) addSpans(caseID string, td ptrace.Traces) {
+	from := b.traces.ResourceSpans().Len()
+	td.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
+	b.caseIDs = append(b.caseIDs, caseID)
+	b.spans = append(b.spans, [2]int{from, b.traces.ResourceSpans().Len()})
+}
+
+// caseTraces is a copy of the spans of caseIDs[i] alone.
+func (b *batch) caseTraces(i int) ptrace.Traces {
+	td := ptrace.NewTraces()
+	for j := b.spans[i][0]; j < b.spans[i][1]; j++ {
+		b.traces.ResourceSpans().At(j).CopyTo(td.ResourceSpans().AppendEmpty())
+	}
+	return td
 }
 
 // putProvenance sets the re-drive attributes of one resource; keepIngested leaves an

@@ -3,6 +3,7 @@ package replayparquetreceiver
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -132,10 +133,15 @@ func (c *Config) Validate() error {
 	if daysValid && c.Select.From != "" && c.Select.To != "" && c.Select.From > c.Select.To {
 		errs = append(errs, fmt.Errorf("select.from: %s is after select.to (%s); the range is inclusive and would select no day", c.Select.From, c.Select.To))
 	}
+	statusValid := true
 	for _, s := range c.Select.Status {
 		if st := replaycase.Status(s); st != replaycase.StatusAccepted && st != replaycase.StatusQuarantined {
 			errs = append(errs, fmt.Errorf("select.status: %q is not %s or %s", s, replaycase.StatusAccepted, replaycase.StatusQuarantined))
+			statusValid = false
 		}
+	}
+	if statusValid && len(c.Select.Status) > 0 && !c.Select.statusInDatasets() {
+		errs = append(errs, fmt.Errorf("select.status: %v matches no row of select.datasets %v (cases/ holds the accepted rows, quarantine/ the quarantined ones); it would select nothing", c.Select.Status, c.Select.Datasets))
 	}
 	for _, code := range c.Select.ReasonCodes {
 		if !replaycase.IsReasonCode(code) {
@@ -146,4 +152,16 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("select.adapter_version_below: must not be negative, got %d", c.Select.AdapterVersionBelow))
 	}
 	return errors.Join(errs...)
+}
+
+// statusInDatasets reports whether some status of select.status is stored in a selected
+// dataset: a case's status decides its dataset (dataset.DatasetOf), so a status whose dataset is
+// not read selects nothing, and the backlog would be reported done with nothing emitted.
+func (s *SelectConfig) statusInDatasets() bool {
+	for _, st := range s.Status {
+		if slices.Contains(s.Datasets, dataset.DatasetOf(&replaycase.Case{Status: replaycase.Status(st)})) {
+			return true
+		}
+	}
+	return false
 }

@@ -66,6 +66,7 @@ func TestConfigRejectsContradictions(t *testing.T) {
 	for name, want := range map[string]string{
 		"directory_and_object_store": "directory (./reprise-data) and object_store are both set: the receiver reads one dataset, from a directory or from a bucket; leave one out",
 		"from_after_to":              "select.from: 2026-11-30 is after select.to (2026-11-01); the range is inclusive and would select no day",
+		"status_not_in_datasets":     "select.status: [accepted] matches no row of select.datasets [quarantine] (cases/ holds the accepted rows, quarantine/ the quarantined ones); it would select nothing",
 	} {
 		t.Run(name, func(t *testing.T) {
 			assert.EqualError(t, confmap.Validate(loadConfig(t, name)), want)
@@ -74,6 +75,9 @@ func TestConfigRejectsContradictions(t *testing.T) {
 	oneDay := loadConfig(t, "from_after_to")
 	oneDay.Select.From = oneDay.Select.To
 	assert.NoError(t, confmap.Validate(oneDay), "from = to is one day")
+	withCases := loadConfig(t, "status_not_in_datasets")
+	withCases.Select.Datasets = append(withCases.Select.Datasets, dataset.Cases)
+	assert.NoError(t, confmap.Validate(withCases), "accepted rows are in cases/")
 }
 
 func TestSelection(t *testing.T) {

@@ -155,7 +155,7 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 		if err := r.push(ctx, b); err != nil {
 			return err
 		}
-		if err := r.checkpoints.setRowsDone(ctx, src.rel, through); err != nil {
+		if err := r.saveCheckpoint(ctx, src.rel, through); err != nil {
 			return fmt.Errorf("saving the checkpoint after row %d (those cases were emitted and may be emitted again after a restart): %w", through, err)
 		}
 		r.account(ctx, b, selected)
@@ -185,6 +185,25 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 	}
 	r.telemetry.ReceiverReplayParquetFilesProcessed.Add(ctx, 1, metric.WithAttributes(attribute.String("dataset", f.Dataset)))
 	return nil
+}
+
+// saveCheckpoint records that the rows before `through` were handled, once the next consumer
+// took them. A failed save is retried every retry_interval until it succeeds or shutdown:
+// giving up on the file instead would read it again from the old checkpoint at the next poll,
+// and push a second time the cases just taken.
+func (r *replayReceiver) saveCheckpoint(ctx context.Context, rel string, through int64) error {
+	for {
+		err := r.checkpoints.setRowsDone(ctx, rel, through)
+		if err == nil {
+			return nil
+		}
+		r.logger.Warn("saving the checkpoint of a data file; saving again", zap.String("file", rel), zap.Int64("rows_done", through), zap.Error(err))
+		select {
+		case <-ctx.Done():
+			return errors.Join(ctx.Err(), err)
+		case <-time.After(r.cfg.RetryInterval):
+		}
+	}
 }
 
 // account counts a batch once its checkpoint is saved, so that counts over restarts add up to
@@ -225,13 +244,34 @@ func (r *replayReceiver) push(ctx context.Context, b *batch) error {
 		return r.nextTraces.ConsumeTraces(ctx, td)
 	})
 	if err != nil && consumererror.IsPermanent(err) {
-		for _, id := range b.caseIDs {
-			b.drop(id, "permanent_error", err.Error())
-		}
+		return r.pushOneByOne(ctx, b, err)
+	}
+	return err
+}
+
+// pushOneByOne pushes the cases of a batch the next consumer refused permanently one at a
+// time, so that the case it cannot take is dropped (counted and logged by account) and not
+// the other cases of its batch. A batch of one case is dropped at once.
+func (r *replayReceiver) pushOneByOne(ctx context.Context, b *batch, batchErr error) error {
+	if len(b.caseIDs) == 1 {
+		b.drop(b.caseIDs[0], "permanent_error", batchErr.Error())
 		b.caseIDs = nil
 		return nil
 	}
-	return err
+	var taken []string
+	for i, id := range b.caseIDs {
+		err := r.retry(ctx, func() error { return r.nextTraces.ConsumeTraces(ctx, b.caseTraces(i)) })
+		switch {
+		case err == nil:
+			taken = append(taken, id)
+		case consumererror.IsPermanent(err):
+			b.drop(id, "permanent_error", err.Error())
+		default:
+			return err // shutdown: the checkpoint stays before the batch
+		}
+	}
+	b.caseIDs = taken
+	return nil
 }
 
 // retry calls consume (with a fresh copy of the data each time, since a consumer may have

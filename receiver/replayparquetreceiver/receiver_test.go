@@ -253,7 +253,13 @@ func TestRedriveQuarantinedCasesWithARelaxedPolicy(t *testing.T) {
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
 	metadatatest.AssertEqualReceiverReplayParquetCasesSelected(t, tt, []metricdata.DataPoint[int64]{{Value: 5}}, opts...)
 	metadatatest.AssertEqualReceiverReplayParquetCasesEmitted(t, tt, []metricdata.DataPoint[int64]{{Value: 5}}, opts...)
-	metadatatest.AssertEqualReceiverReplayParquetFilesProcessed(t, tt, []metricdata.DataPoint[int64]{{Value: 1, Attributes: attribute.NewSet(attribute.String("dataset", "quarantine"))}}, opts...)
+	// The processor may close the five cases in one sweep or more (one file each), as the
+	// machine's load decides: every quarantine file is read to its end.
+	qfiles := map[string]bool{}
+	for _, r := range quarantined {
+		qfiles[r.file] = true
+	}
+	metadatatest.AssertEqualReceiverReplayParquetFilesProcessed(t, tt, []metricdata.DataPoint[int64]{{Value: int64(len(qfiles)), Attributes: attribute.NewSet(attribute.String("dataset", "quarantine"))}}, opts...)
 }
 
 // traceRecorder is a next consumer that records the trace ids of the pushes it accepts and
@@ -477,4 +483,36 @@ func TestPermanentRefusalIsACountedDrop(t *testing.T) {
 	metadatatest.AssertEqualReceiverReplayParquetCasesSelected(t, tt, []metricdata.DataPoint[int64]{{Value: 3}}, opts...)
 	metadatatest.AssertEqualReceiverReplayParquetCasesEmitted(t, tt, []metricdata.DataPoint[int64]{{Value: 0}}, opts...)
 	metadatatest.AssertEqualReceiverReplayParquetCasesDropped(t, tt, []metricdata.DataPoint[int64]{{Value: 3, Attributes: attribute.NewSet(attribute.String("reason", "permanent_error"))}}, opts...)
+}
+
+// One case the next consumer refuses permanently is dropped alone: the other cases of its
+// batch are pushed and taken.
+func TestPermanentRefusalOfOneCaseDropsOnlyThatCase(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 3, strict)
+	const bad = "000002000000000000000000000000ee"
+
+	rec := &traceRecorder{accept: -1}
+	next, err := consumer.NewTraces(func(ctx context.Context, td ptrace.Traces) error {
+		for i := 0; i < td.ResourceSpans().Len(); i++ {
+			ss := td.ResourceSpans().At(i).ScopeSpans()
+			for j := 0; j < ss.Len(); j++ {
+				for k := 0; k < ss.At(j).Spans().Len(); k++ {
+					if ss.At(j).Spans().At(k).TraceID().String() == bad {
+						return consumererror.NewPermanent(errors.New("one span refused (test)"))
+					}
+				}
+			}
+		}
+		return rec.consume(ctx, td)
+	})
+	require.NoError(t, err)
+	tt := runBacklog(t, root, next, nil)
+
+	sort.Strings(rec.accepted)
+	assert.Equal(t, []string{"000001000000000000000000000000ee", "000003000000000000000000000000ee"}, rec.accepted)
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualReceiverReplayParquetCasesSelected(t, tt, []metricdata.DataPoint[int64]{{Value: 3}}, opts...)
+	metadatatest.AssertEqualReceiverReplayParquetCasesEmitted(t, tt, []metricdata.DataPoint[int64]{{Value: 2}}, opts...)
+	metadatatest.AssertEqualReceiverReplayParquetCasesDropped(t, tt, []metricdata.DataPoint[int64]{{Value: 1, Attributes: attribute.NewSet(attribute.String("reason", "permanent_error"))}}, opts...)
 }

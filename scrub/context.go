@@ -1,0 +1,152 @@
+package scrub
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// A string that is JSON as a whole, and a map of attributes, are walked value by value, so a
+// credential rule that needs the name in front of the value does not see it there: gitleaks'
+// generic_api_key on {"client_key": "8dyf…"} or {"access_key": …}, the AWS secret with "aws"
+// or "secret" in the 100 bytes before. After the walk, the credential rules therefore also run
+// over the token-like string values (as split.go takes them: no spaces, at most 256 bytes, not
+// yet masked), each on a line of its own after its name (and, in JSON, the names of the objects
+// around it: aws.client_key = "8dyf…"), and each secret they find is masked wherever it occurs
+// in the values, with the placeholder the same text in prose gets. Personal data is not looked
+// for this way: the digits of neighbouring numbers pass a checksum by chance.
+
+// contextSecret is a credential found with its name.
+type contextSecret struct{ kind, value string }
+
+// contextSecrets returns the credentials the credential rules find in the token-like string
+// values of v (a decoded JSON value), each written on a line with its names, longest first.
+func (s *Scrubber) contextSecrets(v any) []contextSecret {
+	var lines []string
+	namedValues(&lines, "", v)
+	return s.lineSecrets(lines)
+}
+
+// contextMap is contextSecrets and maskSecrets for the string attributes of m: an attribute
+// client_key is written "client_key" = … as well.
+func (s *Scrubber) contextMap(m pcommon.Map, r *Report) {
+	var lines []string
+	for k, v := range m.All() {
+		if v.Type() == pcommon.ValueTypeStr && tokenLike(v.Str()) {
+			lines = append(lines, k+` = "`+v.Str()+`"`)
+		}
+	}
+	secrets := s.lineSecrets(lines)
+	if len(secrets) == 0 {
+		return
+	}
+	for _, v := range m.All() {
+		if v.Type() == pcommon.ValueTypeStr {
+			if out := s.maskSecrets(v.Str(), secrets, r).(string); out != v.Str() {
+				v.SetStr(out)
+			}
+		}
+	}
+}
+
+// lineSecrets runs the credential rules over each line, longest secret first. Lines repeat
+// (the same name and value in every record of a list, on every span): one found clean before is
+// not scanned again.
+func (s *Scrubber) lineSecrets(lines []string) []contextSecret {
+	var out []contextSecret
+	var seen map[string]bool
+	for _, line := range lines {
+		if seen[line] || s.splitClean.has(line) {
+			continue
+		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[line] = true
+		var found []span
+		digits := countDigits(line)
+		for k := range s.detectors {
+			if d := &s.detectors[k]; d.credential {
+				found = append(found, s.detectorSpans(d, line, digits)...)
+			}
+		}
+		found = append(found, s.gitleaksSpans(line)...)
+		if len(found) == 0 {
+			s.splitClean.add(line)
+		}
+		for _, f := range found {
+			c := contextSecret{kind: f.kind, value: line[f.start:f.end]}
+			if !strings.Contains(c.value, `"`) && !containsSecret(out, c.value) {
+				out = append(out, c) // a finding with a quote is not the value's alone
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].value) > len(out[j].value) })
+	return out
+}
+
+// namedValues appends a line `path = "value"` for each token-like string value in v.
+func namedValues(lines *[]string, path string, v any) {
+	switch t := v.(type) {
+	case string:
+		if path != "" && tokenLike(t) {
+			*lines = append(*lines, path+` = "`+t+`"`)
+		}
+	case []any:
+		for _, e := range t {
+			namedValues(lines, path, e)
+		}
+	case map[string]any:
+		for k, e := range t {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			namedValues(lines, p, e)
+		}
+	}
+}
+
+func containsSecret(list []contextSecret, v string) bool {
+	for _, c := range list {
+		if c.value == v {
+			return true
+		}
+	}
+	return false
+}
+
+// maskSecrets replaces each of secrets wherever it occurs in the string values of v (a decoded
+// JSON value) and numbers equal to one, and returns v.
+func (s *Scrubber) maskSecrets(v any, secrets []contextSecret, r *Report) any {
+	switch t := v.(type) {
+	case string:
+		for _, c := range secrets {
+			if n := strings.Count(t, c.value); n > 0 {
+				t = strings.ReplaceAll(t, c.value, s.placeholder(c.kind, c.value))
+				for range n {
+					r.found(c.kind, s.actions[c.kind])
+				}
+			}
+		}
+		return t
+	case json.Number:
+		if out := s.maskSecrets(string(t), secrets, r).(string); out != string(t) {
+			return out
+		}
+		return t
+	case []any:
+		for i := range t {
+			t[i] = s.maskSecrets(t[i], secrets, r)
+		}
+		return t
+	case map[string]any:
+		for k, val := range t {
+			t[k] = s.maskSecrets(val, secrets, r)
+		}
+		return t
+	}
+	return v
+}

@@ -1,0 +1,55 @@
+package scrub
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// In whole JSON, credential rules that need the name in front of the value still find it, and
+// give the placeholder the same text gets in prose.
+func TestJSONValuesAreFoundWithTheirNames(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, tc := range []struct{ in, secret, kind string }{
+		{`{"client_key": "8dyfuiRyq=vVc3RRr_edRk-fK__JItpZ"}`, "8dyfuiRyq=vVc3RRr_edRk-fK__JItpZ", "generic_api_key"},
+		{`{"tool":"setup","arguments":{"access_key":"Zk2Wq9Lm3Xr7Tb1Vc5Nd8Fg0Hj4Kp6Rs","region":"eu"}}`, "Zk2Wq9Lm3Xr7Tb1Vc5Nd8Fg0Hj4Kp6Rs", "generic_api_key"},
+		{`[{"aws":{"id":"x","value":"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}}]`, "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key"},
+		{`{"aws":{"v":"wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY"}}`, "K7MDENG", "aws_secret_access_key"},
+	} {
+		var r Report
+		out := s.Text(tc.in, &r)
+		assert.NotContains(t, out, tc.secret, tc.in)
+		assert.Equal(t, map[string]int64{tc.kind: 1}, r.Counts, tc.in)
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
+		_, whole := wholeJSON(out)
+		assert.True(t, whole, "still JSON: %s", out)
+	}
+	prose := s.Text(`client_key = "8dyfuiRyq=vVc3RRr_edRk-fK__JItpZ"`, &Report{})
+	assert.Contains(t, s.Text(`{"client_key": "8dyfuiRyq=vVc3RRr_edRk-fK__JItpZ"}`, &Report{}), prose[len(`client_key = "`):len(prose)-1])
+	plain := `{"model":"gpt-4o","max_tokens":512,"api_version":"2024-10-21","messages":[{"role":"user","content":"hi"}]}`
+	assert.Equal(t, plain, s.Text(plain, &Report{}))
+}
+
+// Attributes too: a value whose name gives it away is found with its name.
+func TestAttributesAreFoundWithTheirNames(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	td := ptrace.NewTraces()
+	rs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("client_key", "8dyfuiRyq=vVc3RRr_edRk-fK__JItpZ")
+	sp := rs.ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	sp.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
+	sp.Attributes().PutEmptyMap("tool.config").PutStr("access_key", "Zk2Wq9Lm3Xr7Tb1Vc5Nd8Fg0Hj4Kp6Rs")
+	var r Report
+	s.Traces(td, &r)
+	b, err := (&ptrace.JSONMarshaler{}).MarshalTraces(td)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "8dyfuiRyq")
+	assert.NotContains(t, string(b), "Zk2Wq9Lm3")
+	assert.Contains(t, string(b), "gpt-4o")
+	assert.Equal(t, map[string]int64{"generic_api_key": 2}, r.Counts)
+	var counted Report
+	s.CountTraces(td, &counted)
+	assert.Equal(t, r.Counts, counted.Counts)
+}
