@@ -527,10 +527,23 @@ func checkOutside(root, staging string, resolve func(string) (string, error)) er
 	if err != nil {
 		return fmt.Errorf("staging directory %s: %w", staging, err)
 	}
-	if rel, err := filepath.Rel(r, s); err == nil && (rel == "." || filepath.IsLocal(rel)) {
+	if Inside(s, r) {
 		return fmt.Errorf("staging directory %s must be outside the dataset root %s", staging, root)
 	}
 	return nil
+}
+
+// Inside reports whether path is dir or under it, however either is spelled (both are made
+// absolute first; symbolic links are the caller's to resolve). The exporter's config check uses
+// it too, so both refuse the same staging directories.
+func Inside(path, dir string) bool {
+	p, perr := filepath.Abs(path)
+	d, derr := filepath.Abs(dir)
+	if perr != nil || derr != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
 }
 
 // checkSameFilesystem proves that a file can be renamed from staging into root.

@@ -123,13 +123,7 @@ func (c *Config) Validate() error {
 // within reports whether path is dir or below it. Both are made absolute first: a relative
 // directory and an absolute staging_directory (or the reverse) can name the same place.
 func within(path, dir string) bool {
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+	return dataset.Inside(path, dir)
 }
 
 // maxFileMaxAge keeps file_max_age well below the age (staleAfter) at which another collector

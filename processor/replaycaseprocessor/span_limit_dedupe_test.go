@@ -12,6 +12,7 @@ import (
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // A client retry of a trace cut at max_spans_per_trace, while the part that continues it is
@@ -24,16 +25,7 @@ func TestRetryOfATraceCutAtTheSpanLimitCountsOnce(t *testing.T) {
 	h.shutdown()
 	cases := h.cases()
 	require.Len(t, cases, 2, "the parts of the first delivery, no more")
-	seen := map[string]int{}
-	for _, c := range cases {
-		for _, id := range rawSpanIDs(t, c) {
-			seen[id]++
-		}
-	}
-	assert.Len(t, seen, 5)
-	for id, n := range seen {
-		assert.Equal(t, 1, n, "span %s is in %d cases", id, n)
-	}
+	assertEachSpanOnce(t, cases, 5)
 	metadatatest.AssertEqualProcessorReplayCaseDuplicates(t, h.tel, []metricdata.DataPoint[int64]{
 		{Value: 5, Attributes: signal("traces")},
 	}, metricdatatest.IgnoreTimestamp())
@@ -56,16 +48,7 @@ func TestRetryAfterARestartBetweenSpanLimitPartsCountsOnce(t *testing.T) {
 	require.NoError(t, ext.Shutdown(context.Background()))
 	cases := append(first.cases(), second.cases()...)
 	require.Len(t, cases, 2, "the two parts, no more")
-	seen := map[string]int{}
-	for _, c := range cases {
-		for _, id := range rawSpanIDs(t, c) {
-			seen[id]++
-		}
-	}
-	assert.Len(t, seen, 5)
-	for id, n := range seen {
-		assert.Equal(t, 1, n, "span %s is in %d cases", id, n)
-	}
+	assertEachSpanOnce(t, cases, 5)
 }
 
 // The span ids the resume marks named are needed during the restore only: afterwards the
@@ -87,4 +70,19 @@ func TestResumedSpanIDsAreForgottenAfterTheRestore(t *testing.T) {
 	second.shutdown()
 	require.NoError(t, ext.Shutdown(context.Background()))
 	assert.Len(t, second.cases(), 1)
+}
+
+// assertEachSpanOnce asserts that the cases hold want distinct raw spans, each in one case only.
+func assertEachSpanOnce(t *testing.T, cases []*replaycase.Case, want int) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, c := range cases {
+		for _, id := range rawSpanIDs(t, c) {
+			seen[id]++
+		}
+	}
+	assert.Len(t, seen, want)
+	for id, n := range seen {
+		assert.Equal(t, 1, n, "span %s is in %d cases", id, n)
+	}
 }
