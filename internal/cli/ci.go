@@ -79,12 +79,17 @@ Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error
 		fmt.Fprintln(stderr, "reprise ci:", err)
 		return ExitError
 	}
-	all, err := readDataset(o.dataset)
+	cases, err := scanDataset(o.dataset, func(c *replaycase.Case) (*replaycase.Case, bool) {
+		if !o.sel.keep(c) {
+			return nil, false
+		}
+		cc := *c // c points into the scan's read buffer: keep this row only
+		return &cc, true
+	})
 	if err != nil {
 		fmt.Fprintln(stderr, "reprise ci:", err)
 		return ExitError
 	}
-	cases := o.sel.apply(all)
 	if len(cases) == 0 {
 		fmt.Fprintf(stderr, "reprise ci: no case in %s matches the selection\n", o.dataset)
 		return ExitError

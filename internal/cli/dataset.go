@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/replaycase"
@@ -20,6 +21,22 @@ const defaultDataset = "./reprise-data"
 // superseded by a later row with the same case_id (a re-delivered or re-driven run) appears
 // once, as its latest row by file name (file names are time-ordered UUIDv7s).
 func readDataset(root string) ([]*replaycase.Case, error) {
+	return scanDataset(root, func(c *replaycase.Case) (*replaycase.Case, bool) {
+		cc := *c // c points into the scan's read buffer: keep this row only, not its neighbours
+		return &cc, true
+	})
+}
+
+// rowsPerScan is how many case rows a scan decodes at a time: what it holds besides what pick
+// keeps.
+const rowsPerScan = 64
+
+// scanDataset reads the case rows of the cases/ and quarantine/ datasets under root a few at a
+// time and keeps, for each case_id, what pick makes of its latest row by file name (file names
+// are time-ordered UUIDv7s); a case whose latest row pick declines is left out, even if an
+// older row of it was kept. So `reprise ls` and `reprise ci` hold what they print or run, not
+// every row of the dataset. The values come in order of the cases' start times.
+func scanDataset[T any](root string, pick func(*replaycase.Case) (T, bool)) ([]T, error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, fmt.Errorf("dataset %s: %w", root, err)
 	}
@@ -28,27 +45,43 @@ func readDataset(root string) ([]*replaycase.Case, error) {
 		return nil, err
 	}
 	sort.SliceStable(files, func(i, j int) bool { return filepath.Base(files[i].Path) < filepath.Base(files[j].Path) })
-	byID := map[string]*replaycase.Case{}
-	var order []string
+	type kept struct {
+		start time.Time
+		value T
+	}
+	byID := map[string]kept{}
+	listed := map[string]bool{}
+	var order []string // case ids by their first row: the order among equal start times
 	for _, f := range files {
-		rows, err := dataset.ReadCases(f.Path)
+		err := dataset.ScanCases(f.Path, 0, rowsPerScan, func(_ int64, c *dataset.CaseRow) error {
+			v, ok := pick(c)
+			if !ok {
+				delete(byID, c.CaseID) // a later row decides: an older one no longer counts
+				return nil
+			}
+			if !listed[c.CaseID] {
+				listed[c.CaseID] = true
+				order = append(order, c.CaseID)
+			}
+			byID[c.CaseID] = kept{start: c.StartTime, value: v}
+			return nil
+		})
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", f.Path, err)
 		}
-		for i := range rows {
-			c := &rows[i]
-			if _, seen := byID[c.CaseID]; !seen {
-				order = append(order, c.CaseID)
-			}
-			byID[c.CaseID] = c
+	}
+	out := make([]kept, 0, len(byID))
+	for _, id := range order {
+		if k, ok := byID[id]; ok {
+			out = append(out, k)
 		}
 	}
-	out := make([]*replaycase.Case, 0, len(order))
-	for _, id := range order {
-		out = append(out, byID[id])
+	sort.SliceStable(out, func(i, j int) bool { return out[i].start.Before(out[j].start) })
+	values := make([]T, len(out))
+	for i, k := range out {
+		values[i] = k.value
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].StartTime.Before(out[j].StartTime) })
-	return out, nil
+	return values, nil
 }
 
 // loadCase resolves what a user names a case by: a JSON file holding one case (the dataset's

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,4 +98,116 @@ func BenchmarkLoadCase(b *testing.B) {
 			}
 		}
 	})
+}
+
+// ls and ci select a case by its latest row: a case whose latest row the selection excludes is
+// not listed from an older row it would include, and one whose latest row it includes is listed
+// once, as that row.
+func TestLsSelectsByTheLatestRow(t *testing.T) {
+	root, cases := fixtureDataset(t, testfixtures.OTelEvents, testfixtures.Traceloop)
+	require.Len(t, cases, 2)
+	for _, c := range cases {
+		require.Equal(t, replaycase.StatusAccepted, c.Status, c.CaseID)
+	}
+	again := *cases[0]
+	again.Status, again.AgentName = replaycase.StatusQuarantined, "redriven"
+	writeAgain(t, root, []*replaycase.Case{&again})
+
+	code, out, _ := run(t, "ls", "--dataset", root, "--status", "accepted")
+	require.Equal(t, ExitOK, code)
+	assert.NotContains(t, out, cases[0].CaseID, "its latest row is quarantined")
+	assert.Contains(t, out, cases[1].CaseID)
+	code, out, _ = run(t, "ls", "--dataset", root, "--status", "quarantined")
+	require.Equal(t, ExitOK, code)
+	assert.Equal(t, 1, strings.Count(out, cases[0].CaseID), out)
+	assert.Contains(t, out, "redriven", "the latest row's fields")
+	require.NotEmpty(t, cases[0].AgentName)
+	code, out, _ = run(t, "ls", "--dataset", root, "--agent", cases[0].AgentName, "--case", cases[0].CaseID)
+	require.Equal(t, ExitOK, code)
+	assert.NotContains(t, out, cases[0].CaseID, "the older row's agent no longer counts")
+}
+
+// BenchmarkLs: `reprise ls --case ID` on a dataset of 4 files × 500 cases, reading the rows a
+// few at a time and keeping the line of the case selected, against holding every row and then
+// selecting (what ls and ci did before 2026-12-05). peak-heap-MiB is the highest Go heap
+// (runtime.MemStats.HeapAlloc) seen while the dataset is read, minus the heap before.
+// Run: go test -run '^$' -bench 'Ls$' -benchmem -count 3 ./internal/cli/
+func BenchmarkLs(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "data")
+	base := testpipeline.Run(b, consumertest.NewNop(), testfixtures.OTelEvents, testfixtures.Traceloop)
+	for i := range 4 {
+		batch := testdataset.OfferingTools(base, 250, testdataset.DistinctTools(5))
+		for _, c := range batch {
+			c.CaseID = replaycase.ID(c.Provenance.TraceID, fmt.Sprint(i, "/", c.CaseID))
+		}
+		writeAgain(b, root, batch)
+	}
+	all, err := readDataset(root)
+	require.NoError(b, err)
+	require.Len(b, all, 2000)
+	sel := selection{status: "all", ids: []string{all[1234].CaseID}}
+	var peak heapPeak
+	b.Run("scan-and-select", func(b *testing.B) {
+		peak.start()
+		for b.Loop() {
+			rows, err := scanDataset(root, func(c *replaycase.Case) (lsRow, bool) {
+				peak.sample()
+				return newLsRow(c), sel.keep(c)
+			})
+			if err != nil || len(rows) != 1 {
+				b.Fatal(err, len(rows))
+			}
+		}
+		peak.report(b)
+	})
+	b.Run("every-row-then-select", func(b *testing.B) {
+		peak.start()
+		for b.Loop() {
+			rows, err := scanDataset(root, func(c *replaycase.Case) (*replaycase.Case, bool) {
+				peak.sample()
+				cc := *c
+				return &cc, true
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for _, c := range rows {
+				if sel.keep(c) {
+					n++
+				}
+			}
+			if n != 1 {
+				b.Fatal(n)
+			}
+		}
+		peak.report(b)
+	})
+}
+
+// heapPeak follows the highest Go heap seen by sample since start, every 16th call (reading
+// the heap's statistics stops the world).
+type heapPeak struct {
+	base, top uint64
+	calls     int
+}
+
+func (h *heapPeak) start() {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	*h = heapPeak{base: m.HeapAlloc, top: m.HeapAlloc}
+}
+
+func (h *heapPeak) sample() {
+	if h.calls++; h.calls%16 != 0 {
+		return
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	h.top = max(h.top, m.HeapAlloc)
+}
+
+func (h *heapPeak) report(b *testing.B) {
+	b.ReportMetric(float64(h.top-h.base)/(1<<20), "peak-heap-MiB")
 }

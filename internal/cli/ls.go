@@ -78,16 +78,6 @@ func (s *selection) keep(c *replaycase.Case) bool {
 	return s.since.IsZero() || !c.StartTime.Before(s.since)
 }
 
-func (s *selection) apply(cases []*replaycase.Case) []*replaycase.Case {
-	var out []*replaycase.Case
-	for _, c := range cases {
-		if s.keep(c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 func runLs(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("ls", "usage: reprise ls [--dataset DIR] [--status accepted|quarantined|all] [--agent NAME] [--metadata K=V] [--case ID] [--since TIME]")
 	dataset := fs.String("dataset", defaultDataset, "dataset root")
@@ -103,25 +93,44 @@ func runLs(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, fs, err)
 	}
-	cases, err := readDataset(*dataset)
+	rows, err := scanDataset(*dataset, func(c *replaycase.Case) (lsRow, bool) {
+		if !sel.keep(c) {
+			return lsRow{}, false
+		}
+		return newLsRow(c), true
+	})
 	if err != nil {
 		fmt.Fprintln(stderr, "reprise ls:", err)
 		return ExitError
 	}
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CASE_ID\tSTARTED\tSTATUS\tAGENT\tSTEPS\tTOKENS\tREASONS")
-	for _, c := range sel.apply(cases) {
-		var codes []string // each code once: a case may carry one reason per step
-		for _, r := range c.Reasons {
-			if !slices.Contains(codes, r.Code) {
-				codes = append(codes, r.Code)
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", c.CaseID, c.StartTime.UTC().Format(time.RFC3339), c.Status,
-			c.AgentName, len(c.Steps), c.Usage.TotalTokens, strings.Join(codes, ","))
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.caseID, r.started.UTC().Format(time.RFC3339), r.status,
+			r.agent, r.steps, r.tokens, r.reasons)
 	}
 	if err := tw.Flush(); err != nil {
 		return ExitError
 	}
 	return ExitOK
+}
+
+// lsRow is the line `reprise ls` prints for a case: all it keeps of the row while it reads the
+// rest of the dataset.
+type lsRow struct {
+	caseID, status, agent, reasons string
+	started                        time.Time
+	steps                          int
+	tokens                         int64
+}
+
+func newLsRow(c *replaycase.Case) lsRow {
+	var codes []string // each code once: a case may carry one reason per step
+	for _, r := range c.Reasons {
+		if !slices.Contains(codes, r.Code) {
+			codes = append(codes, r.Code)
+		}
+	}
+	return lsRow{caseID: c.CaseID, status: string(c.Status), agent: c.AgentName, reasons: strings.Join(codes, ","),
+		started: c.StartTime, steps: len(c.Steps), tokens: c.Usage.TotalTokens}
 }
