@@ -58,11 +58,9 @@ func TestLoadCaseFindsTheLatestRowByIndex(t *testing.T) {
 	}
 }
 
-// BenchmarkLoadCase: one case of a dataset of 4 files × 500 cases, found from the index columns
-// and read with the file that holds it, against reading every row of the dataset (readDataset,
-// what loadCase did before).
-// Run: go test -run '^$' -bench LoadCase -benchmem -count 3 ./internal/cli/
-func BenchmarkLoadCase(b *testing.B) {
+// benchDataset writes a dataset of 4 files × 500 cases (the OTel and Traceloop fixture runs,
+// each model call offering 5 tools of its own) and returns its root and its cases.
+func benchDataset(b *testing.B) (string, []*replaycase.Case) {
 	root := filepath.Join(b.TempDir(), "data")
 	base := testpipeline.Run(b, consumertest.NewNop(), testfixtures.OTelEvents, testfixtures.Traceloop)
 	for i := range 4 {
@@ -75,6 +73,15 @@ func BenchmarkLoadCase(b *testing.B) {
 	all, err := readDataset(root)
 	require.NoError(b, err)
 	require.Len(b, all, 2000)
+	return root, all
+}
+
+// BenchmarkLoadCase: one case of a dataset of 4 files × 500 cases, found from the index columns
+// and read with the file that holds it, against reading every row of the dataset (readDataset,
+// what loadCase did before).
+// Run: go test -run '^$' -bench LoadCase -benchmem -count 3 ./internal/cli/
+func BenchmarkLoadCase(b *testing.B) {
+	root, all := benchDataset(b)
 	id := all[1234].CaseID
 	b.Run("index-then-file", func(b *testing.B) {
 		for b.Loop() {
@@ -133,18 +140,7 @@ func TestLsSelectsByTheLatestRow(t *testing.T) {
 // (runtime.MemStats.HeapAlloc) seen while the dataset is read, minus the heap before.
 // Run: go test -run '^$' -bench 'Ls$' -benchmem -count 3 ./internal/cli/
 func BenchmarkLs(b *testing.B) {
-	root := filepath.Join(b.TempDir(), "data")
-	base := testpipeline.Run(b, consumertest.NewNop(), testfixtures.OTelEvents, testfixtures.Traceloop)
-	for i := range 4 {
-		batch := testdataset.OfferingTools(base, 250, testdataset.DistinctTools(5))
-		for _, c := range batch {
-			c.CaseID = replaycase.ID(c.Provenance.TraceID, fmt.Sprint(i, "/", c.CaseID))
-		}
-		writeAgain(b, root, batch)
-	}
-	all, err := readDataset(root)
-	require.NoError(b, err)
-	require.Len(b, all, 2000)
+	root, all := benchDataset(b)
 	sel := selection{status: "all", ids: []string{all[1234].CaseID}}
 	var peak heapPeak
 	b.Run("scan-and-select", func(b *testing.B) {
