@@ -6,6 +6,7 @@ package callsite
 
 import (
 	"encoding/json"
+	"math"
 	"sort"
 	"strings"
 
@@ -83,10 +84,10 @@ func (r Request) Canonical(fields []string) map[string]any {
 		c[FieldTools] = tools
 	}
 	if use[FieldTemperature] && p.Temperature != nil {
-		c[FieldTemperature] = *p.Temperature
+		c[FieldTemperature] = canonicalNumber(*p.Temperature)
 	}
 	if use[FieldTopP] && p.TopP != nil {
-		c[FieldTopP] = *p.TopP
+		c[FieldTopP] = canonicalNumber(*p.TopP)
 	}
 	if use[FieldMaxTokens] && p.MaxTokens != nil {
 		c[FieldMaxTokens] = float64(*p.MaxTokens)
@@ -174,6 +175,16 @@ func canonicalMessages(system []replaycase.Part, msgs []replaycase.Message) []an
 		out = append(out, cm)
 	}
 	return out
+}
+
+// canonicalNumber is f, or nil for NaN and the infinities: JSON cannot hold them, and a step
+// read from a Parquet dataset may (a temperature is a double there). Decoded JSON never yields
+// them, so no request that could be written as JSON gets this form.
+func canonicalNumber(f float64) any {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return f
 }
 
 // jsonValue parses text that holds JSON (tool arguments, schemas); other text stays a string.

@@ -284,11 +284,12 @@ func lessUTF16(a, b string) bool {
 	return len(ua) < len(ub)
 }
 
-// appendNumber writes a number in the ES6 form RFC 8785 prescribes.
+// appendNumber writes a number in the ES6 form RFC 8785 prescribes, and NaN and the infinities,
+// which JSON cannot hold, as null (as ES6's JSON.stringify does; see canonicalNumber).
 func appendNumber(dst []byte, f float64) []byte {
 	s, err := jcs.NumberToJSON(f)
-	if err != nil { // NaN and infinities: JSON cannot hold them and decoding never yields them
-		panic("callsite: " + err.Error())
+	if err != nil {
+		return append(dst, "null"...)
 	}
 	return append(dst, s...)
 }

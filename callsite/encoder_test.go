@@ -105,9 +105,6 @@ func FuzzStreamingEncoderMatchesTheReference(f *testing.F) {
 	f.Add("\x00\u2028<>&\xff\xfe", `{"é":1,"😀":[1e21,-0.0,null]}`, "Assistant", -1e-7)
 	f.Add("", `[`, "TOOL", 1.0)
 	f.Fuzz(func(t *testing.T, text, args, role string, temp float64) {
-		if math.IsNaN(temp) || math.IsInf(temp, 0) { // not JSON; every finite value is
-			t.Skip()
-		}
 		r := callsite.Request{Model: text, Messages: []replaycase.Message{
 			{Role: role, Name: text, Parts: []replaycase.Part{{Type: "text", Content: text}}},
 			{Role: "assistant", Parts: []replaycase.Part{{Type: "tool_call", ID: text, Name: text, Arguments: args}}},
@@ -115,4 +112,19 @@ func FuzzStreamingEncoderMatchesTheReference(f *testing.F) {
 		}, Params: replaycase.ModelConfig{Temperature: &temp, ToolChoice: args, Stop: []string{text}}}
 		assertSameAsReference(t, r, "fuzz")
 	})
+}
+
+// A temperature or top_p that JSON cannot hold (NaN, ±Inf: a Parquet double can) gets an ID, the
+// same from both encoders, instead of a panic: the replay extension computes the ID of every
+// dataset step that has none when it indexes a dataset.
+func TestNonFiniteParametersGetAnID(t *testing.T) {
+	msgs := []replaycase.Message{{Role: "user", Parts: []replaycase.Part{{Type: "text", Content: "Paris?"}}}}
+	zero := 0.0
+	ids := map[string]bool{callsite.Request{Model: "m", Messages: msgs, Params: replaycase.ModelConfig{Temperature: &zero}}.ID([]string{callsite.FieldTemperature}): true}
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		r := callsite.Request{Model: "m", Messages: msgs, Params: replaycase.ModelConfig{Temperature: &f, TopP: &f}}
+		ids[r.ID(r.RecordedFields())] = true
+		assertSameAsReference(t, r, "non-finite")
+	}
+	assert.Len(t, ids, 2, "NaN and ±Inf share one ID, not 0's")
 }

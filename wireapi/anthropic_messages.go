@@ -234,7 +234,8 @@ func anthropicBlocks(st *replaycase.Step) []map[string]any {
 	return blocks
 }
 
-// anthropicStopReason maps the case-model finish reason to Anthropic's stop_reason.
+// anthropicStopReason maps the case-model finish reason to Anthropic's stop_reason. A refusal
+// stays a refusal: an agent that checks stop_reason must not take it for a finished answer.
 func anthropicStopReason(st *replaycase.Step) string {
 	for _, m := range st.OutputMessages {
 		switch m.FinishReason {
@@ -244,6 +245,10 @@ func anthropicStopReason(st *replaycase.Step) string {
 			return "max_tokens"
 		case "stop_sequence":
 			return "stop_sequence"
+		case "content_filter", "refusal": // the GenAI conventions' name, Anthropic's own (kept as recorded)
+			return "refusal"
+		case "pause_turn":
+			return "pause_turn"
 		}
 	}
 	return "end_turn"

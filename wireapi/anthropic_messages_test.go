@@ -1,6 +1,7 @@
 package wireapi
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -40,5 +41,19 @@ func TestParseMessagesRequestNamesTheField(t *testing.T) {
 		var re *RequestError
 		require.True(t, errors.As(err, &re), body)
 		assert.Equal(t, param, re.Param, body)
+	}
+}
+
+// A recorded refusal (content_filter in the GenAI conventions' enum, refusal as Anthropic sends
+// it) and a paused turn are replayed as such, not as end_turn.
+func TestAnthropicStopReasons(t *testing.T) {
+	for recorded, want := range map[string]string{"": "end_turn", "stop": "end_turn", "tool_call": "tool_use", "length": "max_tokens",
+		"content_filter": "refusal", "refusal": "refusal", "pause_turn": "pause_turn"} {
+		st := &replaycase.Step{OutputMessages: []replaycase.Message{{Role: "assistant", FinishReason: recorded, Parts: []replaycase.Part{{Type: "text", Content: "x"}}}}}
+		var msg struct {
+			StopReason string `json:"stop_reason"`
+		}
+		require.NoError(t, json.Unmarshal(MessagesResponseJSON(st), &msg))
+		assert.Equal(t, want, msg.StopReason, "recorded %q", recorded)
 	}
 }

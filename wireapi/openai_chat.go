@@ -101,11 +101,12 @@ type chatTool struct {
 }
 
 type chatContentPart struct {
-	Type     *string `json:"type"`
-	Text     *string `json:"text"`
-	ImageURL *struct {
-		URL string `json:"url"`
-	} `json:"image_url"`
+	Type *string `json:"type"`
+	Text *string `json:"text"`
+	// ImageURL is {"url": …} in a Chat Completions image_url part, the URL itself in a
+	// Responses input_image part (which may name an uploaded file_id instead).
+	ImageURL json.RawMessage `json:"image_url"`
+	FileID   json.RawMessage `json:"file_id"`
 }
 
 // chatRoles are the roles the API accepts, with the case model's name for each.
@@ -294,10 +295,32 @@ func contentParts(raw json.RawMessage, param string) ([]replaycase.Part, error) 
 			}
 			out = append(out, replaycase.Part{Type: "text", Content: *cp.Text})
 		case "image_url":
-			if cp.ImageURL == nil {
+			var image struct {
+				URL string `json:"url"`
+			}
+			switch kind(cp.ImageURL) {
+			case 0, 'n':
+				return nil, missing(p + ".image_url")
+			case '{':
+				if json.Unmarshal(cp.ImageURL, &image) != nil {
+					return nil, invalidType(p+".image_url.url", "a string")
+				}
+			default:
+				return nil, invalidType(p+".image_url", "an object with a url")
+			}
+			out = append(out, replaycase.Part{Type: "uri", Modality: "image", URI: image.URL})
+		case "input_image": // Responses: an image by URL (image_url is the URL itself) or by uploaded file
+			var url, fileID string
+			_ = json.Unmarshal(cp.ImageURL, &url) // "" unless a string
+			_ = json.Unmarshal(cp.FileID, &fileID)
+			switch {
+			case url != "":
+				out = append(out, replaycase.Part{Type: "uri", Modality: "image", URI: url})
+			case fileID != "":
+				out = append(out, replaycase.Part{Type: "file", Modality: "image", FileID: fileID})
+			default:
 				return nil, missing(p + ".image_url")
 			}
-			out = append(out, replaycase.Part{Type: "uri", Modality: "image", URI: cp.ImageURL.URL})
 		default: // audio, files, refusals…: kept whole, as recorded
 			text, _ := rawText(item, p)
 			out = append(out, replaycase.Part{Type: t, Content: text})
@@ -431,6 +454,7 @@ type chatChoice struct {
 type chatOutMessage struct {
 	Role      string        `json:"role"`
 	Content   *string       `json:"content"`
+	Refusal   *string       `json:"refusal,omitempty"`
 	ToolCalls []chatOutCall `json:"tool_calls,omitempty"`
 }
 
@@ -438,6 +462,7 @@ type chatOutMessage struct {
 type chatDelta struct {
 	Role      string        `json:"role,omitempty"`
 	Content   *string       `json:"content,omitempty"`
+	Refusal   *string       `json:"refusal,omitempty"`
 	ToolCalls []chatOutCall `json:"tool_calls,omitempty"`
 }
 
@@ -475,7 +500,7 @@ func ChatResponseJSON(st *replaycase.Step) []byte {
 	for i, m := range st.OutputMessages {
 		content, calls := outputMessage(m)
 		finish := finishReason(m.FinishReason)
-		out.Choices = append(out.Choices, chatChoice{Index: i, Message: &chatOutMessage{Role: "assistant", Content: content, ToolCalls: calls}, FinishReason: &finish})
+		out.Choices = append(out.Choices, chatChoice{Index: i, Message: &chatOutMessage{Role: "assistant", Content: content, Refusal: refusal(m), ToolCalls: calls}, FinishReason: &finish})
 	}
 	return encodeJSON(out)
 }
@@ -498,6 +523,9 @@ func writeChatStream(w http.ResponseWriter, st *replaycase.Step, includeUsage bo
 		send(delta(i, chatDelta{Role: "assistant", Content: &empty}, nil))
 		if content != nil {
 			send(delta(i, chatDelta{Content: content}, nil))
+		}
+		if r := refusal(m); r != nil {
+			send(delta(i, chatDelta{Refusal: r}, nil))
 		}
 		for j, tc := range calls {
 			head := tc
@@ -535,6 +563,22 @@ func outputMessage(m replaycase.Message) (content *string, calls []chatOutCall) 
 		content = &s
 	}
 	return content, calls
+}
+
+// refusal is a recorded output message's refusal text (the API's message.refusal, recorded as
+// a refusal part), or nil: the agent must see the model refuse, not an empty answer.
+func refusal(m replaycase.Message) *string {
+	var text []string
+	for _, p := range m.Parts {
+		if p.Type == "refusal" {
+			text = append(text, p.Content)
+		}
+	}
+	if len(text) == 0 {
+		return nil
+	}
+	s := strings.Join(text, "")
+	return &s
 }
 
 // finishReason maps a case-model finish reason back to the Chat Completions value.

@@ -177,6 +177,7 @@ func FuzzFastDecoderAgreesWithEncodingJSON(f *testing.F) {
 		agree[anthropicBlock](t, body)
 		agree[responsesBody](t, body)
 		agree[responsesItem](t, body)
+		agree[embeddingsBody](t, body)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 
@@ -19,29 +20,46 @@ type EmbeddingsRequest struct {
 	Base64 bool
 }
 
+type embeddingsBody struct {
+	Model          *string         `json:"model"`
+	Input          json.RawMessage `json:"input"`
+	EncodingFormat string          `json:"encoding_format"`
+}
+
 // ParseEmbeddingsRequest reads POST /v1/embeddings. Token-array inputs are refused: the
 // telemetry records input texts, so only texts can be matched against a recording.
 func ParseEmbeddingsRequest(raw []byte) (*EmbeddingsRequest, error) {
-	var body struct {
-		Model          *string         `json:"model"`
-		Input          json.RawMessage `json:"input"`
-		EncodingFormat string          `json:"encoding_format"`
+	var body embeddingsBody
+	if err := decodeObject(raw, &body); err != nil { // errors name the field
+		return nil, err
 	}
-	if err := json.Unmarshal(raw, &body); err != nil {
-		return nil, &RequestError{Code: "invalid_json", Message: "We could not parse the JSON body of your request."}
-	}
-	if body.Model == nil {
+	if body.Model == nil || *body.Model == "" {
 		return nil, missing("model")
 	}
-	if len(body.Input) == 0 {
-		return nil, missing("input")
-	}
 	r := &EmbeddingsRequest{Model: *body.Model}
-	var one string
-	if json.Unmarshal(body.Input, &one) == nil {
+	// null is no input, and a null text is not "": decoding null into a string leaves it empty,
+	// which would look up a recording of the empty text.
+	const want = "a string or a non-empty array of strings (token arrays cannot be replayed)"
+	switch kind(body.Input) {
+	case 0, 'n':
+		return nil, missing("input")
+	case '"':
+		var one string
+		_ = json.Unmarshal(body.Input, &one)
 		r.Input = []string{one}
-	} else if json.Unmarshal(body.Input, &r.Input) != nil || len(r.Input) == 0 {
-		return nil, invalidType("input", "a string or a non-empty array of strings (token arrays cannot be replayed)")
+	case '[':
+		var texts []*string
+		if json.Unmarshal(body.Input, &texts) != nil || len(texts) == 0 {
+			return nil, invalidType("input", want)
+		}
+		for i, s := range texts {
+			if s == nil {
+				return nil, invalidType(fmt.Sprintf("input[%d]", i), "a string")
+			}
+			r.Input = append(r.Input, *s)
+		}
+	default:
+		return nil, invalidType("input", want)
 	}
 	switch body.EncodingFormat {
 	case "", "float":

@@ -285,20 +285,33 @@ type responseObject struct {
 }
 
 type responseItem struct {
-	Type      string             `json:"type"`
-	ID        string             `json:"id"`
-	Status    string             `json:"status"`
-	Role      string             `json:"role,omitempty"`
-	Content   []responseTextPart `json:"content,omitempty"`
-	CallID    string             `json:"call_id,omitempty"`
-	Name      string             `json:"name,omitempty"`
-	Arguments *string            `json:"arguments,omitempty"`
+	Type      string  `json:"type"`
+	ID        string  `json:"id"`
+	Status    string  `json:"status"`
+	Role      string  `json:"role,omitempty"`
+	Content   []any   `json:"content,omitempty"` // responseTextPart, responseRefusalPart
+	CallID    string  `json:"call_id,omitempty"`
+	Name      string  `json:"name,omitempty"`
+	Arguments *string `json:"arguments,omitempty"`
+}
+
+// addedMessage is a message item as response.output_item.added lists it: its content an empty
+// list (this Content, shallower than responseItem's omitempty one, is the one encoded).
+type addedMessage struct {
+	responseItem
+	Content []any `json:"content"`
 }
 
 type responseTextPart struct {
 	Type        string `json:"type"`
 	Text        string `json:"text"`
 	Annotations []any  `json:"annotations"`
+}
+
+// responseRefusalPart is a message's refusal (type "refusal"), as the API sends it.
+type responseRefusalPart struct {
+	Type    string `json:"type"`
+	Refusal string `json:"refusal"`
 }
 
 type responseUsage struct {
@@ -310,19 +323,25 @@ type responseUsage struct {
 }
 
 // responseItems renders a recorded step's output as Responses output items: per output
-// message, its text as one message item, then each tool call as a function_call item whose
-// call_id is the recorded call id. Item ids are the recorded ones (Part.ItemID) when the
-// telemetry had them, else derived: msg_<response id>_<n> and fc_<call id>. Both are stable,
-// so item_reference requests that quote them resolve (see Resolve).
+// message, its text (and refusal) as one message item, then each tool call as a function_call
+// item whose call_id is the recorded call id. Item ids are the recorded ones (Part.ItemID) when
+// the telemetry had them, else derived: msg_<response id>_<n> and fc_<call id>. Both are
+// stable, so item_reference requests that quote them resolve (see Resolve).
 func responseItems(st *replaycase.Step) []responseItem {
 	items := []responseItem{}
 	id := strings.TrimPrefix(ResponsesID(st), "resp_")
 	for _, m := range st.OutputMessages {
 		content, calls := outputMessage(m)
 		messageID, callItems := recordedItemIDs(m)
+		var parts []any
 		if content != nil {
-			items = append(items, responseItem{Type: "message", ID: cmp.Or(messageID, fmt.Sprintf("msg_%s_%d", id, len(items))), Status: "completed", Role: "assistant",
-				Content: []responseTextPart{{Type: "output_text", Text: *content, Annotations: []any{}}}})
+			parts = append(parts, responseTextPart{Type: "output_text", Text: *content, Annotations: []any{}})
+		}
+		if r := refusal(m); r != nil { // the agent must see the model refuse, not an empty answer
+			parts = append(parts, responseRefusalPart{Type: "refusal", Refusal: *r})
+		}
+		if len(parts) > 0 {
+			items = append(items, responseItem{Type: "message", ID: cmp.Or(messageID, fmt.Sprintf("msg_%s_%d", id, len(items))), Status: "completed", Role: "assistant", Content: parts})
 		}
 		for _, c := range calls {
 			args := c.Function.Arguments
@@ -357,14 +376,35 @@ func ResponsesID(st *replaycase.Step) string {
 	return "resp_" + strings.TrimPrefix(st.CallSiteID, "cs_")
 }
 
+// finalStatus is how the recorded response ended: "incomplete", with the reason, when the model
+// stopped at the token limit or a content filter (the API's status, which agents check: the
+// OpenAI Agents SDK raises on it), else "completed".
+func finalStatus(st *replaycase.Step) (status string, details any) {
+	for _, m := range st.OutputMessages {
+		switch m.FinishReason {
+		case "length", "max_output_tokens":
+			return "incomplete", map[string]string{"reason": "max_output_tokens"}
+		case "content_filter":
+			return "incomplete", map[string]string{"reason": "content_filter"}
+		}
+	}
+	return "completed", nil
+}
+
+// response is the response object in progress (status "in_progress") or as it ended
+// (status "" : finalStatus).
 func (r *ResponsesRequest) response(st *replaycase.Step, status string, output []responseItem) responseObject {
 	var prev *string
 	if r.PreviousResponseID != "" {
 		prev = &r.PreviousResponseID
 	}
+	var details any
+	if status == "" {
+		status, details = finalStatus(st)
+	}
 	o := responseObject{ID: ResponsesID(st), Object: "response", CreatedAt: st.StartTime.Unix(), Status: status, Model: responseModel(st),
-		Output: output, ParallelToolCalls: true, PreviousResponseID: prev}
-	if status == "completed" {
+		Output: output, ParallelToolCalls: true, PreviousResponseID: prev, IncompleteDetails: details}
+	if status != "in_progress" {
 		o.Usage = &responseUsage{InputTokens: st.Usage.InputTokens, InputTokensDetails: map[string]int64{"cached_tokens": st.Usage.CacheReadInputTokens},
 			OutputTokens: st.Usage.OutputTokens, OutputTokensDetails: map[string]int64{"reasoning_tokens": st.Usage.ReasoningOutputTokens}, TotalTokens: st.Usage.TotalTokens}
 	}
@@ -385,14 +425,15 @@ func WriteResponsesResponse(w http.ResponseWriter, req *ResponsesRequest, st *re
 // WriteResponsesResponse sends. It depends on the step and req.PreviousResponseID alone, so a
 // caller may keep it.
 func ResponsesResponseJSON(req *ResponsesRequest, st *replaycase.Step) []byte {
-	return encodeJSON(req.response(st, "completed", responseItems(st)))
+	return encodeJSON(req.response(st, "", responseItems(st)))
 }
 
 // writeResponsesStream sends the events OpenAI streams, each with its sequence_number and no
 // [DONE]: response.created, response.in_progress, then per output item output_item.added,
 // for a message content_part.added, output_text.delta, output_text.done, content_part.done,
 // for a function call function_call_arguments.delta and .done, then output_item.done; last
-// response.completed with the usage.
+// response.completed with the usage (response.incomplete when the recorded response was cut
+// short: finalStatus).
 func writeResponsesStream(w http.ResponseWriter, req *ResponsesRequest, st *replaycase.Step) {
 	es := newEventStream(w)
 	seq := 0
@@ -409,14 +450,23 @@ func writeResponsesStream(w http.ResponseWriter, req *ResponsesRequest, st *repl
 		added.Status = "in_progress"
 		switch it.Type {
 		case "message":
-			added.Content = []responseTextPart{}
-			send("response.output_item.added", map[string]any{"output_index": i, "item": added})
-			part := it.Content[0]
-			at := map[string]any{"item_id": it.ID, "output_index": i, "content_index": 0}
-			send("response.content_part.added", with(at, "part", responseTextPart{Type: "output_text", Text: "", Annotations: []any{}}))
-			send("response.output_text.delta", with(with(at, "delta", part.Text), "logprobs", []any{}))
-			send("response.output_text.done", with(with(at, "text", part.Text), "logprobs", []any{}))
-			send("response.content_part.done", with(at, "part", part))
+			// The API adds a message item with its content empty, not absent: the SDKs' stream
+			// helpers (openai-python's responses.stream()) append each content part to it.
+			send("response.output_item.added", map[string]any{"output_index": i, "item": addedMessage{added, []any{}}})
+			for j, part := range it.Content {
+				at := map[string]any{"item_id": it.ID, "output_index": i, "content_index": j}
+				switch p := part.(type) {
+				case responseTextPart:
+					send("response.content_part.added", with(at, "part", responseTextPart{Type: "output_text", Text: "", Annotations: []any{}}))
+					send("response.output_text.delta", with(with(at, "delta", p.Text), "logprobs", []any{}))
+					send("response.output_text.done", with(with(at, "text", p.Text), "logprobs", []any{}))
+				case responseRefusalPart:
+					send("response.content_part.added", with(at, "part", responseRefusalPart{Type: "refusal"}))
+					send("response.refusal.delta", with(at, "delta", p.Refusal))
+					send("response.refusal.done", with(at, "refusal", p.Refusal))
+				}
+				send("response.content_part.done", with(at, "part", part))
+			}
 		case "function_call":
 			empty := ""
 			added.Arguments = &empty
@@ -427,7 +477,8 @@ func writeResponsesStream(w http.ResponseWriter, req *ResponsesRequest, st *repl
 		}
 		send("response.output_item.done", map[string]any{"output_index": i, "item": it})
 	}
-	send("response.completed", map[string]any{"response": req.response(st, "completed", items)})
+	final := req.response(st, "", items)
+	send("response."+final.Status, map[string]any{"response": final}) // response.completed or response.incomplete
 }
 
 // with is fields plus one more, in a new map.

@@ -2,6 +2,7 @@ package wireapi
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -89,4 +90,34 @@ func TestResolveReferences(t *testing.T) {
 	var re *RequestError
 	require.True(t, errors.As(err, &re))
 	assert.Equal(t, "input[0].id", re.Param)
+}
+
+// A Responses input_image (image_url is the URL itself, or a file_id) is the same image part a
+// Chat Completions image_url part is, as the GenAI conventions record it; it was refused.
+func TestParseResponsesInputImage(t *testing.T) {
+	r, err := ParseResponsesRequest([]byte(`{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"What is this?"},
+		{"type":"input_image","image_url":"https://x/cat.png","detail":"auto"},{"type":"input_image","file_id":"file-1"}]}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, []replaycase.Message{{Role: "user", Parts: []replaycase.Part{{Type: "text", Content: "What is this?"},
+		{Type: "uri", Modality: "image", URI: "https://x/cat.png"}, {Type: "file", Modality: "image", FileID: "file-1"}}}}, r.Input)
+	chat, err := ParseChatRequest([]byte(`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"What is this?"},{"type":"image_url","image_url":{"url":"https://x/cat.png"}}]}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, chat.Messages[0].Parts, r.Input[0].Parts[:2], "the same parts as Chat Completions")
+
+	for body, param := range map[string]string{
+		`{"model":"m","input":[{"role":"user","content":[{"type":"input_image"}]}]}`:                          "input[0].content[0].image_url",
+		`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":"https://x"}]}]}`: "messages[0].content[0].image_url",
+		`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":5}}]}]}`:   "messages[0].content[0].image_url.url",
+		`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":null}]}]}`:        "messages[0].content[0].image_url",
+	} {
+		var err error
+		if strings.Contains(body, `"input"`) {
+			_, err = ParseResponsesRequest([]byte(body))
+		} else {
+			_, err = ParseChatRequest([]byte(body))
+		}
+		var re *RequestError
+		require.True(t, errors.As(err, &re), body)
+		assert.Equal(t, param, re.Param, body)
+	}
 }
