@@ -43,6 +43,7 @@ func BenchmarkChatReplay(b *testing.B) {
 				req := httptest.NewRequest("POST", path, bytes.NewReader(bench.body(i)))
 				i++
 				req.Header.Set(headerSession, "bench")
+				forgetServed(s, "bench")
 				w := httptest.NewRecorder()
 				handler.ServeHTTP(w, req)
 				if w.Code != http.StatusOK {
@@ -82,6 +83,7 @@ func BenchmarkReplayAPIs(b *testing.B) {
 					req := httptest.NewRequest("POST", api.path, bytes.NewReader(body))
 					if session == "session" {
 						req.Header.Set(headerSession, "bench")
+						forgetServed(s, "bench")
 					}
 					w := httptest.NewRecorder()
 					handler.ServeHTTP(w, req)
@@ -92,4 +94,12 @@ func BenchmarkReplayAPIs(b *testing.B) {
 			})
 		}
 	}
+}
+
+// forgetServed clears which recordings a session was served. The benchmarks send one recorded
+// request over and over in one session, and past the recording's count a repeat is a
+// divergence (a 404 in strict mode): this keeps each iteration an exact replay, at the cost
+// of one more lock of the sessions.
+func forgetServed(s *server, id string) {
+	s.ext.sessions.peek(id, func(ses *session) { ses.served = smallMap[cursorKey, int]{} })
 }

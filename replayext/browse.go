@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -114,7 +116,9 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 		out.Occurrences = append(out.Occurrences, occurrence{h.caseID, st})
 	}
 	if !found || len(out.Occurrences) == 0 && offset == 0 && !more {
-		writeError(w, http.StatusNotFound, "not_found_error", "no recorded call "+strconv.Quote(id), nil)
+		// The id came with the request: the log may name it, the answer does not echo it.
+		r.set.Logger.Debug("replay: no recorded call", zap.String("call_site_id", clip(id)))
+		writeError(w, http.StatusNotFound, "not_found_error", "no recorded call with that call-site id", nil)
 		return
 	}
 	if more {

@@ -19,7 +19,8 @@ type Divergence struct {
 	// the session's model calls are answered live.
 	Live bool `json:"live,omitempty"`
 	// Paths are the fields where the request differs from the next recorded item; empty when
-	// the case recorded no further item to compare with.
+	// the case recorded no further item to compare with, or the request equals recordings the
+	// session was served every one of (a finding without a path says which).
 	Paths []string `json:"paths"`
 	// Findings give each path its finding type, as `reprise diff` names them.
 	Findings []Finding `json:"findings,omitempty"`

@@ -7,8 +7,14 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/extension/extensiontest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/replayext/internal/metadata"
 )
 
 // Error bodies are small and never echo the request: a 64 KiB header or query value refused
@@ -26,5 +32,45 @@ func TestErrorsDoNotEchoLargeValues(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 		assert.Less(t, len(body), 1024, "the %s value is not echoed", p)
 		assert.Contains(t, string(body), `"param":"`+p+`"`)
+	}
+}
+
+// A 404 for a case or a call that is not there does not quote the id from the URL back (a
+// path segment may carry anything a client puts in it); the debug log names it.
+func TestNotFoundAnswersDoNotEchoTheID(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	writeDataset(t, root, testfixtures.OTelEvents)
+	core, logs := observer.New(zapcore.DebugLevel)
+	set := extensiontest.NewNopSettings(metadata.Type)
+	set.Logger = zap.New(core)
+	s := startReplayWith(t, root, nil, set, componenttest.NewNopHost())
+	marker := "sk-live-" + strings.Repeat("q", 40)
+	absent := "0123456789abcdef0123456789abcdef" // well-formed, not recorded
+	chat := sdkRequests(t)[0]
+	for _, id := range []string{marker, absent} {
+		for _, r := range []struct{ method, path string }{
+			{"GET", "/v1/cases/" + id},
+			{"POST", "/v1/cases/" + id + "/openai/v1/chat/completions"},
+			{"POST", "/v1/cases/" + id + "/openai/v1/responses"},
+			{"GET", "/v1/cases/" + id + "/openai/v1/responses/resp_1"},
+			{"POST", "/v1/cases/" + id + "/anthropic/v1/messages"},
+			{"POST", "/v1/cases/" + id + "/openai/v1/embeddings"},
+			{"POST", "/v1/cases/" + id + "/tools/get_weather"},
+			{"POST", "/v1/cases/" + id + "/retrieval"},
+			{"GET", "/v1/calls/" + id},
+		} {
+			var body any
+			if r.method == "POST" {
+				body = chat
+			}
+			resp, got := s.do(r.method, r.path, body, nil)
+			assert.Equal(t, http.StatusNotFound, resp.StatusCode, "%s %s: %s", r.method, r.path, got)
+			assert.NotContains(t, strings.ToLower(string(got)), id, "%s %s echoes the id", r.method, r.path)
+			assert.Contains(t, string(got), "with that", "%s %s: the answer says what was not found", r.method, r.path)
+		}
+		assert.NotEmpty(t, logs.FilterMessageSnippet("no such case").Filter(func(e observer.LoggedEntry) bool {
+			return strings.Contains(e.ContextMap()["error"].(string), id)
+		}).All(), "the debug log names the case id %s", id)
+		assert.NotEmpty(t, logs.FilterMessageSnippet("no recorded call").FilterField(zap.String("call_site_id", id)).All(), "the debug log names the call-site id")
 	}
 }

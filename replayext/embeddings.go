@@ -60,7 +60,7 @@ func (r *replay) embeddings(w http.ResponseWriter, req *http.Request) {
 		return shape(st.ModelConfig.RequestModel, texts)
 	}
 	label := func(h hit) string { return steps[h.pos].SpanID }
-	it, in := r.itemsOf(caseID, endpointEmbeddings, endpointEmbeddings, "embedding call", len(steps), requested, recorded, label, casediff.RetrievalDrift)
+	it, in := r.itemsOf(caseID, endpointEmbeddings, endpointEmbeddings, "embedding call", len(steps), requested, recorded, label, casediff.RetrievalDrift, casediff.RetrievalDrift)
 	// In hybrid mode a miss (and every later call of the session) goes to the OpenAI upstream.
 	in.api, in.body = apiOpenAI, raw
 	h, ok := r.lookup(w, req, it, in)

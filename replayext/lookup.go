@@ -53,6 +53,9 @@ type interactions struct {
 	label func(h hit) string
 	// classify gives the finding type of each differing path.
 	classify func(h hit, diffs []Difference) []Finding
+	// added is the finding type of a request made more often than the case recorded it
+	// (model_call_added, tool_call_added, retrieval_drift).
+	added casediff.FindingType
 	// api is the API whose upstream answers the request live (hybrid mode), with body, the
 	// request's body; "" for endpoints that have no upstream (tools and retrievals are the
 	// agent's own).
@@ -76,7 +79,8 @@ func (r *replay) mode(req *http.Request) (Mode, error) {
 }
 
 // lookup chooses the recorded item that answers a request. Identical recordings of an exact
-// match are served in recorded order per session. Otherwise the candidate is the item after
+// match are served in recorded order per session, each once: past them the request is a
+// divergence (repeated). Otherwise the candidate is the item after
 // the one the session was served last in the case (the first case when the session has none),
 // chosen by position so that nothing about the answer depends on the request's values; strict
 // mode refuses with the paths where the request differs from it, lenient mode serves it and
@@ -97,16 +101,19 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 	hybrid := mode == ModeHybrid && in.api != ""
 	key, hits := in.match()
 	var candidate hit
-	found, live, liveFrom := false, false, ""
+	found, live, liveFrom, repeat := false, false, "", false
 	r.sessions.with(id, func(ses *session) {
 		if hybrid && ses.live {
 			live, liveFrom = true, ses.liveFrom
 			return
 		}
 		if len(hits) > 0 {
-			served, ok = hits[ses.next(cursorKey{it.scope, it.stream, key}, len(hits))], true
-			ses.last.set(cursorKey{served.caseID, it.stream, ""}, served.pos)
-			ses.lastCase.set(it.stream, served.caseID)
+			i, fresh := ses.next(cursorKey{it.scope, it.stream, key}, len(hits))
+			served, ok, repeat = hits[i], fresh, !fresh
+			if fresh || mode == ModeLenient { // what is served moves the cursors
+				ses.last.set(cursorKey{served.caseID, it.stream, ""}, served.pos)
+				ses.lastCase.set(it.stream, served.caseID)
+			}
 			return
 		}
 		caseID := it.scope
@@ -133,6 +140,9 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 	if ok {
 		r.record(req.Context(), it.endpoint, outcomeExact, start)
 		return served, true
+	}
+	if repeat {
+		return r.repeated(w, req, id, it, in, served, mode, hybrid, start)
 	}
 	if !found && hybrid {
 		r.goLive(w, req, id, it.endpoint, in, Divergence{CaseID: candidate.caseID, Endpoint: it.endpoint, Live: true,
@@ -173,6 +183,32 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf(
 			"strict replay: no recorded %s matches this request; it differs from the next recorded %s of case %s at: %s",
 			it.what, it.what, candidate.caseID, strings.Join(d.Paths, ", ")), missDetail(d))
+		return hit{}, false
+	}
+}
+
+// repeated answers a request that equals recordings the session was served every one of:
+// the run makes the call more often than the recording did. That is a divergence like any
+// other, never a silent repeat: strict refuses it, lenient serves the last of those
+// recordings again and logs it, hybrid goes live. Its finding is in.added, without a path.
+func (r *replay) repeated(w http.ResponseWriter, req *http.Request, id string, it items, in interactions, last hit, mode Mode, hybrid bool, start time.Time) (hit, bool) {
+	d := Divergence{CaseID: last.caseID, Endpoint: it.endpoint, Findings: []Finding{{Type: in.added}}, Time: time.Now().UTC()}
+	switch {
+	case hybrid:
+		d.Live = true
+		r.goLive(w, req, id, it.endpoint, in, d, start)
+		return hit{}, false
+	case mode == ModeLenient:
+		d.Served = in.label(last)
+		r.sessions.with(id, func(ses *session) { ses.diverged(d) })
+		w.Header().Set(headerDivergence, "true")
+		r.record(req.Context(), it.endpoint, outcomeDivergent, start)
+		return last, true
+	default: // strict, or hybrid on an endpoint without upstream
+		r.record(req.Context(), it.endpoint, outcomeMiss, start)
+		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf(
+			"strict replay: this session was already served every recording of this %s (case %s): the run makes it more often than the recording did",
+			it.what, last.caseID), map[string]any{"paths": []string{}, "findings": d.Findings})
 		return hit{}, false
 	}
 }

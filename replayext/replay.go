@@ -30,7 +30,7 @@ func (r *replay) scopedCase(w http.ResponseWriter, req *http.Request) (string, b
 	}
 	key, ok := parseHexKey(id)
 	if !ok || !r.store.has(id) {
-		writeError(w, http.StatusNotFound, "not_found_error", noCase(id).Error(), nil)
+		r.caseError(w, noCase(id))
 		return "", false
 	}
 	return key.String(), true
@@ -42,7 +42,9 @@ func (r *replay) scopedCase(w http.ResponseWriter, req *http.Request) (string, b
 func (r *replay) caseError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, errNoCase):
-		writeError(w, http.StatusNotFound, "not_found_error", err.Error(), nil)
+		// The id came with the request: the log may name it, the answer does not echo it.
+		r.set.Logger.Debug("replay: no such case", zap.String("error", clip(err.Error())))
+		writeError(w, http.StatusNotFound, "not_found_error", msgNoCase, nil)
 	case errors.Is(err, context.DeadlineExceeded):
 		r.set.Logger.Warn("replay could not read a recorded case in time", zap.Error(err))
 		writeError(w, http.StatusGatewayTimeout, "server_error", "the recorded case could not be read in time; see the collector log", nil)
@@ -53,6 +55,18 @@ func (r *replay) caseError(w http.ResponseWriter, err error) {
 		r.set.Logger.Error("replay could not read a recorded case", zap.Error(err))
 		writeError(w, http.StatusInternalServerError, "server_error", "the recorded case could not be read; see the collector log", nil)
 	}
+}
+
+// msgNoCase answers a request for a case the index does not hold (see caseError).
+const msgNoCase = "no recorded case with that id"
+
+// clip bounds a value taken from a request before it is logged: a URL may be a megabyte.
+func clip(s string) string {
+	const most = 256
+	if len(s) <= most {
+		return s
+	}
+	return s[:most] + "…"
 }
 
 // readBody reads a request body within the server's max_request_body_size, or answers itself.
@@ -152,8 +166,13 @@ func (r *replay) writeAnswer(w http.ResponseWriter, key answerKey, st *replaycas
 // upstream).
 func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string, raw []byte, caseID string, requested callsite.Request, ids *callSiteIDs, write func(hit, *replaycase.Step)) {
 	var recordedForm, requestedForm map[string]any // of the compared call, for classify
+	var key string                                 // the request's call-site id, its cursor's key
 	h, ok := r.lookup(w, req, items{endpoint: endpointChat, stream: endpointChat, scope: caseID, what: "model call"}, interactions{
-		match: func() (string, []hit) { return r.store.match(requested, caseID, ids) },
+		match: func() (string, []hit) {
+			var hits []hit
+			key, hits = r.store.match(requested, caseID, ids)
+			return key, hits
+		},
 		count: r.store.llmCount,
 		compare: func(h hit) ([]Difference, error) {
 			st, err := r.store.llmStep(req.Context(), h)
@@ -167,20 +186,39 @@ func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string,
 		classify: func(_ hit, diffs []Difference) []Finding {
 			return classifyModelCall(recordedForm, requestedForm, diffs)
 		},
-		api:  api,
-		body: raw,
+		added: casediff.ModelCallAdded,
+		api:   api,
+		body:  raw,
 	})
 	if !ok {
 		return
 	}
 	st, err := r.store.llmStep(req.Context(), h)
 	if err != nil {
+		if w.Header().Get(headerDivergence) == "" { // an exact answer not sent: a retry gets it again
+			r.unserve(w, req, cursorKey{caseID, endpointChat, key})
+		}
 		r.caseError(w, err)
 		return
 	}
 	w.Header().Set("X-Replay-Case-Id", h.caseID)
 	w.Header().Set("X-Replay-Call-Site-Id", st.CallSiteID)
 	write(h, st)
+}
+
+// unserve gives back the exact answer lookup chose for req under cursor k when it could not be
+// sent (its case could not be read: a 504 from a slow object store, which SDKs retry): the
+// retry gets that recording again, not the next identical one or a repeat.
+func (r *replay) unserve(w http.ResponseWriter, req *http.Request, k cursorKey) {
+	id := w.Header().Get(headerSession) // a session the server chose for this request
+	if id == "" {
+		id, _ = sessionOf(req)
+	}
+	r.sessions.peek(id, func(ses *session) {
+		if i := ses.served.value(k); i > 0 {
+			ses.served.set(k, i-1)
+		}
+	})
 }
 
 // scrubRequest applies the secrets policy to every string of a model request.
@@ -229,7 +267,7 @@ func (r *replay) toolResult(w http.ResponseWriter, req *http.Request) {
 	}
 	requested := map[string]any{"arguments": argumentsValue(r.scrubber.Text(string(raw), &scrub.Report{}))}
 	recorded := func(h hit) any { return map[string]any{"arguments": argumentsValue(calls[h.pos].Arguments)} }
-	it, in := r.itemsOf(caseID, endpointTool, "tool:"+name, name+" call", len(calls), requested, recorded, func(h hit) string { return calls[h.pos].ID }, casediff.ToolArgsChanged)
+	it, in := r.itemsOf(caseID, endpointTool, "tool:"+name, name+" call", len(calls), requested, recorded, func(h hit) string { return calls[h.pos].ID }, casediff.ToolArgsChanged, casediff.ToolCallAdded)
 	h, ok := r.lookup(w, req, it, in)
 	if ok {
 		writeJSON(w, http.StatusOK, calls[h.pos])
@@ -273,7 +311,7 @@ func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
 	refs := c.RetrievalRefs
 	requested := shape(r.scrubber.Text(*q.Query, &scrub.Report{}), q.DataSource)
 	recorded := func(h hit) any { return shape(refs[h.pos].Query, refs[h.pos].DataSource) }
-	it, in := r.itemsOf(caseID, endpointRetrieval, endpointRetrieval, "retrieval", len(refs), requested, recorded, func(h hit) string { return refs[h.pos].SpanID }, casediff.RetrievalDrift)
+	it, in := r.itemsOf(caseID, endpointRetrieval, endpointRetrieval, "retrieval", len(refs), requested, recorded, func(h hit) string { return refs[h.pos].SpanID }, casediff.RetrievalDrift, casediff.RetrievalDrift)
 	h, ok := r.lookup(w, req, it, in)
 	if ok {
 		writeJSON(w, http.StatusOK, refs[h.pos])
@@ -282,7 +320,9 @@ func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
 
 // itemsOf describes a case's recorded tool calls or retrievals for lookup: the matcher is
 // equality of the request with the recorded item in the same JSON shape.
-func (r *replay) itemsOf(caseID, endpoint, stream, what string, n int, requested any, recorded func(hit) any, label func(hit) string, finding casediff.FindingType) (items, interactions) {
+// finding is the type of a differing path; added, that of a request made more often than
+// the case recorded it.
+func (r *replay) itemsOf(caseID, endpoint, stream, what string, n int, requested any, recorded func(hit) any, label func(hit) string, finding, added casediff.FindingType) (items, interactions) {
 	return items{endpoint: endpoint, stream: stream, scope: caseID, what: what}, interactions{
 		match: func() (string, []hit) {
 			var hits []hit
@@ -298,5 +338,6 @@ func (r *replay) itemsOf(caseID, endpoint, stream, what string, n int, requested
 		compare:  func(h hit) ([]Difference, error) { return diff("", recorded(h), requested, nil), nil },
 		label:    label,
 		classify: classifyAs(finding),
+		added:    added,
 	}
 }

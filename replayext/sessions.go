@@ -140,11 +140,13 @@ func (s *sessions) len() int {
 }
 
 // next returns which of n identical recordings to serve for an exact request, in recorded
-// order; past the last one it keeps serving the last.
-func (ses *session) next(k cursorKey, n int) int {
-	i := ses.served.value(k)
-	ses.served.set(k, i+1)
-	return min(i, n-1)
+// order. Past the last one it returns the last, with fresh false: the session has been
+// served every recording of the request, and serving one again is not replay (lookup
+// treats it by the mode: refused, served as a divergence, or live).
+func (ses *session) next(k cursorKey, n int) (i int, fresh bool) {
+	i = ses.served.value(k)
+	ses.served.set(k, min(i+1, n)) // bounded: a loop of repeats does not count on for ever
+	return min(i, n-1), i < n
 }
 
 // after is the position after the item served last in k's case and stream (0 when none was).

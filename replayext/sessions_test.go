@@ -18,11 +18,19 @@ func TestCursorsServeIdenticalRecordingsInOrderPerSession(t *testing.T) {
 	s := newSessions(10, time.Minute, time.Now)
 	k := cursorKey{"case", "chat", "cs_1"}
 	var got []int
+	var fresh []bool
 	for range 4 {
-		s.with("a", func(ses *session) { got = append(got, ses.next(k, 3)) })
+		s.with("a", func(ses *session) {
+			i, f := ses.next(k, 3)
+			got, fresh = append(got, i), append(fresh, f)
+		})
 	}
-	assert.Equal(t, []int{0, 1, 2, 2}, got, "past the last recording the last is served again")
-	s.with("b", func(ses *session) { assert.Equal(t, 0, ses.next(k, 3), "another session starts afresh") })
+	assert.Equal(t, []int{0, 1, 2, 2}, got, "past the last recording, the last")
+	assert.Equal(t, []bool{true, true, true, false}, fresh, "a repeat is told apart (lookup makes it a divergence)")
+	s.with("b", func(ses *session) {
+		i, f := ses.next(k, 3)
+		assert.True(t, i == 0 && f, "another session starts afresh")
+	})
 
 	pos := cursorKey{"case", "chat", ""}
 	s.with("a", func(ses *session) {
@@ -43,8 +51,8 @@ func TestFloodEvictsTheFloodNotActiveSessions(t *testing.T) {
 	}
 	k := cursorKey{"c", "chat", "cs"}
 	for _, id := range []string{"active-1", "active-2"} {
-		s.with(id, func(ses *session) { ses.next(k, 5) })
-		s.with(id, func(ses *session) { ses.next(k, 5) })
+		s.with(id, func(ses *session) { nextPos(ses, k, 5) })
+		s.with(id, func(ses *session) { nextPos(ses, k, 5) })
 	}
 	for i := range 100_000 {
 		s.with(fmt.Sprintf("flood-%d", i), func(*session) {})
@@ -52,7 +60,7 @@ func TestFloodEvictsTheFloodNotActiveSessions(t *testing.T) {
 	assert.Equal(t, 100_000-50, evicted)
 	assert.Equal(t, 52, s.len())
 	for _, id := range []string{"active-1", "active-2"} {
-		s.with(id, func(ses *session) { assert.Equal(t, 2, ses.next(k, 5), "%s kept its cursor", id) })
+		s.with(id, func(ses *session) { assert.Equal(t, 2, nextPos(ses, k, 5), "%s kept its cursor", id) })
 	}
 }
 
@@ -62,15 +70,15 @@ func TestIdleSessionsExpire(t *testing.T) {
 	var reasons []string
 	s.evicted = func(r string) { reasons = append(reasons, r) }
 	k := cursorKey{"c", "chat", "cs"}
-	s.with("old", func(ses *session) { ses.next(k, 5) })
-	s.with("old", func(ses *session) { ses.next(k, 5) })
+	s.with("old", func(ses *session) { nextPos(ses, k, 5) })
+	s.with("old", func(ses *session) { nextPos(ses, k, 5) })
 	clock.t = clock.t.Add(30 * time.Second)
-	s.with("recent", func(ses *session) { ses.next(k, 5) })
+	s.with("recent", func(ses *session) { nextPos(ses, k, 5) })
 	clock.t = clock.t.Add(45 * time.Second)
 	assert.False(t, s.peek("old", func(*session) {}), "idle for 75 s")
 	assert.True(t, s.peek("recent", func(*session) {}), "idle for 45 s")
 	assert.Equal(t, []string{evictedIdle}, reasons)
-	s.with("old", func(ses *session) { assert.Equal(t, 0, ses.next(k, 5), "an expired session starts afresh") })
+	s.with("old", func(ses *session) { assert.Equal(t, 0, nextPos(ses, k, 5), "an expired session starts afresh") })
 }
 
 func TestSessionsUnderConcurrentUse(t *testing.T) {
@@ -80,7 +88,7 @@ func TestSessionsUnderConcurrentUse(t *testing.T) {
 	for c := range 8 { // two requests each: the clients are replaying
 		wg.Go(func() {
 			for i := range 2 {
-				s.with(fmt.Sprintf("client-%d", c), func(ses *session) { require.Equal(t, i, ses.next(k, 10)) })
+				s.with(fmt.Sprintf("client-%d", c), func(ses *session) { require.Equal(t, i, nextPos(ses, k, 10)) })
 			}
 		})
 	}
@@ -89,7 +97,7 @@ func TestSessionsUnderConcurrentUse(t *testing.T) {
 		wg.Go(func() {
 			id := fmt.Sprintf("client-%d", c)
 			for i := 2; i < 200; i++ {
-				s.with(id, func(ses *session) { require.Equal(t, min(i, 9), ses.next(k, 10)) })
+				s.with(id, func(ses *session) { require.Equal(t, min(i, 9), nextPos(ses, k, 10)) })
 				s.with(fmt.Sprintf("flood-%d-%d", c, i), func(*session) {})
 			}
 		})
@@ -107,4 +115,10 @@ func TestDivergenceLogIsBounded(t *testing.T) {
 		require.Len(t, ses.divs, maxDivergencesPerSession)
 		assert.Equal(t, "5", ses.divs[0].Served, "the oldest are dropped")
 	})
+}
+
+// nextPos is the position session.next returns.
+func nextPos(ses *session, k cursorKey, n int) int {
+	i, _ := ses.next(k, n)
+	return i
 }

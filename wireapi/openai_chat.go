@@ -520,7 +520,13 @@ func writeChatStream(w http.ResponseWriter, st *replaycase.Step, includeUsage bo
 	empty := ""
 	for i, m := range st.OutputMessages {
 		content, calls := outputMessage(m)
-		send(delta(i, chatDelta{Role: "assistant", Content: &empty}, nil))
+		// The API opens a text answer with content "" and a tool-call-only one without content
+		// (null): the SDKs' stream helpers then read the same message as the JSON answer.
+		opening := chatDelta{Role: "assistant"}
+		if content != nil {
+			opening.Content = &empty
+		}
+		send(delta(i, opening, nil))
 		if content != nil {
 			send(delta(i, chatDelta{Content: content}, nil))
 		}
