@@ -246,3 +246,13 @@ func SetObjectStoreHeaderTimeout(d time.Duration) (restore func()) {
 	objectStoreHeaderTimeout = d
 	return func() { objectStoreHeaderTimeout = old }
 }
+
+// AdoptEvery is how often Flush looks for segments left by a gone writer.
+const AdoptEvery = adoptEvery
+
+// SetLastAdopted sets when w's Flush last looked for segments to adopt, as if that was then.
+func SetLastAdopted(w *Writer, at time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lastAdopted = at
+}

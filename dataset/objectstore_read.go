@@ -134,5 +134,6 @@ func readObject[T any](ctx context.Context, s *ObjectStore, f ObjectFile) ([]T, 
 		return nil, fmt.Errorf("s3://%s/%s: %w", s.bucket, f.Key, err)
 	}
 	fillRowsSpanIDs(pf, rows[:n])
+	zeroTimesBack(rows[:n])
 	return rows[:n], nil
 }

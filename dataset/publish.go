@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,6 +74,10 @@ type batch struct {
 	// scratch: the batch is a segment merged into another batch at once and never committed
 	// (Writer.publishSegment), so its files are not synced.
 	scratch bool
+	// recovering: the batch is published by Recover, where a file neither staged nor published
+	// is recorded in missing rather than failing the publish (see Recover).
+	recovering bool
+	missing    []journalEntry
 }
 
 func newBatch(cfg WriterConfig) (*batch, error) {
@@ -109,11 +114,25 @@ func (b *batch) commit() error {
 func (b *batch) publish(afterRename func(int) error) error {
 	for i, e := range b.entries {
 		final := filepath.Join(b.root, filepath.FromSlash(e.Final))
+		staged := filepath.Join(b.dir, e.Staged)
+		if b.recovering {
+			if _, err := os.Lstat(staged); errors.Is(err, fs.ErrNotExist) {
+				switch _, err := os.Stat(final); {
+				case err == nil:
+					continue // published before the crash
+				case errors.Is(err, fs.ErrNotExist):
+					b.missing = append(b.missing, e) // neither staged nor published (Recovery.Missing)
+					continue
+				default:
+					return err
+				}
+			}
+		}
 		dir := filepath.Dir(final)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		err := os.Rename(filepath.Join(b.dir, e.Staged), final)
+		err := os.Rename(staged, final)
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, statErr := os.Stat(final); statErr == nil {
 				continue
@@ -137,24 +156,52 @@ func (b *batch) publish(afterRename func(int) error) error {
 			return err
 		}
 	}
+	if len(b.missing) > 0 {
+		// The journal is the only record of what the missing files were: kept for an operator,
+		// under a name nothing in staging acts on. Gone already: another process recovering
+		// this staging directory set it aside.
+		err := os.Rename(b.dir, filepath.Join(staging, missingPrefix+filepath.Base(b.dir)))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
 	return os.RemoveAll(b.dir)
 }
 
+// missingPrefix names, in staging, the journal directory of a batch Recover published with
+// files missing (Recovery.Missing).
+const missingPrefix = "missing-"
+
 func (b *batch) discard() { os.RemoveAll(b.dir) }
 
+// published lists the files of a published batch, but for the missing ones.
 func (b *batch) published() []Published {
-	out := make([]Published, len(b.entries))
-	for i, e := range b.entries {
-		f, _ := fileOf(b.root, filepath.Join(b.root, filepath.FromSlash(e.Final)))
-		out[i] = Published{File: f, Rows: e.Rows, Bytes: e.Bytes}
+	out := make([]Published, 0, len(b.entries))
+	for _, e := range b.entries {
+		if slices.ContainsFunc(b.missing, func(m journalEntry) bool { return m.Staged == e.Staged }) {
+			continue
+		}
+		out = append(out, b.publishedAs(e))
 	}
 	return out
+}
+
+func (b *batch) publishedAs(e journalEntry) Published {
+	f, _ := fileOf(b.root, filepath.Join(b.root, filepath.FromSlash(e.Final)))
+	return Published{File: f, Rows: e.Rows, Bytes: e.Bytes}
 }
 
 // Recovery is what Recover found in staging.
 type Recovery struct {
 	RolledForward []Published // files of committed batches it published
 	RolledBack    int         // uncommitted batches (and stray temporary files) it deleted
+	// Missing are files of committed batches that were neither in staging nor at their place
+	// in the root: published before the crash and removed since (by retention, an operator), or
+	// removed from staging before they were published, their rows lost. Nothing tells which;
+	// the caller must report each (File.Path is where it belonged, Rows how many it held). The
+	// batch's journal is kept in staging as missing-batch-… for an operator to examine.
+	Missing []Published
 }
 
 // Recover finishes what a process that died while publishing left in staging: it publishes
@@ -162,7 +209,9 @@ type Recovery struct {
 // before staleBefore. Uncommitted batches younger than that may belong to another collector
 // writing into the same root right now, so they are left alone. Committed segments
 // (segments.go) committed before staleBefore are adopted for the next Flush; younger ones may
-// belong to a running collector, and Flush adopts them once they are as old.
+// belong to a running collector, and Flush adopts them once they are as old. A file of a
+// committed batch that is neither staged nor published does not stop it: it is listed in
+// Recovery.Missing, for the caller to report.
 func (w *Writer) Recover(staleBefore time.Time) (Recovery, error) {
 	var rec Recovery
 	entries, err := os.ReadDir(w.cfg.Staging)
@@ -180,7 +229,12 @@ func (w *Writer) Recover(staleBefore time.Time) (Recovery, error) {
 				// a segment (journal.Segment). Deleted below once stale; younger, it may be another
 				// collector's, about to be renamed.
 			case err == nil:
-				if err := b.publish(nil); err != nil {
+				b.recovering = true
+				err := b.publish(nil)
+				for _, e := range b.missing {
+					rec.Missing = append(rec.Missing, b.publishedAs(e))
+				}
+				if err != nil {
 					errs = append(errs, fmt.Errorf("publishing %s: %w", entry.Name(), err))
 					continue
 				}

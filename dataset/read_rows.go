@@ -60,6 +60,7 @@ func readRowsOf[T any](pf *parquet.File, path string, rows []int64) (map[int64]*
 			return nil, fmt.Errorf("%s: row %d: %w", path, row, err)
 		}
 		c := buf[0]
+		zeroTimesBackOf(&c)
 		out[row] = &c
 		var zero T
 		buf[0] = zero

@@ -189,6 +189,7 @@ func readIndex(in io.ReaderAt, size int64) ([]IndexEntry, error) {
 	buf := make([]indexRow, indexBatch)
 	for {
 		n, err := r.Read(buf)
+		zeroTimesBack(buf[:n])
 		for _, row := range buf[:n] {
 			e := IndexEntry{
 				Row: int64(len(out)), CaseID: row.CaseID, Status: replaycase.Status(row.Status),
@@ -241,6 +242,7 @@ func readRow(pf *parquet.File, path string, row int64) (*replaycase.Case, error)
 		return nil, fmt.Errorf("%s: reading row %d: %w", path, row, err)
 	}
 	fillRowsSpanIDs(pf, rows)
+	zeroTimesBack(rows)
 	return &rows[0], nil
 }
 
@@ -264,6 +266,7 @@ func readAll[T any](path string) ([]T, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	fillRowsSpanIDs(pf, rows[:n])
+	zeroTimesBack(rows[:n])
 	return rows[:n], nil
 }
 

@@ -116,6 +116,7 @@ func (r *rowPages[T]) reconstruct(dst *T) error {
 	}
 	err := r.target.Reconstruct(dst, r.row)
 	clear(r.row) // the values point into r.bytes: drop them so a closed file holds nothing
+	zeroTimesBackOf(dst)
 	return err
 }
 

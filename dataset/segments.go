@@ -301,7 +301,12 @@ func (m *columnMerge) eachSourceRowGroup(path string, fn func(parquet.RowGroup) 
 	return nil
 }
 
-// adoptEvery is how often Flush looks for segments left by a crashed process.
+// adoptEvery is how often Flush looks for segments left by a crashed process: not only at a
+// restart, so that a writer sharing the root with a peer that died (and is not restarted)
+// adopts the peer's committed segments at a Flush at most a minute after it is gone (at once if
+// its owner lock tells it is gone, segment_owner.go; once staleAge old if nothing tells). An
+// adopted segment counts as staged at its adoption: it is merged FileMaxAge later, or at the
+// next Flush(true).
 const adoptEvery = time.Minute
 
 // forget removes segments from the writer's list.

@@ -118,3 +118,31 @@ func TestASegmentMergedByAConcurrentFlushIsNotAdopted(t *testing.T) {
 	assert.Equal(t, 8, steps)
 	assert.Empty(t, stagedDirs(t, StagingOf(w), SegmentPrefix))
 }
+
+// Two collectors write into one root. One dies (kill -9: its owner lock is released) with
+// committed segments not merged yet; the survivor, without restarting, adopts them at its first
+// Flush once adoptEvery has passed since it last looked, and publishes each row once.
+func TestASurvivingWriterAdoptsADeadPeersSegmentsWithoutRestarting(t *testing.T) {
+	dead := newSegmentWriter(t, 1000)
+	survivor, err := NewWriter(ConfigOf(dead))
+	require.NoError(t, err)
+	_, err = survivor.Recover(time.Now().Add(-15 * time.Minute))
+	require.NoError(t, err)
+	res, err := survivor.Flush(false) // looks for segments to adopt: none yet
+	require.NoError(t, err)
+	assert.Empty(t, res.Files)
+
+	want := writeBatches(t, dead, 2)
+	ReleaseOwner(dead) // the process is gone, its segments committed and not merged
+
+	res, err = survivor.Flush(true)
+	require.NoError(t, err)
+	assert.Empty(t, res.Files, "it looked less than adoptEvery ago")
+	SetLastAdopted(survivor, time.Now().Add(-AdoptEvery))
+	res, err = survivor.Flush(true)
+	require.NoError(t, err)
+	assert.Len(t, res.Files, 3, "the dead peer's segments are adopted and merged")
+	steps := assertEachCaseOnce(t, dead.Root(), want)
+	assert.Equal(t, 16, steps)
+	assert.Empty(t, stagedDirs(t, StagingOf(dead), SegmentPrefix))
+}

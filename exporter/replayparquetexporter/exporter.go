@@ -72,6 +72,12 @@ func (e *parquetExporter) start(ctx context.Context, _ component.Host) (err erro
 	for _, f := range rec.RolledForward {
 		e.logger.Warn("published a file of a batch committed before a crash", zap.String("file", f.Path), zap.Int("rows", f.Rows))
 	}
+	for _, f := range rec.Missing {
+		// Nothing tells "published and removed since" (retention, an operator) from "lost":
+		// say where it belonged and how many rows it held, and that the journal is kept.
+		e.logger.Error("a file of a batch committed before a crash is neither in staging nor in the dataset: removed since it was published, or lost; the batch's journal is kept in staging as missing-batch-…",
+			zap.String("file", f.Path), zap.Int("rows", f.Rows))
+	}
 	if rec.RolledBack > 0 {
 		e.logger.Info("deleted batches left uncommitted by an interrupted write", zap.Int("batches", rec.RolledBack))
 	}

@@ -51,20 +51,25 @@ func newReceiver(set receiver.Settings, cfg *Config) (*replayReceiver, error) {
 	return &replayReceiver{cfg: cfg, id: set.ID, logger: set.Logger, telemetry: tb, backlogDone: make(chan struct{})}, nil
 }
 
+// openFiles opens where the dataset is read; a variable so that a test can see it closed.
+var openFiles = newFiles
+
 func (r *replayReceiver) Start(ctx context.Context, host component.Host) error {
 	if r.nextTraces == nil {
 		return errors.New("replay_parquet must be in a traces pipeline: cases are emitted as spans (raw log events go to its logs pipeline)")
 	}
-	source, err := newFiles(ctx, r.cfg)
+	source, err := openFiles(ctx, r.cfg)
 	if err != nil {
 		return fmt.Errorf("object_store: %w", err)
 	}
-	r.files = source
 	cp, err := openCheckpoints(ctx, host, *r.cfg.Storage, r.id)
 	if err != nil {
+		// A failed Start leaves nothing open: Shutdown closes files only after a run started,
+		// and the collector may not call it at all.
+		source.close()
 		return err
 	}
-	r.checkpoints = cp
+	r.files, r.checkpoints = source, cp
 	runCtx, cancel := context.WithCancel(context.Background())
 	r.cancel, r.done = cancel, make(chan struct{})
 	go r.run(runCtx)

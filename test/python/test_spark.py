@@ -60,3 +60,16 @@ def test_spark_reads_cases_steps_and_quarantine(dataset, spark):
         .first()
     )
     assert raw.n > 0, "quarantined cases keep their raw OTLP spans"
+
+
+def test_spark_filters_cases_on_a_nested_trace_id(dataset, spark):
+    """A predicate on a nested field of a column written without bounds (provenance.trace_id):
+    Spark filters pages with the column index, and one whose pages all read "" as min and max
+    returned no row, with no error (dataset/column_index.go)."""
+    trace_id = dataset.accepted["provenance"]["trace_id"]
+    assert len(trace_id) == 32, trace_id
+    spark.read.option("mergeSchema", "true").parquet(f"{dataset.root}/cases").createOrReplaceTempView("cases")
+    rows = spark.sql(
+        f"SELECT case_id, provenance.trace_id AS trace_id FROM cases WHERE provenance.trace_id = '{trace_id}'"
+    ).collect()
+    assert [(r.case_id, r.trace_id) for r in rows] == [(dataset.accepted["case_id"], trace_id)]
