@@ -42,6 +42,7 @@ const (
 const (
 	ReasonInvalidUTF8    = "invalid_utf8"     // strings that were not valid UTF-8 were repaired with U+FFFD
 	ReasonInvalidTraceID = "invalid_trace_id" // the spans had an all-zero (empty) trace id; one case per request
+	ReasonInvalidSpanID  = "invalid_span_id"  // a span had an all-zero (empty) span id; its step got a substitute
 	ReasonEventLimit     = "event_limit"      // GenAI log events past max_events_per_trace were dropped
 )
 
@@ -62,7 +63,7 @@ var reasonCodes = []string{
 	ReasonSecretDetected, ReasonEmbeddingsNotRecorded,
 	ReasonEvicted, ReasonSpanLimit, ReasonShutdown, ReasonMaxAge, ReasonLateSpans, ReasonTraceSplit,
 	ReasonInvalidUsage, ReasonInvalidParameter, ReasonInvalidTimestamp, ReasonEndBeforeStart,
-	ReasonInvalidUTF8, ReasonInvalidTraceID, ReasonEventLimit,
+	ReasonInvalidUTF8, ReasonInvalidTraceID, ReasonInvalidSpanID, ReasonEventLimit,
 	ReasonOverBudget,
 	ReasonUndecodableCase,
 }

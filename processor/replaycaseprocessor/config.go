@@ -72,6 +72,13 @@ type Config struct {
 	// start. Default none: buffered telemetry is lost when the process dies.
 	Storage *component.ID `mapstructure:"storage"`
 
+	// KeepOpenOnShutdown leaves the cases still open at shutdown in storage, restored and
+	// continued on the next start, instead of closing them (closed_by shutdown). For a tier that
+	// consumes Kafka (docs/scale-out.md): its partitions come back to the restarted collector,
+	// and closing the open cases at a rolling restart split every run in flight into two rows.
+	// Requires storage. Default false.
+	KeepOpenOnShutdown bool `mapstructure:"keep_open_on_shutdown"`
+
 	// Scrub is the secrets and personal-data policy applied to everything the processor emits
 	// (cases, raw spans, passed-through spans and logs). On by default; see package scrub.
 	Scrub scrub.Config `mapstructure:"scrub"`
@@ -178,6 +185,9 @@ func (c *Config) Validate() error {
 				errs = append(errs, fmt.Errorf("%s: entry %q needs a name and an OTTL expression", kind, name))
 			}
 		}
+	}
+	if c.KeepOpenOnShutdown && c.Storage == nil {
+		errs = append(errs, errors.New("keep_open_on_shutdown requires storage: without it the open cases would be lost"))
 	}
 	errs = append(errs, c.Pricing.validate()...)
 	if c.Select != nil {

@@ -129,6 +129,9 @@ func (p *caseProcessor) drainLocked(ctx context.Context) error {
 func (p *caseProcessor) send(ctx context.Context, b *batch) error {
 	if b.traces.SpanCount() > 0 {
 		err := p.nextTraces.ConsumeTraces(ctx, b.traces)
+		if err == nil {
+			p.recordTaken(ctx, b.items)
+		}
 		if err != nil && consumererror.IsPermanent(err) && len(b.items) > 1 {
 			err = p.sendEachAlone(ctx, b) // one bad case must not lose the batch
 		}
@@ -139,7 +142,7 @@ func (p *caseProcessor) send(ctx context.Context, b *batch) error {
 			}
 			return err
 		}
-		b.traces = ptrace.NewTraces()
+		b.traces, b.items = ptrace.NewTraces(), nil // counted: a logs retry must not count them again
 	}
 	if b.logs.LogRecordCount() > 0 && p.nextLogs != nil {
 		if err := p.nextLogs.ConsumeLogs(ctx, b.logs); err != nil {
@@ -226,11 +229,11 @@ func (p *caseProcessor) overBuildLimit() bool {
 // addToBatch builds one closed buffer into b, and records what it added to b.traces.
 func (p *caseProcessor) addToBatch(ctx context.Context, cl closing, b *batch) {
 	resources, cases, passed := b.traces.ResourceSpans().Len(), len(b.caseIDs), len(b.passed)
-	p.addRun(ctx, cl, b)
+	closed := p.addRun(ctx, cl, b)
 	item := batchItem{resources: b.traces.ResourceSpans().Len() - resources}
 	switch {
 	case len(b.caseIDs) > cases:
-		item.caseID = b.caseIDs[cases]
+		item.caseID, item.closed = b.caseIDs[cases], closed
 	case len(b.passed) > passed:
 		item.traceID = b.passed[passed]
 	default:
@@ -239,8 +242,9 @@ func (p *caseProcessor) addToBatch(ctx context.Context, cl closing, b *batch) {
 	b.items = append(b.items, item)
 }
 
-// addRun builds one closed buffer into b.
-func (p *caseProcessor) addRun(ctx context.Context, cl closing, b *batch) {
+// addRun builds one closed buffer into b. It returns what the cases_closed metric counts of
+// the case it added, once the next consumer takes it (recordTaken), or nil when it added none.
+func (p *caseProcessor) addRun(ctx context.Context, cl closing, b *batch) *closedCase {
 	run, ok := p.materialize(ctx, cl)
 	b.bytes += cl.buf.bytes
 	b.walKeys = append(b.walKeys, cl.buf.walKeys...)
@@ -248,7 +252,7 @@ func (p *caseProcessor) addRun(ctx context.Context, cl closing, b *batch) {
 		b.markers = append(b.markers, m)
 	}
 	if !ok {
-		return
+		return nil
 	}
 	c, outcome := p.buildCase(ctx, cl, run)
 	if m := cl.buf.marker; m != nil && outcome == runCase {
@@ -257,35 +261,28 @@ func (p *caseProcessor) addRun(ctx context.Context, cl closing, b *batch) {
 	switch outcome {
 	case runUnselected:
 		p.unselected(ctx, cl, run, b)
-		return
+		return nil
 	case runNotGenAI:
 		p.telemetry.ProcessorReplayCasePassthroughTraces.Add(ctx, 1)
 		run.spans.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
 		run.events.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
 		b.passed = append(b.passed, cl.buf.id.String())
-		return
+		return nil
 	case runCase:
 	}
 	// Encoded apart and moved into the batch only when whole: Encode fails part way (a step
-	// whose span id is not 8 bytes, e.g. a span sent without one), and what it wrote until then
-	// is a case span with some of its steps, which the exporter would write as a row.
+	// whose span id is not 8 bytes; buildCase gives a span sent without one a substitute and
+	// quarantines the run, so this is a defect), and what it wrote until then is a case span
+	// with some of its steps, which the exporter would write as a row.
 	enc := ptrace.NewTraces()
 	if err := replaycase.Encode(c, enc); err != nil {
 		p.telemetry.ProcessorReplayCaseDroppedCases.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", "encode_error")))
 		p.dropLog.Error("replay case dropped", zap.String("case_id", c.CaseID), zap.String("reason", "encode_error"), zap.Error(err))
-		return
+		return nil
 	}
 	enc.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
 	b.caseIDs = append(b.caseIDs, c.CaseID)
-	p.record(ctx, c)
-}
-
-// record counts a closed case by status, closing cause and reasons.
-func (p *caseProcessor) record(ctx context.Context, c *replaycase.Case) {
-	p.telemetry.ProcessorReplayCaseCasesClosed.Add(ctx, 1, closedCaseAttrs(c.Status, c.ClosedBy))
-	for _, r := range c.Reasons {
-		p.telemetry.ProcessorReplayCaseQuarantineReasons.Add(ctx, 1, reasonAttrs(r.Code))
-	}
+	return &closedCase{status: c.Status, closedBy: c.ClosedBy, reasons: reasonCodesOf(c)}
 }
 
 // flushRetry is how long Shutdown keeps offering closed cases to a next consumer that refuses

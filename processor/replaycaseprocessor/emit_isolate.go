@@ -16,8 +16,9 @@ import (
 // batchItem is one case, or one run passed on unchanged, in a batch's traces: the next
 // resources ResourceSpans of it, in the order they were added.
 type batchItem struct {
-	caseID    string // a case
-	traceID   string // a run passed on unchanged
+	caseID    string      // a case
+	closed    *closedCase // what cases_closed counts of it once taken (case_closed_count.go)
+	traceID   string      // a run passed on unchanged
 	resources int
 }
 
@@ -44,6 +45,7 @@ func (p *caseProcessor) sendEachAlone(ctx context.Context, b *batch) error {
 		err := p.nextTraces.ConsumeTraces(ctx, parts[i])
 		switch {
 		case err == nil:
+			p.recordTaken(ctx, b.items[i:i+1])
 		case consumererror.IsPermanent(err):
 			one := &batch{}
 			if item.caseID != "" {

@@ -68,8 +68,13 @@ func (p *caseProcessor) sweep(ctx context.Context) error {
 	return p.drain(ctx)
 }
 
-// flush closes every open case as of shutdown and sends everything closed.
+// flush closes every open case as of shutdown and sends everything closed. With
+// keep_open_on_shutdown it sends only what is closed: the open cases stay in storage, and the
+// next start restores and continues them.
 func (p *caseProcessor) flush(ctx context.Context) error {
+	if p.cfg.KeepOpenOnShutdown {
+		return p.drainAtShutdown(ctx)
+	}
 	p.mu.Lock()
 	for e := p.order.Front(); e != nil; e = p.order.Front() {
 		p.outbox = append(p.outbox, p.take(e.Value.(*traceBuffer), replaycase.ClosedShutdown, "collector shutdown"))

@@ -97,6 +97,7 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing, run runTeleme
 	p.pricer.apply(ctx, c, run.spans)
 	c.Metadata = p.metadata.eval(ctx, run.spans, c.Provenance.RootSpanID)
 	c.Assertions = p.assertions.eval(ctx, run.spans, c.Provenance.RootSpanID)
+	quarantineMissingSpanIDs(c, run.spans) // after everything that reads the steps' own span ids
 	if p.cfg.RawSpans == rawAll || (p.cfg.RawSpans == rawQuarantined && c.Status == replaycase.StatusQuarantined) {
 		var part string
 		var err error

@@ -1,6 +1,9 @@
 // Command reconcile checks conservation after a load run: every case the replay_case processor
 // closed is a row in the dataset, and everything else it was given is accounted for in its
-// metrics (dropped by reason, passed through, refused for retry). It reads the collector's own
+// metrics (dropped by reason, passed through, refused for retry). cases_closed counts a case
+// once the exporter has taken it, so a case dropped after it was built (dropped_cases) is not in
+// it: closed cases by status and rows balance, and each run that became a case is counted once,
+// in cases_closed or in dropped_cases (processor README, "What cases_closed counts"). It reads the collector's own
 // telemetry from its Prometheus endpoint and the row counts from the Parquet footers.
 //
 //	go run ./scripts/reconcile -metrics http://127.0.0.1:8888/metrics -dataset ./reprise-data

@@ -28,7 +28,9 @@ var binary string
 
 func TestMain(m *testing.M) {
 	if os.Getenv("KAFKA_BROKERS") == "" {
-		// Without a broker every test skips (see brokers); nothing to build.
+		// Without a broker every test that needs one skips (see brokers); nothing to build. The
+		// config checks use the collector scripts/test.sh built, when there is one.
+		binary = os.Getenv("REPRISE_BIN")
 		os.Exit(m.Run())
 	}
 	os.Exit(testcollector.Main(m, &binary))
@@ -122,6 +124,7 @@ func (c *collector) stop(t *testing.T) {
 // dataset in one bucket of the S3 server run.sh started.
 type cluster struct {
 	brokers, group string
+	spansTopic     string
 	store          *dataset.ObjectStore
 	tier1          *collector
 	otlp           string // tier 1's OTLP/HTTP base URL
@@ -134,7 +137,7 @@ func newCluster(t *testing.T, tier2 int, partitions int32) *cluster {
 	suffix := fmt.Sprintf("%d", time.Now().UnixNano())
 	spans, logs := "reprise_spans_"+suffix, "reprise_logs_"+suffix
 	createTopics(t, b, partitions, spans, logs)
-	c := &cluster{brokers: b, group: "reprise-" + suffix}
+	c := &cluster{brokers: b, group: "reprise-" + suffix, spansTopic: spans}
 	endpoint, bucket, _ := testfixtures.S3Bucket(t)
 	s3URL := "s3://" + bucket + "/datasets"
 	var err error
