@@ -66,8 +66,9 @@ type spansRead struct {
 	evaluations  []replaycase.Evaluation // gen_ai.evaluation.result events on any span, in span order
 	evalProblems []replaycase.Reason     // evaluations that could not be read
 	spanIDs      map[pcommon.SpanID]bool // every span received
-	roots        []pdatawalk.Span        // spans without a parent, with their resource
-	minSpanID    string                  // anchors the case id when no root arrived
+	roots        []pdatawalk.Span        // spans without a parent, with their resource; if none, the local roots
+	localRoot    bool                    // roots are local roots: spans whose parent is remote (local_root.go)
+	minSpanID    string                  // anchors the case id when no root arrived, or a local root
 }
 
 // normalizedSteps holds the slices readSpans gathers a trace's steps in. A normalized step is
@@ -103,6 +104,7 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[pcommon.SpanID][]plog.LogRe
 	services := map[string]bool{}
 	var lastTraceID pcommon.TraceID // the trace id is written out once per change, not per span
 	var builder stepBuilder
+	var remoteParents []pdatawalk.Span // spans whose parent the SDK flagged remote
 	for s := range pdatawalk.Spans(spans) {
 		sp := s.Span
 		prov.SpanCount++
@@ -118,6 +120,8 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[pcommon.SpanID][]plog.LogRe
 		services[getStr(s.Resource.Resource().Attributes(), "service.name")] = true
 		if sp.ParentSpanID().IsEmpty() {
 			read.roots = append(read.roots, s)
+		} else if parentIsRemote(sp) {
+			remoteParents = append(remoteParents, s)
 		}
 		in := spanInput{Resource: s.Resource.Resource(), Scope: s.Scope.Scope(), Span: sp, SpanID: id, Events: eventsBySpan[sid]}
 		n, ok := normalizeSpan(&in, &builder)
@@ -127,6 +131,10 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[pcommon.SpanID][]plog.LogRe
 		read.evaluations = append(read.evaluations, n.Evaluations...)
 		read.evalProblems = append(read.evalProblems, n.evalFindings...)
 		read.spanIDs[sid] = true
+	}
+	if len(read.roots) == 0 {
+		read.roots = localRoots(remoteParents, read.spanIDs)
+		read.localRoot = len(read.roots) > 0
 	}
 	for s := range services {
 		prov.Services = append(prov.Services, s)
@@ -215,14 +223,20 @@ func conventionsOf(steps []normalized) []string {
 func anchorCase(c *replaycase.Case, root *pdatawalk.Span, read spansRead) (findings []replaycase.Reason) {
 	anchor := read.minSpanID
 	if root != nil {
-		anchor = root.Span.SpanID().String()
-		c.Provenance.RootSpanID = anchor
+		rootID := root.Span.SpanID().String()
+		if !read.localRoot {
+			// A local root keeps the anchor of a run without root, the id such runs had before
+			// local roots were recognised: a case rebuilt from write-ahead storage across an
+			// upgrade, or delivered again, keeps its case_id.
+			anchor = rootID
+		}
+		c.Provenance.RootSpanID = rootID
 		res := root.Resource.Resource().Attributes()
 		c.Provenance.ServiceName = getStr(res, "service.name")
 		c.Provenance.ServiceVersion = getStr(res, "service.version")
 		report := func(code, detail string) {
-			if !slices.ContainsFunc(read.steps, func(n normalized) bool { return n.Step.SpanID == anchor }) {
-				findings = append(findings, replaycase.Reason{Code: code, Detail: "root span " + detail, SpanID: anchor})
+			if !slices.ContainsFunc(read.steps, func(n normalized) bool { return n.Step.SpanID == rootID }) {
+				findings = append(findings, replaycase.Reason{Code: code, Detail: "root span " + detail, SpanID: rootID})
 			}
 		}
 		c.StartTime, c.EndTime = spanTimes(root.Span, report)
@@ -255,8 +269,9 @@ func stepBefore(a, b *replaycase.Step) bool {
 	return a.SpanID < b.SpanID
 }
 
-// pickRoot chooses the case root among the parentless spans: an agent span if there is one,
-// else the earliest (of equal start times, the smallest span id).
+// pickRoot chooses the case root among the parentless spans (or, when there is none, the local
+// roots): an agent span if there is one, else the earliest (of equal start times, the smallest
+// span id).
 func pickRoot(roots []pdatawalk.Span, steps []normalized) *pdatawalk.Span {
 	if len(roots) == 0 {
 		return nil
