@@ -120,7 +120,7 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[pcommon.SpanID][]plog.LogRe
 		services[getStr(s.Resource.Resource().Attributes(), "service.name")] = true
 		if sp.ParentSpanID().IsEmpty() {
 			read.roots = append(read.roots, s)
-		} else if parentIsRemote(sp) {
+		} else if pdatawalk.ParentIsRemote(sp) {
 			remoteParents = append(remoteParents, s)
 		}
 		in := spanInput{Resource: s.Resource.Resource(), Scope: s.Scope.Scope(), Span: sp, SpanID: id, Events: eventsBySpan[sid]}

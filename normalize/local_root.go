@@ -2,28 +2,16 @@ package normalize
 
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/reprise-dev/reprise/internal/pdatawalk"
 )
 
 // An agent served behind a traced caller (a web handler that received a W3C traceparent from a
 // gateway or frontend whose spans are exported elsewhere) sends a trace whose top span has a
-// parent in another process: no span of the trace is parentless. OTLP span flags bits 8 and 9
-// (SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK, _IS_REMOTE_MASK) say that the SDK knew the parent to be
-// remote. Such a span is the run's root in this process (a "local root"); without it every run
+// parent in another process: no span of the trace is parentless. OTLP span flags say that the
+// SDK knew the parent to be remote (pdatawalk.ParentIsRemote). Such a span is the run's root in this process (a "local root"); without it every run
 // of an agent served over HTTP was quarantined no_root_span. Without the flags (older SDKs do
 // not set bit 8) a missing parent may be a lost local span, so nothing is assumed.
-const (
-	spanFlagsHasIsRemote = 0x100
-	spanFlagsIsRemote    = 0x200
-)
-
-// parentIsRemote tells whether the SDK recorded that sp's parent is in another process.
-func parentIsRemote(sp ptrace.Span) bool {
-	f := sp.Flags()
-	return f&spanFlagsHasIsRemote != 0 && f&spanFlagsIsRemote != 0
-}
 
 // localRoots keeps the candidates (spans whose parent is remote) whose parent is not among the
 // trace's spans: those are the roots of the run in this process.

@@ -28,7 +28,7 @@ func behindCaller(t *testing.T, run string, remoteBits uint32, change func(sp pt
 		sp := s.Span
 		if sp.ParentSpanID().IsEmpty() {
 			sp.SetParentSpanID(callerSpan)
-			sp.SetFlags(sp.Flags()&^(spanFlagsHasIsRemote|spanFlagsIsRemote) | remoteBits)
+			sp.SetFlags(sp.Flags()&^(pdatawalk.SpanFlagsHasIsRemote|pdatawalk.SpanFlagsIsRemote) | remoteBits)
 			roots++
 		}
 		if change != nil {
@@ -61,7 +61,7 @@ func TestLocalRootIsTheCaseRoot(t *testing.T) {
 	for _, run := range []string{testfixtures.Traceloop, testfixtures.OTelEvents} {
 		t.Run(run, func(t *testing.T) {
 			plain, plainFindings := build(t, run)
-			c, findings, minAnchored := behindCaller(t, run, spanFlagsHasIsRemote|spanFlagsIsRemote, nil)
+			c, findings, minAnchored := behindCaller(t, run, pdatawalk.SpanFlagsHasIsRemote|pdatawalk.SpanFlagsIsRemote, nil)
 			assert.NotContains(t, codes(findings), replaycase.ReasonNoRootSpan)
 			assert.Equal(t, plainFindings, findings)
 			assert.Equal(t, minAnchored, c.CaseID, "a local root keeps the case id of a run without root")
@@ -82,7 +82,7 @@ func TestLocalRootIsTheCaseRoot(t *testing.T) {
 // (0x100 alone: the SDK says the parent is local) or an SDK that does not say (no bit: older
 // SDKs). Nothing changes: no root, no_root_span, the case anchored on its smallest span id.
 func TestMissingParentNotKnownRemoteIsNoRoot(t *testing.T) {
-	for name, bits := range map[string]uint32{"parent local": spanFlagsHasIsRemote, "no flags": 0, "remote bit without has-bit": spanFlagsIsRemote} {
+	for name, bits := range map[string]uint32{"parent local": pdatawalk.SpanFlagsHasIsRemote, "no flags": 0, "remote bit without has-bit": pdatawalk.SpanFlagsIsRemote} {
 		for _, run := range []string{testfixtures.Traceloop, testfixtures.OTelEvents} {
 			t.Run(name+"/"+run, func(t *testing.T) {
 				c, findings, minAnchored := behindCaller(t, run, bits, nil)
@@ -102,7 +102,7 @@ func TestRemoteParentInTheTraceIsNoRoot(t *testing.T) {
 	c, findings, _ := behindCaller(t, testfixtures.Traceloop, 0, func(sp ptrace.Span) {
 		if sp.Name() == "chat gpt-4o-mini" && chat.IsEmpty() {
 			chat = sp.SpanID()
-			sp.SetFlags(sp.Flags() | spanFlagsHasIsRemote | spanFlagsIsRemote)
+			sp.SetFlags(sp.Flags() | pdatawalk.SpanFlagsHasIsRemote | pdatawalk.SpanFlagsIsRemote)
 		}
 	})
 	require.False(t, chat.IsEmpty())
@@ -117,7 +117,7 @@ func TestLocalRootsOnlyWithoutParentlessSpan(t *testing.T) {
 	remoteChild := func(sp ptrace.Span) {
 		if sp.Name() == "execute_tool get_weather" {
 			sp.SetParentSpanID(pcommon.SpanID{0xca, 0x11, 0xe2, 0, 0, 0, 0, 2})
-			sp.SetFlags(sp.Flags() | spanFlagsHasIsRemote | spanFlagsIsRemote)
+			sp.SetFlags(sp.Flags() | pdatawalk.SpanFlagsHasIsRemote | pdatawalk.SpanFlagsIsRemote)
 		}
 	}
 	td := testfixtures.Traces(t, testfixtures.Traceloop)
@@ -130,7 +130,7 @@ func TestLocalRootsOnlyWithoutParentlessSpan(t *testing.T) {
 	assert.Equal(t, plain.Provenance.RootSpanID, c.Provenance.RootSpanID)
 
 	// The tool span starts after the agent span; the agent span is chosen for being an agent.
-	c, findings, minAnchored := behindCaller(t, testfixtures.Traceloop, spanFlagsHasIsRemote|spanFlagsIsRemote, remoteChild)
+	c, findings, minAnchored := behindCaller(t, testfixtures.Traceloop, pdatawalk.SpanFlagsHasIsRemote|pdatawalk.SpanFlagsIsRemote, remoteChild)
 	assert.NotContains(t, codes(findings), replaycase.ReasonNoRootSpan)
 	assert.Equal(t, plain.Provenance.RootSpanID, c.Provenance.RootSpanID)
 	assert.Equal(t, minAnchored, c.CaseID)

@@ -18,6 +18,16 @@ import (
 // model, a long stream) is bounded by upstream.<api>.timeout, not cut off by write_timeout
 // with no error.
 func TestHybridLiveAnswerOutlastsTheServerWriteTimeout(t *testing.T) {
+	slowLiveStreamIsServedWhole(t, func(c *Config) {
+		c.WriteTimeout = 300 * time.Millisecond
+		c.Upstream.OpenAI.Timeout = 10 * time.Second
+	})
+}
+
+// slowLiveStreamIsServedWhole asks a hybrid server, configured by configure, for a live answer
+// that streams for 900 ms, and checks that the client gets all of it.
+func slowLiveStreamIsServedWhole(t *testing.T, configure func(*Config)) {
+	t.Helper()
 	root := filepath.Join(t.TempDir(), "data")
 	cases := writeDataset(t, root, testfixtures.OTelEvents)
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -31,10 +41,9 @@ func TestHybridLiveAnswerOutlastsTheServerWriteTimeout(t *testing.T) {
 	}))
 	t.Cleanup(slow.Close)
 	s := startReplay(t, root, func(c *Config) {
-		c.WriteTimeout = 300 * time.Millisecond
 		c.Mode = ModeHybrid
 		c.Upstream.OpenAI.Endpoint = slow.URL + "/v1"
-		c.Upstream.OpenAI.Timeout = 10 * time.Second
+		configure(c)
 	})
 	changed := sdkRequests(t)[0]
 	changed["temperature"] = 0.9

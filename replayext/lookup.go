@@ -167,6 +167,26 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 	if r.cfg.LocalDebug {
 		d.Differences = diffs
 	}
+	strict := fmt.Sprintf("strict replay: no recorded %s matches this request; it differs from the next recorded %s of case %s at: %s",
+		it.what, it.what, candidate.caseID, strings.Join(d.Paths, ", "))
+	return r.diverge(w, req, id, it, in, d, candidate, mode, hybrid, start, strict, missDetail(d))
+}
+
+// repeated answers a request that equals recordings the session was served every one of:
+// the run makes the call more often than the recording did. That is a divergence like any
+// other, never a silent repeat: strict refuses it, lenient serves the last of those
+// recordings again and logs it, hybrid goes live. Its finding is in.added, without a path.
+func (r *replay) repeated(w http.ResponseWriter, req *http.Request, id string, it items, in interactions, last hit, mode Mode, hybrid bool, start time.Time) (hit, bool) {
+	d := Divergence{CaseID: last.caseID, Endpoint: it.endpoint, Findings: []Finding{{Type: in.added}}, Time: time.Now().UTC()}
+	strict := fmt.Sprintf("strict replay: this session was already served every recording of this %s (case %s): the run makes it more often than the recording did",
+		it.what, last.caseID)
+	return r.diverge(w, req, id, it, in, d, last, mode, hybrid, start, strict, map[string]any{"paths": []string{}, "findings": d.Findings})
+}
+
+// diverge answers a request that diverges from the recording as d says, by the mode: hybrid
+// goes live, lenient serves candidate and logs d in the session, strict (or hybrid on an
+// endpoint without upstream) refuses with a 404 saying strict and detail.
+func (r *replay) diverge(w http.ResponseWriter, req *http.Request, id string, it items, in interactions, d Divergence, candidate hit, mode Mode, hybrid bool, start time.Time, strict string, detail map[string]any) (hit, bool) {
 	switch {
 	case hybrid:
 		d.Live = true
@@ -178,37 +198,9 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 		w.Header().Set(headerDivergence, "true")
 		r.record(req.Context(), it.endpoint, outcomeDivergent, start)
 		return candidate, true
-	default: // strict, or hybrid on an endpoint without upstream
+	default:
 		r.record(req.Context(), it.endpoint, outcomeMiss, start)
-		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf(
-			"strict replay: no recorded %s matches this request; it differs from the next recorded %s of case %s at: %s",
-			it.what, it.what, candidate.caseID, strings.Join(d.Paths, ", ")), missDetail(d))
-		return hit{}, false
-	}
-}
-
-// repeated answers a request that equals recordings the session was served every one of:
-// the run makes the call more often than the recording did. That is a divergence like any
-// other, never a silent repeat: strict refuses it, lenient serves the last of those
-// recordings again and logs it, hybrid goes live. Its finding is in.added, without a path.
-func (r *replay) repeated(w http.ResponseWriter, req *http.Request, id string, it items, in interactions, last hit, mode Mode, hybrid bool, start time.Time) (hit, bool) {
-	d := Divergence{CaseID: last.caseID, Endpoint: it.endpoint, Findings: []Finding{{Type: in.added}}, Time: time.Now().UTC()}
-	switch {
-	case hybrid:
-		d.Live = true
-		r.goLive(w, req, id, it.endpoint, in, d, start)
-		return hit{}, false
-	case mode == ModeLenient:
-		d.Served = in.label(last)
-		r.sessions.with(id, func(ses *session) { ses.diverged(d) })
-		w.Header().Set(headerDivergence, "true")
-		r.record(req.Context(), it.endpoint, outcomeDivergent, start)
-		return last, true
-	default: // strict, or hybrid on an endpoint without upstream
-		r.record(req.Context(), it.endpoint, outcomeMiss, start)
-		writeError(w, http.StatusNotFound, "not_found_error", fmt.Sprintf(
-			"strict replay: this session was already served every recording of this %s (case %s): the run makes it more often than the recording did",
-			it.what, last.caseID), map[string]any{"paths": []string{}, "findings": d.Findings})
+		writeError(w, http.StatusNotFound, "not_found_error", strict, detail)
 		return hit{}, false
 	}
 }

@@ -140,6 +140,26 @@ func newBucketReplay(t *testing.T, b *fakeBucket, refresh, read time.Duration) *
 	return r
 }
 
+// startStallableReplay starts the extension over a fake bucket holding the dataset at root and
+// returns the bucket (to stall it) and a client. Reads have a deadline of 10 s until the test
+// calls shortReads: a first read through the AWS SDK under -race takes about 280 ms on an idle
+// machine, and more under load, so a 300 ms deadline from the start failed the reads meant to
+// succeed.
+func startStallableReplay(t *testing.T, root string) (*fakeBucket, *server) {
+	b := startBucket(t, root)
+	r := newBucketReplay(t, b, time.Minute, 10*time.Second)
+	require.NoError(t, r.Start(t.Context(), componenttest.NewNopHost()))
+	t.Cleanup(func() {
+		b.releaseAll()
+		_ = r.Shutdown(context.Background())
+	})
+	return b, &server{t: t, base: "http://" + r.addr.String(), ext: r}
+}
+
+// shortReads gives the extension's reads of the bucket a deadline of 300 ms, once the reads
+// meant to succeed are done: a stalled read then ends within the test's time.
+func shortReads(s *server) { s.ext.store.src.(*objectSource).readTimeout = 300 * time.Millisecond }
+
 // within runs fn and fails the test when it has not returned after d.
 func within(t *testing.T, d time.Duration, what string, fn func()) {
 	t.Helper()
@@ -190,21 +210,12 @@ func TestAStalledObjectStoreDoesNotHoldShutdown(t *testing.T) {
 func TestAStalledObjectStoreTimesReadsOut(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
 	cases := writeDataset(t, root, testfixtures.OTelEvents)
-	b := startBucket(t, root)
-	r := newBucketReplay(t, b, time.Minute, 300*time.Millisecond)
-	require.NoError(t, r.Start(t.Context(), componenttest.NewNopHost()))
-	t.Cleanup(func() {
-		b.releaseAll()
-		_ = r.Shutdown(context.Background())
-	})
-	s := &server{t: t, base: "http://" + r.addr.String(), ext: r}
-	// Served while the bucket answers. A first read opens the file through the AWS SDK, which
-	// under -race on a loaded machine may take longer than the 300 ms deadline: it is retried.
-	require.Eventually(t, func() bool {
-		resp, _ := s.do("GET", "/v1/cases/"+cases[0].CaseID, nil, nil)
-		return resp.StatusCode == http.StatusOK
-	}, 10*time.Second, 50*time.Millisecond, "served while the bucket answers")
+	b, s := startStallableReplay(t, root)
+	r := s.ext
+	resp, body := s.do("GET", "/v1/cases/"+cases[0].CaseID, nil, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "served while the bucket answers: %s", body)
 	r.store.cache.Purge() // the next reads go to the bucket
+	shortReads(s)
 
 	b.stall.Store(true)
 	client := &http.Client{Timeout: 10 * time.Second} // far past the read's deadline

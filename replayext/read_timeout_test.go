@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,26 +74,5 @@ func TestAStalledRequestBodyIsCutOff(t *testing.T) {
 // read_timeout bounds reading the request, not the answer: a live answer (hybrid mode) that
 // streams for longer than it is served whole.
 func TestALiveAnswerOutlastsTheReadTimeout(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "data")
-	cases := writeDataset(t, root, testfixtures.OTelEvents)
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		for i := 0; i < 3; i++ {
-			fmt.Fprintf(w, "data: {\"event\":%d}\n\n", i)
-			w.(http.Flusher).Flush()
-			time.Sleep(300 * time.Millisecond)
-		}
-		fmt.Fprint(w, "data: [DONE]\n\n")
-	}))
-	t.Cleanup(slow.Close)
-	s := startReplay(t, root, func(c *Config) {
-		c.ReadTimeout = 300 * time.Millisecond
-		c.Mode = ModeHybrid
-		c.Upstream.OpenAI.Endpoint = slow.URL + "/v1"
-	})
-	changed := sdkRequests(t)[0]
-	changed["temperature"] = 0.9
-	resp, body := s.do("POST", "/v1/cases/"+cases[0].CaseID+"/openai/v1/chat/completions", changed, map[string]string{headerSession: "slow"})
-	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-	assert.Equal(t, []string{`{"event":0}`, `{"event":1}`, `{"event":2}`, "[DONE]"}, readSSE(t, body), "the whole live stream")
+	slowLiveStreamIsServedWhole(t, func(c *Config) { c.ReadTimeout = 300 * time.Millisecond })
 }

@@ -1,7 +1,6 @@
 package replayext
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
 
 	"github.com/reprise-dev/reprise/casediff"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
@@ -111,18 +109,12 @@ func TestAToolCallMadeMoreOftenThanRecordedIsADivergence(t *testing.T) {
 func TestARetryAfterAFailedReadGetsTheSameRecording(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
 	cases := writeDataset(t, root, testfixtures.OTelEvents)
-	b := startBucket(t, root)
-	r := newBucketReplay(t, b, time.Minute, 300*time.Millisecond)
-	require.NoError(t, r.Start(t.Context(), componenttest.NewNopHost()))
-	t.Cleanup(func() {
-		b.releaseAll()
-		_ = r.Shutdown(context.Background())
-	})
-	s := &server{t: t, base: "http://" + r.addr.String(), ext: r}
+	b, s := startStallableReplay(t, root)
 	path := "/v1/cases/" + cases[0].CaseID + "/openai/v1/chat/completions"
 	h := map[string]string{headerSession: "retry"}
 	req := sdkRequests(t)[0]
 
+	shortReads(s)
 	b.stall.Store(true)
 	resp, body := s.do("POST", path, req, h)
 	require.Equal(t, http.StatusGatewayTimeout, resp.StatusCode, string(body))

@@ -62,7 +62,7 @@ func (p *caseProcessor) bufferTraces(chunks []*traceChunk) (fixed sanitized, sto
 	p.outbox = append(p.outbox, p.enforceLimits(due)...)
 	stopped = p.stopped
 	p.mu.Unlock()
-	p.wal.release(context.Background(), redundantKeys(chunks))
+	p.wal.release(context.Background(), redundantKeys(chunks), nil)
 	return fixed, stopped
 }
 
@@ -79,7 +79,7 @@ func (p *caseProcessor) bufferLogs(chunks []*logChunk) (fixed sanitized, stopped
 	p.outbox = append(p.outbox, p.enforceLimits(nil)...)
 	stopped = p.stopped
 	p.mu.Unlock()
-	p.wal.release(context.Background(), redundantKeys(chunks))
+	p.wal.release(context.Background(), redundantKeys(chunks), nil)
 	return fixed, stopped
 }
 

@@ -45,16 +45,7 @@ func sumOf(t *testing.T, h *harness, name string) int64 {
 // three runs, one refused, gave cases_closed 3 for 2 rows.
 func TestACaseDroppedAfterItClosedIsCountedOnce(t *testing.T) {
 	h := newHarness(t, nil)
-	var bad string
-	next := &pickyTraces{answer: func(_ int, ids []string) error {
-		if contains(ids, bad) {
-			return consumererror.NewPermanent(errors.New("400 Bad Request"))
-		}
-		return nil
-	}}
-	h.p.nextTraces = next
-	ids := threeRuns(t, h)
-	bad = ids[1]
+	next, ids := threeRunsOneRefused(t, h)
 	h.advance(3 * time.Second) // one batch: sent whole, refused, then each alone
 
 	taken := int64(len(acceptedTraceIDs(next)))

@@ -26,6 +26,7 @@ type batch struct {
 	passed  []string     // trace ids of the runs that are no case, passed on unchanged in traces and logs
 	bytes   int64        // heap of the closed buffers (their pdata estimate), released once sent
 	walKeys []string     // write-ahead records to release once sent
+	closed  []closedRun  // traces whose cases the batch holds, marked closed once sent (closed_marks.go)
 	markers []*walMarker // resume marks to store once sent (span_limit_resume.go)
 	items   []batchItem  // what traces holds, in order (emit_isolate.go)
 }
@@ -164,9 +165,9 @@ func (p *caseProcessor) release(ctx context.Context, b *batch) {
 	p.mu.Lock()
 	p.bytes -= b.bytes
 	p.mu.Unlock()
-	p.wal.release(ctx, b.walKeys, b.markers...)
+	p.wal.release(ctx, b.walKeys, b.closed, b.markers...)
 	p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, -b.bytes)
-	b.bytes, b.walKeys, b.markers = 0, nil, nil
+	b.bytes, b.walKeys, b.closed, b.markers = 0, nil, nil, nil
 }
 
 // dropCases counts and logs, one line per case id or trace id and without sampling, the cases
@@ -248,6 +249,11 @@ func (p *caseProcessor) addRun(ctx context.Context, cl closing, b *batch) *close
 	run, ok := p.materialize(ctx, cl)
 	b.bytes += cl.buf.bytes
 	b.walKeys = append(b.walKeys, cl.buf.walKeys...)
+	closedAt := -1
+	if p.wal != nil && !cl.buf.id.IsEmpty() { // every buffer take closed: what recentTraces remembers
+		closedAt = len(b.closed)
+		b.closed = append(b.closed, closedRun{id: cl.buf.id})
+	}
 	if m := cl.buf.marker; m != nil {
 		b.markers = append(b.markers, m)
 	}
@@ -257,6 +263,9 @@ func (p *caseProcessor) addRun(ctx context.Context, cl closing, b *batch) *close
 	c, outcome := p.buildCase(ctx, cl, run)
 	if m := cl.buf.marker; m != nil && outcome == runCase {
 		m.selectedBy = c.SelectedBy
+	}
+	if closedAt >= 0 && outcome == runCase {
+		b.closed[closedAt].selectedBy = c.SelectedBy
 	}
 	switch outcome {
 	case runUnselected:

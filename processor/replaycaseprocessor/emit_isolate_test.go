@@ -82,16 +82,7 @@ func TestAPermanentRefusalDropsOnlyTheCaseRefused(t *testing.T) {
 	h := newHarness(t, nil)
 	core, logs := observer.New(zap.WarnLevel)
 	h.p.dropLog = zap.New(core)
-	var bad string
-	next := &pickyTraces{answer: func(_ int, ids []string) error {
-		if contains(ids, bad) {
-			return consumererror.NewPermanent(errors.New("400 Bad Request"))
-		}
-		return nil
-	}}
-	h.p.nextTraces = next
-	ids := threeRuns(t, h)
-	bad = ids[1]
+	next, ids := threeRunsOneRefused(t, h)
 	h.advance(3 * time.Second) // the three close in one sweep: one batch
 
 	assert.Equal(t, []string{ids[0], ids[2]}, acceptedTraceIDs(next))
@@ -140,4 +131,20 @@ func contains(ids []string, id string) bool {
 		}
 	}
 	return false
+}
+
+// threeRunsOneRefused sends three runs through h whose next consumer refuses for good every
+// batch that holds the second one; it returns that consumer and the runs' trace ids.
+func threeRunsOneRefused(t *testing.T, h *harness) (*pickyTraces, []string) {
+	var bad string
+	next := &pickyTraces{answer: func(_ int, ids []string) error {
+		if contains(ids, bad) {
+			return consumererror.NewPermanent(errors.New("400 Bad Request"))
+		}
+		return nil
+	}}
+	h.p.nextTraces = next
+	ids := threeRuns(t, h)
+	bad = ids[1]
+	return next, ids
 }

@@ -47,7 +47,10 @@ func (m *walMarker) value() []byte {
 
 // resumePoint is what restore read from the resume marks of one trace.
 type resumePoint struct {
-	fragment   int // the fragment number of the part that continues
+	// fragment is the fragment number of the part that continues, less the closes of the trace
+	// the restored memory of closes (p.closed) holds: added to p.closed.count, it numbers the
+	// trace's buffers opened after the restart.
+	fragment   int
 	rootSeen   bool
 	selectedBy string // why select kept the run; "" when it did not, or without select
 	sent       map[pcommon.SpanID]struct{}
@@ -198,6 +201,14 @@ func (p *caseProcessor) readResumeMarks(ctx context.Context, keys []string) erro
 		}
 		r.keys = append(r.keys, key)
 		p.resumed[id] = r
+	}
+	// The closed marks restored before (closed_marks.go) already count the closes of the parts
+	// sent, which are in p.closed; a mark's fragment number counts every part before it. So a
+	// trace's later buffers are numbered from p.closed plus what it does not remember (marks
+	// written before closes were stored, or closes it has forgotten): otherwise the part that
+	// continues would count the parts sent twice and take a case_id no run without a restart has.
+	for id, r := range p.resumed {
+		r.fragment = max(r.fragment-p.closed.count(id), 0)
 	}
 	if p.selector != nil {
 		for id, r := range p.resumed {

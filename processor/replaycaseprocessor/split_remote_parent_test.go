@@ -25,7 +25,7 @@ func TestASpanWhoseParentIsRemoteIsNoSplit(t *testing.T) {
 	for r := range pdatawalk.Spans(td) {
 		if r.Span.ParentSpanID().IsEmpty() {
 			r.Span.SetParentSpanID(remote)
-			r.Span.SetFlags(spanFlagsHasIsRemote | spanFlagsIsRemote | 0x01) // parent remote, sampled
+			r.Span.SetFlags(pdatawalk.SpanFlagsHasIsRemote | pdatawalk.SpanFlagsIsRemote | 0x01) // parent remote, sampled
 			n++
 		}
 	}
@@ -46,7 +46,7 @@ func TestAMissingLocalParentIsStillASplit(t *testing.T) {
 	for r := range pdatawalk.Spans(td) {
 		if r.Span.ParentSpanID().IsEmpty() {
 			r.Span.SetParentSpanID(pcommon.SpanID{0xca, 0x11, 0xe2, 0, 0, 0, 0, 1})
-			r.Span.SetFlags(spanFlagsHasIsRemote | 0x01) // parent known to be local
+			r.Span.SetFlags(pdatawalk.SpanFlagsHasIsRemote | 0x01) // parent known to be local
 		}
 	}
 	h.consumeTraces(fromPartition("0"), td)

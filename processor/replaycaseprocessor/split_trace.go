@@ -6,7 +6,6 @@ import (
 
 	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
@@ -70,7 +69,7 @@ func splitEvidence(b *traceBuffer, run runTelemetry, cause replaycase.CloseCause
 	}
 	missingParents := 0
 	for r := range pdatawalk.Spans(run.spans) {
-		if missing(r.Span.ParentSpanID()) && !parentIsRemote(r.Span) {
+		if missing(r.Span.ParentSpanID()) && !pdatawalk.ParentIsRemote(r.Span) {
 			missingParents++
 		}
 	}
@@ -110,20 +109,4 @@ func (p *caseProcessor) markSplit(ctx context.Context, c *replaycase.Case, cl cl
 	p.dropLog.Warn("trace split across Kafka consumers or restarts: this case holds one part of it",
 		zap.String("trace_id", c.Provenance.TraceID), zap.String("case_id", c.CaseID),
 		zap.String("evidence", evidence), zap.String("detail", detail))
-}
-
-// OTLP span flags bits 8 and 9 (SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK, _IS_REMOTE_MASK) say
-// whether the span's parent is in another process, as the SDK knew it.
-const (
-	spanFlagsHasIsRemote = 0x100
-	spanFlagsIsRemote    = 0x200
-)
-
-// parentIsRemote tells whether the SDK recorded that sp's parent is remote: an agent served
-// behind a traced caller (its HTTP server span's parent is the caller's span, exported by
-// another service). Such a parent is never in the run, wherever the run was consumed, so it is
-// not the mark of a Kafka split; counting it marked every such run trace_split.
-func parentIsRemote(sp ptrace.Span) bool {
-	f := sp.Flags()
-	return f&spanFlagsHasIsRemote != 0 && f&spanFlagsIsRemote != 0
 }

@@ -44,9 +44,10 @@ type wal struct {
 	commit *groupCommit // writes and deletes of concurrent callers share a transaction
 	logger *zap.Logger
 
-	mu   sync.Mutex
-	seq  uint64
-	refs map[string]int // buffers (cases) still holding a record
+	mu     sync.Mutex
+	seq    uint64
+	refs   map[string]int // buffers (cases) still holding a record
+	closed *closedMarks   // the stored closes (closed_marks.go)
 }
 
 const (
@@ -54,7 +55,8 @@ const (
 	walKafkaSuffix = "/kafka"
 )
 
-func openWAL(ctx context.Context, host component.Host, storageID, owner component.ID, logger *zap.Logger) (*wal, error) {
+// remember is how many closes it keeps stored (closed_marks.go): limits.max_open_traces.
+func openWAL(ctx context.Context, host component.Host, storageID, owner component.ID, remember int, logger *zap.Logger) (*wal, error) {
 	client, err := storageclient.Open(ctx, host, storageID, component.KindProcessor, owner)
 	if err != nil {
 		return nil, err
@@ -69,7 +71,7 @@ func openWAL(ctx context.Context, host component.Host, storageID, owner componen
 	return &wal{
 		client: client, walker: walker, logger: logger,
 		commit: &groupCommit{client: client, gather: walCommitGather, steadyGap: walCommitSteadyGap, gatherBackoff: walCommitGatherBackoff},
-		seq:    uint64(time.Now().UnixNano()), refs: map[string]int{},
+		seq:    uint64(time.Now().UnixNano()), refs: map[string]int{}, closed: newClosedMarks(remember),
 	}, nil
 }
 
@@ -154,10 +156,11 @@ func (w *wal) hold(keys []string) {
 
 // release drops one hold on each key and deletes the records no buffer holds any more, and
 // stores, in the same transaction, the resume marks that a buffer still holds
-// (span_limit_resume.go). A failed delete is logged: the record is replayed on the next start,
+// (span_limit_resume.go) and a closed mark for each trace whose case is released (closed,
+// closed_marks.go). A failed delete is logged: the record is replayed on the next start,
 // which can only repeat a case (same case_id), never lose one.
-func (w *wal) release(ctx context.Context, keys []string, markers ...*walMarker) {
-	if w == nil || len(keys) == 0 {
+func (w *wal) release(ctx context.Context, keys []string, closed []closedRun, markers ...*walMarker) {
+	if w == nil || (len(keys) == 0 && len(closed) == 0) {
 		return
 	}
 	var ops []*storage.Operation
@@ -173,6 +176,7 @@ func (w *wal) release(ctx context.Context, keys []string, markers ...*walMarker)
 			ops = append(ops, storage.SetOperation(m.key, m.value()))
 		}
 	}
+	ops = w.closeOps(ops, closed)
 	w.mu.Unlock()
 	if len(ops) == 0 {
 		return
@@ -199,20 +203,30 @@ type walRecord struct {
 // not matter). Only the keys: restore reads the records one at a time (readRecord), so that a
 // large write-ahead log is never in memory at once.
 func (w *wal) recordKeys(ctx context.Context) ([]string, error) {
-	var keys []string
-	err := w.walker.Walk(ctx, func(key string, _ []byte) ([]*storage.Operation, error) {
-		if strings.HasPrefix(key, walPrefix) {
+	keys, _, err := w.listKeys(ctx)
+	return keys, err
+}
+
+// listKeys returns recordKeys and, in the same walk, the keys of the closed marks
+// (closed_marks.go), oldest first.
+func (w *wal) listKeys(ctx context.Context) (keys []string, closes []storedClose, err error) {
+	err = w.walker.Walk(ctx, func(key string, value []byte) ([]*storage.Operation, error) {
+		switch {
+		case strings.HasPrefix(key, walPrefix):
 			keys = append(keys, key)
+		case strings.HasPrefix(key, closedPrefix):
+			closes = append(closes, storedClose{key: key, selectedBy: readClosedValue(value)})
 		}
 		return nil, nil
 	})
+	sort.Slice(closes, func(i, j int) bool { return closes[i].key < closes[j].key })
 	sort.Slice(keys, func(i, j int) bool {
 		if li, lj := legacyKey(keys[i]), legacyKey(keys[j]); li != lj {
 			return li
 		}
 		return keys[i] < keys[j]
 	})
-	return keys, err
+	return keys, closes, err
 }
 
 // readRecord reads one stored chunk; ok is false when the key holds none (deleted since it was
@@ -269,10 +283,11 @@ func (w *wal) close(ctx context.Context) error {
 // restore replays the stored chunks into the buffers, as if they had just arrived, so that the
 // cases open (or closed but not yet sent) when the process last stopped are built and sent.
 func (p *caseProcessor) restore(ctx context.Context) error {
-	keys, err := p.wal.recordKeys(ctx)
+	keys, closes, err := p.wal.listKeys(ctx)
 	if err != nil {
 		return fmt.Errorf("storage: listing stored telemetry: %w", err)
 	}
+	p.restoreCloses(closes)
 	if err := p.readResumeMarks(ctx, keys); err != nil {
 		return err
 	}
@@ -307,7 +322,7 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 			}
 			p.scrubTraceChunks(chunks, true) // an earlier version stored them unscrubbed
 			if chunks = p.leaveOutSent(chunks); len(chunks) == 0 {
-				p.wal.release(ctx, []string{r.key}) // every span of it was sent
+				p.wal.release(ctx, []string{r.key}, nil) // every span of it was sent
 				continue
 			}
 			p.bufferTraces(chunks)
@@ -330,7 +345,7 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 	p.mu.Lock()
 	unheld := p.unheldMarks()
 	p.mu.Unlock()
-	p.wal.release(ctx, unheld)
+	p.wal.release(ctx, unheld, nil)
 	if recs > 0 {
 		p.logger.Info("restored buffered telemetry from storage", zap.Int("records", recs), zap.Int("spans", spans), zap.Int("events", events))
 	}

@@ -30,18 +30,7 @@ func TestGracefulRestartOfATier2CollectorSplitsNothing(t *testing.T) {
 	for _, r := range runs {
 		require.NoError(t, s.post("/v1/traces", r.head))
 	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		got := 0.0
-		for _, p := range c.tier2 {
-			got += testcollector.Metric(p.metrics, "otelcol_processor_replay_case_received")
-		}
-		if got == float64(headSpans) && c.lag(t) == 0 {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "heads not consumed and committed: %v of %d spans received\n%s", got, headSpans, c.logs())
-		time.Sleep(200 * time.Millisecond)
-	}
+	c.waitHeadsCommitted(t, headSpans)
 
 	restarted := c.tier2[1]
 	restarted.stop(t)

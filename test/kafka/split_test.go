@@ -94,18 +94,7 @@ func TestRebalanceSplitIsMarkedAndCounted(t *testing.T) {
 		require.NoError(t, s.post("/v1/traces", r.head))
 	}
 	// Every head consumed and committed before the kill, so that no head is consumed twice.
-	deadline := time.Now().Add(time.Minute)
-	for {
-		got := 0.0
-		for _, p := range c.tier2 {
-			got += testcollector.Metric(p.metrics, "otelcol_processor_replay_case_received")
-		}
-		if got == float64(headSpans) && c.lag(t) == 0 {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "heads not consumed and committed: %v of %d spans received\n%s", got, headSpans, c.logs())
-		time.Sleep(200 * time.Millisecond)
-	}
+	c.waitHeadsCommitted(t, headSpans)
 
 	victim, survivor := c.tier2[1], c.tier2[0]
 	victim.kill(t)
@@ -162,5 +151,23 @@ func TestRebalanceSplitIsMarkedAndCounted(t *testing.T) {
 	assert.Zero(t, testcollector.Metric(survivor.metrics, "otelcol_processor_replay_case_dropped_cases"))
 	for _, p := range append([]*collector{c.tier1}, c.tier2...) {
 		p.stop(t)
+	}
+}
+
+// waitHeadsCommitted waits up to a minute until the tier-2 collectors have received spans spans
+// and committed every record: the heads sent are consumed, and none will be consumed twice.
+func (c *cluster) waitHeadsCommitted(t *testing.T, spans int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		got := 0.0
+		for _, p := range c.tier2 {
+			got += testcollector.Metric(p.metrics, "otelcol_processor_replay_case_received")
+		}
+		if got == float64(spans) && c.lag(t) == 0 {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "heads not consumed and committed: %v of %d spans received\n%s", got, spans, c.logs())
+		time.Sleep(200 * time.Millisecond)
 	}
 }
