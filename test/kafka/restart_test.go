@@ -41,19 +41,7 @@ func TestGracefulRestartOfATier2CollectorSplitsNothing(t *testing.T) {
 	restarted.start(t)
 	t.Logf("assignment after the restart: %s", c.waitAligned(t))
 
-	byTrace := map[string][]replaycase.Case{}
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
-		clear(byTrace)
-		var spans int64
-		for _, r := range datasetRows(t, c.store) {
-			byTrace[r.Provenance.TraceID] = append(byTrace[r.Provenance.TraceID], r)
-			spans += r.Provenance.SpanCount
-		}
-		if spans >= int64(5*n) {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "%d of %d spans in rows after 2 min\n%s", spans, 5*n, c.logs())
-	}
+	byTrace := c.waitRowsByTrace(t, 5*n)
 	c.waitClosed(t, time.Minute)
 	time.Sleep(5 * time.Second) // the exporter's flush_timeout and upload of the last cases
 	clear(byTrace)

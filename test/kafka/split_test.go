@@ -105,19 +105,7 @@ func TestRebalanceSplitIsMarkedAndCounted(t *testing.T) {
 	victim.start(t)
 	t.Logf("assignment after the victim's return: %s", c.waitAligned(t))
 	// The restored heads close at idle_timeout (30 s): wait until every span is in a row.
-	byTrace := map[string][]replaycase.Case{}
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
-		clear(byTrace)
-		var spans int64
-		for _, r := range datasetRows(t, c.store) {
-			byTrace[r.Provenance.TraceID] = append(byTrace[r.Provenance.TraceID], r)
-			spans += r.Provenance.SpanCount
-		}
-		if spans >= int64(5*n) {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "%d of %d spans in rows after 2 min\n%s", spans, 5*n, c.logs())
-	}
+	byTrace := c.waitRowsByTrace(t, 5*n)
 	split, marked := 0, 0
 	for _, r := range runs {
 		parts := byTrace[r.traceID]
@@ -169,5 +157,24 @@ func (c *cluster) waitHeadsCommitted(t *testing.T, spans int) {
 		}
 		require.True(t, time.Now().Before(deadline), "heads not consumed and committed: %v of %d spans received\n%s", got, spans, c.logs())
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// waitRowsByTrace waits up to 2 minutes until the dataset's rows hold spans spans, and returns
+// the rows by trace id.
+func (c *cluster) waitRowsByTrace(t *testing.T, spans int) map[string][]replaycase.Case {
+	t.Helper()
+	byTrace := map[string][]replaycase.Case{}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+		clear(byTrace)
+		var got int64
+		for _, r := range datasetRows(t, c.store) {
+			byTrace[r.Provenance.TraceID] = append(byTrace[r.Provenance.TraceID], r)
+			got += r.Provenance.SpanCount
+		}
+		if got >= int64(spans) {
+			return byTrace
+		}
+		require.True(t, time.Now().Before(deadline), "%d of %d spans in rows after 2 min\n%s", got, spans, c.logs())
 	}
 }
