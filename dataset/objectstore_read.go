@@ -133,7 +133,6 @@ func readObject[T any](ctx context.Context, s *ObjectStore, f ObjectFile) ([]T, 
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("s3://%s/%s: %w", s.bucket, f.Key, err)
 	}
-	fillRowsSpanIDs(pf, rows[:n])
-	zeroTimesBack(rows[:n])
+	restoreRows(pf, rows[:n])
 	return rows[:n], nil
 }

@@ -241,8 +241,7 @@ func readRow(pf *parquet.File, path string, row int64) (*replaycase.Case, error)
 	if n, err := r.Read(rows); n != 1 {
 		return nil, fmt.Errorf("%s: reading row %d: %w", path, row, err)
 	}
-	fillRowsSpanIDs(pf, rows)
-	zeroTimesBack(rows)
+	restoreRows(pf, rows)
 	return &rows[0], nil
 }
 
@@ -265,8 +264,7 @@ func readAll[T any](path string) ([]T, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	fillRowsSpanIDs(pf, rows[:n])
-	zeroTimesBack(rows[:n])
+	restoreRows(pf, rows[:n])
 	return rows[:n], nil
 }
 

@@ -35,8 +35,7 @@ func scanCases(pf *parquet.File, path string, from int64, rowsPerRead int, fn fu
 	for {
 		buf := make([]CaseRow, max(rowsPerRead, 1))
 		n, err := r.Read(buf)
-		fillRowsSpanIDs(pf, buf[:n])
-		zeroTimesBack(buf[:n])
+		restoreRows(pf, buf[:n])
 		for i := range buf[:n] {
 			if ferr := fn(row, &buf[i]); ferr != nil {
 				return ferr

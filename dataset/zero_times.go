@@ -3,6 +3,8 @@ package dataset
 import (
 	"time"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -29,6 +31,14 @@ func zeroBack(t *time.Time) {
 func stepTimesBack(s *replaycase.Step) {
 	zeroBack(&s.StartTime)
 	zeroBack(&s.EndTime)
+}
+
+// restoreRows gives rows decoded from pf back what the file's encoding or parquet-go changed:
+// the span id copies stored once (fillRowsSpanIDs) and the zero times (zeroTimesBack). Every
+// reader of whole rows calls it once after decoding.
+func restoreRows[T any](pf *parquet.File, rows []T) {
+	fillRowsSpanIDs(pf, rows)
+	zeroTimesBack(rows)
 }
 
 // zeroTimesBack puts back the zero times of the rows read into rows, a slice of one of the row

@@ -18,19 +18,7 @@ import (
 // shutdown wrote each first half as a row of its own and the second half as another.
 func TestGracefulRestartOfATier2CollectorSplitsNothing(t *testing.T) {
 	const n = 40
-	c := newCluster(t, 2, 2)
-	for _, p := range c.tier2 {
-		p.env = append(p.env, "REPRISE_ROOT_GRACE=2s")
-		p.start(t)
-	}
-	c.tier1.start(t)
-	t.Logf("assignment: %s", c.waitAligned(t))
-	runs, headSpans := makeSplitRuns(t, n)
-	s := &sender{url: c.otlp}
-	for _, r := range runs {
-		require.NoError(t, s.post("/v1/traces", r.head))
-	}
-	c.waitHeadsCommitted(t, headSpans)
+	c, runs, s := headsConsumed(t, n, "REPRISE_ROOT_GRACE=2s")
 
 	restarted := c.tier2[1]
 	restarted.stop(t)

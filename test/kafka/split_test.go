@@ -78,23 +78,10 @@ func (c *cluster) waitMembers(t *testing.T, n int, timeout time.Duration) {
 // half that shows the cut is marked trace_split and counted, and no run is lost.
 func TestRebalanceSplitIsMarkedAndCounted(t *testing.T) {
 	const n = 40
-	c := newCluster(t, 2, 2)
-	for _, p := range c.tier2 {
-		// The broker's smallest session timeout, so that the group moves on quickly; a short
-		// grace so that the root halves close quickly.
-		p.env = append(p.env, "REPRISE_SESSION_TIMEOUT=6s", "REPRISE_ROOT_GRACE=2s")
-		p.start(t)
-	}
-	c.tier1.start(t)
-	t.Logf("assignment: %s", c.waitAligned(t))
-	runs, headSpans := makeSplitRuns(t, n)
-	s := &sender{url: c.otlp}
-
-	for _, r := range runs {
-		require.NoError(t, s.post("/v1/traces", r.head))
-	}
-	// Every head consumed and committed before the kill, so that no head is consumed twice.
-	c.waitHeadsCommitted(t, headSpans)
+	// The broker's smallest session timeout, so that the group moves on quickly; a short grace
+	// so that the root halves close quickly. Every head is consumed and committed before the
+	// kill, so that no head is consumed twice.
+	c, runs, s := headsConsumed(t, n, "REPRISE_SESSION_TIMEOUT=6s", "REPRISE_ROOT_GRACE=2s")
 
 	victim, survivor := c.tier2[1], c.tier2[0]
 	victim.kill(t)
@@ -140,6 +127,27 @@ func TestRebalanceSplitIsMarkedAndCounted(t *testing.T) {
 	for _, p := range append([]*collector{c.tier1}, c.tier2...) {
 		p.stop(t)
 	}
+}
+
+// headsConsumed starts a tier-1 and two tier-2 collectors (with env added) on two partitions,
+// sends the heads of n split runs, and waits until they are consumed and committed. It returns
+// the cluster, the runs (their tails not sent yet) and the sender.
+func headsConsumed(t *testing.T, n int, env ...string) (*cluster, []splitRun, *sender) {
+	t.Helper()
+	c := newCluster(t, 2, 2)
+	for _, p := range c.tier2 {
+		p.env = append(p.env, env...)
+		p.start(t)
+	}
+	c.tier1.start(t)
+	t.Logf("assignment: %s", c.waitAligned(t))
+	runs, headSpans := makeSplitRuns(t, n)
+	s := &sender{url: c.otlp}
+	for _, r := range runs {
+		require.NoError(t, s.post("/v1/traces", r.head))
+	}
+	c.waitHeadsCommitted(t, headSpans)
+	return c, runs, s
 }
 
 // waitHeadsCommitted waits up to a minute until the tier-2 collectors have received spans spans
