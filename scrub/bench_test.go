@@ -7,13 +7,16 @@ import (
 	"testing"
 )
 
-// benchTexts are ordinary agent content (a prompt and a JSON tool result) and one large random
+// benchTexts are ordinary agent content (prompts and a JSON tool result) and one large random
 // base64 value (an image in a message).
 func benchTexts() []struct{ name, text string } {
 	raw := make([]byte, 3<<20)
 	_, _ = rand.Read(raw)
 	return []struct{ name, text string }{
 		{"prompt", strings.Repeat("You are a weather assistant. Use get_weather(city, unit) for live conditions. What is the weather in Paris today? ", 20)},
+		// Prose with keywords of gitleaks' token rules (the "ey" of JWTs in "key", "they",
+		// "survey"; "api-"): those rules run on it, plain and widened (boundaries.go).
+		{"prompt_with_keywords", strings.Repeat("They said the survey API key is rotated monthly; see https://docs.example.com/api-keys/rotate?ref=survey#money for the policy. ", 20)},
 		{"json_tool_result", `{"city":"Paris","temperature":14,"unit":"celsius","sky":"overcast","forecast":[` + strings.Repeat(`{"day":"mon","high":16,"low":9},`, 30) + `{"day":"tue","high":15,"low":8}]}`},
 		{"random_base64_4MiB", base64.StdEncoding.EncodeToString(raw)},
 	}

@@ -28,6 +28,12 @@ type Config struct {
 	// built-in key: a known key would let anyone test guesses of a low-entropy value (a phone
 	// number) against a placeholder offline.
 	Key configopaque.String `mapstructure:"key"`
+	// RequireKey makes an empty Key a configuration error instead of a fallback to KeyFile.
+	// The collector expands an unset ${env:REPRISE_SCRUB_KEY} to "" (it only warns), and the
+	// fallback then gives each collector of a scaled-out tier a random key of its own: the
+	// placeholders of one secret differ between them, and replays scrubbed with another key do
+	// not match. Default false, so that a single collector works on a fresh clone.
+	RequireKey bool `mapstructure:"require_key"`
 	// KeyFile holds the key when Key is empty. If the file does not exist, a random 256-bit key
 	// is generated (crypto/rand) and written there with mode 0600 on first start, and reused on
 	// later starts; components configured with the same key_file agree. Keep it OUTSIDE the
@@ -88,6 +94,10 @@ var kindName = regexp.MustCompile(`^[a-z0-9_]+$`)
 // Validate checks kinds, actions, patterns and regions. It does not touch the key file.
 func (c *Config) Validate() error {
 	var errs []error
+	if c.Enabled && c.RequireKey && c.Key == "" {
+		errs = append(errs, errors.New("scrub.key is empty and scrub.require_key is true: set the variable the key is read from "+
+			"(REPRISE_SCRUB_KEY for key: ${env:REPRISE_SCRUB_KEY}) to the same secret on every collector, e.g. export REPRISE_SCRUB_KEY=$(openssl rand -hex 32)"))
+	}
 	known := map[string]bool{}
 	for _, k := range Kinds() {
 		known[k] = true

@@ -7,7 +7,8 @@ import (
 )
 
 // detector finds one kind of secret or personal data in text. group, when set, is the
-// submatch to replace (the rest of the match stays, e.g. a URL around its password).
+// submatch to replace (the rest of the match stays, e.g. a URL around its password); when that
+// group took no part in the match, the first later one that did (one group per alternative).
 type detector struct {
 	kind  string
 	re    *regexp.Regexp
@@ -93,6 +94,17 @@ func countDigits(v string) int {
 	return n
 }
 
+// wordStart is \b before a word, with '_' also taken as a boundary: a value is found after
+// "id_" or "_" (id_4111111111111111, _sk-proj-…) as it is after "id-" or " ". The value is the
+// group after it. A letter or digit before it still keeps it from matching: "sk-" in
+// "task-management-…", the digits of a hex id.
+const wordStart = `(?:^|[^0-9A-Za-z])`
+
+// wordEnd is \b after a word, with '_' also taken as a boundary, for the personal-data rules
+// (a card number, a phone number in "card_4111111111111111_exp"). Keys end where their
+// rule's characters end: '_' and '-' belong to most of them.
+const wordEnd = `(?:\b|_)`
+
 // credentialDetectors cover what the gitleaks rule set does not (or only in a narrower shape):
 // they run before it, so on an overlap their kind is reported.
 var credentialDetectors = []detector{
@@ -101,9 +113,11 @@ var credentialDetectors = []detector{
 	{kind: "pem_private_key", hints: []string{"PRIVATE KEY"}, re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s:.,()\\-]*)`)},
 	// OpenAI and Anthropic keys of every current shape (gitleaks asks for the legacy
 	// T3BlbkFJ marker and a fixed length).
-	{kind: "anthropic_api_key", hints: []string{"sk-ant-"}, re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},
-	{kind: "openai_api_key", hints: []string{"sk-"}, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},
-	{kind: "stripe_webhook_secret", hints: []string{"whsec_"}, re: regexp.MustCompile(`\bwhsec_[A-Za-z0-9+/=]{20,}`)},
+	// They start after anything but a letter or a digit (wordStart): \b took the '_' of
+	// "_sk-proj-…" or "id_whsec_…" for a letter.
+	{kind: "anthropic_api_key", hints: []string{"sk-ant-"}, re: regexp.MustCompile(wordStart + `(sk-ant-[A-Za-z0-9_-]{20,})`), group: 1},
+	{kind: "openai_api_key", hints: []string{"sk-"}, re: regexp.MustCompile(wordStart + `(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,})`), group: 1},
+	{kind: "stripe_webhook_secret", hints: []string{"whsec_"}, re: regexp.MustCompile(wordStart + `(whsec_[A-Za-z0-9+/=]{20,})`), group: 1},
 	// AWS secret access keys: 40 characters of base64 alphabet, with AWS or a secret named
 	// shortly before (a bare 40-character string is too common: git object ids).
 	{kind: "aws_secret_access_key", hints: []string{"aws", "AWS", "Aws", "secret", "Secret", "SECRET"}, re: regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])`), group: 1, valid: mixedBase64, near: mentionsAWSSecret},

@@ -32,3 +32,19 @@ func TestCardNumberBesideOtherDigits(t *testing.T) {
 		assert.Equal(t, in, s.Text(in, &Report{}), in)
 	}
 }
+
+// An IPv6 address ends with a hex group or "::": one colon after it (prose, a log line, a port
+// without brackets) was taken into the match, which then failed the parse and was lost.
+func TestIPv6AddressBeforeAColon(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, in := range []string{"from 2001:db8:85a3::8a2e:370:7334: refused", "peer=2001:db8::1:", "2001:db8:85a3:0:0:8a2e:370:7334:443",
+		"fe80::1ff:fe23:4567:890a: up"} {
+		out := s.Text(in, &Report{})
+		assert.NotContains(t, out, "2001:db8", in)
+		assert.NotContains(t, out, "fe80::1ff", in)
+		assert.Contains(t, out, "<secret:ip_address:", in)
+	}
+	for _, in := range []string{"::1: loopback", `"::ffff:" + ipv4`, "at 12:30:45: done", "std::vector<int>::iterator"} {
+		assert.Equal(t, in, s.Text(in, &Report{}), "not an address that points at a host")
+	}
+}

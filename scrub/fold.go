@@ -48,8 +48,10 @@ func (s *Scrubber) foldedSpans(v string, depth int) []span {
 	}
 	var found []span
 	if hasFoldingRune(v) {
+		// Both: folded, the rune becomes a letter, and a letter before a value keeps it from
+		// matching ("İsk-proj-…" folds to "isk-proj-…"), where as written it ends a word.
 		view, at := foldWithOffsets(v)
-		found = s.viewSpans(view, at, depth)
+		found = unionSpans(s.spans(v, depth), s.viewSpans(view, at, depth))
 	} else {
 		found = s.spans(v, depth)
 	}

@@ -34,6 +34,7 @@ import (
 type gitleaksConfig struct {
 	config.Config                   // its rules' Regex is nil
 	regexes       map[string]string // rule id → its regular expression, for rules that have one
+	widened       map[string]string // rule id → its widened form, for token rules (boundaries.go)
 	stopWords     stopWords
 }
 
@@ -60,15 +61,18 @@ var gitleaksDefault = sync.OnceValues(func() (gitleaksConfig, error) {
 	if err != nil {
 		return gitleaksConfig{}, err
 	}
-	regexes := map[string]string{}
+	regexes, widened := map[string]string{}, map[string]string{}
 	for id, rule := range cfg.Rules { // withoutStopWords' copy of the rules: ours to change
 		if rule.Regex != nil {
 			regexes[id] = rule.Regex.String() // the text it was compiled from
+			if w, ok := widenedRule(id, regexes[id]); ok {
+				widened[id] = w
+			}
 			rule.Regex = nil
 			cfg.Rules[id] = rule
 		}
 	}
-	return gitleaksConfig{Config: cfg, regexes: regexes, stopWords: stop}, nil
+	return gitleaksConfig{Config: cfg, regexes: regexes, widened: widened, stopWords: stop}, nil
 })
 
 // gitleaksKind is the kind of a gitleaks rule.
@@ -107,6 +111,8 @@ type gitleaksRules struct {
 	ids       []string          // rule ids, sorted: a rule's number is its index
 	rules     []config.Rule     // by number, without keywords or Regex
 	regexes   map[string]string // rule id → its regular expression: gitleaksConfig's, read only
+	widened   map[string]string // rule id → its widened form: gitleaksConfig's, read only
+	widenable ruleSet           // the rules that have a widened form
 	byKeyword [][]int           // keyword number (keywords' order) → the rules that have it
 	always    []int             // rules without keywords, which gitleaks runs on every text (none by default)
 	keywords  *keywordIndex
@@ -115,6 +121,7 @@ type gitleaksRules struct {
 	mu        sync.Mutex
 	detectors map[string]*detect.Detector // by the set of rules (ruleSet.appendKey)
 	compiled  []*gitleaksre.Regexp        // by number: the rule's Regex once a text has needed it, else nil
+	compiledW []*gitleaksre.Regexp        // the same for the widened forms
 }
 
 // maxDetectors bounds the detectors kept, one per set of rules that texts have needed (a few
@@ -165,7 +172,7 @@ func sharedGitleaks(off func(kind string) bool) (*gitleaksRules, error) {
 // walker (which decodes base64 itself and masks the encoded text), so gitleaks scans text as
 // given.
 func newGitleaks(def gitleaksConfig, off map[string]bool) (*gitleaksRules, error) {
-	g := &gitleaksRules{config: def.Config, regexes: def.regexes, stopWords: def.stopWords, detectors: map[string]*detect.Detector{}}
+	g := &gitleaksRules{config: def.Config, regexes: def.regexes, widened: def.widened, stopWords: def.stopWords, detectors: map[string]*detect.Detector{}}
 	g.config.Rules, g.config.Keywords = nil, nil
 	for id := range def.Rules {
 		if _, ok := def.regexes[id]; ok && !off[id] { // a rule without Regex is on file paths only
@@ -191,8 +198,12 @@ func newGitleaks(def gitleaksConfig, off map[string]bool) (*gitleaksRules, error
 		}
 		rule.Keywords = nil
 		g.rules = append(g.rules, rule)
+		if _, ok := def.widened[id]; ok {
+			g.widenable.add(n)
+		}
 	}
 	g.compiled = make([]*gitleaksre.Regexp, len(g.ids))
+	g.compiledW = make([]*gitleaksre.Regexp, len(g.ids))
 	index, err := newKeywordIndex(keywords)
 	if err != nil {
 		return nil, err
@@ -203,6 +214,12 @@ func newGitleaks(def gitleaksConfig, off map[string]bool) (*gitleaksRules, error
 
 // detect returns gitleaks' findings in v.
 func (g *gitleaksRules) detect(v string) []report.Finding {
+	return g.find(v, false)
+}
+
+// find returns gitleaks' findings in v and, with widened, also those of the widened forms of
+// the token rules v needs, found in the runs of v that can hold them (boundaries.go).
+func (g *gitleaksRules) find(v string, widened bool) []report.Finding {
 	var need ruleSet
 	for _, n := range g.always {
 		need.add(n)
@@ -215,13 +232,25 @@ func (g *gitleaksRules) detect(v string) []report.Finding {
 	if need == nil {
 		return nil
 	}
-	return slices.DeleteFunc(g.detector(need).DetectString(v), g.stopWords.allowed)
+	found := g.detector(need, false).DetectString(v)
+	if widened {
+		if w := need.and(g.widenable); w != nil {
+			if runs, ok := widenedRuns(v); ok {
+				found = append(found, g.detector(w, true).DetectString(runs)...)
+			}
+		}
+	}
+	return slices.DeleteFunc(found, g.stopWords.allowed)
 }
 
-// detector returns a detector of the rules in need.
-func (g *gitleaksRules) detector(need ruleSet) *detect.Detector {
-	var buf [64]byte // a set of up to 512 rules, as the map key, without an allocation per text
-	key := need.appendKey(buf[:0])
+// detector returns a detector of the rules in need, in their widened forms with widened.
+func (g *gitleaksRules) detector(need ruleSet, widened bool) *detect.Detector {
+	var buf [65]byte // which forms, and a set of up to 512 rules: the map key, without an allocation per text
+	form := byte(0)
+	if widened {
+		form = 1
+	}
+	key := need.appendKey(append(buf[:0], form))
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if d := g.detectors[string(key)]; d != nil {
@@ -230,12 +259,17 @@ func (g *gitleaksRules) detector(need ruleSet) *detect.Detector {
 	cfg := g.config
 	cfg.Rules = map[string]config.Rule{}
 	need.each(func(n int) {
-		if g.compiled[n] == nil {
-			// The text compiled once already (in Translate), so compiling it again cannot fail.
-			g.compiled[n] = gitleaksre.MustCompile(g.regexes[g.ids[n]])
+		compiled, text := g.compiled, g.regexes[g.ids[n]]
+		if widened {
+			compiled, text = g.compiledW, g.widened[g.ids[n]]
+		}
+		if compiled[n] == nil {
+			// The text compiled once already (in Translate, or in widenedRule), so compiling
+			// it again cannot fail.
+			compiled[n] = gitleaksre.MustCompile(text)
 		}
 		rule := g.rules[n]
-		rule.Regex = g.compiled[n]
+		rule.Regex = compiled[n]
 		cfg.Rules[g.ids[n]] = rule
 	})
 	d := detect.NewDetector(cfg)
@@ -254,6 +288,20 @@ func (s *ruleSet) add(n int) {
 		*s = append(*s, 0)
 	}
 	(*s)[n/64] |= 1 << (n % 64)
+}
+
+// and returns the rules in both s and t, nil if none.
+func (s ruleSet) and(t ruleSet) ruleSet {
+	var out ruleSet
+	for i := range min(len(s), len(t)) {
+		if w := s[i] & t[i]; w != 0 {
+			for len(out) <= i {
+				out = append(out, 0)
+			}
+			out[i] = w
+		}
+	}
+	return out
 }
 
 func (s ruleSet) each(f func(n int)) {

@@ -79,7 +79,7 @@ func TestRulesChosenByKeywordFindWhatGitleaksFinds(t *testing.T) {
 	assert.Equal(t, []string{`github-pat "ghp_1A2b3C4d5E6f7G8h9I0jK1lM2nO3pQ4rS5tU" 12-51`}, sortedFindings(s.gitleaks, s.gitleaks.detect(ghp)))
 	var generic ruleSet
 	generic.add(slices.Index(s.gitleaks.ids, "generic-api-key"))
-	assert.NotEmpty(t, s.gitleaks.detector(generic).DetectString(ghp), "the generic rule alone finds it")
+	assert.NotEmpty(t, s.gitleaks.detector(generic, false).DetectString(ghp), "the generic rule alone finds it")
 	// And a keyword spelled with the Kelvin sign still chooses its rule, as in gitleaks.
 	assert.NotEmpty(t, s.gitleaks.detect("api_\u212aey = \"Xq3vT8pL2mQZN9rB4wK7y\""))
 }

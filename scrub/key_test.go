@@ -67,3 +67,26 @@ func TestUnusableKeyFileIsAClearError(t *testing.T) {
 	assert.Contains(t, err.Error(), "scrub.key_file")
 	assert.Contains(t, err.Error(), "REPRISE_SCRUB_KEY")
 }
+
+// A scaled-out tier reads its key from ${env:REPRISE_SCRUB_KEY}, which the collector expands to
+// "" when the variable is unset: with require_key that is a configuration error naming the field
+// and the variable, not a random key per collector.
+func TestRequiredKeyMustBeSet(t *testing.T) {
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "scrub.key")
+	cfg := Config{Enabled: true, RequireKey: true, KeyFile: keyFile}
+	err := cfg.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "scrub.key is empty and scrub.require_key is true")
+	assert.Contains(t, err.Error(), "REPRISE_SCRUB_KEY")
+	_, err = New(cfg)
+	require.Error(t, err, "no scrubber with a key of its own")
+	assert.NoFileExists(t, keyFile, "no random key written")
+
+	cfg.Key = "a-shared-secret-key"
+	require.NoError(t, cfg.Validate())
+	_, err = New(cfg)
+	require.NoError(t, err)
+	require.NoError(t, (&Config{Enabled: true, KeyFile: keyFile}).Validate(), "without require_key an empty key still falls back to key_file")
+	require.NoError(t, (&Config{Enabled: false, RequireKey: true}).Validate(), "scrubbing off needs no key")
+}

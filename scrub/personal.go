@@ -26,21 +26,34 @@ const emailAddress = `(?:^|[^\p{L}\p{N}._%+-])([\p{L}\p{N}._%+-]+(?:@|%40)[\p{L}
 func personalDetectors(phoneRegions []string) []detector {
 	ds := []detector{
 		{kind: "email", hints: []string{"@", "%40"}, re: regexp.MustCompile(emailAddress), group: 1},
-		{kind: "iban", minDigits: 10, re: regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b`), valid: ibanChecksum},
-		{kind: "payment_card", minDigits: 13, re: regexp.MustCompile(`\b` + cardNumber + `\b`), valid: luhn, part: regexp.MustCompile(`^` + cardNumber + `$`)},
-		{kind: "us_ssn", minDigits: 9, re: regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`), valid: ssn},
-		{kind: "ip_address", minDigits: 4, re: regexp.MustCompile(`\b(?:\d{1,3}\.){3}\d{1,3}\b`), valid: ipAddress},
-		{kind: "ip_address", hints: []string{":"}, re: regexp.MustCompile(`(?i)(?:^|[^0-9a-z:])([0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7})`), group: 1, valid: ipAddress},
+		// Between wordStart and wordEnd (detectors.go): '_' is a boundary (id_4111111111111111_x).
+		// (?i) only inside the value: a case-insensitive [^A-Za-z] would not match the Kelvin
+		// sign, which folds to k.
+		{kind: "iban", minDigits: 10, re: regexp.MustCompile(wordStart + `((?i)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)` + wordEnd), group: 1, valid: ibanChecksum},
+		{kind: "payment_card", minDigits: 13, re: regexp.MustCompile(wordStart + `(` + cardNumber + `)` + wordEnd), group: 1, valid: luhn, part: regexp.MustCompile(`^` + cardNumber + `$`)},
+		{kind: "us_ssn", minDigits: 9, re: regexp.MustCompile(wordStart + `(\d{3}-\d{2}-\d{4})` + wordEnd), group: 1, valid: ssn},
+		{kind: "ip_address", minDigits: 4, re: regexp.MustCompile(wordStart + `((?:\d{1,3}\.){3}\d{1,3})` + wordEnd), group: 1, valid: ipAddress},
+		// An IPv6 address ends with a hex group or "::", never with one colon: "2001:db8::1:" (a
+		// colon after it, as in prose or a log line) was taken whole, failed the parse and was
+		// lost. Leftmost-longest, so that "2001:db8:8000::" is not cut to "2001:db8:8000".
+		{kind: "ip_address", hints: []string{":"}, re: longest(`(?:^|[^0-9A-Za-z:])((?i)[0-9a-f]{0,4}(?:(?::[0-9a-f]{0,4}){1,6}:[0-9a-f]{1,4}|(?::[0-9a-f]{0,4}){0,6}::))`), group: 1, valid: ipAddress},
 		// part: a run of digit groups that is no valid number is searched for one between its
 		// separators, as for cards: "0100000000 00@0.aa" matches as 12 digits, and the number
 		// was found only once the address after it had become a placeholder.
-		{kind: "phone_number", minDigits: 7, re: regexp.MustCompile(`(?:\+|\b)\d(?:[ .-]?\(?\d{1,4}\)?){2,7}\d\b|\(\d{2,4}\)[ .-]?\d(?:[ .-]?\d{1,4}){1,5}\b`), valid: phoneNumber(phoneRegions),
+		{kind: "phone_number", minDigits: 7, re: regexp.MustCompile(`(\+\d(?:[ .-]?\(?\d{1,4}\)?){2,7}\d)` + wordEnd + `|` + wordStart + `(\d(?:[ .-]?\(?\d{1,4}\)?){2,7}\d)` + wordEnd + `|(\(\d{2,4}\)[ .-]?\d(?:[ .-]?\d{1,4}){1,5})` + wordEnd), group: 1, valid: phoneNumber(phoneRegions),
 			part: regexp.MustCompile(`^\+?\d(?:[ .-]?\(?\d{1,4}\)?){2,7}\d$`)},
 	}
 	for i := range ds {
 		ds[i].personal = true
 	}
 	return ds
+}
+
+// longest compiles a regular expression that prefers the longest of the matches at a position.
+func longest(expr string) *regexp.Regexp {
+	re := regexp.MustCompile(expr)
+	re.Longest()
+	return re
 }
 
 // luhn validates a payment card number.
@@ -136,6 +149,11 @@ func ipAddress(s string) bool {
 		return false
 	}
 	if a.Is6() && strings.Count(s, ":") < 2 {
+		return false
+	}
+	// ::/96 (IPv4-compatible, deprecated by RFC 4291) holds no host of today: "::ffff" is the
+	// start of "::ffff:10.0.0.1" written in code, not an address.
+	if b := a.As16(); a.Is6() && [12]byte(b[:12]) == [12]byte{} {
 		return false
 	}
 	return !a.IsLoopback() && !a.IsUnspecified()

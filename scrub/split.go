@@ -7,11 +7,12 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// A credential can be split over two sibling values (key_part_1, key_part_2) so that neither
-// part matches alone. Each pair of neighbouring string values of one map or JSON object
-// (attribute order for attributes, key order for JSON objects) is joined and the credential
-// rules run over the join; a finding that starts in the first value and ends in the second
-// masks both. Only token-like values are joined (no spaces, at most 256 bytes), and the
+// A credential can be split over two sibling values (key_part_1, key_part_2, or two items of
+// one list: ["sk-proj-Pl4nted", "Spl1tXq3v…"]) so that neither part matches alone. Each pair of
+// neighbouring string values of one map, JSON object, attribute array or JSON array (attribute
+// order for attributes, key order for JSON objects, item order for lists) is joined and the
+// credential rules run over the join; a finding that starts in the first value and ends in the
+// second masks both. Only token-like values are joined (no spaces, at most 256 bytes), and the
 // personal-data detectors are not used: digits joined from two numbers pass a checksum by
 // chance. Parts in different maps, spans or messages, not next to each other, or in another
 // order, are not seen.
@@ -94,4 +95,50 @@ func (s *Scrubber) splitJSON(t map[string]any, keys []string, r *Report) {
 	for i, kind := range s.splitParts(values) {
 		t[keys[i]] = s.secretValue(kind, values[i], r)
 	}
+}
+
+// splitSlice masks split credentials among neighbouring string items of an attribute array
+// (an item of another type is no neighbour).
+func (s *Scrubber) splitSlice(sl pcommon.Slice, r *Report) {
+	if !twoStrings(sl.Len(), func(i int) bool { return sl.At(i).Type() == pcommon.ValueTypeStr }) {
+		return // numbers (an embedding), maps: nothing to join, and no list of values to make
+	}
+	var valueBuf [smallObject]string
+	values := valueBuf[:0]
+	for i := 0; i < sl.Len(); i++ {
+		v := ""
+		if sl.At(i).Type() == pcommon.ValueTypeStr {
+			v = sl.At(i).Str()
+		}
+		values = append(values, v)
+	}
+	for i, kind := range s.splitParts(values) {
+		sl.At(i).SetStr(s.secretValue(kind, values[i], r))
+	}
+}
+
+// splitList masks split credentials among neighbouring string items of a JSON array.
+func (s *Scrubber) splitList(t []any, r *Report) {
+	if !twoStrings(len(t), func(i int) bool { _, ok := t[i].(string); return ok }) {
+		return
+	}
+	var valueBuf [smallObject]string
+	values := valueBuf[:0]
+	for _, item := range t {
+		v, _ := item.(string)
+		values = append(values, v)
+	}
+	for i, kind := range s.splitParts(values) {
+		t[i] = s.secretValue(kind, values[i], r)
+	}
+}
+
+// twoStrings tells whether two neighbouring items of a list of n are strings.
+func twoStrings(n int, str func(i int) bool) bool {
+	for i := 0; i+1 < n; i++ {
+		if str(i) && str(i+1) {
+			return true
+		}
+	}
+	return false
 }

@@ -151,10 +151,14 @@ func (s *Scrubber) detectorSpans(d *detector, v string, digits int) []span {
 	for _, m := range d.re.FindAllStringSubmatchIndex(v, -1) {
 		start, end := m[0], m[1]
 		if d.group > 0 {
-			if len(m) <= 2*d.group+1 || m[2*d.group] < 0 {
+			g := d.group
+			for 2*g+1 < len(m) && m[2*g] < 0 {
+				g++ // this alternative's group
+			}
+			if len(m) <= 2*g+1 {
 				continue
 			}
-			start, end = m[2*d.group], m[2*d.group+1]
+			start, end = m[2*g], m[2*g+1]
 		}
 		if start == end {
 			continue
@@ -180,19 +184,20 @@ func (s *Scrubber) gitleaksSpans(v string) []span {
 		return nil
 	}
 	var seen map[gitleaksFound]bool
-	out := s.gitleaksFind(v, &seen)
+	out := s.gitleaksFind(v, true, &seen) // with the token rules widened (boundaries.go)
 	if view, ok := proseView(v); ok {
-		out = append(out, s.gitleaksFind(view, &seen)...)
+		out = append(out, s.gitleaksFind(view, false, &seen)...)
 	}
 	return out
 }
 
 type gitleaksFound struct{ secret, kind string }
 
-// gitleaksFind returns the spans of the secrets gitleaks finds in v that are not in seen yet.
-func (s *Scrubber) gitleaksFind(v string, seen *map[gitleaksFound]bool) []span {
+// gitleaksFind returns the spans of the secrets gitleaks finds in v that are not in seen yet;
+// with widened, also those of the widened token rules.
+func (s *Scrubber) gitleaksFind(v string, widened bool, seen *map[gitleaksFound]bool) []span {
 	var out []span
-	for _, f := range s.gitleaks.detect(v) {
+	for _, f := range s.gitleaks.find(v, widened) {
 		secret := strings.Trim(f.Secret, "\n")
 		if len(secret) < 4 {
 			continue

@@ -161,6 +161,7 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 		for i := range t {
 			t[i] = s.JSON(t[i], r)
 		}
+		s.splitList(t, r)
 		return t
 	case map[string]any:
 		var keyBuf, siblingBuf [smallObject]string // on the stack for the objects most texts hold
@@ -238,6 +239,7 @@ func (s *Scrubber) Value(v pcommon.Value, r *Report) {
 		for i := 0; i < v.Slice().Len(); i++ {
 			s.Value(v.Slice().At(i), r)
 		}
+		s.splitSlice(v.Slice(), r)
 	}
 }
 

@@ -124,3 +124,29 @@ func TestTier2SkipsRecordsItCannotDecode(t *testing.T) {
 		assert.Equal(t, marking{After: true, OnError: false, OnPermanentError: true}, r.MessageMarking, name)
 	}
 }
+
+// Every tier-2 collector must scrub with the same key: the documented command without
+// REPRISE_SCRUB_KEY expanded key: ${env:REPRISE_SCRUB_KEY} to "" and started anyway, with a
+// random key in a key file of its own (placeholders of one secret then differ between the
+// collectors, and replays scrubbed with another key do not match). scrub.require_key makes it
+// refuse to start, naming the field and the variable.
+func TestTier2ConfigRefusesToStartWithoutTheScrubKey(t *testing.T) {
+	if binary == "" {
+		t.Skip("REPRISE_BIN not set (scripts/test.sh sets it; test/kafka/run.sh builds the collector)")
+	}
+	root := testcollector.RepoRoot()
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "scale-out.md"))
+	require.NoError(t, err)
+	env := slices.DeleteFunc(documentedEnv(t, string(doc), "tier2-kafka.yaml"), func(a string) bool {
+		return strings.HasPrefix(a, "REPRISE_SCRUB_KEY=")
+	})
+	home := t.TempDir()
+	cmd := exec.Command(binary, "validate", "--config", filepath.Join(root, "config", "tier2-kafka.yaml"))
+	cmd.Dir = t.TempDir()
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}, env...)
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the tier-2 command without REPRISE_SCRUB_KEY started:\n%s", out)
+	assert.Contains(t, string(out), "scrub.key is empty and scrub.require_key is true")
+	assert.Contains(t, string(out), "REPRISE_SCRUB_KEY")
+	assert.NoDirExists(t, filepath.Join(home, ".config", "reprise"), "no random key file written")
+}

@@ -18,7 +18,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/reprise-dev/reprise/internal/testcollector"
-	"github.com/reprise-dev/reprise/scrub/scrubtest"
 )
 
 // binary is the collector under test (see testcollector.Main).
@@ -132,7 +131,7 @@ service:
 	require.NotEmpty(t, queue, "the queue directory holds the file_storage database")
 	require.Contains(t, string(log), "<secret:openai_api_key:", "the debug exporter printed the scrubbed spans")
 	require.Contains(t, string(rows), "<secret:openai_api_key:", "the decoded rows hold the placeholders")
-	for _, p := range append(planted, scrubtest.Value{Kind: "split", Text: splitParts[0]}, scrubtest.Value{Kind: "split", Text: splitParts[1]}) {
+	for _, p := range append(planted, partsPlanted()...) {
 		for _, form := range []string{p.Must(), jsonEscape(p.Must())} {
 			assert.False(t, bytes.Contains(queue, []byte(form)), "%s (%q) in the queue directory", p.Kind, form)
 			assert.False(t, bytes.Contains(data, []byte(form)), "%s (%q) under the dataset root", p.Kind, form)

@@ -37,7 +37,8 @@ import (
 
 // planted is every kind the scrubber must catch (scrub/scrubtest) plus the shapes a walker can
 // miss: secrets under key names with no known value shape, an e-mail used as a JSON key,
-// base64 JSON, NDJSON, a Python dict, and a credential split over two fields.
+// base64 JSON, NDJSON, a Python dict, keys and numbers touching URL punctuation or '_', an IPv6
+// address before a colon, and a credential split over two fields or two list items.
 var planted = append(append([]scrubtest.Value{}, scrubtest.Planted...), []scrubtest.Value{
 	{Kind: scrub.KindSecretField, Text: `{"DB_PASSWORD":"hunter2-planted-password"}`, Secret: "hunter2-planted-password"},
 	{Kind: scrub.KindSecretField, Text: `{"passphrase":"planted-passphrase-1"}`, Secret: "planted-passphrase-1"},
@@ -48,10 +49,25 @@ var planted = append(append([]scrubtest.Value{}, scrubtest.Planted...), []scrubt
 	{Kind: scrub.KindSecretField, Text: "{\"a\":1}\n{\"secret\":\"planted-ndjson-secret\"}", Secret: "planted-ndjson-secret"},
 	{Kind: scrub.KindSecretField, Text: "payload " + base64.StdEncoding.EncodeToString([]byte(`{"password":"planted-b64-pw"}`)), Secret: base64.StdEncoding.EncodeToString([]byte(`{"password":"planted-b64-pw"}`))},
 	{Kind: "email", Text: `{"planted.key@example-corp.com":{"role":"admin"}}`, Secret: "planted.key@example-corp.com"},
+	{Kind: "gcp_api_key", Text: "https://maps.example.com/v1/AIzaSyPl4ntedUrlPathKey0123456789abcdEF/geocode", Secret: "AIzaSyPl4ntedUrlPathKey0123456789abcdEF"},
+	{Kind: "payment_card", Text: "order_id_4012888888881881", Secret: "4012888888881881"},
+	{Kind: "ip_address", Text: "peer 2001:db8:85a3::8a2e:370:7335: refused", Secret: "2001:db8:85a3::8a2e:370:7335"},
 }...)
 
 // splitParts is a credential split over two sibling values; neither part matches alone.
 var splitParts = [2]string{"sk-proj-Pl4ntedSpl1t", "PartTw0Xq3vT8pL2mN9rB"}
+
+// listParts is a credential split over two neighbouring items of one list.
+var listParts = [2]string{"sk-proj-Pl4ntedL1st", "ItemTw0Zq9vT8pL2mN9rC"}
+
+// partsPlanted are the parts of the split credentials, each of which must not survive.
+func partsPlanted() []scrubtest.Value {
+	var out []scrubtest.Value
+	for _, part := range append(splitParts[:], listParts[:]...) {
+		out = append(out, scrubtest.Value{Kind: "split", Text: part})
+	}
+	return out
+}
 
 // allPlanted is every planted text, one per line, the value without an END line last.
 func allPlanted() string {
@@ -81,6 +97,9 @@ func plantRecord(m pcommon.Map, prefix string) {
 	m.PutDouble(prefix+"card_double", 5500000000000004)
 	m.PutStr(prefix+"key_part_1", splitParts[0])
 	m.PutStr(prefix+"key_part_2", splitParts[1])
+	parts := m.PutEmptySlice(prefix + "key_parts")
+	parts.AppendEmpty().SetStr(listParts[0])
+	parts.AppendEmpty().SetStr(listParts[1])
 }
 
 // plantedRun is the otel-events run with every planted value in every location: prompts, a
@@ -109,7 +128,7 @@ func plantedRun(t *testing.T) (ptrace.Traces, plog.Logs) {
 				plantRecord(link.Attributes(), "")
 			case "execute_tool get_weather":
 				a.PutStr("gen_ai.tool.call.arguments", jsonText(map[string]any{"city": "Paris", "unit": "celsius", "hint": all, "card": 4111111111111111, "password": "planted-arg-password"}))
-				a.PutStr("gen_ai.tool.call.result", jsonText(map[string]any{"city": "Paris", "temperature": 14, "unit": "celsius", "sky": "overcast", "details": all, "key_part_1": splitParts[0], "key_part_2": splitParts[1]}))
+				a.PutStr("gen_ai.tool.call.result", jsonText(map[string]any{"city": "Paris", "temperature": 14, "unit": "celsius", "sky": "overcast", "details": all, "key_part_1": splitParts[0], "key_part_2": splitParts[1], "key_parts": []any{listParts[0], listParts[1]}}))
 			case "retrieval kb":
 				a.PutStr("retrieval.documents.0.document.content", "Paris has a temperate oceanic climate. "+all)
 				a.PutStr("input.value", "What is the weather in Paris today? "+all)
@@ -255,7 +274,7 @@ func TestPlantedSecretsNeverReachTheDataset(t *testing.T) {
 	rows, n := decodedRows(t, root)
 	require.GreaterOrEqual(t, n, 3, "a case, its steps and a quarantine row")
 	require.Contains(t, string(rows), "<secret:openai_api_key:", "the decoded rows hold the placeholders")
-	for _, p := range append(planted, scrubtest.Value{Kind: "split", Text: splitParts[0]}, scrubtest.Value{Kind: "split", Text: splitParts[1]}) {
+	for _, p := range append(planted, partsPlanted()...) {
 		s := p.Must()
 		assert.False(t, bytes.Contains(output, []byte(s)) || bytes.Contains(output, []byte(jsonEscape(s))), "%s in the processor output", p.Kind)
 		assert.False(t, bytes.Contains(disk, []byte(s)) || bytes.Contains(disk, []byte(jsonEscape(s))), "%s under the dataset root", p.Kind)
