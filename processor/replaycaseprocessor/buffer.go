@@ -142,6 +142,10 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		p.telemetry.ProcessorReplayCaseBufferedBytes.Add(context.Background(), b.bytes)
 		return append(due, closing{buf: b, cause: replaycase.ClosedInvalidTraceID, detail: "spans without a trace id"})
 	}
+	if !p.dropClosedSpans(c) { // every span was one a closed case of the trace held
+		c.redundant = true
+		return due
+	}
 	rootSeen := false         // the case just closed at the span limit had its root
 	var prev *traceBuffer     // the case just closed at the span limit, which b continues
 	var sent []pcommon.SpanID // the chunk's spans in the cases closed at the span limit
@@ -251,6 +255,10 @@ func (p *caseProcessor) dedupeSpans(c *traceChunk, b *traceBuffer) (roots int) {
 // and without those past limits.max_events_per_trace (dropped, counted and logged: events
 // must not close a case and push its spans into a fragment). Caller holds mu.
 func (p *caseProcessor) addEvents(c *logChunk, now time.Time) {
+	if !p.dropClosedEvents(c) { // every event was one a closed case of the trace held
+		c.redundant = true
+		return
+	}
 	b := p.buffer(c.id, now)
 	b.fromKafka = b.fromKafka || c.fromKafka
 	dups, over := 0, 0
@@ -339,12 +347,12 @@ func (p *caseProcessor) take(b *traceBuffer, cause replaycase.CloseCause, detail
 	b.elem = nil
 	delete(p.open, b.id)
 	p.openBytes -= b.bytes
-	p.closed.add(b.id)
-	b.seenSpans, b.seenEvents = nil, nil // duplicates are recognised in open buffers only
+	spans := p.rememberClose(b)          // what it held stays recognised (closed_spans.go)
+	b.seenSpans, b.seenEvents = nil, nil // the close remembers them, within its bounds
 	ctx := context.Background()
 	p.telemetry.ProcessorReplayCaseOpenCases.Add(ctx, -1)
 	p.telemetry.ProcessorReplayCaseBufferedSpans.Add(ctx, -int64(b.spanCount+b.eventCount))
-	return closing{buf: b, cause: cause, detail: detail}
+	return closing{buf: b, cause: cause, detail: detail, spans: spans}
 }
 
 // materialize decodes a closed buffer's telemetry and accounts for it at its pdata estimate

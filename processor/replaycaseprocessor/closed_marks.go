@@ -3,6 +3,7 @@ package replaycaseprocessor
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/extension/xextension/storage"
@@ -27,28 +28,69 @@ import (
 
 const closedPrefix = "closed/"
 
-// closedMarkVersion is a mark value's first byte; the rest is why select kept the run ("" when
-// it did not, or without select).
-const closedMarkVersion = 1
+// Versions of a mark's value (its first byte). Version 1: the rest is why select kept the run
+// ("" when it did not, or without select). Version 2 (closedMarkVersion) also carries the span
+// ids the case held (closed_spans.go), so that a redelivery after a restart is recognised as a
+// duplicate: the length (uvarint) and bytes of selectedBy, then 8 bytes per span id, sorted.
+// Version 1 marks are still read, without span ids.
+const (
+	closedMarkVersion1 = 1
+	closedMarkVersion  = 2
+)
 
 // closedRun is a trace whose case a batch holds, to mark closed once the batch is released.
 type closedRun struct {
 	id         pcommon.TraceID
 	selectedBy string
+	spans      []pcommon.SpanID // the span ids its close remembers (closing.spans), sorted
 }
 
 // storedClose is a mark read on start.
 type storedClose struct {
 	key        string
 	selectedBy string
+	spans      []pcommon.SpanID
 }
 
-// readClosedValue reads why select kept the run from a mark's value; "" for an unknown version.
-func readClosedValue(value []byte) string {
-	if len(value) == 0 || value[0] != closedMarkVersion {
-		return ""
+// closedValue is a mark's value for c.
+func closedValue(c closedRun) []byte {
+	v := binary.AppendUvarint([]byte{closedMarkVersion}, uint64(len(c.selectedBy)))
+	v = append(v, c.selectedBy...)
+	for _, id := range c.spans {
+		v = append(v, id[:]...)
 	}
-	return string(value[1:]) // a copy: the storage owns value
+	return v
+}
+
+// readClosedValue reads why select kept the run and the span ids its case held from a mark's
+// value (copies: the storage owns value). An unknown version or a malformed value gives
+// neither: the close is still remembered, its spans sent again are a late fragment.
+func readClosedValue(value []byte) (selectedBy string, spans []pcommon.SpanID) {
+	switch {
+	case len(value) == 0:
+		return "", nil
+	case value[0] == closedMarkVersion1:
+		return string(value[1:]), nil
+	case value[0] != closedMarkVersion:
+		return "", nil
+	}
+	size, n := binary.Uvarint(value[1:])
+	rest := value[1:]
+	if n <= 0 || size > uint64(len(rest)-n) || (len(rest)-n-int(size))%8 != 0 {
+		return "", nil
+	}
+	selectedBy, rest = string(rest[n:n+int(size)]), rest[n+int(size):]
+	if len(rest) == 0 {
+		return selectedBy, nil
+	}
+	spans = slices.Grow([]pcommon.SpanID(nil), len(rest)/8) // sized as closedIDsOf sizes them
+	for ; len(rest) > 0; rest = rest[8:] {
+		spans = append(spans, pcommon.SpanID(rest[:8]))
+	}
+	// Sorted when written; sorted again so that a mark not written by this code cannot make a
+	// lookup miss.
+	slices.SortFunc(spans, compareSpanIDs)
+	return selectedBy, spans
 }
 
 // closedMark is one stored close.
@@ -115,7 +157,7 @@ func (w *wal) closeOps(ops []*storage.Operation, closed []closedRun) []*storage.
 	for _, c := range closed {
 		w.seq++
 		m := closedMark{seq: w.seq, id: c.id}
-		ops = append(ops, storage.SetOperation(m.key(), append([]byte{closedMarkVersion}, c.selectedBy...)))
+		ops = append(ops, storage.SetOperation(m.key(), closedValue(c)))
 		if old, full := w.closed.add(m); full {
 			ops = append(ops, storage.DeleteOperation(old.key()))
 		}
@@ -148,7 +190,7 @@ func (p *caseProcessor) restoreCloses(closes []storedClose) {
 		if old, full := w.closed.add(m); full {
 			w.closed.stale = append(w.closed.stale, old.key())
 		}
-		p.closed.add(m.id)
+		p.closed.add(m.id, c.spans, nil) // event keys are per process: not stored
 		if p.selector != nil && c.selectedBy != "" {
 			p.selector.recent.add(m.id, c.selectedBy)
 		}

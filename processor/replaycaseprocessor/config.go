@@ -104,7 +104,8 @@ type LimitsConfig struct {
 	// next consumer refused: an open or closed-unbuilt case counts its compressed OTLP encoding
 	// and bookkeeping, a case being built or refused its pdata estimate. Open cases
 	// are closed oldest first to stay under it; while closed cases cannot be sent, new data is
-	// refused with a retryable error. Default 256 MiB.
+	// refused with a retryable error. Default 256 MiB. The ids that the last closes remember
+	// (closed_spans.go) take at most a sixteenth of it, beside it.
 	MaxBufferedBytes int64 `mapstructure:"max_buffered_bytes"`
 }
 

@@ -252,7 +252,7 @@ func (p *caseProcessor) addRun(ctx context.Context, cl closing, b *batch) *close
 	closedAt := -1
 	if p.wal != nil && !cl.buf.id.IsEmpty() { // every buffer take closed: what recentTraces remembers
 		closedAt = len(b.closed)
-		b.closed = append(b.closed, closedRun{id: cl.buf.id})
+		b.closed = append(b.closed, closedRun{id: cl.buf.id, spans: cl.spans})
 	}
 	if m := cl.buf.marker; m != nil {
 		b.markers = append(b.markers, m)

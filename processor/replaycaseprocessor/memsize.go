@@ -29,6 +29,10 @@ const (
 	memSeenItem   = 32 // one span id or event key in a seen set
 )
 
+// memClosedID is the heap of one span id or event key that a remembered close holds: 8 bytes
+// in a sorted slice (closed_spans.go).
+const memClosedID = 8
+
 // memTraces estimates the heap held by td.
 func memTraces(td ptrace.Traces) int64 {
 	n := int64(0)

@@ -60,7 +60,7 @@ type caseProcessor struct {
 	mu     sync.Mutex
 	open   map[pcommon.TraceID]*traceBuffer
 	order  *list.List    // open traces, oldest first
-	closed *recentTraces // recently closed trace ids, to recognise late spans
+	closed *recentTraces // recently closed traces and what their cases held: late spans, and retries after a close (closed_spans.go)
 	// resumed are the traces cut at the span limit whose first parts were sent before the last
 	// stop, read from the resume marks at start (span_limit_resume.go); nil without storage.
 	resumed map[pcommon.TraceID]*resumePoint
@@ -121,7 +121,7 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 		now:        time.Now,
 		open:       map[pcommon.TraceID]*traceBuffer{},
 		order:      list.New(),
-		closed:     newRecentTraces(cfg.Limits.MaxOpenTraces),
+		closed:     newRecentTraces(cfg.Limits.MaxOpenTraces, cfg.Limits.MaxBufferedBytes/closedIDsShare),
 		dropLog:    newDropLogger(set),
 		flushRetry: flushRetry,
 		stop:       make(chan struct{}),

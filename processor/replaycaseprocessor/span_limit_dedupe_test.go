@@ -27,7 +27,8 @@ func TestRetryOfATraceCutAtTheSpanLimitCountsOnce(t *testing.T) {
 	require.Len(t, cases, 2, "the parts of the first delivery, no more")
 	assertEachSpanOnce(t, cases, 5)
 	metadatatest.AssertEqualProcessorReplayCaseDuplicates(t, h.tel, []metricdata.DataPoint[int64]{
-		{Value: 5, Attributes: signal("traces")},
+		{Value: 3, Attributes: closedDups("traces")}, // the closed part's
+		{Value: 2, Attributes: signal("traces")},     // the open part's
 	}, metricdatatest.IgnoreTimestamp())
 }
 

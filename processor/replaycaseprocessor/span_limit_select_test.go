@@ -74,9 +74,8 @@ func TestSelectedRunsCountEveryPartKept(t *testing.T) {
 	})
 	h.sendTraces(testfixtures.Traces(t, testfixtures.Traceloop))
 	h.advance(3 * time.Second)
-	late := testfixtures.Traces(t, testfixtures.Traceloop)
-	late.ResourceSpans().At(0).ScopeSpans().At(1).Spans().At(0).SetSpanID(pcommon.SpanID{0xEE}) // a span not sent before
-	h.sendTraces(takeSpans(late, 1))                                                            // after the run closed: a late fragment
+	late := takeSpans(testfixtures.Traces(t, testfixtures.Traceloop), 1)
+	h.sendTraces(withNewSpanID(late)) // a span not sent before, after the run closed: a late fragment
 	h.shutdown()
 	require.Len(t, h.cases(), 3)
 	metadatatest.AssertEqualProcessorReplayCaseSelectedRuns(t, h.tel, []metricdata.DataPoint[int64]{

@@ -122,16 +122,16 @@ func TestSplitLogsDropsEmptiedContainers(t *testing.T) {
 }
 
 func TestRecentTracesForgetsTheOldest(t *testing.T) {
-	r := newRecentTraces(2)
-	r.add(pcommon.TraceID{1})
-	r.add(pcommon.TraceID{2})
-	r.add(pcommon.TraceID{1}) // closed twice (a late fragment): replaces its own older entry
+	r := newRecentTraces(2, 1<<20)
+	r.add(pcommon.TraceID{1}, nil, nil)
+	r.add(pcommon.TraceID{2}, nil, nil)
+	r.add(pcommon.TraceID{1}, nil, nil) // closed twice (a late fragment): replaces its own older entry
 	assert.Equal(t, 1, r.count(pcommon.TraceID{1}))
 	assert.Equal(t, 1, r.count(pcommon.TraceID{2}))
-	r.add(pcommon.TraceID{3})
+	r.add(pcommon.TraceID{3}, nil, nil)
 	assert.Zero(t, r.count(pcommon.TraceID{2}), "the oldest entry is forgotten")
 	assert.Equal(t, 1, r.count(pcommon.TraceID{1}))
-	r.add(pcommon.TraceID{4})
+	r.add(pcommon.TraceID{4}, nil, nil)
 	assert.Zero(t, r.count(pcommon.TraceID{1}))
 	assert.Equal(t, 1, r.count(pcommon.TraceID{4}))
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -13,6 +15,7 @@ type closing struct {
 	buf    *traceBuffer
 	cause  replaycase.CloseCause
 	detail string
+	spans  []pcommon.SpanID // the span ids its close remembers, for its closed mark (closed_spans.go)
 }
 
 func (p *caseProcessor) sweepLoop() {

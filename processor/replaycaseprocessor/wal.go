@@ -215,7 +215,8 @@ func (w *wal) listKeys(ctx context.Context) (keys []string, closes []storedClose
 		case strings.HasPrefix(key, walPrefix):
 			keys = append(keys, key)
 		case strings.HasPrefix(key, closedPrefix):
-			closes = append(closes, storedClose{key: key, selectedBy: readClosedValue(value)})
+			by, spans := readClosedValue(value)
+			closes = append(closes, storedClose{key: key, selectedBy: by, spans: spans})
 		}
 		return nil, nil
 	})

@@ -131,7 +131,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseDuplicates, err = builder.meter.Int64Counter(
 		"otelcol_processor_replay_case_duplicates",
-		metric.WithDescription("Spans and log events dropped because the same item was already buffered for the trace (client retries), by signal [Development]"),
+		metric.WithDescription("Spans and log events dropped because the same item was already buffered for the trace (client retries), by signal, with held_by closed_case when one of the trace's remembered closed cases held it (a retry or redelivery after the case closed; logged with the trace id) [Development]"),
 		metric.WithUnit("{items}"),
 	)
 	errs = errors.Join(errs, err)

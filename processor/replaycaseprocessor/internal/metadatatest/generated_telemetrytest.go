@@ -152,7 +152,7 @@ func AssertEqualProcessorReplayCaseDroppedRawTelemetry(t *testing.T, tt *compone
 func AssertEqualProcessorReplayCaseDuplicates(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_duplicates",
-		Description: "Spans and log events dropped because the same item was already buffered for the trace (client retries), by signal [Development]",
+		Description: "Spans and log events dropped because the same item was already buffered for the trace (client retries), by signal, with held_by closed_case when one of the trace's remembered closed cases held it (a retry or redelivery after the case closed; logged with the trace id) [Development]",
 		Unit:        "{items}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
