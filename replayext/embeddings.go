@@ -29,9 +29,7 @@ func (r *replay) embeddings(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if caseID == "" {
-		id, _ := sessionOf(req)
-		r.sessions.peek(id, func(ses *session) { caseID = ses.lastCase.value(endpointChat) })
-		if caseID == "" {
+		if caseID = r.sessionCase(req); caseID == "" {
 			writeError(w, http.StatusNotFound, "not_found_error", "no case is bound to this replay session yet: send embeddings to /v1/cases/{case_id}/openai/v1/embeddings", nil)
 			return
 		}
@@ -49,15 +47,26 @@ func (r *replay) embeddings(w http.ResponseWriter, req *http.Request) {
 	for i, in := range parsed.Input {
 		parsed.Input[i] = r.scrubber.Text(in, &scrub.Report{}) // recorded texts are scrubbed already
 	}
-	shape := func(model string, input []string) any { return map[string]any{"model": model, "input": input} }
-	requested := shape(parsed.Model, parsed.Input)
+	// A request that asks for a vector length (dimensions) is answered by vectors of that
+	// length: a recording whose vectors have another length answered another request.
+	shape := func(model string, input []string, dimensions int) any {
+		if parsed.Dimensions == 0 {
+			return map[string]any{"model": model, "input": input}
+		}
+		return map[string]any{"model": model, "input": input, "dimensions": dimensions}
+	}
+	requested := shape(parsed.Model, parsed.Input, parsed.Dimensions)
 	recorded := func(h hit) any {
 		st := steps[h.pos]
 		texts := make([]string, len(st.Embeddings))
 		for i, e := range st.Embeddings {
 			texts[i] = e.Text
 		}
-		return shape(st.ModelConfig.RequestModel, texts)
+		dimensions := 0
+		if len(st.Embeddings) > 0 {
+			dimensions = len(st.Embeddings[0].Vector)
+		}
+		return shape(st.ModelConfig.RequestModel, texts, dimensions)
 	}
 	label := func(h hit) string { return steps[h.pos].SpanID }
 	it, in := r.itemsOf(caseID, endpointEmbeddings, endpointEmbeddings, "embedding call", len(steps), requested, recorded, label, casediff.RetrievalDrift, casediff.RetrievalDrift)

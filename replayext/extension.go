@@ -233,13 +233,14 @@ func (r *replay) routes() http.Handler {
 	mux.HandleFunc("POST /v1/cases/{case_id}/openai/v1/responses", r.responses)
 	mux.HandleFunc("POST /openai/v1/responses", r.responses)
 	mux.HandleFunc("GET /v1/cases/{case_id}/openai/v1/responses/{response_id}", r.getResponse)
+	mux.HandleFunc("GET /openai/v1/responses/{response_id}", r.getResponse)
 	mux.HandleFunc("POST /v1/cases/{case_id}/anthropic/v1/messages", r.anthropicMessages)
 	mux.HandleFunc("POST /anthropic/v1/messages", r.anthropicMessages)
 	mux.HandleFunc("POST /v1/cases/{case_id}/openai/v1/embeddings", r.embeddings)
 	mux.HandleFunc("POST /openai/v1/embeddings", r.embeddings)
 	mux.HandleFunc("POST /v1/cases/{case_id}/tools/{tool_name}", r.toolResult)
 	mux.HandleFunc("POST /v1/cases/{case_id}/retrieval", r.retrieval)
-	return mux
+	return refuseEmptySegments(mux)
 }
 
 // record counts one lookup and its latency.

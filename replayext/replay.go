@@ -36,6 +36,15 @@ func (r *replay) scopedCase(w http.ResponseWriter, req *http.Request) (string, b
 	return key.String(), true
 }
 
+// sessionCase is the case the request's replay session was served a model call from last, ""
+// before any: the case of a request on an unscoped base URL (/openai/v1/…) that refers to what
+// an earlier answer of the session returned.
+func (r *replay) sessionCase(req *http.Request) (caseID string) {
+	id, _ := sessionOf(req)
+	r.sessions.peek(id, func(ses *session) { caseID = ses.lastCase.value(endpointChat) })
+	return caseID
+}
+
 // caseError answers a read of a recorded case that failed: 404 when the index no longer holds
 // the case (retention removed it after the request found it), 504 when the dataset did not
 // answer in time (an object store), 500 otherwise. The log names the file, the answer does not.

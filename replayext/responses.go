@@ -39,8 +39,7 @@ func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
 	}
 	refCase := caseID
 	if refCase == "" {
-		id, _ := sessionOf(req)
-		r.sessions.peek(id, func(ses *session) { refCase = ses.lastCase.value(endpointChat) })
+		refCase = r.sessionCase(req)
 	}
 	var c *replaycase.Case
 	if refCase != "" {
@@ -82,22 +81,39 @@ func (r *replay) writeResponse(w http.ResponseWriter, h hit, req *wireapi.Respon
 }
 
 // getResponse: GET /v1/cases/{case_id}/openai/v1/responses/{response_id} → the recorded
-// response, as the API's retrieve endpoint answers it.
+// response, as the API's retrieve endpoint answers it: JSON, or its events with stream=true.
+// Without a case in the path (GET /openai/v1/responses/{response_id}, the SDK's retrieve on
+// the unscoped base URL) the id is looked up in the case the session was served last, as a
+// POST's references are.
 func (r *replay) getResponse(w http.ResponseWriter, req *http.Request) {
 	caseID, ok := r.scopedCase(w, req)
 	if !ok {
 		return
 	}
+	opts, err := wireapi.ParseRetrieveQuery(req.URL.Query())
+	if err != nil {
+		writeRequestError(w, err)
+		return
+	}
+	if caseID == "" {
+		if caseID = r.sessionCase(req); caseID == "" {
+			writeError(w, http.StatusNotFound, "not_found_error", "no recorded response with that id: this session has been served no recorded model call yet", nil)
+			return
+		}
+	}
 	c, ok := r.recordedCase(w, req, caseID)
 	if !ok {
 		return
 	}
-	st := recordedResponse(c, req.PathValue("response_id"))
+	var st *replaycase.Step
+	if id := req.PathValue("response_id"); !strings.HasPrefix(id, wireapi.ItemLookup) { // a call lookup, not a response id
+		st = recordedResponse(c, id)
+	}
 	if st == nil {
 		writeError(w, http.StatusNotFound, "not_found_error", "no recorded response with that id in case "+caseID, nil)
 		return
 	}
-	wireapi.WriteResponsesResponse(w, &wireapi.ResponsesRequest{}, st)
+	wireapi.WriteRetrievedResponse(w, opts, st)
 }
 
 // recordedResponse finds the model step of case c that answered as response id key, or, for a

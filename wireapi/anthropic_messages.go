@@ -28,7 +28,7 @@ type messagesBody struct {
 	MaxTokens     *int64           `json:"max_tokens"`
 	Temperature   *float64         `json:"temperature"`
 	TopP          *float64         `json:"top_p"`
-	StopSequences []string         `json:"stop_sequences"`
+	StopSequences []*string        `json:"stop_sequences"`
 	ToolChoice    json.RawMessage  `json:"tool_choice"`
 	Stream        *bool            `json:"stream"`
 }
@@ -75,8 +75,13 @@ func ParseMessagesRequest(body []byte) (*MessagesRequest, error) {
 		return nil, missing("messages")
 	}
 	r := &MessagesRequest{Stream: b.Stream != nil && *b.Stream}
-	r.Params = replaycase.ModelConfig{RequestModel: *b.Model, MaxTokens: b.MaxTokens, Temperature: b.Temperature, TopP: b.TopP, Stop: b.StopSequences}
+	r.Params = replaycase.ModelConfig{RequestModel: *b.Model, MaxTokens: b.MaxTokens, Temperature: b.Temperature, TopP: b.TopP}
 	var err error
+	if b.StopSequences != nil {
+		if r.Params.Stop, err = stopStrings(b.StopSequences, "stop_sequences"); err != nil {
+			return nil, err
+		}
+	}
 	if r.Params.ToolChoice, err = rawText(b.ToolChoice, "tool_choice"); err != nil {
 		return nil, err
 	}
@@ -214,14 +219,20 @@ type anthropicUsage struct {
 	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 }
 
-// anthropicBlocks renders a recorded step's output as content blocks: text, then tool_use
-// with the recorded id and the arguments as the input object.
+// anthropicBlocks renders a recorded step's output as content blocks: text, a recorded
+// refusal's text, then tool_use with the recorded id and the arguments as the input object.
+// The Messages API has no refusal block: a refusing model writes its words as text and stops
+// with stop_reason "refusal" (anthropicStopReason), so a refusal recorded as a refusal part
+// (OpenLLMetry, or a call recorded through OpenAI) is that text, not an empty answer.
 func anthropicBlocks(st *replaycase.Step) []map[string]any {
 	blocks := []map[string]any{}
 	for _, m := range st.OutputMessages {
 		content, calls := outputMessage(m)
 		if content != nil {
 			blocks = append(blocks, map[string]any{"type": "text", "text": *content})
+		}
+		if r := refusal(m); r != nil {
+			blocks = append(blocks, map[string]any{"type": "text", "text": *r})
 		}
 		for _, c := range calls {
 			input := json.RawMessage(c.Function.Arguments)
@@ -235,9 +246,12 @@ func anthropicBlocks(st *replaycase.Step) []map[string]any {
 }
 
 // anthropicStopReason maps the case-model finish reason to Anthropic's stop_reason. A refusal
-// stays a refusal: an agent that checks stop_reason must not take it for a finished answer.
+// stays a refusal: an agent that checks stop_reason must not take it for a finished answer. A
+// refusal part with an ordinary finish reason (OpenAI ends a refusal with "stop") is one too.
 func anthropicStopReason(st *replaycase.Step) string {
+	refused := false
 	for _, m := range st.OutputMessages {
+		refused = refused || refusal(m) != nil
 		switch m.FinishReason {
 		case "tool_call", "tool_use", "tool_calls":
 			return "tool_use"
@@ -247,9 +261,12 @@ func anthropicStopReason(st *replaycase.Step) string {
 			return "stop_sequence"
 		case "content_filter", "refusal": // the GenAI conventions' name, Anthropic's own (kept as recorded)
 			return "refusal"
-		case "pause_turn":
-			return "pause_turn"
+		case "pause_turn", "model_context_window_exceeded": // Anthropic's own, kept as recorded
+			return m.FinishReason
 		}
+	}
+	if refused {
+		return "refusal"
 	}
 	return "end_turn"
 }

@@ -193,6 +193,7 @@ func (b *chatBody) params() (replaycase.ModelConfig, error) {
 			break
 		}
 	}
+	var err error
 	switch kind(b.Stop) {
 	case 0, 'n':
 	case '"':
@@ -200,15 +201,32 @@ func (b *chatBody) params() (replaycase.ModelConfig, error) {
 		_ = json.Unmarshal(b.Stop, &s)
 		mc.Stop = []string{s}
 	case '[':
-		if json.Unmarshal(b.Stop, &mc.Stop) != nil {
+		var stop []*string
+		if json.Unmarshal(b.Stop, &stop) != nil {
 			return mc, invalidType("stop", "a string or an array of strings")
+		}
+		if mc.Stop, err = stopStrings(stop, "stop"); err != nil {
+			return mc, err
 		}
 	default:
 		return mc, invalidType("stop", "a string or an array of strings")
 	}
-	var err error
 	mc.ToolChoice, err = rawText(b.ToolChoice, "tool_choice")
 	return mc, err
+}
+
+// stopStrings reads a stop sequence array. A null in it is refused, naming its index, as the
+// API refuses it: read as "", it would be a stop sequence the caller never sent, and a request
+// with ["a", null] would match a recording of ["a", ""].
+func stopStrings(stop []*string, param string) ([]string, error) {
+	out := make([]string, len(stop))
+	for i, s := range stop {
+		if s == nil {
+			return nil, invalidType(fmt.Sprintf("%s[%d]", param, i), "a string")
+		}
+		out[i] = *s
+	}
+	return out, nil
 }
 
 func (m *chatMessage) caseMessage(param string) (replaycase.Message, error) {

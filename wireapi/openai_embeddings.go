@@ -18,12 +18,16 @@ type EmbeddingsRequest struct {
 	Model  string
 	Input  []string
 	Base64 bool
+	// Dimensions is the vector length asked for (text-embedding-3 models shorten their
+	// vectors to it), 0 when not asked.
+	Dimensions int
 }
 
 type embeddingsBody struct {
 	Model          *string         `json:"model"`
 	Input          json.RawMessage `json:"input"`
 	EncodingFormat string          `json:"encoding_format"`
+	Dimensions     *int64          `json:"dimensions"`
 }
 
 // ParseEmbeddingsRequest reads POST /v1/embeddings. Token-array inputs are refused: the
@@ -60,6 +64,12 @@ func ParseEmbeddingsRequest(raw []byte) (*EmbeddingsRequest, error) {
 		}
 	default:
 		return nil, invalidType("input", want)
+	}
+	if d := body.Dimensions; d != nil {
+		if *d < 1 || *d > math.MaxInt32 {
+			return nil, invalidValue("dimensions", "a positive integer")
+		}
+		r.Dimensions = int(*d)
 	}
 	switch body.EncodingFormat {
 	case "", "float":

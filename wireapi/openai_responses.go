@@ -187,7 +187,10 @@ func (r *ResponsesRequest) Resolve(recorded Recorded) ([]replaycase.Message, err
 	}
 	out := append([]replaycase.Message{}, r.Input[:lead]...)
 	if r.PreviousResponseID != "" {
-		st := recorded(r.PreviousResponseID)
+		var st *replaycase.Step
+		if !strings.HasPrefix(r.PreviousResponseID, ItemLookup) { // a call lookup, not a response id
+			st = recorded(r.PreviousResponseID)
+		}
 		if st == nil {
 			return nil, &RequestError{Param: "previous_response_id", Code: "invalid_value", Message: "Previous response not found in the replayed case."}
 		}
@@ -415,7 +418,7 @@ func (r *ResponsesRequest) response(st *replaycase.Step, status string, output [
 // asked to stream, the API's Server-Sent Events.
 func WriteResponsesResponse(w http.ResponseWriter, req *ResponsesRequest, st *replaycase.Step) {
 	if req.Stream {
-		writeResponsesStream(w, req, st)
+		writeResponsesStream(w, req, st, -1)
 		return
 	}
 	writeJSON(w, ResponsesResponseJSON(req, st))
@@ -434,13 +437,16 @@ func ResponsesResponseJSON(req *ResponsesRequest, st *replaycase.Step) []byte {
 // for a function call function_call_arguments.delta and .done, then output_item.done; last
 // response.completed with the usage (response.incomplete when the recorded response was cut
 // short: finalStatus).
-func writeResponsesStream(w http.ResponseWriter, req *ResponsesRequest, st *replaycase.Step) {
+// Events numbered startingAfter or lower are left out (-1: none is).
+func writeResponsesStream(w http.ResponseWriter, req *ResponsesRequest, st *replaycase.Step, startingAfter int) {
 	es := newEventStream(w)
 	seq := 0
 	send := func(typ string, fields map[string]any) {
 		fields["type"], fields["sequence_number"] = typ, seq
+		if seq > startingAfter {
+			es.send(typ, fields)
+		}
 		seq++
-		es.send(typ, fields)
 	}
 	items := responseItems(st)
 	send("response.created", map[string]any{"response": req.response(st, "in_progress", []responseItem{})})
