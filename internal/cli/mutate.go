@@ -30,7 +30,7 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mutate", "usage: reprise mutate CASE --step N (--response JSON | --tool-result JSON | --tool-error TEXT) [--dataset DIR] [--out DIR]")
 	root := fs.String("dataset", defaultDataset, "dataset root the case is looked up in")
 	out := fs.String("out", "", "dataset root to write the new case into (default: --dataset)")
-	step := fs.Int("step", -1, "index of the step to edit (as `reprise show` numbers them)")
+	step := fs.Int("step", -1, "index of the step to edit, as reprise show numbers them")
 	response := fs.String("response", "", "new model output of an LLM step: a JSON string (the text), a message or an array of messages")
 	toolResult := fs.String("tool-result", "", "new result of a tool step, JSON")
 	toolError := fs.String("tool-error", "", "make a tool step fail with this error text")
