@@ -2,7 +2,6 @@ package replayext
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/reprise-dev/reprise/callsite"
 	"github.com/reprise-dev/reprise/replaycase"
@@ -48,7 +47,7 @@ func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	var err error
-	if requested.Messages, err = parsed.Resolve(func(key string) *replaycase.Step { return recordedResponse(c, key) }); err != nil {
+	if requested.Messages, err = parsed.Resolve(func(id string, byCall bool) *replaycase.Step { return recordedResponse(c, id, byCall) }); err != nil {
 		writeRequestError(w, err)
 		return
 	}
@@ -105,10 +104,7 @@ func (r *replay) getResponse(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	var st *replaycase.Step
-	if id := req.PathValue("response_id"); !strings.HasPrefix(id, wireapi.ItemLookup) { // a call lookup, not a response id
-		st = recordedResponse(c, id)
-	}
+	st := recordedResponse(c, req.PathValue("response_id"), false)
 	if st == nil {
 		writeError(w, http.StatusNotFound, "not_found_error", "no recorded response with that id in case "+caseID, nil)
 		return
@@ -116,25 +112,24 @@ func (r *replay) getResponse(w http.ResponseWriter, req *http.Request) {
 	wireapi.WriteRetrievedResponse(w, opts, st)
 }
 
-// recordedResponse finds the model step of case c that answered as response id key, or, for a
-// key of the form wireapi.ItemLookup+call id (or the call's recorded item id), the step whose
-// output called that tool; nil when there is none (or no case).
-func recordedResponse(c *replaycase.Case, key string) *replaycase.Step {
+// recordedResponse is wireapi.Recorded for case c: the model step that answered as response id
+// id, or, byCall, the one whose output made the function call with call id (or recorded item
+// id) id; nil when there is none (or no case).
+func recordedResponse(c *replaycase.Case, id string, byCall bool) *replaycase.Step {
 	if c == nil {
 		return nil
 	}
-	callID, byCall := strings.CutPrefix(key, wireapi.ItemLookup)
 	for i := range c.Steps {
 		st := &c.Steps[i]
 		if st.Kind != replaycase.StepLLM {
 			continue
 		}
-		if !byCall && wireapi.ResponsesID(st) == key {
+		if !byCall && wireapi.ResponsesID(st) == id {
 			return st
 		}
 		for _, m := range st.OutputMessages {
 			for _, p := range m.Parts {
-				if byCall && p.Type == "tool_call" && (p.ID == callID || p.ItemID == callID) {
+				if byCall && p.Type == "tool_call" && (p.ID == id || p.ItemID == id) {
 					return st
 				}
 			}

@@ -11,10 +11,11 @@ import (
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 )
 
-// "call:<call id>" is how the Responses endpoint looks up the response that made a tool call,
-// never a response id: as previous_response_id or in GET …/responses/{id} it is unknown, as the
-// API answers an id it never issued. It was resolved to the response that called the tool: a
-// request the API refuses got a recorded answer, and GET served a response under another id.
+// "call:<call id>" was how the Responses endpoint looked up the response that made a tool call
+// (now a lookup of its own kind, wireapi.Recorded's byCall), never a response id: as
+// previous_response_id or in GET …/responses/{id} it is unknown, as the API answers an id it
+// never issued. It was resolved to the response that called the tool: a request the API refuses
+// got a recorded answer, and GET served a response under another id.
 func TestACallLookupIsNoResponseID(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
 	cases := writeDataset(t, root, testfixtures.OTelEvents)

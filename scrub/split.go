@@ -100,45 +100,37 @@ func (s *Scrubber) splitJSON(t map[string]any, keys []string, r *Report) {
 // splitSlice masks split credentials among neighbouring string items of an attribute array
 // (an item of another type is no neighbour).
 func (s *Scrubber) splitSlice(sl pcommon.Slice, r *Report) {
-	if !twoStrings(sl.Len(), func(i int) bool { return sl.At(i).Type() == pcommon.ValueTypeStr }) {
-		return // numbers (an embedding), maps: nothing to join, and no list of values to make
-	}
-	var valueBuf [smallObject]string
-	values := valueBuf[:0]
-	for i := 0; i < sl.Len(); i++ {
-		v := ""
-		if sl.At(i).Type() == pcommon.ValueTypeStr {
-			v = sl.At(i).Str()
-		}
-		values = append(values, v)
-	}
-	for i, kind := range s.splitParts(values) {
-		sl.At(i).SetStr(s.secretValue(kind, values[i], r))
-	}
+	s.splitItems(sl.Len(), func(i int) (string, bool) {
+		v := sl.At(i)
+		return v.Str(), v.Type() == pcommon.ValueTypeStr
+	}, func(i int, v string) { sl.At(i).SetStr(v) }, r)
 }
 
 // splitList masks split credentials among neighbouring string items of a JSON array.
 func (s *Scrubber) splitList(t []any, r *Report) {
-	if !twoStrings(len(t), func(i int) bool { _, ok := t[i].(string); return ok }) {
-		return
+	s.splitItems(len(t), func(i int) (string, bool) { v, ok := t[i].(string); return v, ok },
+		func(i int, v string) { t[i] = v }, r)
+}
+
+// splitItems masks split credentials among neighbouring string items of a list of n: item
+// returns the i-th item and whether it is a string, set replaces it with its masked value.
+func (s *Scrubber) splitItems(n int, item func(i int) (string, bool), set func(i int, v string), r *Report) {
+	pair := false
+	for i := 0; i+1 < n && !pair; i++ {
+		_, a := item(i)
+		_, b := item(i + 1)
+		pair = a && b
+	}
+	if !pair {
+		return // numbers (an embedding), maps: nothing to join, and no list of values to make
 	}
 	var valueBuf [smallObject]string
 	values := valueBuf[:0]
-	for _, item := range t {
-		v, _ := item.(string)
+	for i := 0; i < n; i++ {
+		v, _ := item(i) // "" for an item that is no string: no neighbour
 		values = append(values, v)
 	}
 	for i, kind := range s.splitParts(values) {
-		t[i] = s.secretValue(kind, values[i], r)
+		set(i, s.secretValue(kind, values[i], r))
 	}
-}
-
-// twoStrings tells whether two neighbouring items of a list of n are strings.
-func twoStrings(n int, str func(i int) bool) bool {
-	for i := 0; i+1 < n; i++ {
-		if str(i) && str(i+1) {
-			return true
-		}
-	}
-	return false
 }

@@ -50,7 +50,7 @@ func FuzzParsersRefuseWithANamedField(f *testing.F) {
 		r, err := ParseResponsesRequest(body)
 		check(err)
 		if err == nil {
-			_, err = r.Resolve(func(string) *replaycase.Step { return nil })
+			_, err = r.Resolve(func(string, bool) *replaycase.Step { return nil })
 			check(err)
 		}
 	})

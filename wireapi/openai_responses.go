@@ -171,8 +171,11 @@ func (r *ResponsesRequest) addItem(raw json.RawMessage, param string) error {
 	return nil
 }
 
-// Recorded looks up a recorded response by id: its step, or nil.
-type Recorded func(responseID string) *replaycase.Step
+// Recorded looks up a recorded step: the one that answered as response id id, or, with
+// byCall, the one whose output has the function call with call id (or recorded item id) id.
+// Nil when there is none. Two kinds of key, not one string with a prefix: a client's
+// previous_response_id can then never be taken for a call lookup.
+type Recorded func(id string, byCall bool) *replaycase.Step
 
 // Resolve gives the whole conversation a request continues: the input and output of the
 // response previous_response_id names (recursively, as the API stores them), then the
@@ -187,10 +190,7 @@ func (r *ResponsesRequest) Resolve(recorded Recorded) ([]replaycase.Message, err
 	}
 	out := append([]replaycase.Message{}, r.Input[:lead]...)
 	if r.PreviousResponseID != "" {
-		var st *replaycase.Step
-		if !strings.HasPrefix(r.PreviousResponseID, ItemLookup) { // a call lookup, not a response id
-			st = recorded(r.PreviousResponseID)
-		}
+		st := recorded(r.PreviousResponseID, false)
 		if st == nil {
 			return nil, &RequestError{Param: "previous_response_id", Code: "invalid_value", Message: "Previous response not found in the replayed case."}
 		}
@@ -254,7 +254,7 @@ func findItem(recorded Recorded, id string) (replaycase.Part, bool) {
 		keys = append(keys, callID)
 	}
 	for _, key := range keys {
-		if st := recorded(ItemLookup + key); st != nil {
+		if st := recorded(key, true); st != nil {
 			for _, m := range st.OutputMessages {
 				for _, p := range m.Parts {
 					if p.Type == "tool_call" && (p.ItemID == id || p.ID == key) {
@@ -266,10 +266,6 @@ func findItem(recorded Recorded, id string) (replaycase.Part, bool) {
 	}
 	return replaycase.Part{}, false
 }
-
-// ItemLookup is how Resolve asks a Recorded function for the step whose output has the function
-// call with the call id (or recorded item id) that follows, instead of for a response id.
-const ItemLookup = "call:"
 
 // Rendering a recorded step as a Responses response.
 

@@ -24,8 +24,8 @@ func TestResponsesRecordedItemIDs(t *testing.T) {
 	}
 	assert.Equal(t, []string{"message msg_abc ", "function_call fc_abc call_1", "function_call fc_call_2 call_2"}, ids)
 
-	recorded := func(key string) *replaycase.Step {
-		if key == ItemLookup+"fc_abc" || key == ItemLookup+"call_2" {
+	recorded := func(key string, byCall bool) *replaycase.Step {
+		if byCall && (key == "fc_abc" || key == "call_2") {
 			return st
 		}
 		return nil

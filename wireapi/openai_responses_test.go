@@ -61,8 +61,8 @@ func TestResolveReferences(t *testing.T) {
 		OutputMessages: []replaycase.Message{{Role: "assistant", Parts: []replaycase.Part{
 			{Type: "tool_call", ID: "call_1", Name: "get_weather", Arguments: `{"city":"Paris"}`},
 			{Type: "tool_call", ID: "call_2", Name: "get_weather", Arguments: `{"city":"Lyon"}`}}}}}
-	recorded := func(key string) *replaycase.Step {
-		if key == "resp_1" || key == ItemLookup+"call_1" || key == ItemLookup+"call_2" {
+	recorded := func(key string, byCall bool) *replaycase.Step {
+		if !byCall && key == "resp_1" || byCall && (key == "call_1" || key == "call_2") {
 			return first
 		}
 		return nil
