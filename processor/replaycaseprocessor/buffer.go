@@ -319,8 +319,9 @@ func (p *caseProcessor) grow(b *traceBuffer, items int, size int64) {
 // buffers fit in the byte limit. A closed case stays counted in p.bytes until it is sent
 // (drainIfDue sends when p.bytes is over the limit, and admit refuses requests meanwhile), so
 // the byte limit is checked against the open buffers alone: against p.bytes, which closing
-// does not lower, one byte over the limit closed every open case. Memory held stays within the
-// limit plus one request. Caller holds mu.
+// does not lower, one byte over the limit closed every open case. The ids the remembered closes
+// hold count too, and are forgotten, oldest first, before an open case is closed for them
+// (withIDs). Memory held stays within the limit plus one request. Caller holds mu.
 func (p *caseProcessor) enforceLimits(due []closing) []closing {
 	for p.order.Len() > 0 {
 		var limit string
@@ -328,7 +329,7 @@ func (p *caseProcessor) enforceLimits(due []closing) []closing {
 		switch {
 		case len(p.open) > p.cfg.Limits.MaxOpenTraces:
 			limit, value = "max_open_traces", int64(p.cfg.Limits.MaxOpenTraces)
-		case p.openBytes > p.cfg.Limits.MaxBufferedBytes:
+		case p.withIDs(p.openBytes, p.cfg.Limits.MaxBufferedBytes) > p.cfg.Limits.MaxBufferedBytes:
 			limit, value = "max_buffered_bytes", p.cfg.Limits.MaxBufferedBytes
 		default:
 			return due
@@ -347,12 +348,12 @@ func (p *caseProcessor) take(b *traceBuffer, cause replaycase.CloseCause, detail
 	b.elem = nil
 	delete(p.open, b.id)
 	p.openBytes -= b.bytes
-	spans := p.rememberClose(b)          // what it held stays recognised (closed_spans.go)
+	spans, events := p.rememberClose(b)  // what it held stays recognised (closed_spans.go)
 	b.seenSpans, b.seenEvents = nil, nil // the close remembers them, within its bounds
 	ctx := context.Background()
 	p.telemetry.ProcessorReplayCaseOpenCases.Add(ctx, -1)
 	p.telemetry.ProcessorReplayCaseBufferedSpans.Add(ctx, -int64(b.spanCount+b.eventCount))
-	return closing{buf: b, cause: cause, detail: detail, spans: spans}
+	return closing{buf: b, cause: cause, detail: detail, spans: spans, events: events}
 }
 
 // materialize decodes a closed buffer's telemetry and accounts for it at its pdata estimate

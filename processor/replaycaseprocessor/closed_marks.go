@@ -29,13 +29,17 @@ import (
 const closedPrefix = "closed/"
 
 // Versions of a mark's value (its first byte). Version 1: the rest is why select kept the run
-// ("" when it did not, or without select). Version 2 (closedMarkVersion) also carries the span
-// ids the case held (closed_spans.go), so that a redelivery after a restart is recognised as a
-// duplicate: the length (uvarint) and bytes of selectedBy, then 8 bytes per span id, sorted.
-// Version 1 marks are still read, without span ids.
+// ("" when it did not, or without select). Version 2 also carries the span ids the case held
+// (closed_spans.go), so that a redelivery after a restart is recognised as a duplicate: the
+// length (uvarint) and bytes of selectedBy, then 8 bytes per span id, sorted. Version 3
+// (closedMarkVersion) also carries the GenAI event keys (event_identity.go), which are the
+// same in every process since it: the length and bytes of selectedBy, the number of span ids
+// (uvarint), 8 bytes per span id, sorted, then 16 bytes per event key, sorted. Versions 1 and 2
+// are still read, without event keys (their events sent again are a late fragment, as before).
 const (
 	closedMarkVersion1 = 1
-	closedMarkVersion  = 2
+	closedMarkVersion2 = 2
+	closedMarkVersion  = 3
 )
 
 // closedRun is a trace whose case a batch holds, to mark closed once the batch is released.
@@ -43,6 +47,7 @@ type closedRun struct {
 	id         pcommon.TraceID
 	selectedBy string
 	spans      []pcommon.SpanID // the span ids its close remembers (closing.spans), sorted
+	events     []eventKey       // the event keys its close remembers (closing.events), sorted
 }
 
 // storedClose is a mark read on start.
@@ -50,47 +55,70 @@ type storedClose struct {
 	key        string
 	selectedBy string
 	spans      []pcommon.SpanID
+	events     []eventKey
 }
 
 // closedValue is a mark's value for c.
 func closedValue(c closedRun) []byte {
-	v := binary.AppendUvarint([]byte{closedMarkVersion}, uint64(len(c.selectedBy)))
+	v := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(c.selectedBy)+8*len(c.spans)+len(eventKey{})*len(c.events))
+	v = binary.AppendUvarint(append(v, closedMarkVersion), uint64(len(c.selectedBy)))
 	v = append(v, c.selectedBy...)
+	v = binary.AppendUvarint(v, uint64(len(c.spans)))
 	for _, id := range c.spans {
 		v = append(v, id[:]...)
+	}
+	for _, k := range c.events {
+		v = append(v, k[:]...)
 	}
 	return v
 }
 
-// readClosedValue reads why select kept the run and the span ids its case held from a mark's
-// value (copies: the storage owns value). An unknown version or a malformed value gives
-// neither: the close is still remembered, its spans sent again are a late fragment.
-func readClosedValue(value []byte) (selectedBy string, spans []pcommon.SpanID) {
+// readClosedValue reads why select kept the run and the span ids and event keys its case held
+// from a mark's value (copies: the storage owns value). An unknown version or a malformed value
+// gives none of them: the close is still remembered, its spans sent again are a late fragment.
+func readClosedValue(value []byte) (selectedBy string, spans []pcommon.SpanID, events []eventKey) {
 	switch {
 	case len(value) == 0:
-		return "", nil
+		return "", nil, nil
 	case value[0] == closedMarkVersion1:
-		return string(value[1:]), nil
-	case value[0] != closedMarkVersion:
-		return "", nil
+		return string(value[1:]), nil, nil
+	case value[0] != closedMarkVersion2 && value[0] != closedMarkVersion:
+		return "", nil, nil
 	}
-	size, n := binary.Uvarint(value[1:])
 	rest := value[1:]
-	if n <= 0 || size > uint64(len(rest)-n) || (len(rest)-n-int(size))%8 != 0 {
-		return "", nil
+	size, n := binary.Uvarint(rest)
+	if n <= 0 || size > uint64(len(rest)-n) {
+		return "", nil, nil
 	}
 	selectedBy, rest = string(rest[n:n+int(size)]), rest[n+int(size):]
-	if len(rest) == 0 {
-		return selectedBy, nil
+	nspans := uint64(len(rest) / 8) // version 2: every byte left is a span id
+	if value[0] == closedMarkVersion {
+		if nspans, n = binary.Uvarint(rest); n <= 0 || nspans > uint64(len(rest)-n)/8 {
+			return "", nil, nil
+		}
+		rest = rest[n:]
 	}
-	spans = slices.Grow([]pcommon.SpanID(nil), len(rest)/8) // sized as closedIDsOf sizes them
-	for ; len(rest) > 0; rest = rest[8:] {
-		spans = append(spans, pcommon.SpanID(rest[:8]))
+	spanBytes, keyBytes := rest[:8*nspans], rest[8*nspans:]
+	if (value[0] == closedMarkVersion2 && len(keyBytes) != 0) || len(keyBytes)%len(eventKey{}) != 0 {
+		return "", nil, nil
 	}
-	// Sorted when written; sorted again so that a mark not written by this code cannot make a
-	// lookup miss.
-	slices.SortFunc(spans, compareSpanIDs)
-	return selectedBy, spans
+	spans = readSorted(spanBytes, 8, func(b []byte) pcommon.SpanID { return pcommon.SpanID(b) }, compareSpanIDs)
+	return selectedBy, spans, readSorted(keyBytes, len(eventKey{}), func(b []byte) eventKey { return eventKey(b) }, compareEventKeys)
+}
+
+// readSorted reads b as ids of size bytes each, sorted (nil when b is empty), in a slice sized
+// as closedIDsOf sizes them. Sorted when written; sorted again so that a mark not written by
+// this code cannot make a lookup miss.
+func readSorted[K any](b []byte, size int, id func([]byte) K, compare func(a, b K) int) []K {
+	if len(b) == 0 {
+		return nil
+	}
+	ids := slices.Grow([]K(nil), len(b)/size)
+	for ; len(b) > 0; b = b[size:] {
+		ids = append(ids, id(b[:size]))
+	}
+	slices.SortFunc(ids, compare)
+	return ids
 }
 
 // closedMark is one stored close.
@@ -127,42 +155,89 @@ func parseClosedKey(key string) (m closedMark, ok bool) {
 }
 
 // closedMarks are the stored marks, the last n, oldest first from next. Guarded by wal.mu.
+//
+// The ids the marks hold are bounded as the memory's are (closed_spans.go): at most budget
+// bytes (limits.max_buffered_bytes / closedIDsShare) of span ids and event keys in all. Past it
+// the oldest marks that hold ids are written again without them, in the transaction that
+// stores the new one: the ids the memory forgets first. A mark whose ids alone exceed the
+// budget is stored without them. So storage holds at most the budget of ids plus the marks'
+// keys and headers, whatever the size of the runs.
 type closedMarks struct {
-	ring []closedMark
+	ring []storedMark
 	next int
 	// stale are the keys of marks to delete with the next transaction that stores marks: the
 	// ones beyond n when they were read on start (limits.max_open_traces lowered) or unreadable.
 	stale []string
+	// bytes are the ids the marks hold, at most budget once a transaction stored marks;
+	// stripped is how many of the oldest marks (in ring order) strip went past: none of them
+	// holds ids any more.
+	budget, bytes int64
+	stripped      int
 }
 
-func newClosedMarks(n int) *closedMarks {
-	return &closedMarks{ring: make([]closedMark, 0, max(n, 1))}
+// storedMark is a mark in the window, with what is needed to write it again without ids.
+type storedMark struct {
+	closedMark
+	selectedBy string
+	idBytes    int64 // bytes of span ids and event keys its value holds
+}
+
+func newClosedMarks(n int, budget int64) *closedMarks {
+	return &closedMarks{ring: make([]storedMark, 0, max(n, 1)), budget: budget}
+}
+
+// markIDBytes is what the ids of a mark's value take.
+func markIDBytes(spans []pcommon.SpanID, events []eventKey) int64 {
+	return int64(len(spans))*memClosedID + int64(len(events))*memClosedEventKey
 }
 
 // add remembers m and returns the mark it replaces, if the ring was full.
-func (c *closedMarks) add(m closedMark) (old closedMark, full bool) {
+func (c *closedMarks) add(m storedMark) (old storedMark, full bool) {
+	c.bytes += m.idBytes
 	if len(c.ring) < cap(c.ring) {
 		c.ring = append(c.ring, m)
-		return closedMark{}, false
+		return storedMark{}, false
 	}
 	old = c.ring[c.next]
 	c.ring[c.next] = m
 	c.next = (c.next + 1) % len(c.ring)
+	c.bytes -= old.idBytes
+	c.stripped = max(c.stripped-1, 0)
 	return old, true
 }
 
-// closeOps returns the operations that store a mark for each trace closed and delete the marks
-// they push out of the window. Caller holds w.mu.
+// strip returns the operations that write the oldest marks holding ids again without them,
+// while the marks' ids exceed the budget.
+func (c *closedMarks) strip(ops []*storage.Operation) []*storage.Operation {
+	for c.bytes > c.budget && c.stripped < len(c.ring) {
+		m := &c.ring[(c.next+c.stripped)%len(c.ring)] // the oldest not stripped
+		if m.idBytes > 0 {
+			ops = append(ops, storage.SetOperation(m.key(), closedValue(closedRun{selectedBy: m.selectedBy})))
+			c.bytes -= m.idBytes
+			m.idBytes = 0
+		}
+		c.stripped++
+	}
+	return ops
+}
+
+// closeOps returns the operations that store a mark for each trace closed, delete the marks
+// they push out of the window and strip the oldest marks of their ids past the budget. Caller
+// holds w.mu.
 func (w *wal) closeOps(ops []*storage.Operation, closed []closedRun) []*storage.Operation {
 	for _, c := range closed {
 		w.seq++
-		m := closedMark{seq: w.seq, id: c.id}
+		m := storedMark{closedMark: closedMark{seq: w.seq, id: c.id}, selectedBy: c.selectedBy, idBytes: markIDBytes(c.spans, c.events)}
+		if m.idBytes > w.closed.budget { // the memory forgets them at once too (heldIDs.added)
+			c.spans, c.events, m.idBytes = nil, nil, 0
+		}
 		ops = append(ops, storage.SetOperation(m.key(), closedValue(c)))
 		if old, full := w.closed.add(m); full {
 			ops = append(ops, storage.DeleteOperation(old.key()))
 		}
 	}
 	if len(closed) > 0 {
+		ops = w.closed.strip(ops)
 		for _, k := range w.closed.stale {
 			ops = append(ops, storage.DeleteOperation(k))
 		}
@@ -187,10 +262,10 @@ func (p *caseProcessor) restoreCloses(closes []storedClose) {
 			w.closed.stale = append(w.closed.stale, c.key)
 			continue
 		}
-		if old, full := w.closed.add(m); full {
+		if old, full := w.closed.add(storedMark{closedMark: m, selectedBy: c.selectedBy, idBytes: markIDBytes(c.spans, c.events)}); full {
 			w.closed.stale = append(w.closed.stale, old.key())
 		}
-		p.closed.add(m.id, c.spans, nil) // event keys are per process: not stored
+		p.closed.add(m.id, c.spans, c.events)
 		if p.selector != nil && c.selectedBy != "" {
 			p.selector.recent.add(m.id, c.selectedBy)
 		}

@@ -23,16 +23,21 @@ import (
 // trace id), and only the new ones form the late_spans fragment. A request that is entirely
 // duplicates opens no buffer and its write-ahead record is released.
 //
-// Bounds: the ids of the last limits.max_open_traces closes, at 8 bytes each in sorted slices,
-// and of those at most limits.max_buffered_bytes / closedIDsShare bytes: past it the ids of
-// the oldest closes are forgotten first (their closes are still remembered, so their spans
-// that come again are late_spans fragments, as before). A close stores only the ids no earlier
+// Bounds: the ids of the last limits.max_open_traces closes, at 8 bytes a span id and 16 an
+// event key (event_identity.go) in sorted slices, and of those at most
+// limits.max_buffered_bytes / closedIDsShare bytes: past it the ids of the oldest closes are
+// forgotten first (their closes are still remembered, so their spans that come again are
+// late_spans fragments, as before). These bytes are inside max_buffered_bytes, not beside it:
+// when the cases and the ids together exceed the limit, the oldest ids are forgotten before an
+// open case is closed early or a request refused for memory (withIDs), so the ids never take
+// room from open cases, and the limit bounds both. A close stores only the ids no earlier
 // remembered close of its trace holds, so the parts of a trace cut at the span limit are not
-// stored again part after part. With storage, the closed marks carry the span ids
-// (closed_marks.go); event keys are hashed with a per-process seed, so they are not stored.
+// stored again part after part. With storage, the closed marks carry the span ids and the event
+// keys (closed_marks.go): event keys are the same in every process, so a redelivery after a
+// restart is recognised for its events as for its spans.
 
 // closedIDsShare: the ids the closed cases held take at most 1/16 of limits.max_buffered_bytes
-// (16 MiB by default: two million span ids), beside it.
+// (16 MiB by default: two million span ids), within it.
 const closedIDsShare = 16
 
 // heldIDs accounts for the ids the remembered closes hold.
@@ -46,14 +51,14 @@ type heldIDs struct {
 // at a size class, so the capacity is what the allocator gave), at least 16 bytes a slice (an
 // 8-byte one takes 16 with the race detector, which turns off the tiny allocator).
 func (c *recentClose) idBytes() int64 {
-	return idSliceBytes(cap(c.spans)) + idSliceBytes(cap(c.events))
+	return idSliceBytes(cap(c.spans), memClosedID) + idSliceBytes(cap(c.events), memClosedEventKey)
 }
 
-func idSliceBytes(n int) int64 {
+func idSliceBytes(n int, size int64) int64 {
 	if n == 0 {
 		return 0
 	}
-	return max(int64(n)*memClosedID, 16)
+	return max(int64(n)*size, 16)
 }
 
 // added accounts for close c, just added, and forgets the ids of the oldest closes while the
@@ -76,6 +81,19 @@ func (h *heldIDs) forget(r *recentTraces, k uint64) {
 	h.from = k + 1
 }
 
+// withIDs returns cases (bytes of cases counted against limit) plus the bytes of the ids the
+// remembered closes hold, after forgetting the ids of the oldest closes while the two exceed
+// limit: the ids give way before any case does. Once no id is left, the cases alone are
+// counted, and the limits close and refuse cases exactly as they did before the ids were
+// counted. Caller holds mu.
+func (p *caseProcessor) withIDs(cases, limit int64) int64 {
+	h := &p.closed.held
+	for cases+h.bytes > limit && h.bytes > 0 {
+		h.forget(p.closed, h.from) // bytes > 0: a close at or after from holds ids
+	}
+	return cases + h.bytes
+}
+
 // heldSpan tells whether a remembered closed case of trace id held span s.
 func (r *recentTraces) heldSpan(id pcommon.TraceID, s pcommon.SpanID) bool {
 	for _, k := range r.closes[id] {
@@ -89,7 +107,7 @@ func (r *recentTraces) heldSpan(id pcommon.TraceID, s pcommon.SpanID) bool {
 // heldEvent tells whether a remembered closed case of trace id held event e.
 func (r *recentTraces) heldEvent(id pcommon.TraceID, e eventKey) bool {
 	for _, k := range r.closes[id] {
-		if _, ok := slices.BinarySearch(r.ring[k%r.n].events, e); ok {
+		if _, ok := slices.BinarySearchFunc(r.ring[k%r.n].events, e, compareEventKeys); ok {
 			return true
 		}
 	}
@@ -128,12 +146,13 @@ func closedIDsOf[K comparable](seen map[K]struct{}, held func(K) bool, compare f
 }
 
 // rememberClose remembers the close of b, whose case holds the span ids and event keys of its
-// seen sets, and returns the span ids it remembers, for b's closed mark. Caller holds mu.
-func (p *caseProcessor) rememberClose(b *traceBuffer) []pcommon.SpanID {
+// seen sets, and returns the span ids and event keys it remembers, for b's closed mark. Caller
+// holds mu.
+func (p *caseProcessor) rememberClose(b *traceBuffer) ([]pcommon.SpanID, []eventKey) {
 	spans := closedIDsOf(b.seenSpans, func(s pcommon.SpanID) bool { return p.closed.heldSpan(b.id, s) }, compareSpanIDs)
-	events := closedIDsOf(b.seenEvents, func(e eventKey) bool { return p.closed.heldEvent(b.id, e) }, cmp.Compare[eventKey])
+	events := closedIDsOf(b.seenEvents, func(e eventKey) bool { return p.closed.heldEvent(b.id, e) }, compareEventKeys)
 	p.closed.add(b.id, spans, events)
-	return spans
+	return spans, events
 }
 
 // heldByClosedCase is the duplicates metric's attribute for items a closed case held.

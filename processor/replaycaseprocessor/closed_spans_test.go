@@ -3,6 +3,7 @@ package replaycaseprocessor
 import (
 	"context"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -217,29 +218,38 @@ func TestVersion1ClosedMarksAreRestored(t *testing.T) {
 	assert.NotEqual(t, reference.cases()[0].CaseID, cases[0].CaseID)
 }
 
-// A mark's value reads back as written; any other value reads without a panic, as sorted ids.
+// A mark's value reads back as written; any other value reads without a panic, as sorted ids
+// and keys.
 func FuzzClosedMarkValue(f *testing.F) {
-	f.Add("error_root", []byte("0123456789abcdef"), []byte{2, 0, 1, 2, 3, 4, 5, 6, 7, 8})
-	f.Add("", []byte{}, []byte{1, 'x'})
-	f.Fuzz(func(t *testing.T, by string, ids []byte, value []byte) {
+	f.Add("error_root", []byte("0123456789abcdef"), []byte("0123456789abcdef"), []byte{2, 0, 1, 2, 3, 4, 5, 6, 7, 8})
+	f.Add("", []byte{}, []byte{}, []byte{1, 'x'})
+	f.Add("x", []byte{}, []byte{}, []byte{3, 1, 'x', 1, 1, 2, 3, 4, 5, 6, 7, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
+	f.Fuzz(func(t *testing.T, by string, ids, keys []byte, value []byte) {
 		var spans []pcommon.SpanID
 		for ; len(ids) >= 8; ids = ids[8:] {
 			spans = append(spans, pcommon.SpanID(ids[:8]))
 		}
-		gotBy, gotSpans := readClosedValue(closedValue(closedRun{selectedBy: by, spans: spans}))
-		if gotBy != by || len(gotSpans) != len(spans) {
-			t.Fatalf("read %q, %d ids; wrote %q, %d", gotBy, len(gotSpans), by, len(spans))
+		var events []eventKey
+		for ; len(keys) >= 16; keys = keys[16:] {
+			events = append(events, eventKey(keys[:16]))
+		}
+		gotBy, gotSpans, gotEvents := readClosedValue(closedValue(closedRun{selectedBy: by, spans: spans, events: events}))
+		if gotBy != by || len(gotSpans) != len(spans) || len(gotEvents) != len(events) {
+			t.Fatalf("read %q, %d ids, %d keys; wrote %q, %d, %d", gotBy, len(gotSpans), len(gotEvents), by, len(spans), len(events))
 		}
 		for _, s := range spans {
 			if _, ok := findSpanID(gotSpans, s); !ok {
 				t.Fatalf("span id %s written, not read back", s)
 			}
 		}
-		_, read := readClosedValue(value)
-		for i := 1; i < len(read); i++ {
-			if compareSpanIDs(read[i-1], read[i]) > 0 {
-				t.Fatalf("ids read unsorted: %v", read)
+		for _, k := range events {
+			if !slices.Contains(gotEvents, k) {
+				t.Fatalf("event key %x written, not read back", k)
 			}
+		}
+		_, read, readKeys := readClosedValue(value)
+		if !slices.IsSortedFunc(read, compareSpanIDs) || !slices.IsSortedFunc(readKeys, compareEventKeys) {
+			t.Fatalf("ids read unsorted: %v %v", read, readKeys)
 		}
 	})
 }
@@ -304,23 +314,25 @@ func TestClosedIDsAccountingCoversTheHeap(t *testing.T) {
 			closes = 2_000 // as many bytes, fewer slices: the race detector is slow
 		}
 		const noise = 64 << 10 // the test's own heap moves by a few kB between two readings
-		seen := map[pcommon.SpanID]struct{}{}
+		seen, seenEvents := map[pcommon.SpanID]struct{}{}, map[eventKey]struct{}{}
 		for i := range n {
 			seen[pcommon.SpanID{byte(i >> 8), byte(i), 7}] = struct{}{}
+			seenEvents[eventKey{byte(i >> 8), byte(i), 9}] = struct{}{}
 		}
 		notHeld := func(pcommon.SpanID) bool { return false }
-		kept := make([][]pcommon.SpanID, closes)
+		noEvent := func(eventKey) bool { return false }
+		kept := make([]recentClose, closes)
 		before := int64(heapInUse())
 		for i := range kept {
-			kept[i] = closedIDsOf(seen, notHeld, compareSpanIDs)
+			kept[i].spans = closedIDsOf(seen, notHeld, compareSpanIDs)
+			kept[i].events = closedIDsOf(seenEvents, noEvent, compareEventKeys)
 		}
 		held := int64(heapInUse()) - before
 		accounted := int64(0)
 		for i := range kept {
-			c := recentClose{spans: kept[i]}
-			accounted += c.idBytes()
+			accounted += kept[i].idBytes()
 		}
-		t.Logf("%d ids: heap %d B/close, accounted %d", n, held/int64(closes), accounted/int64(closes))
+		t.Logf("%d span ids and %d event keys: heap %d B/close, accounted %d", n, n, held/int64(closes), accounted/int64(closes))
 		assert.GreaterOrEqual(t, accounted+noise, held, "the accounting covers the heap")
 		runtime.KeepAlive(kept)
 	}

@@ -105,7 +105,8 @@ type LimitsConfig struct {
 	// and bookkeeping, a case being built or refused its pdata estimate. Open cases
 	// are closed oldest first to stay under it; while closed cases cannot be sent, new data is
 	// refused with a retryable error. Default 256 MiB. The ids that the last closes remember
-	// (closed_spans.go) take at most a sixteenth of it, beside it.
+	// (closed_spans.go) take at most a sixteenth of it, within it: they are forgotten, oldest
+	// first, before an open case is closed or a request refused for memory.
 	MaxBufferedBytes int64 `mapstructure:"max_buffered_bytes"`
 }
 

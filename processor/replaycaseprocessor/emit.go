@@ -51,14 +51,14 @@ func (p *caseProcessor) admit(ctx context.Context) error {
 func (p *caseProcessor) backlogged() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.pending) > 0 || p.bytes > p.cfg.Limits.MaxBufferedBytes
+	return len(p.pending) > 0 || p.withIDs(p.bytes, p.cfg.Limits.MaxBufferedBytes) > p.cfg.Limits.MaxBufferedBytes
 }
 
 // drainIfDue sends the closed cases when a batch is full or memory is over the limit. A refusal
 // keeps them (pending) and is not the caller's error: the caller's data was accepted.
 func (p *caseProcessor) drainIfDue(ctx context.Context) {
 	p.mu.Lock()
-	due := len(p.outbox) >= p.cfg.EmitBatchSize || p.bytes > p.cfg.Limits.MaxBufferedBytes
+	due := len(p.outbox) >= p.cfg.EmitBatchSize || p.withIDs(p.bytes, p.cfg.Limits.MaxBufferedBytes) > p.cfg.Limits.MaxBufferedBytes
 	p.mu.Unlock()
 	if due {
 		_ = p.drain(ctx)
@@ -223,8 +223,8 @@ const buildHeadroom = 4
 func (p *caseProcessor) overBuildLimit() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	limit := p.cfg.Limits.MaxBufferedBytes
-	return p.bytes > limit+limit/buildHeadroom
+	limit := p.cfg.Limits.MaxBufferedBytes + p.cfg.Limits.MaxBufferedBytes/buildHeadroom
+	return p.withIDs(p.bytes, limit) > limit
 }
 
 // addToBatch builds one closed buffer into b, and records what it added to b.traces.
@@ -252,7 +252,7 @@ func (p *caseProcessor) addRun(ctx context.Context, cl closing, b *batch) *close
 	closedAt := -1
 	if p.wal != nil && !cl.buf.id.IsEmpty() { // every buffer take closed: what recentTraces remembers
 		closedAt = len(b.closed)
-		b.closed = append(b.closed, closedRun{id: cl.buf.id, spans: cl.spans})
+		b.closed = append(b.closed, closedRun{id: cl.buf.id, spans: cl.spans, events: cl.events})
 	}
 	if m := cl.buf.marker; m != nil {
 		b.markers = append(b.markers, m)

@@ -1,23 +1,34 @@
 package replaycaseprocessor
 
 import (
+	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/binary"
-	"hash/maphash"
+	"hash"
 	"math"
 	"slices"
+	"sync"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 )
 
-// eventKey identifies a log event within its trace.
-type eventKey uint64
+// eventKey identifies a log event within its trace: the first 16 bytes of a SHA-256 of what
+// makes it the same event (eventIdentity).
+type eventKey [16]byte
 
-// eventSeed keys every event's hash in this process. Keys are compared only within one
-// process (a restart rebuilds them from the write-ahead copy), and a secret seed keeps a client
-// from crafting two different events with one key, one of which would then be dropped.
-var eventSeed = maphash.MakeSeed()
+// Why a cryptographic hash, and not a seeded one: the keys of a closed case's events are stored
+// in its closed mark (closed_marks.go) and compared with the keys of events redelivered after a
+// restart, so a key must be the same in every process and every Go version. hash/maphash (used
+// before, with a per-process seed) is neither. The seed was there so that a client could not
+// craft two different events with one key, one of which would then be dropped as a duplicate;
+// finding two events with one 128-bit truncated SHA-256 takes about 2^64 hashes, so no secret
+// is needed, and none has to be kept in storage and read back before the marks. Measured with
+// BenchmarkEventIdentity against the seeded maphash (README, Duplicates).
+
+// hashers reuse a digest and its buffers: nothing is allocated per event.
+var hashers = sync.Pool{New: func() any { return &valueHasher{d: sha256.New()} }}
 
 // eventIdentity is a hash of what makes a log event the same event when a client sends it
 // again: its span id, timestamp, event name, severity, body and attributes (in order). Two
@@ -28,10 +39,11 @@ var eventSeed = maphash.MakeSeed()
 // one). Every piece is written with its type and length, so different events never write the
 // same bytes; a map's entries are hashed in key order, as the JSON text sorted them.
 func eventIdentity(lr plog.LogRecord) eventKey {
-	var h valueHasher // maphash.Hash is a value that buffers what it is given: nothing escapes
-	h.h.SetSeed(eventSeed)
+	h := hashers.Get().(*valueHasher)
+	defer hashers.Put(h)
+	h.d.Reset()
 	sid := lr.SpanID()
-	h.h.Write(sid[:])
+	h.write(sid[:])
 	h.uint(uint64(lr.Timestamp()))
 	h.uint(uint64(lr.SeverityNumber()))
 	h.str(lr.EventName())
@@ -42,22 +54,53 @@ func eventIdentity(lr plog.LogRecord) eventKey {
 		h.str(k)
 		h.value(v)
 	}
-	return eventKey(h.h.Sum64())
+	h.flush()
+	var k eventKey
+	copy(k[:], h.d.Sum(h.sum[:0]))
+	return k
 }
 
-// valueHasher writes pdata values into a hash without ambiguity.
+// compareEventKeys orders event keys (the remembered ones are sorted, closed_spans.go).
+func compareEventKeys(a, b eventKey) int { return bytes.Compare(a[:], b[:]) }
+
+// valueHasher writes pdata values into a hash without ambiguity. It gathers what it writes in
+// buf: a Write per piece through the hash.Hash interface would copy each string into a new
+// []byte.
 type valueHasher struct {
-	h maphash.Hash
+	d   hash.Hash
+	buf [512]byte
+	n   int // bytes in buf
+	sum [sha256.Size]byte
+}
+
+func (v *valueHasher) flush() {
+	v.d.Write(v.buf[:v.n])
+	v.n = 0
+}
+
+func (v *valueHasher) write(b []byte)       { writeBytes(v, b) }
+func (v *valueHasher) writeString(s string) { writeBytes(v, s) }
+
+// writeBytes copies b into v.buf, flushing it whenever it is full.
+func writeBytes[B string | []byte](v *valueHasher, b B) {
+	for len(b) > 0 {
+		if v.n == len(v.buf) {
+			v.flush()
+		}
+		c := copy(v.buf[v.n:], b)
+		v.n += c
+		b = b[c:]
+	}
 }
 
 func (v *valueHasher) uint(n uint64) {
 	var num [binary.MaxVarintLen64]byte
-	v.h.Write(binary.AppendUvarint(num[:0], n))
+	v.write(binary.AppendUvarint(num[:0], n))
 }
 
 func (v *valueHasher) str(s string) {
 	v.uint(uint64(len(s)))
-	v.h.WriteString(s)
+	v.writeString(s)
 }
 
 func (v *valueHasher) value(val pcommon.Value) {
@@ -78,7 +121,7 @@ func (v *valueHasher) value(val pcommon.Value) {
 	case pcommon.ValueTypeBytes:
 		b := val.Bytes().AsRaw()
 		v.uint(uint64(len(b)))
-		v.h.Write(b)
+		v.write(b)
 	case pcommon.ValueTypeSlice:
 		s := val.Slice()
 		v.uint(uint64(s.Len()))

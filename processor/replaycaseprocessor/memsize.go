@@ -31,9 +31,12 @@ const (
 	memSeenItem   = 32 // one span id or event key in a seen set
 )
 
-// memClosedID is the heap of one span id or event key that a remembered close holds: 8 bytes
-// in a sorted slice (closed_spans.go).
-const memClosedID = 8
+// memClosedID and memClosedEventKey are the heap of one span id and one event key that a
+// remembered close holds: 8 and 16 bytes in a sorted slice (closed_spans.go).
+const (
+	memClosedID       = 8
+	memClosedEventKey = 16
+)
 
 // memTraces estimates the heap held by td.
 func memTraces(td ptrace.Traces) int64 {

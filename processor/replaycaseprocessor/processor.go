@@ -134,7 +134,7 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 // pipelines.
 func (p *caseProcessor) Start(ctx context.Context, host component.Host) error {
 	if p.cfg.Storage != nil {
-		w, err := openWAL(ctx, host, *p.cfg.Storage, p.id, p.cfg.Limits.MaxOpenTraces, p.logger)
+		w, err := openWAL(ctx, host, *p.cfg.Storage, p.id, p.cfg.Limits.MaxOpenTraces, p.cfg.Limits.MaxBufferedBytes/closedIDsShare, p.logger)
 		if err != nil {
 			return err
 		}

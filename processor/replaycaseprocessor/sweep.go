@@ -16,6 +16,7 @@ type closing struct {
 	cause  replaycase.CloseCause
 	detail string
 	spans  []pcommon.SpanID // the span ids its close remembers, for its closed mark (closed_spans.go)
+	events []eventKey       // the event keys its close remembers, likewise
 }
 
 func (p *caseProcessor) sweepLoop() {

@@ -55,8 +55,9 @@ const (
 	walKafkaSuffix = "/kafka"
 )
 
-// remember is how many closes it keeps stored (closed_marks.go): limits.max_open_traces.
-func openWAL(ctx context.Context, host component.Host, storageID, owner component.ID, remember int, logger *zap.Logger) (*wal, error) {
+// remember is how many closes it keeps stored (closed_marks.go): limits.max_open_traces; idBudget
+// the bytes of span ids and event keys their marks hold at most.
+func openWAL(ctx context.Context, host component.Host, storageID, owner component.ID, remember int, idBudget int64, logger *zap.Logger) (*wal, error) {
 	client, err := storageclient.Open(ctx, host, storageID, component.KindProcessor, owner)
 	if err != nil {
 		return nil, err
@@ -71,7 +72,7 @@ func openWAL(ctx context.Context, host component.Host, storageID, owner componen
 	return &wal{
 		client: client, walker: walker, logger: logger,
 		commit: &groupCommit{client: client, gather: walCommitGather, steadyGap: walCommitSteadyGap, gatherBackoff: walCommitGatherBackoff},
-		seq:    uint64(time.Now().UnixNano()), refs: map[string]int{}, closed: newClosedMarks(remember),
+		seq:    uint64(time.Now().UnixNano()), refs: map[string]int{}, closed: newClosedMarks(remember, idBudget),
 	}, nil
 }
 
@@ -215,8 +216,8 @@ func (w *wal) listKeys(ctx context.Context) (keys []string, closes []storedClose
 		case strings.HasPrefix(key, walPrefix):
 			keys = append(keys, key)
 		case strings.HasPrefix(key, closedPrefix):
-			by, spans := readClosedValue(value)
-			closes = append(closes, storedClose{key: key, selectedBy: by, spans: spans})
+			by, spans, events := readClosedValue(value)
+			closes = append(closes, storedClose{key: key, selectedBy: by, spans: spans, events: events})
 		}
 		return nil, nil
 	})
