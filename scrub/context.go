@@ -13,10 +13,11 @@ import (
 // generic_api_key on {"client_key": "8dyf…"} or {"access_key": …}, the AWS secret with "aws"
 // or "secret" in the 100 bytes before. After the walk, the credential rules therefore also run
 // over the token-like string values (as split.go takes them: no spaces, at most 256 bytes, not
-// yet masked), each on a line of its own after its name (and, in JSON, the names of the objects
-// around it: aws.client_key = "8dyf…"), and each secret they find is masked wherever it occurs
-// in the values, with the placeholder the same text in prose gets. Personal data is not looked
-// for this way: the digits of neighbouring numbers pass a checksum by chance.
+// yet masked; longer ones under a name that needs it: contextValue), each on a line of its own
+// after its name (and, in JSON, the names of the objects around it: aws.client_key = "8dyf…"),
+// and each secret they find is masked wherever it occurs in the values, with the placeholder
+// the same text in prose gets. Personal data is not looked for this way: the digits of
+// neighbouring numbers pass a checksum by chance.
 
 // contextSecret is a credential found with its name.
 type contextSecret struct{ kind, value string }
@@ -34,7 +35,7 @@ func (s *Scrubber) contextSecrets(v any) []contextSecret {
 func (s *Scrubber) contextMap(m pcommon.Map, r *Report) {
 	var lines []string
 	for k, v := range m.All() {
-		if v.Type() == pcommon.ValueTypeStr && tokenLike(v.Str()) {
+		if v.Type() == pcommon.ValueTypeStr && contextValue(k, v.Str()) {
 			lines = append(lines, k+` = "`+v.Str()+`"`)
 		}
 	}
@@ -87,11 +88,37 @@ func (s *Scrubber) lineSecrets(lines []string) []contextSecret {
 	return out
 }
 
-// namedValues appends a line `path = "value"` for each token-like string value in v.
+// contextValue tells whether the string value v under name is written on a line with its name:
+// a token-like value (tokenLike), or a longer one without whitespace under a name that holds
+// one of the keywords of the rules that need a name (a 320-byte key under access_key is found
+// in text written `access_key = "…"`, and was kept as an attribute or in JSON). Up to
+// opaqueRun bytes, as in text, where a longer base64 run that is no text is skipped as binary;
+// the name bounds the cost: url.full and a tool's long ids are not written out again.
+func contextValue(name, v string) bool {
+	if tokenLike(v) {
+		return true
+	}
+	if len(v) <= maxSplitPart || len(v) >= opaqueRun || strings.ContainsAny(v, " \t\n<") {
+		return false
+	}
+	name = strings.ToLower(name)
+	for _, k := range contextNameKeywords {
+		if strings.Contains(name, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// contextNameKeywords are the keywords of gitleaks' generic_api_key and the AWS secret's
+// context words, lower case.
+var contextNameKeywords = []string{"access", "api", "auth", "key", "credential", "creds", "passwd", "password", "secret", "token", "aws"}
+
+// namedValues appends a line `path = "value"` for each string value in v that contextValue takes.
 func namedValues(lines *[]string, path string, v any) {
 	switch t := v.(type) {
 	case string:
-		if path != "" && tokenLike(t) {
+		if path != "" && contextValue(path, t) {
 			*lines = append(*lines, path+` = "`+t+`"`)
 		}
 	case []any:

@@ -1,6 +1,7 @@
 package scrub
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -52,4 +53,34 @@ func TestAttributesAreFoundWithTheirNames(t *testing.T) {
 	var counted Report
 	s.CountTraces(td, &counted)
 	assert.Equal(t, r.Counts, counted.Counts)
+}
+
+// A value longer than 256 bytes under a name that needs to be read with it (access_key, auth)
+// is found as an attribute and as a JSON value, as it is in text written `access_key = "…"`;
+// long values under other names (a URL, base64 data) are not written out with their names.
+func TestLongValuesAreFoundWithTheirNames(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	long := strings.Repeat("Rj0aF7XfBTbjtIPq9Lm3Xr7Tb1Vc5Nd8", 10) // 320 bytes
+	inText := s.Text(`access_key = "`+long+`"`, &Report{})
+	require.NotContains(t, inText, long, "text finds it")
+	for _, in := range []string{`{"access_key": "` + long + `"}`, `{"tool":{"auth":{"client_key":"` + long + `"}}}`} {
+		var r Report
+		out := s.Text(in, &r)
+		assert.NotContains(t, out, long[:64], in)
+		assert.Equal(t, map[string]int64{"generic_api_key": 1}, r.Counts, in)
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
+	}
+	td := ptrace.NewTraces()
+	attrs := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty().Attributes()
+	attrs.PutStr("access_key", long)
+	other := strings.Repeat("Zk2Wq9Lm3Xr7Tb1Vc5Nd8Fg0Hj4Kp6Rs", 10)
+	attrs.PutStr("url.full", "https://example.com/static/"+other+"/app.js")
+	attrs.PutStr("image", other)
+	var r Report
+	s.Traces(td, &r)
+	assert.Equal(t, map[string]int64{"generic_api_key": 1}, r.Counts)
+	assert.Contains(t, inText, s.placeholder("generic_api_key", long), "the placeholder of the text")
+	assert.NotEqual(t, long, attrs.AsRaw()["access_key"])
+	assert.Equal(t, other, attrs.AsRaw()["image"], "not named: kept")
+	assert.Contains(t, attrs.AsRaw()["url.full"], other)
 }

@@ -21,8 +21,9 @@ type detector struct {
 	// 1111 1111 12/27" matches as 18 digits, "order 3 4111…" as 17), and the search goes on
 	// after the match, so without this the card inside it would be missed.
 	part *regexp.Regexp
-	// near, when set, must accept the text before the match (a context word).
-	near func(before string) bool
+	// near, when set, must accept the match at start in v (a context word before it, a key id
+	// in the same text).
+	near func(v string, start int) bool
 	// hints: the regexp only runs on text that contains one of these (a cheap prefilter);
 	// minDigits: or that holds at least this many digits.
 	hints     []string
@@ -71,7 +72,7 @@ func (d *detector) validParts(v string, start, end int, tried bool) []span {
 			if tried && a == start && b == end {
 				continue
 			}
-			if b-a > best.end-best.start && d.part.MatchString(v[a:b]) && d.valid(v[a:b]) && (d.near == nil || d.near(v[:a])) {
+			if b-a > best.end-best.start && d.part.MatchString(v[a:b]) && d.valid(v[a:b]) && (d.near == nil || d.near(v, a)) {
 				best = span{start: a, end: b, kind: d.kind, personal: d.personal}
 			}
 		}
@@ -119,16 +120,22 @@ var credentialDetectors = []detector{
 	{kind: "openai_api_key", hints: []string{"sk-"}, re: regexp.MustCompile(wordStart + `(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,})`), group: 1},
 	{kind: "stripe_webhook_secret", hints: []string{"whsec_"}, re: regexp.MustCompile(wordStart + `(whsec_[A-Za-z0-9+/=]{20,})`), group: 1},
 	// AWS secret access keys: 40 characters of base64 alphabet, with AWS or a secret named
-	// shortly before (a bare 40-character string is too common: git object ids).
-	{kind: "aws_secret_access_key", hints: []string{"aws", "AWS", "Aws", "secret", "Secret", "SECRET"}, re: regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?:$|[^A-Za-z0-9/+=])`), group: 1, valid: mixedBase64, near: mentionsAWSSecret},
+	// shortly before (a bare 40-character string is too common: git object ids). The key may
+	// be followed by up to four of '/', '+', '=' (a path's slash, padding, a '+' joining it to
+	// the next word): base64 characters, so the run is longer than 40 and could be a longer
+	// base64 value; it is then taken only with stronger evidence (awsSecretNear). One
+	// expression for both, so a text is searched once.
+	{kind: "aws_secret_access_key", hints: []string{"aws", "AWS", "Aws", "secret", "Secret", "SECRET", "AKIA", "ASIA"}, re: regexp.MustCompile(`(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})[/+=]{0,4}(?:$|[^A-Za-z0-9/+=])`), group: 1, valid: mixedBase64, near: awsSecretNear},
 	{kind: "azure_storage_account_key", hints: []string{"ccountKey", "ccountkey", "CCOUNTKEY"}, re: regexp.MustCompile(`(?i)\bAccountKey=([A-Za-z0-9+/]{20,}={0,2})`), group: 1},
 	{kind: "azure_sas_signature", hints: []string{"sig="}, re: regexp.MustCompile(`[?&;]sig=([A-Za-z0-9%+/=]{16,})`), group: 1},
 	// Query parameters that carry credentials under a short name (the key-name rules take
 	// api_key=, token=, password= …).
 	{kind: "url_query_secret", hints: []string{"key=", "signature=", "code="}, re: regexp.MustCompile(`[?&](?:key|signature|code)=([^&#\s"'<>]{8,})`), group: 1},
 	{kind: "url_password", hints: []string{"://"}, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), group: 1},
-	{kind: "bearer_token", hints: []string{"earer", "EARER"}, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})`), group: 1},
-	{kind: "basic_auth", hints: []string{"asic", "ASIC"}, re: regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), group: 1, valid: basicCredentials},
+	// The scheme word starts after anything but a letter or a digit (wordStart): \b took the
+	// '_' of "auth_Bearer …" or "header_Basic …" for a letter.
+	{kind: "bearer_token", hints: []string{"earer", "EARER"}, re: regexp.MustCompile(`(?i)` + wordStart + `bearer\s+([A-Za-z0-9._~+/=-]{16,})`), group: 1},
+	{kind: "basic_auth", hints: []string{"asic", "ASIC"}, re: regexp.MustCompile(`(?i)` + wordStart + `basic\s+([A-Za-z0-9+/]{8,}={0,2})`), group: 1, valid: basicCredentials},
 }
 
 func init() {
@@ -154,14 +161,26 @@ func mixedBase64(s string) bool {
 	return upper && lower && digit
 }
 
-// mentionsAWSSecret: the 100 bytes before the match name AWS or a secret (placeholders, which
-// say "secret", do not count).
-func mentionsAWSSecret(before string) bool {
-	if len(before) > 100 {
-		before = before[len(before)-100:]
+// awsSecretNear: the 100 bytes before the key name AWS or a secret (placeholders, which say
+// "secret", do not count). A key followed by '/', '+' or '=' needs more: an AWS access key id
+// in the same text (the secret's other half: AKIA… for a user's key, ASIA… for a session's),
+// or both AWS and a secret named before it.
+func awsSecretNear(v string, start int) bool {
+	b := awsContext(v, start)
+	aws, secret := strings.Contains(b, "aws"), strings.Contains(b, "secret")
+	if end := start + 40; end < len(v) && strings.IndexByte("/+=", v[end]) >= 0 {
+		return aws && secret || awsKeyID.MatchString(v)
 	}
-	b := strings.ToLower(placeholderPattern.ReplaceAllString(before, ""))
-	return strings.Contains(b, "aws") || strings.Contains(b, "secret")
+	return aws || secret
+}
+
+// awsKeyID is an access key id as gitleaks' aws-access-token rule has it.
+var awsKeyID = regexp.MustCompile(`(?:^|[^A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?:$|[^A-Za-z0-9])`)
+
+// awsContext is the 100 bytes before start, lower-cased, without placeholders.
+func awsContext(v string, start int) string {
+	before := v[max(0, start-100):start]
+	return strings.ToLower(placeholderPattern.ReplaceAllString(before, ""))
 }
 
 // basicCredentials accepts base64 that decodes to user:password.

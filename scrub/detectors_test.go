@@ -48,3 +48,61 @@ func TestIPv6AddressBeforeAColon(t *testing.T) {
 		assert.Equal(t, in, s.Text(in, &Report{}), "not an address that points at a host")
 	}
 }
+
+// An auth scheme word after '_' (a header folded into an identifier or a log key: auth_Bearer,
+// header_Basic) starts the credential as it does after a space or a quote; a letter or digit
+// before it still does not.
+func TestAuthSchemesAfterAnUnderscore(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, tc := range []struct{ in, secret, kind string }{
+		{"auth_Bearer Zk2Wq9Lm3Xr7Tb1Vc5Nd8Fg0Hj4Kp6Rs", "Zk2Wq9Lm3Xr7Tb1Vc5Nd8Fg0Hj4Kp6Rs", "bearer_token"},
+		{"auth_Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "dozjgNryP4J3jVmNHl0w5N", "bearer_token"},
+		{"header_Basic dXNlcjpwYXNz", "dXNlcjpwYXNz", "basic_auth"},
+		{"x_BASIC dXNlcjpwYXNzd29yZA== sent", "dXNlcjpwYXNzd29yZA", "basic_auth"},
+	} {
+		var r Report
+		out := s.Text(tc.in, &r)
+		assert.NotContains(t, out, tc.secret, tc.in)
+		assert.Contains(t, out, "<secret:"+tc.kind+":", tc.in)
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", tc.in)
+	}
+	for _, in := range []string{
+		"if use_bearer and not is_basic: retry_bearer_handshake()",
+		"use_basic auth for the demo", // "auth" is no base64 of user:password
+		"header_Basic dGVzdA==",       // "test": no user:password
+		"the_basic_idea is simple enough",
+		"xBearer Zk2Wq9Lm3Xr7Tb1Vc5Nd8Fg0Hj4Kp6Rs", // a letter touching the scheme word
+		"is_bearer required",
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}
+
+// An AWS secret access key followed by '/', '+' or '=' (base64 characters, so the run is
+// longer than 40) is found when an access key id is in the same text or both "aws" and
+// "secret" come before it; a longer base64 value or a hex id with one of them is kept.
+func TestAWSSecretBeforeBase64Punctuation(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	const key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzK9q3Tn2Lm"
+	for _, in := range []string{
+		"aws_secret " + key + "+",
+		"AKIAIOSFODNN7QWERTYZ " + key + "/",
+		"creds: ASIAIOSFODNN7QWERTYZ:" + key + "== (session)",
+		"the AWS secret access key is " + key + "/ (rotate it)",
+	} {
+		var r Report
+		out := s.Text(in, &r)
+		assert.NotContains(t, out, key, in)
+		assert.Contains(t, out, "<secret:aws_secret_access_key:", in)
+		assert.Equal(t, s.Text("aws secret "+key, &Report{})[len("aws secret "):], s.placeholder("aws_secret_access_key", key), "the same placeholder as the key alone")
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", in)
+	}
+	for _, in := range []string{
+		"https://aws.amazon.com/blogs/" + key + "/",                                 // aws, no secret, no key id
+		"secret sauce " + key + "=",                                                 // a secret, no aws
+		"aws secret rotation ZGVmYXVsdC1jb25maWctdmFsdWUtZm9yLXRoZS1zZXJ2aWNl/more", // a longer run
+		"aws secret manager commit 3f9a1c0b2d4e5f60718293a4b5c6d7e8f9012345/",       // hex
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}

@@ -173,6 +173,9 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 				out = append(out, h) // Cookie: a=1; b=2 and Authorization: Token abc
 				continue
 			}
+			if strongName(v[keyStart:keyEnd]) && opensField(v, keyStart) {
+				end = lineValueEnd(v, start, end) // password: correct horse battery staple (wholeline.go)
+			}
 		}
 		if value := v[start:end]; !maskableValue(value) {
 			continue

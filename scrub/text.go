@@ -169,7 +169,7 @@ func (s *Scrubber) detectorSpans(d *detector, v string, digits int) []span {
 			}
 			continue
 		}
-		if d.near != nil && !d.near(v[:start]) {
+		if d.near != nil && !d.near(v, start) {
 			continue
 		}
 		out = append(out, span{start: start, end: end, kind: d.kind, personal: d.personal})

@@ -1,0 +1,67 @@
+package scrub
+
+import "strings"
+
+// A passphrase is a secret whatever its shape: `password: correct horse battery staple` on a
+// line of its own (YAML, a .env file, a form pasted into a prompt) is a value with spaces, and
+// the unquoted value of a `name: value` pair ends at the first space, so "horse battery
+// staple" was kept. Under a strong name (below), a pair that opens a line (or a `;`-separated
+// field of a connection string) takes the rest of its line as its value. Names that are also
+// used for what is no secret keep the first word: `token` (token counts, "token: the next
+// word"), `key` (map keys), `api_key`, `credential`, `dsn` (keyword DSNs name their password
+// separately). Only text where the pair opens its line is widened: in prose ("forgot your
+// password: click the link") the words after the name are not the value.
+
+// strongNames are the endings of key names (normalized: lower case, no separators) whose
+// value is secret whatever it looks like.
+var strongNames = []string{"password", "passwd", "passphrase", "secret", "privatekey", "secretkey"}
+
+// maxLineValue bounds a widened value: a longer rest of line is prose, not a passphrase, and
+// the scan for the line's end stops there.
+const maxLineValue = 256
+
+// strongName tells whether key, as written in text, ends with a strong name (db_password,
+// client_secret, SSH_PASSPHRASE, private_key; not password_policy).
+func strongName(key string) bool {
+	n := normalizeKeyName(key)
+	for _, s := range strongNames {
+		if strings.HasSuffix(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// opensField tells whether the key at v[keyStart] opens its line (after indentation, a YAML
+// list's "- " or a shell's "export ") or a `;`-separated field.
+func opensField(v string, keyStart int) bool {
+	i := keyStart
+	if i >= 7 && v[i-7:i] == "export " {
+		i -= 7
+	}
+	for i > 0 && (v[i-1] == ' ' || v[i-1] == '\t' || v[i-1] == '-') {
+		i--
+	}
+	return i == 0 || v[i-1] == '\n' || v[i-1] == '\r' || v[i-1] == ';'
+}
+
+// lineValueEnd returns where the unquoted value v[start:end] under a strong name that opens
+// its field ends when it goes on past its first word: the end of the line or field, without
+// trailing spaces and commas. It returns end when the rest holds what a passphrase on its own
+// line does not: quotes, brackets, a backslash (an escape: the decoded text is scanned too),
+// a placeholder, more than maxLineValue bytes, or a sentence's or a label's last character.
+func lineValueEnd(v string, start, end int) int {
+	i := end
+	for ; i < len(v) && v[i] != '\n' && v[i] != '\r' && v[i] != ';'; i++ {
+		if i-start > maxLineValue || strings.IndexByte("\"'`<>()[]{}\\", v[i]) >= 0 {
+			return end
+		}
+	}
+	for i > end && (v[i-1] == ' ' || v[i-1] == '\t' || v[i-1] == ',') {
+		i--
+	}
+	if i > end && strings.IndexByte(".!?:", v[i-1]) >= 0 {
+		return end // a sentence ("Password: click the link below to reset it.") or a label
+	}
+	return i
+}
