@@ -1,6 +1,8 @@
 package casediff
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"reflect"
 	"strings"
@@ -97,10 +99,23 @@ func documentChange(a, b []string) string {
 	return "document order changed"
 }
 
+// callValues are a tool call's arguments and result read as JSON values, once: the alignment
+// compares every call of one run with every call of the other.
+type callValues struct{ args, result any }
+
+func parseCalls(calls []replaycase.ToolCall) []callValues {
+	out := make([]callValues, len(calls))
+	for i, tc := range calls {
+		out[i] = callValues{jsonValue(tc.Arguments), jsonValue(tc.Result)}
+	}
+	return out
+}
+
 func toolCalls(a, b []replaycase.ToolCall) []Finding {
+	va, vb := parseCalls(a), parseCalls(b)
 	equal := func(i, j int) bool {
-		return a[i].Name == b[j].Name && equalValues(jsonValue(a[i].Arguments), jsonValue(b[j].Arguments)) &&
-			equalValues(jsonValue(a[i].Result), jsonValue(b[j].Result)) && a[i].Error == b[j].Error
+		return a[i].Name == b[j].Name && a[i].Error == b[j].Error &&
+			equalValues(va[i].args, vb[j].args) && equalValues(va[i].result, vb[j].result)
 	}
 	sameTool := func(i, j int) bool { return a[i].Name == b[j].Name }
 	var out []Finding
@@ -117,12 +132,12 @@ func toolCalls(a, b []replaycase.ToolCall) []Finding {
 			continue
 		}
 		ta, tb := a[p.A], b[p.B]
-		for _, c := range diffValues("", jsonValue(ta.Arguments), jsonValue(tb.Arguments)) {
+		for _, c := range diffValues("", va[p.A].args, vb[p.B].args) {
 			out = append(out, Finding{Type: ToolArgsChanged, DecisionPoint: PointTools,
 				PathA: pa + ".arguments" + c.Path, PathB: pb + ".arguments" + c.Path, Before: c.Before, After: c.After,
 				Detail: "arguments of " + ta.Name + " changed"})
 		}
-		for _, c := range diffValues("", jsonValue(ta.Result), jsonValue(tb.Result)) {
+		for _, c := range diffValues("", va[p.A].result, vb[p.B].result) {
 			out = append(out, Finding{Type: ToolResultChanged, DecisionPoint: PointTools,
 				PathA: pa + ".result" + c.Path, PathB: pb + ".result" + c.Path, Before: c.Before, After: c.After,
 				Detail: "result of " + ta.Name + " changed"})
@@ -179,6 +194,10 @@ func modelCalls(stepsA, stepsB []replaycase.Step) []Finding {
 			out = append(out, Finding{Type: ModelConfigChanged, DecisionPoint: PointModel,
 				PathA: pa + ".model_config" + c.Path, PathB: pb + ".model_config" + c.Path, Before: c.Before, After: c.After})
 		}
+		for _, c := range diffValues("", toolsValue(sa.step), toolsValue(sb.step)) {
+			out = append(out, Finding{Type: ModelConfigChanged, DecisionPoint: PointModel,
+				PathA: pa + c.Path, PathB: pb + c.Path, Before: c.Before, After: c.After, Detail: "tools offered changed"})
+		}
 		for _, c := range diffValues("", promptValue(sa.step), promptValue(sb.step)) {
 			out = append(out, Finding{Type: PromptChanged, DecisionPoint: PointModel,
 				PathA: pa + c.Path, PathB: pb + c.Path, Before: c.Before, After: c.After})
@@ -206,6 +225,31 @@ func configValue(mc replaycase.ModelConfig) map[string]any {
 	return v
 }
 
+// toolsValue is the tools offered to the model in one call, in the request's order: a changed
+// description or parameter schema changes what the model does as much as a changed prompt, and
+// the call-site id that changes with it only aligns calls. Schemas compare as JSON values
+// (key order is the instrumentation's, not the agent's). Absent when none were recorded, so
+// "not recorded" and "recorded" differ, as for the sampling parameters.
+func toolsValue(st *replaycase.Step) map[string]any {
+	v := map[string]any{}
+	if len(st.ToolDefinitions) == 0 {
+		return v
+	}
+	defs := make([]any, len(st.ToolDefinitions))
+	for i, d := range st.ToolDefinitions {
+		def := map[string]any{"type": d.Type, "name": d.Name}
+		if d.Description != "" {
+			def["description"] = d.Description
+		}
+		if d.Parameters != "" {
+			def["parameters"] = jsonValue(d.Parameters)
+		}
+		defs[i] = def
+	}
+	v["tool_definitions"] = defs
+	return v
+}
+
 func deref[T any](p *T) any {
 	if p == nil {
 		return nil
@@ -219,15 +263,43 @@ func deref[T any](p *T) any {
 func promptValue(st *replaycase.Step) map[string]any {
 	v := map[string]any{}
 	if len(st.SystemInstructions) > 0 {
-		v["system_instructions"] = partsText(st.SystemInstructions)
+		v["system_instructions"] = promptText(st.SystemInstructions)
 	}
 	for i, m := range st.InputMessages {
 		switch m.Role {
 		case "system", "developer", "user":
-			v[fmt.Sprintf("input_messages[%d]", i)] = m.Role + ": " + partsText(m.Parts)
+			v[fmt.Sprintf("input_messages[%d]", i)] = m.Role + ": " + promptText(m.Parts)
 		}
 	}
 	return v
+}
+
+// promptText is the text of a prompt's parts with each media part (an image, a file, a blob)
+// in brackets: a question asked about another image is another question. A blob's content
+// stands as a hash (it may be megabytes of base64); parts that are consequences of other
+// decisions (tool calls and their responses, reasoning) are left to the points that compare them.
+func promptText(parts []replaycase.Part) string {
+	var b strings.Builder
+	for _, p := range parts {
+		switch p.Type {
+		case "text", "":
+			b.WriteString(p.Content)
+		case "tool_call", "tool_call_response", "reasoning":
+		default:
+			fields := []string{p.Type}
+			for _, f := range []string{p.MimeType, p.Modality, p.URI, p.FileID} {
+				if f != "" {
+					fields = append(fields, f)
+				}
+			}
+			if p.Content != "" {
+				sum := sha256.Sum256([]byte(p.Content))
+				fields = append(fields, "sha256:"+hex.EncodeToString(sum[:8]))
+			}
+			b.WriteString("[" + strings.Join(fields, " ") + "]")
+		}
+	}
+	return b.String()
 }
 
 func partsText(parts []replaycase.Part) string {

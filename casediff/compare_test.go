@@ -3,6 +3,7 @@ package casediff
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -189,4 +190,74 @@ func TestNullAndAbsentArgumentsDiffer(t *testing.T) {
 		assert.Empty(t, Compare(a, a).Findings)
 		assert.Empty(t, Compare(b, b).Findings)
 	}
+}
+
+// The tools offered to a model call are part of what it was asked: an agent whose tool
+// description or parameter schema changed makes other decisions, and its calls (whose call-site
+// ids change with the tools) used to pair with the recorded ones and compare equal. A schema
+// written with its keys in another order is the same schema.
+func TestChangedToolDefinitionsAreFound(t *testing.T) {
+	a := fixtureCase(t, testfixtures.Traceloop)
+	b := clone(t, a)
+	first := -1
+	for i := range b.Steps {
+		st := &b.Steps[i]
+		if st.Kind != replaycase.StepLLM {
+			continue
+		}
+		require.NotEmpty(t, st.ToolDefinitions)
+		st.CallSiteID = "cs_changed_" + st.CallSiteID // the call-site id covers the tools
+		if first < 0 {
+			first = st.Index
+			st.ToolDefinitions[0].Description = "Weather for a city; never call it twice"
+			st.ToolDefinitions[0].Parameters = `{"type":"object","required":["city"],"properties":{"unit":{"type":"string","enum":["celsius","fahrenheit"]},"city":{"type":"string"}}}`
+		}
+	}
+	r := Compare(a, b)
+	require.Len(t, r.Findings, 1, "%+v", r.Findings)
+	f := r.Findings[0]
+	assert.Equal(t, ModelConfigChanged, f.Type)
+	assert.Equal(t, fmt.Sprintf("steps[%d].tool_definitions[0].description", first), f.PathA)
+	assert.Equal(t, f.PathA, f.PathB)
+	assert.Equal(t, "Current weather for a city", f.Before)
+
+	// Tools recorded on one side only differ, as a sampling parameter recorded on one side does.
+	c := clone(t, a)
+	for i := range c.Steps {
+		c.Steps[i].ToolDefinitions = nil
+	}
+	assert.NotZero(t, Compare(a, c).Counts[ModelConfigChanged])
+	assert.Empty(t, Compare(a, clone(t, a)).Findings)
+}
+
+// A prompt is more than its text: the same question about another image (or with the image
+// left out) is another question, and used to compare equal.
+func TestChangedPromptMediaIsFound(t *testing.T) {
+	withImage := func(uri, blob string) *replaycase.Case {
+		c := clone(t, fixtureCase(t, testfixtures.OTelEvents))
+		for i := range c.Steps {
+			st := &c.Steps[i]
+			for j := range st.InputMessages {
+				if m := &st.InputMessages[j]; m.Role == "user" {
+					if uri != "" {
+						m.Parts = append(m.Parts, replaycase.Part{Type: "uri", Modality: "image", URI: uri})
+					}
+					if blob != "" {
+						m.Parts = append(m.Parts, replaycase.Part{Type: "blob", MimeType: "image/png", Modality: "image", Content: blob})
+					}
+				}
+			}
+		}
+		return c
+	}
+	a := withImage("https://example.com/paris.png", "iVBORw0KGgoAAAA")
+	for name, b := range map[string]*replaycase.Case{
+		"another image":      withImage("https://example.com/lyon.png", "iVBORw0KGgoAAAA"),
+		"another blob":       withImage("https://example.com/paris.png", "iVBORw0KGgoBBBB"),
+		"the image left out": withImage("", ""),
+	} {
+		r := Compare(a, b)
+		assert.NotZero(t, r.Counts[PromptChanged], "%s: %+v", name, r.Findings)
+	}
+	assert.Empty(t, Compare(a, withImage("https://example.com/paris.png", "iVBORw0KGgoAAAA")).Findings)
 }

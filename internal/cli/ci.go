@@ -156,7 +156,7 @@ Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error
 // Outcome of one case.
 const (
 	outcomePassed = "passed"
-	outcomeFailed = "failed" // the run regressed: a failing finding, a failed assertion or no run at all
+	outcomeFailed = "failed" // the run regressed: a failing finding, a failed assertion, a quarantined run or no run at all
 	outcomeError  = "error"  // the harness could not replay it (infrastructure)
 )
 
@@ -216,6 +216,18 @@ func judge(r *caseResult, recorded, replayed *replaycase.Case, policy Policy) {
 		if a.Passed != nil && !*a.Passed {
 			why = append(why, "assertion "+a.Name+" failed")
 		}
+	}
+	// The diff compares what the replayed run recorded; a run the processor quarantined was not
+	// recorded whole (a count that cannot be right, content cut or missing, a secret found), so
+	// a diff without a failing finding does not show that it behaved like the recording.
+	if recorded.Status == replaycase.StatusAccepted && replayed.Status != replaycase.StatusAccepted {
+		codes := make([]string, 0, len(replayed.Reasons))
+		for _, rs := range replayed.Reasons {
+			if !slices.Contains(codes, rs.Code) {
+				codes = append(codes, rs.Code)
+			}
+		}
+		why = append(why, fmt.Sprintf("the replayed run was quarantined (%s), the recording was not", strings.Join(codes, ", ")))
 	}
 	if r.ExitCode != 0 {
 		why = append(why, fmt.Sprintf("the command exited %d", r.ExitCode))

@@ -215,10 +215,17 @@ func TestCIReplaysEachCaseThroughTheCommand(t *testing.T) {
 	assert.Equal(t, outcomePassed, rep.Results[0].Outcome, "%+v", rep.Results[0])
 	assert.Equal(t, cases[0].CaseID, rep.Results[0].NewCaseID, "the same run again is the same case")
 
-	// The same agent emitting another instrumentation's recording of the run: the diff sees
-	// only latency, which does not fail by default.
+	// The same agent emitting another instrumentation's recording of the run: that one also
+	// records the tools offered to each model call, which fails the case (model_config_changed
+	// on steps[*].tool_definitions); a policy that allows them leaves only latency, which does
+	// not fail by default.
 	t.Setenv("RUN", filepath.Join(testfixtures.Dir(), testfixtures.Traceloop))
 	code, _, errOut = run(t, "ci", "--dataset", root, "--json", report, "--", "sh", "-c", replayAgent)
+	assert.Equal(t, ExitChanged, code, errOut)
+	assert.Contains(t, readCIReport(t, report).Results[0].Message, "model_config_changed")
+	policy := filepath.Join(out, "policy.yaml")
+	require.NoError(t, os.WriteFile(policy, []byte("allow:\n  - type: model_config_changed\n    path: \"steps[*].tool_definitions\"\n"), 0o600))
+	code, _, errOut = run(t, "ci", "--dataset", root, "--json", report, "--policy", policy, "--", "sh", "-c", replayAgent)
 	assert.Equal(t, ExitOK, code, errOut)
 
 	// A command that emits nothing fails the case (exit 1), and says why.

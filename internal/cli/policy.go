@@ -57,6 +57,11 @@ func loadPolicy(file string) (Policy, error) {
 	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) { // EOF: an empty file, the default policy
 		return p, fmt.Errorf("policy %s: %w", file, err)
 	}
+	// Only one document is read: rules in a second one would be dropped in silence.
+	var more any
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		return p, fmt.Errorf("policy %s: more than one YAML document (a \"---\" between two parts?): put every rule in one", file)
+	}
 	for _, t := range p.FailOn {
 		if !knownTypes[t] {
 			return p, fmt.Errorf("policy %s: fail_on: unknown finding type %q", file, t)
