@@ -15,8 +15,14 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
-// Version is part of every canonical form; it changes when the algorithm does.
+// Version is the version of the canonical form of a field set without FieldV2, the form of
+// every id recorded before version 2 existed. Every canonical form carries its version ("v").
 const Version = 1
+
+// Version2 is the form of a field set that lists FieldV2 (docs/call-site-id.md, "Algorithm
+// (version 2)"): legacy function calling is read, and a tool result sent as an array of text
+// parts is its text.
+const Version2 = 2
 
 // Optional fields of a request. A recorded step names the ones its telemetry recorded; a live
 // request is canonicalized with the same names, so that a parameter the instrumentation did
@@ -29,6 +35,12 @@ const (
 	FieldSeed        = "seed"
 	FieldStop        = "stop"
 	FieldToolChoice  = "tool_choice"
+
+	// FieldV2 is not a request field but the version marker: a recorded step lists it in
+	// call_site_fields when its id is of version 2. The version travels with the field set, so
+	// a step of an old dataset (no marker) keeps its version-1 id, and a live request, which is
+	// canonicalized once per field set of the datasets, gets each recording's version.
+	FieldV2 = "v2"
 )
 
 // Request is a model request in the case model's terms.
@@ -38,6 +50,12 @@ type Request struct {
 	Messages []replaycase.Message
 	Tools    []replaycase.ToolDefinition
 	Params   replaycase.ModelConfig
+
+	// Version1 is the request as version 1 read it, when that differs from the fields above:
+	// version 1 did not read legacy function calling (wireapi.ChatRequest.Version1), and ids
+	// recorded with it must keep matching. The version-1 form uses it; version 2 ignores it.
+	// nil: version 1 reads the fields above.
+	Version1 *Request
 }
 
 // FromStep is the request of a recorded LLM step.
@@ -45,7 +63,8 @@ func FromStep(st *replaycase.Step) Request {
 	return Request{Model: st.ModelConfig.RequestModel, System: st.SystemInstructions, Messages: st.InputMessages, Tools: st.ToolDefinitions, Params: st.ModelConfig}
 }
 
-// RecordedFields lists the optional fields a request carries, sorted.
+// RecordedFields lists the optional fields a request carries, sorted, and the version marker
+// FieldV2: a step recorded now gets a version-2 id.
 func (r Request) RecordedFields() []string {
 	var f []string
 	add := func(ok bool, name string) {
@@ -61,6 +80,7 @@ func (r Request) RecordedFields() []string {
 	add(p.ToolChoice != "", FieldToolChoice)
 	add(len(r.Tools) > 0, FieldTools)
 	add(p.TopP != nil, FieldTopP)
+	f = append(f, FieldV2)
 	sort.Strings(f)
 	return f
 }
@@ -72,7 +92,15 @@ func (r Request) Canonical(fields []string) map[string]any {
 	for _, f := range fields {
 		use[f] = true
 	}
-	c := map[string]any{"v": float64(Version), "model": r.Model, "messages": canonicalMessages(r.System, r.Messages)}
+	v2 := use[FieldV2]
+	if !v2 && r.Version1 != nil {
+		r = *r.Version1
+	}
+	version := Version
+	if v2 {
+		version = Version2
+	}
+	c := map[string]any{"v": float64(version), "model": r.Model, "messages": canonicalMessages(r.System, r.Messages, v2)}
 	p := r.Params
 	if use[FieldTools] {
 		// By name, in order: instrumentations record descriptions and schemas unevenly
@@ -128,7 +156,8 @@ func CanonicalJSON(v any) ([]byte, error) {
 // file_id}], tool_calls?: [{id, name, arguments}], tool_call_id?}. System instructions recorded
 // separately become a leading system message; a tool message with several results becomes one
 // message per result (as the OpenAI API sends them); tool-call arguments are parsed JSON.
-func canonicalMessages(system []replaycase.Part, msgs []replaycase.Message) []any {
+// Version 2 writes a result sent as an array of text parts as its text (ToolResultText).
+func canonicalMessages(system []replaycase.Part, msgs []replaycase.Message, v2 bool) []any {
 	if len(system) > 0 {
 		msgs = append([]replaycase.Message{{Role: "system", Parts: system}}, msgs...)
 	}
@@ -160,7 +189,11 @@ func canonicalMessages(system []replaycase.Part, msgs []replaycase.Message) []an
 			}
 		}
 		for _, r := range results {
-			out = append(out, map[string]any{"role": "tool", "tool_call_id": r.ID, "content": []any{map[string]any{"type": "text", "text": r.Response}}})
+			text := r.Response
+			if v2 {
+				text = ToolResultText(text)
+			}
+			out = append(out, map[string]any{"role": "tool", "tool_call_id": r.ID, "content": []any{map[string]any{"type": "text", "text": text}}})
 		}
 		if len(results) > 0 && len(content) == 0 && len(calls) == 0 {
 			continue
@@ -175,6 +208,39 @@ func canonicalMessages(system []replaycase.Part, msgs []replaycase.Message) []an
 		out = append(out, cm)
 	}
 	return out
+}
+
+// ToolResultText is a tool result as version 2 reads it: a result recorded as a JSON array of
+// text parts ({"type": "text"|"input_text"|"output_text", "text": …}, other keys ignored) is the
+// texts joined by a newline; any other result is itself. The same result is recorded both ways:
+// wireapi keeps a Chat tool message's or a Responses function_call_output's part array as its
+// compact JSON, the GenAI semconv adapter keeps the text of a single text block, and wireapi
+// joins an Anthropic tool_result's text blocks with a newline. Reading the text here makes
+// them one id whatever the step stores. (A result whose text is itself such an array reads
+// the same: version 1 already gave that text and the array one id.)
+func ToolResultText(s string) string {
+	t := strings.TrimSpace(s)
+	if t == "" || t[0] != '[' {
+		return s
+	}
+	var parts []map[string]any
+	if json.Unmarshal([]byte(t), &parts) != nil || len(parts) == 0 {
+		return s
+	}
+	texts := make([]string, len(parts))
+	for i, p := range parts {
+		text, ok := p["text"].(string)
+		switch p["type"] {
+		case "text", "input_text", "output_text":
+		default:
+			ok = false
+		}
+		if !ok {
+			return s
+		}
+		texts[i] = text
+	}
+	return strings.Join(texts, "\n")
 }
 
 // canonicalNumber is f, or nil for NaN and the infinities: JSON cannot hold them, and a step

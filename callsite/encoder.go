@@ -26,12 +26,17 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b 
 // AppendCanonical appends the canonical JSON of r over the optional fields named to dst.
 func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 	var use [8]bool // indexed like fieldOrder
+	v2 := false
 	for _, f := range fields {
+		v2 = v2 || f == FieldV2
 		for i, name := range fieldOrder {
 			if f == name {
 				use[i] = true
 			}
 		}
+	}
+	if !v2 && r.Version1 != nil {
+		r = *r.Version1
 	}
 	p := r.Params
 	// Top-level keys in sorted order: max_tokens, messages, model, seed, stop, temperature,
@@ -43,7 +48,7 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"messages":`...)
-	dst = appendMessages(dst, r.System, r.Messages)
+	dst = appendMessages(dst, r.System, r.Messages, v2)
 	dst = append(dst, `,"model":`...)
 	dst = appendString(dst, r.Model)
 	if use[1] && p.Seed != nil {
@@ -83,7 +88,11 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 		dst = appendNumber(dst, *p.TopP)
 	}
 	dst = append(dst, `,"v":`...)
-	dst = strconv.AppendInt(dst, Version, 10)
+	if v2 {
+		dst = strconv.AppendInt(dst, Version2, 10)
+	} else {
+		dst = strconv.AppendInt(dst, Version, 10)
+	}
 	return append(dst, '}')
 }
 
@@ -100,8 +109,8 @@ func (r Request) streamID(fields []string) string {
 	return "cs_" + hex.EncodeToString(sum[:16])
 }
 
-// appendMessages writes canonicalMessages(system, msgs) (see there for the shape).
-func appendMessages(dst []byte, system []replaycase.Part, msgs []replaycase.Message) []byte {
+// appendMessages writes canonicalMessages(system, msgs, v2) (see there for the shape).
+func appendMessages(dst []byte, system []replaycase.Part, msgs []replaycase.Message, v2 bool) []byte {
 	dst = append(dst, '[')
 	first := true
 	sep := func() {
@@ -121,7 +130,11 @@ func appendMessages(dst []byte, system []replaycase.Part, msgs []replaycase.Mess
 				sep()
 				// {"content":[{"text":…,"type":"text"}],"role":"tool","tool_call_id":…}
 				dst = append(dst, `{"content":[{"text":`...)
-				dst = appendString(dst, p.Response)
+				if v2 {
+					dst = appendString(dst, ToolResultText(p.Response))
+				} else {
+					dst = appendString(dst, p.Response)
+				}
 				dst = append(dst, `,"type":"text"}],"role":"tool","tool_call_id":`...)
 				dst = appendString(dst, p.ID)
 				dst = append(dst, '}')

@@ -26,7 +26,7 @@ func referenceID(t *testing.T, r callsite.Request, fields []string) (string, []b
 
 func fieldSets(r callsite.Request) [][]string {
 	all := []string{callsite.FieldMaxTokens, callsite.FieldSeed, callsite.FieldStop, callsite.FieldTemperature, callsite.FieldToolChoice, callsite.FieldTools, callsite.FieldTopP}
-	return [][]string{nil, r.RecordedFields(), all}
+	return [][]string{nil, r.RecordedFields(), all, {callsite.FieldV2}, append(all, callsite.FieldV2)}
 }
 
 func assertSameAsReference(t *testing.T, r callsite.Request, what string) {
@@ -78,6 +78,19 @@ func TestStreamingEncoderMatchesTheReferenceOnEdgeCases(t *testing.T) {
 	r.Params.ToolChoice = "auto"
 	assertSameAsReference(t, r, "string tool_choice")
 	assertSameAsReference(t, callsite.Request{}, "empty request")
+
+	// Tool results that version 2 reads as their text, and ones it keeps.
+	for _, resp := range []string{`[{"type":"text","text":"14C"}]`, ` [{"text":"a\u0000","type":"input_text","cache_control":{}}, {"type":"output_text","text":"\u00e9\n"}] `,
+		`[]`, `[{"type":"image_url","image_url":{"url":"x"}}]`, `[{"type":"text"}]`, `[{"type":"text","text":1}]`, `["14C"]`, `[null]`, `[{"type":"text","text":"a"}`, "\xff["} {
+		r.Messages[2].Parts[0].Response = resp
+		assertSameAsReference(t, r, "tool result "+resp)
+	}
+	// A version-1 reading is what version 1 canonicalizes, and version 2 ignores it.
+	v1 := r
+	v1.Version1 = &callsite.Request{Model: "old", Messages: r.Messages[:1]}
+	assertSameAsReference(t, v1, "version-1 reading")
+	assert.Equal(t, v1.Version1.ID(nil), v1.ID(nil))
+	assert.Equal(t, r.ID([]string{callsite.FieldV2}), v1.ID([]string{callsite.FieldV2}))
 }
 
 func BenchmarkID(b *testing.B) {

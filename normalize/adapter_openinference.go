@@ -161,7 +161,11 @@ func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 	for _, item := range indexed(a, prefix) {
 		msg := replaycase.Message{Role: canonicalRole(item.str("message.role")), Name: item.str("message.name")}
 		if id := item.str("message.tool_call_id"); id != "" {
-			msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call_response", ID: id, Response: item.str("message.content")})
+			result := item.str("message.content")
+			if result == "" {
+				result = openInferenceResultParts(item.sub("message.contents."))
+			}
+			msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call_response", ID: id, Response: result})
 			out = append(out, msg)
 			continue
 		}
@@ -201,6 +205,31 @@ func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
 		out = append(out, msg)
 	}
 	return out
+}
+
+// openInferenceResultParts is a tool result the instrumentation recorded as content parts
+// (message.contents, for a tool message whose content is an array of parts): their texts joined
+// by a newline, the text call-site id version 2 reads such an array as (callsite.ToolResultText);
+// with an image among them, the parts as a Chat Completions content array in compact JSON, so
+// nothing recorded is lost.
+func openInferenceResultParts(parts []item) string {
+	texts := make([]string, 0, len(parts))
+	array := make([]any, 0, len(parts))
+	allText := true
+	for _, part := range parts {
+		switch part.str("message_content.type") {
+		case "text", "":
+			texts = append(texts, part.str("message_content.text"))
+			array = append(array, map[string]any{"type": "text", "text": part.str("message_content.text")})
+		default: // image: the only other part the instrumentation records
+			allText = false
+			array = append(array, map[string]any{"type": "image_url", "image_url": map[string]any{"url": part.str("message_content.image.image.url")}})
+		}
+	}
+	if allText {
+		return strings.Join(texts, "\n")
+	}
+	return text(array)
 }
 
 func openInferenceDocuments(a pcommon.Map, prefix string, b *stepBuilder) []replaycase.Document {

@@ -163,9 +163,10 @@ func TestThreeInstrumentationsGiveTheSameCase(t *testing.T) {
 
 	// One call-site ID scheme for all: over the fields all three recorded, each model call has
 	// the same ID whatever recorded it. Each step's own ID covers what its telemetry recorded.
-	assert.Equal(t, []string{callsite.FieldMaxTokens, callsite.FieldTemperature}, events.Steps[1].CallSiteFields)
-	assert.Equal(t, []string{callsite.FieldMaxTokens, callsite.FieldTemperature, callsite.FieldTools}, traceloop.Steps[1].CallSiteFields)
-	assert.Equal(t, []string{callsite.FieldMaxTokens, callsite.FieldSeed, callsite.FieldTemperature, callsite.FieldTools}, openinference.Steps[1].CallSiteFields)
+	// Each lists the version marker: a step recorded now has a version-2 id.
+	assert.Equal(t, []string{callsite.FieldMaxTokens, callsite.FieldTemperature, callsite.FieldV2}, events.Steps[1].CallSiteFields)
+	assert.Equal(t, []string{callsite.FieldMaxTokens, callsite.FieldTemperature, callsite.FieldTools, callsite.FieldV2}, traceloop.Steps[1].CallSiteFields)
+	assert.Equal(t, []string{callsite.FieldMaxTokens, callsite.FieldSeed, callsite.FieldTemperature, callsite.FieldTools, callsite.FieldV2}, openinference.Steps[1].CallSiteFields)
 	for _, i := range []int{1, 3} {
 		common := events.Steps[i].CallSiteFields
 		want := callsite.FromStep(&events.Steps[i]).ID(common)

@@ -142,9 +142,7 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	defer release()
-	in, ok := decodeModelRequest(r, w, r.chatRequests, raw, wireapi.ParseChatRequest, func(p *wireapi.ChatRequest) callsite.Request {
-		return callsite.Request{Model: p.Params.RequestModel, Messages: p.Messages, Tools: p.Tools, Params: p.Params}
-	}, nil)
+	in, ok := decodeModelRequest(r, w, r.chatRequests, raw, wireapi.ParseChatRequest, chatCallSite, nil)
 	if !ok {
 		return
 	}
@@ -230,10 +228,41 @@ func (r *replay) unserve(w http.ResponseWriter, req *http.Request, k cursorKey) 
 	})
 }
 
-// scrubRequest applies the secrets policy to every string of a model request.
+// chatCallSite is the call-site form of a Chat Completions request, with version 1's reading
+// when it differs (legacy function calling), so that ids recorded before version 2 still match.
+func chatCallSite(p *wireapi.ChatRequest) callsite.Request {
+	req := callsite.Request{Model: p.Params.RequestModel, Messages: p.Messages, Tools: p.Tools, Params: p.Params}
+	if v1 := p.Version1; v1 != nil {
+		req.Version1 = &callsite.Request{Model: v1.Params.RequestModel, Messages: v1.Messages, Tools: v1.Tools, Params: v1.Params}
+	}
+	return req
+}
+
+// scrubRequest applies the secrets policy to every string of a model request, and of its
+// version-1 reading, which shares some strings with it (parts, tools): each is scrubbed once.
 func scrubRequest(s *scrub.Scrubber, r *callsite.Request) {
 	rep := &scrub.Report{}
-	text := func(v *string) { *v = s.Text(*v, rep) }
+	var seen map[*string]bool
+	if r.Version1 != nil {
+		seen = map[*string]bool{}
+	}
+	text := func(v *string) {
+		if seen != nil {
+			if seen[v] {
+				return
+			}
+			seen[v] = true
+		}
+		*v = s.Text(*v, rep)
+	}
+	scrubStrings(r, text)
+	if r.Version1 != nil {
+		scrubStrings(r.Version1, text)
+	}
+}
+
+// scrubStrings calls text on every string of r that the call-site form reads.
+func scrubStrings(r *callsite.Request, text func(*string)) {
 	text(&r.Model)
 	text(&r.Params.RequestModel)
 	text(&r.Params.ToolChoice)

@@ -407,8 +407,11 @@ func (s *store) readFile(ctx context.Context, path string, fi *fileIndex) error 
 				if i >= len(c.Steps) {
 					return fmt.Errorf("row %d: step %d of %d", row, i, len(c.Steps))
 				}
+				// A step without an id was written before ids existed, so before version 2:
+				// its id is of version 1 (the fields without the version marker), as the
+				// datasets of its time matched live requests.
 				req := callsite.FromStep(&c.Steps[i])
-				recorded := req.RecordedFields()
+				recorded := slices.DeleteFunc(req.RecordedFields(), func(f string) bool { return f == callsite.FieldV2 })
 				key, ok = parseCallKey([]byte(req.ID(recorded)))
 				fields = internFields(fi, recorded)
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,10 +31,23 @@ type ChatRequest struct {
 	Stream bool
 	// IncludeUsage is stream_options.include_usage: a final chunk carries the usage.
 	IncludeUsage bool
+	// Version1 is the request as call-site id version 1 read it, when that differs from the
+	// fields above, else nil. Version 1 did not read legacy function calling (an assistant
+	// message's function_call, the functions list, the top-level function_call); ids recorded
+	// with it must keep matching, so the replay canonicalizes a field set without the version
+	// marker from this reading (callsite.Request.Version1).
+	Version1 *ChatReading
 
 	// schemas are the tools' parameter schemas, as sent; ReadToolSchemas decodes them. Replay
 	// matches tools by name, so the live path never pays for them.
 	schemas []json.RawMessage
+}
+
+// ChatReading is the case-model part of a ChatRequest.
+type ChatReading struct {
+	Messages []replaycase.Message
+	Tools    []replaycase.ToolDefinition
+	Params   replaycase.ModelConfig
 }
 
 // ReadToolSchemas sets each tool definition's Parameters to its schema as the case model keeps
@@ -56,6 +70,7 @@ type chatBody struct {
 	Model               *string         `json:"model"`
 	Messages            []*chatMessage  `json:"messages"`
 	Tools               []*chatTool     `json:"tools"`
+	Functions           []*chatFunction `json:"functions"` // legacy function calling: the functions offered
 	Temperature         *float64        `json:"temperature"`
 	TopP                *float64        `json:"top_p"`
 	MaxTokens           *int64          `json:"max_tokens"`
@@ -64,6 +79,7 @@ type chatBody struct {
 	Seed                *int64          `json:"seed"`
 	Stop                json.RawMessage `json:"stop"`
 	ToolChoice          json.RawMessage `json:"tool_choice"`
+	FunctionCall        json.RawMessage `json:"function_call"` // legacy tool_choice: "none", "auto" or {"name": …}
 	Stream              *bool           `json:"stream"`
 	StreamOptions       *chatStreamOpts `json:"stream_options"`
 }
@@ -78,6 +94,8 @@ type chatMessage struct {
 	Content    json.RawMessage `json:"content"`
 	ToolCalls  []*chatToolCall `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
+	// FunctionCall is legacy function calling's one call of an assistant message.
+	FunctionCall *chatFunction `json:"function_call"`
 }
 
 type chatToolCall struct {
@@ -142,10 +160,14 @@ func ParseChatRequest(body []byte) (*ChatRequest, error) {
 	if r.Params, err = b.params(); err != nil {
 		return nil, err
 	}
+	var legacyCalls []int // the messages whose last part is a legacy function_call
 	for i, m := range b.Messages {
-		msg, err := m.caseMessage(fmt.Sprintf("messages[%d]", i))
+		msg, legacy, err := m.caseMessage(fmt.Sprintf("messages[%d]", i))
 		if err != nil {
 			return nil, err
+		}
+		if legacy {
+			legacyCalls = append(legacyCalls, i)
 		}
 		r.Messages = append(r.Messages, msg)
 	}
@@ -167,9 +189,47 @@ func ParseChatRequest(body []byte) (*ChatRequest, error) {
 		r.Tools = append(r.Tools, d)
 		r.schemas = append(r.schemas, t.Function.Parameters)
 	}
+	// Legacy function calling offers its tools as functions: read after tools, as tools.
+	for i, f := range b.Functions {
+		param := fmt.Sprintf("functions[%d]", i)
+		if f == nil || f.Name == "" {
+			return nil, missing(param + ".name")
+		}
+		if k := kind(f.Parameters); k != 0 && k != 'n' && k != '{' {
+			return nil, invalidType(param+".parameters", "an object")
+		}
+		r.Tools = append(r.Tools, replaycase.ToolDefinition{Type: "function", Name: f.Name, Description: f.Description})
+		r.schemas = append(r.schemas, f.Parameters)
+	}
+	legacyChoice := legacyToolChoice(&b)
+	if len(legacyCalls) > 0 || len(b.Functions) > 0 || legacyChoice {
+		r.Version1 = r.version1(legacyCalls, len(b.Tools), legacyChoice)
+	}
 	r.Stream = b.Stream != nil && *b.Stream
 	r.IncludeUsage = b.StreamOptions != nil && b.StreamOptions.IncludeUsage != nil && *b.StreamOptions.IncludeUsage
 	return r, nil
+}
+
+// version1 is the request without what version 1 did not read: each legacy function_call (the
+// last part of its message), the functions (the tools after the first nTools), and the
+// tool_choice a legacy function_call gave.
+func (r *ChatRequest) version1(legacyCalls []int, nTools int, legacyChoice bool) *ChatReading {
+	v1 := &ChatReading{Messages: slices.Clone(r.Messages), Tools: r.Tools[:nTools:nTools], Params: r.Params}
+	for _, i := range legacyCalls {
+		n := len(v1.Messages[i].Parts) - 1
+		v1.Messages[i].Parts = v1.Messages[i].Parts[:n:n]
+	}
+	if legacyChoice {
+		v1.Params.ToolChoice = ""
+	}
+	return v1
+}
+
+// legacyToolChoice says whether the tool choice is legacy function calling's function_call
+// ("none", "auto" or {"name": …}): read as tool_choice when there is no tool_choice.
+func legacyToolChoice(b *chatBody) bool {
+	noChoice := kind(b.ToolChoice) == 0 || kind(b.ToolChoice) == 'n'
+	return noChoice && kind(b.FunctionCall) != 0 && kind(b.FunctionCall) != 'n'
 }
 
 // ParseChatParams reads the model and sampling parameters from a body that may hold nothing
@@ -211,6 +271,10 @@ func (b *chatBody) params() (replaycase.ModelConfig, error) {
 	default:
 		return mc, invalidType("stop", "a string or an array of strings")
 	}
+	if legacyToolChoice(b) {
+		mc.ToolChoice, err = rawText(b.FunctionCall, "function_call")
+		return mc, err
+	}
 	mc.ToolChoice, err = rawText(b.ToolChoice, "tool_choice")
 	return mc, err
 }
@@ -229,39 +293,51 @@ func stopStrings(stop []*string, param string) ([]string, error) {
 	return out, nil
 }
 
-func (m *chatMessage) caseMessage(param string) (replaycase.Message, error) {
+// caseMessage reads one message; legacy says whether its last part is a legacy function_call.
+func (m *chatMessage) caseMessage(param string) (msg replaycase.Message, legacy bool, err error) {
 	if m == nil {
-		return replaycase.Message{}, invalidType(param, "an object")
+		return msg, false, invalidType(param, "an object")
 	}
 	if m.Role == nil {
-		return replaycase.Message{}, missing(param + ".role")
+		return msg, false, missing(param + ".role")
 	}
 	role, ok := chatRoles[*m.Role]
 	if !ok {
-		return replaycase.Message{}, invalidValue(param+".role", "one of system, developer, user, assistant, tool, function")
+		return msg, false, invalidValue(param+".role", "one of system, developer, user, assistant, tool, function")
 	}
-	msg := replaycase.Message{Role: role, Name: m.Name}
+	msg = replaycase.Message{Role: role, Name: m.Name}
 	if role == "tool" && m.ToolCallID != "" {
 		result, err := rawText(m.Content, param+".content")
 		if err != nil {
-			return msg, err
+			return msg, false, err
 		}
 		msg.Parts = []replaycase.Part{{Type: "tool_call_response", ID: m.ToolCallID, Response: result}}
-		return msg, nil
+		return msg, false, nil
 	}
 	parts, err := contentParts(m.Content, param+".content")
 	if err != nil {
-		return msg, err
+		return msg, false, err
 	}
 	msg.Parts = parts
 	for i, tc := range m.ToolCalls {
 		p, err := tc.casePart(fmt.Sprintf("%s.tool_calls[%d]", param, i))
 		if err != nil {
-			return msg, err
+			return msg, false, err
 		}
 		msg.Parts = append(msg.Parts, p)
 	}
-	return msg, nil
+	if fc := m.FunctionCall; fc != nil {
+		// Legacy function calling: the call is a tool call without an id, last, as OpenInference
+		// records it (message.function_call_name); its result comes back in a "function" message,
+		// read as a tool message with the function's name.
+		args, err := rawText(fc.Arguments, param+".function_call.arguments")
+		if err != nil {
+			return msg, false, err
+		}
+		msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call", Name: fc.Name, Arguments: args})
+		return msg, true, nil
+	}
+	return msg, false, nil
 }
 
 func (tc *chatToolCall) casePart(param string) (replaycase.Part, error) {
