@@ -30,7 +30,6 @@ var finishReasons = map[string]string{
 	"function_call":  "tool_call",
 	"stop":           "stop",
 	"end_turn":       "stop",
-	"stop_sequence":  "stop",
 	"complete":       "stop",
 	"length":         "length",
 	"max_tokens":     "length",
@@ -41,7 +40,10 @@ var finishReasons = map[string]string{
 }
 
 // FinishReason normalizes a finish reason to the semconv output-message enum
-// (stop, length, content_filter, tool_call, error), keeping unknown values lower-cased. It is
+// (stop, length, content_filter, tool_call, error), keeping unknown values lower-cased.
+// Anthropic's stop_sequence is kept as recorded, not made stop: the Messages API tells an agent
+// that a stop sequence ended the answer, and a replay must tell it the same (replayext renders
+// it as stop for the OpenAI APIs). It is
 // exported for the Chat Completions body parser (openai.go), which may live in its own package.
 func FinishReason(f string) string {
 	f = strings.ToLower(strings.TrimSpace(f))

@@ -288,7 +288,18 @@ func anthropicID(st *replaycase.Step) string {
 // messageOf is the message object of a recorded step.
 func messageOf(st *replaycase.Step) anthropicMessage {
 	stop := anthropicStopReason(st)
-	return anthropicMessage{ID: anthropicID(st), Type: "message", Role: "assistant", Model: responseModel(st), Content: anthropicBlocks(st), StopReason: &stop, Usage: anthropicUsageOf(st.Usage)}
+	return anthropicMessage{ID: anthropicID(st), Type: "message", Role: "assistant", Model: responseModel(st), Content: anthropicBlocks(st), StopReason: &stop,
+		StopSequence: stopSequence(st, stop), Usage: anthropicUsageOf(st.Usage)}
+}
+
+// stopSequence is the stop sequence that ended the answer, as the API names it beside
+// stop_reason "stop_sequence". The case model does not record which one matched, so it is named
+// only when the recorded request had one; with several it is null (documented in replayext).
+func stopSequence(st *replaycase.Step, stop string) *string {
+	if stop != "stop_sequence" || len(st.ModelConfig.Stop) != 1 {
+		return nil
+	}
+	return &st.ModelConfig.Stop[0]
 }
 
 // MessagesResponseJSON is the non-streaming answer of a recorded step, as the body
@@ -324,6 +335,6 @@ func WriteMessagesResponse(w http.ResponseWriter, req *MessagesRequest, st *repl
 		}
 		send("content_block_stop", map[string]any{"index": i})
 	}
-	send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": msg.Usage.OutputTokens}})
+	send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": msg.StopSequence}, "usage": map[string]any{"output_tokens": msg.Usage.OutputTokens}})
 	send("message_stop", map[string]any{})
 }

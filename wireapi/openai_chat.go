@@ -658,19 +658,36 @@ func outputMessage(m replaycase.Message) (content *string, calls []chatOutCall) 
 			text = append(text, p.Content)
 		}
 	}
-	if len(text) > 0 {
+	if len(text) > 0 && !refusedInText(m) {
 		s := strings.Join(text, "")
 		content = &s
 	}
 	return content, calls
 }
 
+// refusedInText reports a refusal recorded as text: Anthropic has no refusal block, so a
+// refusing Claude model writes its words as text and ends with stop_reason "refusal", which the
+// case model keeps as the message's finish reason. Rendered for OpenAI, those words are the
+// message's refusal, not its content, as an OpenAI model's refusal would be.
+func refusedInText(m replaycase.Message) bool {
+	if m.FinishReason != "refusal" {
+		return false
+	}
+	for _, p := range m.Parts {
+		if p.Type == "refusal" {
+			return false
+		}
+	}
+	return true
+}
+
 // refusal is a recorded output message's refusal text (the API's message.refusal, recorded as
 // a refusal part), or nil: the agent must see the model refuse, not an empty answer.
 func refusal(m replaycase.Message) *string {
+	inText := refusedInText(m)
 	var text []string
 	for _, p := range m.Parts {
-		if p.Type == "refusal" {
+		if p.Type == "refusal" || inText && (p.Type == "text" || p.Type == "output_text") {
 			text = append(text, p.Content)
 		}
 	}
@@ -681,13 +698,18 @@ func refusal(m replaycase.Message) *string {
 	return &s
 }
 
-// finishReason maps a case-model finish reason back to the Chat Completions value.
+// finishReason maps a case-model finish reason back to the Chat Completions value. The case
+// model keeps Anthropic's own reasons as recorded (a step recorded through the Messages API may
+// be replayed through Chat Completions); they become the Chat value an OpenAI model would end
+// the same answer with, so an agent that checks finish_reason sees one of the API's values.
 func finishReason(f string) string {
 	switch f {
 	case "tool_call":
 		return "tool_calls"
-	case "":
+	case "", "stop_sequence", "pause_turn", "refusal": // a refusal's words are message.refusal
 		return "stop"
+	case "model_context_window_exceeded":
+		return "length"
 	}
 	return f
 }
