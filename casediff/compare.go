@@ -172,8 +172,9 @@ func llmSteps(steps []replaycase.Step) []llmStep {
 
 func modelCalls(stepsA, stepsB []replaycase.Step) []Finding {
 	a, b := llmSteps(stepsA), llmSteps(stepsB)
+	idsA, idsB := comparableIDs(a, b)
 	equal := func(i, j int) bool {
-		return a[i].step.CallSiteID != "" && a[i].step.CallSiteID == b[j].step.CallSiteID
+		return idsA[i] != "" && idsA[i] == idsB[j]
 	}
 	always := func(int, int) bool { return true }
 	var out []Finding
