@@ -92,14 +92,8 @@ func (r Request) Canonical(fields []string) map[string]any {
 	for _, f := range fields {
 		use[f] = true
 	}
-	v2 := use[FieldV2]
-	if !v2 && r.Version1 != nil {
-		r = *r.Version1
-	}
-	version := Version
-	if v2 {
-		version = Version2
-	}
+	r, version := r.reading(use[FieldV2])
+	v2 := version == Version2
 	c := map[string]any{"v": float64(version), "model": r.Model, "messages": canonicalMessages(r.System, r.Messages, v2)}
 	p := r.Params
 	if use[FieldTools] {
@@ -208,6 +202,18 @@ func canonicalMessages(system []replaycase.Part, msgs []replaycase.Message, v2 b
 		out = append(out, cm)
 	}
 	return out
+}
+
+// reading is the request as the version a field set names reads it (v2: it lists FieldV2), and
+// that version: version 1 reads Version1 when the request has one.
+func (r Request) reading(v2 bool) (Request, int) {
+	if v2 {
+		return r, Version2
+	}
+	if r.Version1 != nil {
+		return *r.Version1, Version
+	}
+	return r, Version
 }
 
 // ToolResultText is a tool result as version 2 reads it: a result recorded as a JSON array of

@@ -35,9 +35,7 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 			}
 		}
 	}
-	if !v2 && r.Version1 != nil {
-		r = *r.Version1
-	}
+	r, version := r.reading(v2)
 	p := r.Params
 	// Top-level keys in sorted order: max_tokens, messages, model, seed, stop, temperature,
 	// tool_choice, tools, top_p, v.
@@ -88,11 +86,7 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 		dst = appendNumber(dst, *p.TopP)
 	}
 	dst = append(dst, `,"v":`...)
-	if v2 {
-		dst = strconv.AppendInt(dst, Version2, 10)
-	} else {
-		dst = strconv.AppendInt(dst, Version, 10)
-	}
+	dst = strconv.AppendInt(dst, int64(version), 10)
 	return append(dst, '}')
 }
 

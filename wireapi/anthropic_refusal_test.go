@@ -49,6 +49,23 @@ func TestAnthropicRefusalCarriesItsText(t *testing.T) {
 
 	// The Anthropic Python SDK reads the same message from the JSON answer and from its stream
 	// helper (when the test venv of test/python is installed).
+	out := anthropicSDK(t, refusedStep(), `
+m = client.messages.create(**args)
+print(m.stop_reason, m.content[0].text)
+with client.messages.stream(**args) as s:
+    for _ in s:
+        pass
+    m = s.get_final_message()
+print(m.stop_reason, m.content[0].text)
+`, `args = dict(model="m", max_tokens=16, messages=[{"role": "user", "content": "hi"}])`)
+	assert.Equal(t, "refusal I can't help with that.\nrefusal I can't help with that.", out)
+}
+
+// anthropicSDK runs script with the Anthropic Python SDK's client (max_retries 0) against a
+// server that answers every request with st, after the line that sets args, and returns what
+// it printed, trimmed. It skips the test without the venv of test/python.
+func anthropicSDK(t *testing.T, st *replaycase.Step, script, args string) string {
+	t.Helper()
 	python, err := filepath.Abs(filepath.Join("..", "test", "python", ".venv", "bin", "python"))
 	require.NoError(t, err)
 	if _, err := os.Stat(python); err != nil {
@@ -60,24 +77,13 @@ func TestAnthropicRefusalCarriesItsText(t *testing.T) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		WriteMessagesResponse(w, &MessagesRequest{Stream: body.Stream}, refusedStep())
+		WriteMessagesResponse(w, &MessagesRequest{Stream: body.Stream}, st)
 	}))
 	defer srv.Close()
-	const script = `
-import sys, anthropic
-client = anthropic.Anthropic(api_key="x", base_url=sys.argv[1], max_retries=0)
-args = dict(model="m", max_tokens=16, messages=[{"role": "user", "content": "hi"}])
-m = client.messages.create(**args)
-print(m.stop_reason, m.content[0].text)
-with client.messages.stream(**args) as s:
-    for _ in s:
-        pass
-    m = s.get_final_message()
-print(m.stop_reason, m.content[0].text)
-`
-	out, err := exec.Command(python, "-c", script, srv.URL).CombinedOutput()
+	head := "import sys, anthropic\nclient = anthropic.Anthropic(api_key=\"x\", base_url=sys.argv[1], max_retries=0)\n" + args + "\n"
+	out, err := exec.Command(python, "-c", head+script, srv.URL).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	assert.Equal(t, "refusal I can't help with that.\nrefusal I can't help with that.", strings.TrimSpace(string(out)))
+	return strings.TrimSpace(string(out))
 }
 
 // Anthropic's model_context_window_exceeded stop reason is replayed as recorded; it became

@@ -2,12 +2,7 @@ package wireapi
 
 import (
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -51,24 +46,7 @@ func TestAnthropicStopSequenceIsReplayed(t *testing.T) {
 		assert.Equal(t, map[string]any{"stop_reason": "stop_sequence", "stop_sequence": tc.want}, delta, "%v", tc.stop)
 	}
 
-	python, err := filepath.Abs(filepath.Join("..", "test", "python", ".venv", "bin", "python"))
-	require.NoError(t, err)
-	if _, err := os.Stat(python); err != nil {
-		t.Skip("no test/python/.venv: run scripts/test.sh once to install it")
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct{ Stream bool }
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		WriteMessagesResponse(w, &MessagesRequest{Stream: body.Stream}, stopSequenceStep("END"))
-	}))
-	defer srv.Close()
-	const script = `
-import sys, anthropic
-client = anthropic.Anthropic(api_key="x", base_url=sys.argv[1], max_retries=0)
-args = dict(model="m", max_tokens=16, stop_sequences=["END"], messages=[{"role": "user", "content": "hi"}])
+	out := anthropicSDK(t, stopSequenceStep("END"), `
 m = client.messages.create(**args)
 print(m.stop_reason, m.stop_sequence)
 with client.messages.stream(**args) as s:
@@ -76,10 +54,8 @@ with client.messages.stream(**args) as s:
         pass
     m = s.get_final_message()
 print(m.stop_reason, m.stop_sequence)
-`
-	out, err := exec.Command(python, "-c", script, srv.URL).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	assert.Equal(t, "stop_sequence END\nstop_sequence END", strings.TrimSpace(string(out)))
+`, `args = dict(model="m", max_tokens=16, stop_sequences=["END"], messages=[{"role": "user", "content": "hi"}])`)
+	assert.Equal(t, "stop_sequence END\nstop_sequence END", out)
 }
 
 // A step recorded through the Messages API is replayed through Chat Completions with one of that
