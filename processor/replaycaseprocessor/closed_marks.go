@@ -173,27 +173,28 @@ type closedMarks struct {
 	// holds ids any more.
 	budget, bytes int64
 	stripped      int
+	report        idsTelemetry // the ids strip drops
 }
 
 // storedMark is a mark in the window, with what is needed to write it again without ids.
 type storedMark struct {
 	closedMark
 	selectedBy string
-	idBytes    int64 // bytes of span ids and event keys its value holds
+	ids        idCount // the span ids and event keys its value holds
 }
 
-func newClosedMarks(n int, budget int64) *closedMarks {
-	return &closedMarks{ring: make([]storedMark, 0, max(n, 1)), budget: budget}
+func newClosedMarks(n int, budget int64, report idsTelemetry) *closedMarks {
+	return &closedMarks{ring: make([]storedMark, 0, max(n, 1)), budget: budget, report: report}
 }
 
 // markIDBytes is what the ids of a mark's value take.
 func markIDBytes(spans []pcommon.SpanID, events []eventKey) int64 {
-	return int64(len(spans))*memClosedID + int64(len(events))*memClosedEventKey
+	return idCountOf(spans, events).bytes()
 }
 
 // add remembers m and returns the mark it replaces, if the ring was full.
 func (c *closedMarks) add(m storedMark) (old storedMark, full bool) {
-	c.bytes += m.idBytes
+	c.bytes += m.ids.bytes()
 	if len(c.ring) < cap(c.ring) {
 		c.ring = append(c.ring, m)
 		return storedMark{}, false
@@ -201,7 +202,7 @@ func (c *closedMarks) add(m storedMark) (old storedMark, full bool) {
 	old = c.ring[c.next]
 	c.ring[c.next] = m
 	c.next = (c.next + 1) % len(c.ring)
-	c.bytes -= old.idBytes
+	c.bytes -= old.ids.bytes()
 	c.stripped = max(c.stripped-1, 0)
 	return old, true
 }
@@ -211,10 +212,11 @@ func (c *closedMarks) add(m storedMark) (old storedMark, full bool) {
 func (c *closedMarks) strip(ops []*storage.Operation) []*storage.Operation {
 	for c.bytes > c.budget && c.stripped < len(c.ring) {
 		m := &c.ring[(c.next+c.stripped)%len(c.ring)] // the oldest not stripped
-		if m.idBytes > 0 {
+		if m.ids != (idCount{}) {
 			ops = append(ops, storage.SetOperation(m.key(), closedValue(closedRun{selectedBy: m.selectedBy})))
-			c.bytes -= m.idBytes
-			m.idBytes = 0
+			c.bytes -= m.ids.bytes()
+			c.report.forgotten(m.ids, forgottenOnDisk)
+			m.ids = idCount{}
 		}
 		c.stripped++
 	}
@@ -227,9 +229,10 @@ func (c *closedMarks) strip(ops []*storage.Operation) []*storage.Operation {
 func (w *wal) closeOps(ops []*storage.Operation, closed []closedRun) []*storage.Operation {
 	for _, c := range closed {
 		w.seq++
-		m := storedMark{closedMark: closedMark{seq: w.seq, id: c.id}, selectedBy: c.selectedBy, idBytes: markIDBytes(c.spans, c.events)}
-		if m.idBytes > w.closed.budget { // the memory forgets them at once too (heldIDs.added)
-			c.spans, c.events, m.idBytes = nil, nil, 0
+		m := storedMark{closedMark: closedMark{seq: w.seq, id: c.id}, selectedBy: c.selectedBy, ids: idCountOf(c.spans, c.events)}
+		if m.ids.bytes() > w.closed.budget { // the memory forgets them at once too (heldIDs.added)
+			w.closed.report.forgotten(m.ids, forgottenOnDisk)
+			c.spans, c.events, m.ids = nil, nil, idCount{}
 		}
 		ops = append(ops, storage.SetOperation(m.key(), closedValue(c)))
 		if old, full := w.closed.add(m); full {
@@ -262,7 +265,7 @@ func (p *caseProcessor) restoreCloses(closes []storedClose) {
 			w.closed.stale = append(w.closed.stale, c.key)
 			continue
 		}
-		if old, full := w.closed.add(storedMark{closedMark: m, selectedBy: c.selectedBy, idBytes: markIDBytes(c.spans, c.events)}); full {
+		if old, full := w.closed.add(storedMark{closedMark: m, selectedBy: c.selectedBy, ids: idCountOf(c.spans, c.events)}); full {
 			w.closed.stale = append(w.closed.stale, old.key())
 		}
 		p.closed.add(m.id, c.spans, c.events)

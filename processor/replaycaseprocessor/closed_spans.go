@@ -45,6 +45,7 @@ type heldIDs struct {
 	budget int64
 	bytes  int64
 	from   uint64 // the oldest close whose ids are still remembered
+	report idsTelemetry
 }
 
 // idBytes is the heap of a close's ids: the slices' capacities (closedIDsOf allocates them
@@ -65,18 +66,23 @@ func idSliceBytes(n int, size int64) int64 {
 // budget is exceeded (c's own last, when it alone exceeds it).
 func (h *heldIDs) added(r *recentTraces, c recentClose) {
 	h.bytes += c.idBytes()
+	h.report.remembered(idCountOf(c.spans, c.events), 1)
 	for h.bytes > h.budget && h.from < r.total {
-		h.forget(r, h.from)
+		h.forget(r, h.from, forgottenForBudget)
 	}
 }
 
-// forget forgets the ids of close k, the oldest one still holding ids or older.
-func (h *heldIDs) forget(r *recentTraces, k uint64) {
+// forget forgets the ids of close k, the oldest one still holding ids or older, for reason (nil
+// when close k itself is forgotten).
+func (h *heldIDs) forget(r *recentTraces, k uint64, reason *idsBySignal) {
 	if k < h.from {
 		return
 	}
 	c := &r.ring[k%r.n]
 	h.bytes -= c.idBytes()
+	n := idCountOf(c.spans, c.events)
+	h.report.remembered(n, -1)
+	h.report.forgotten(n, reason)
 	c.spans, c.events = nil, nil
 	h.from = k + 1
 }
@@ -89,7 +95,7 @@ func (h *heldIDs) forget(r *recentTraces, k uint64) {
 func (p *caseProcessor) withIDs(cases, limit int64) int64 {
 	h := &p.closed.held
 	for cases+h.bytes > limit && h.bytes > 0 {
-		h.forget(p.closed, h.from) // bytes > 0: a close at or after from holds ids
+		h.forget(p.closed, h.from, forgottenForPressure) // bytes > 0: a close at or after from holds ids
 	}
 	return cases + h.bytes
 }

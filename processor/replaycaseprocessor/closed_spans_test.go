@@ -277,7 +277,7 @@ func TestClosedIDsAreBounded(t *testing.T) {
 	add := func(r *recentTraces, id pcommon.TraceID, seen map[pcommon.SpanID]struct{}) {
 		r.add(id, closedIDsOf(seen, func(s pcommon.SpanID) bool { return r.heldSpan(id, s) }, compareSpanIDs), nil)
 	}
-	r := newRecentTraces(3, 3*8*8) // three closes of 8 ids
+	r := newRecentTraces(3, 3*8*8, idsTelemetry{}) // three closes of 8 ids
 	for i := range 3 {
 		add(r, trace(byte(i)), ids(8*i, 8))
 	}

@@ -121,7 +121,7 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 		now:        time.Now,
 		open:       map[pcommon.TraceID]*traceBuffer{},
 		order:      list.New(),
-		closed:     newRecentTraces(cfg.Limits.MaxOpenTraces, cfg.Limits.MaxBufferedBytes/closedIDsShare),
+		closed:     newRecentTraces(cfg.Limits.MaxOpenTraces, cfg.Limits.MaxBufferedBytes/closedIDsShare, idsTelemetry{tb}),
 		dropLog:    newDropLogger(set),
 		flushRetry: flushRetry,
 		stop:       make(chan struct{}),
@@ -134,7 +134,7 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 // pipelines.
 func (p *caseProcessor) Start(ctx context.Context, host component.Host) error {
 	if p.cfg.Storage != nil {
-		w, err := openWAL(ctx, host, *p.cfg.Storage, p.id, p.cfg.Limits.MaxOpenTraces, p.cfg.Limits.MaxBufferedBytes/closedIDsShare, p.logger)
+		w, err := openWAL(ctx, host, *p.cfg.Storage, p.id, p.cfg.Limits.MaxOpenTraces, p.cfg.Limits.MaxBufferedBytes/closedIDsShare, idsTelemetry{p.telemetry}, p.logger)
 		if err != nil {
 			return err
 		}

@@ -23,9 +23,10 @@ type recentClose struct {
 	events []eventKey       // sorted; nil once forgotten
 }
 
-// newRecentTraces remembers n closes and, for them, at most budget bytes of ids.
-func newRecentTraces(n int, budget int64) *recentTraces {
-	return &recentTraces{n: uint64(max(n, 1)), closes: map[pcommon.TraceID][]uint64{}, held: heldIDs{budget: budget}}
+// newRecentTraces remembers n closes and, for them, at most budget bytes of ids, reported to
+// report.
+func newRecentTraces(n int, budget int64, report idsTelemetry) *recentTraces {
+	return &recentTraces{n: uint64(max(n, 1)), closes: map[pcommon.TraceID][]uint64{}, held: heldIDs{budget: budget, report: report}}
 }
 
 // add remembers a close of trace id whose case held spans and events (sorted, see
@@ -52,7 +53,7 @@ func (r *recentTraces) evict(k uint64) {
 	} else {
 		delete(r.closes, old.id)
 	}
-	r.held.forget(r, k)
+	r.held.forget(r, k, nil)
 }
 
 // count is how many times the trace was closed among the remembered ones: the ordinal of the

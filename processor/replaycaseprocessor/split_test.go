@@ -122,7 +122,7 @@ func TestSplitLogsDropsEmptiedContainers(t *testing.T) {
 }
 
 func TestRecentTracesForgetsTheOldest(t *testing.T) {
-	r := newRecentTraces(2, 1<<20)
+	r := newRecentTraces(2, 1<<20, idsTelemetry{})
 	r.add(pcommon.TraceID{1}, nil, nil)
 	r.add(pcommon.TraceID{2}, nil, nil)
 	r.add(pcommon.TraceID{1}, nil, nil) // closed twice (a late fragment): replaces its own older entry

@@ -56,8 +56,8 @@ const (
 )
 
 // remember is how many closes it keeps stored (closed_marks.go): limits.max_open_traces; idBudget
-// the bytes of span ids and event keys their marks hold at most.
-func openWAL(ctx context.Context, host component.Host, storageID, owner component.ID, remember int, idBudget int64, logger *zap.Logger) (*wal, error) {
+// the bytes of span ids and event keys their marks hold at most; report counts the ids they drop.
+func openWAL(ctx context.Context, host component.Host, storageID, owner component.ID, remember int, idBudget int64, report idsTelemetry, logger *zap.Logger) (*wal, error) {
 	client, err := storageclient.Open(ctx, host, storageID, component.KindProcessor, owner)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func openWAL(ctx context.Context, host component.Host, storageID, owner componen
 	return &wal{
 		client: client, walker: walker, logger: logger,
 		commit: &groupCommit{client: client, gather: walCommitGather, steadyGap: walCommitSteadyGap, gatherBackoff: walCommitGatherBackoff},
-		seq:    uint64(time.Now().UnixNano()), refs: map[string]int{}, closed: newClosedMarks(remember, idBudget),
+		seq:    uint64(time.Now().UnixNano()), refs: map[string]int{}, closed: newClosedMarks(remember, idBudget, report),
 	}, nil
 }
 

@@ -37,6 +37,7 @@ type TelemetryBuilder struct {
 	ProcessorReplayCaseDuplicates               metric.Int64Counter
 	ProcessorReplayCaseEmitFailures             metric.Int64Counter
 	ProcessorReplayCaseEvictions                metric.Int64Counter
+	ProcessorReplayCaseForgottenIds             metric.Int64Counter
 	ProcessorReplayCaseInvalidUtf8              metric.Int64Counter
 	ProcessorReplayCaseLateSpans                metric.Int64Counter
 	ProcessorReplayCaseOpenCases                metric.Int64UpDownCounter
@@ -44,6 +45,7 @@ type TelemetryBuilder struct {
 	ProcessorReplayCaseQuarantineReasons        metric.Int64Counter
 	ProcessorReplayCaseReceived                 metric.Int64Counter
 	ProcessorReplayCaseRefused                  metric.Int64Counter
+	ProcessorReplayCaseRememberedIds            metric.Int64UpDownCounter
 	ProcessorReplayCaseReservedAttributes       metric.Int64Counter
 	ProcessorReplayCaseSelectedRuns             metric.Int64Counter
 	ProcessorReplayCaseSelectionErrors          metric.Int64Counter
@@ -147,6 +149,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{cases}"),
 	)
 	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseForgottenIds, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_forgotten_ids",
+		metric.WithDescription("Span ids and GenAI event keys of closed cases forgotten while their close is still remembered (that item sent again is a late_spans fragment, not a duplicate), by signal (traces for span ids, logs for event keys) and reason (memory_pressure, open cases and ids together reached limits.max_buffered_bytes; memory_budget, the ids in memory reached their share, 1/16 of it; storage_budget, the ids of the closed marks on disk reached that share, so a redelivery after a restart is not recognised) [Development]"),
+		metric.WithUnit("{ids}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseInvalidUtf8, err = builder.meter.Int64Counter(
 		"otelcol_processor_replay_case_invalid_utf8",
 		metric.WithDescription("Strings in incoming telemetry that were not valid UTF-8 and were repaired with U+FFFD, by signal [Development]"),
@@ -187,6 +195,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_replay_case_refused",
 		metric.WithDescription("Spans and log records refused with a retryable error before being accepted (downstream backlog or storage failure), by signal [Development]"),
 		metric.WithUnit("{items}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseRememberedIds, err = builder.meter.Int64UpDownCounter(
+		"otelcol_processor_replay_case_remembered_ids",
+		metric.WithDescription("Span ids and GenAI event keys of the recently closed cases held in memory to recognise an item sent again as a duplicate, by signal (traces for span ids, logs for event keys) [Development]"),
+		metric.WithUnit("{ids}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseReservedAttributes, err = builder.meter.Int64Counter(

@@ -197,6 +197,22 @@ func AssertEqualProcessorReplayCaseEvictions(t *testing.T, tt *componenttest.Tel
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorReplayCaseForgottenIds(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_replay_case_forgotten_ids",
+		Description: "Span ids and GenAI event keys of closed cases forgotten while their close is still remembered (that item sent again is a late_spans fragment, not a duplicate), by signal (traces for span ids, logs for event keys) and reason (memory_pressure, open cases and ids together reached limits.max_buffered_bytes; memory_budget, the ids in memory reached their share, 1/16 of it; storage_budget, the ids of the closed marks on disk reached that share, so a redelivery after a restart is not recognised) [Development]",
+		Unit:        "{ids}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_replay_case_forgotten_ids")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorReplayCaseInvalidUtf8(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_invalid_utf8",
@@ -305,6 +321,22 @@ func AssertEqualProcessorReplayCaseRefused(t *testing.T, tt *componenttest.Telem
 		},
 	}
 	got, err := tt.GetMetric("otelcol_processor_replay_case_refused")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorReplayCaseRememberedIds(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_replay_case_remembered_ids",
+		Description: "Span ids and GenAI event keys of the recently closed cases held in memory to recognise an item sent again as a duplicate, by signal (traces for span ids, logs for event keys) [Development]",
+		Unit:        "{ids}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: false,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_replay_case_remembered_ids")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

@@ -30,6 +30,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorReplayCaseDuplicates.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseEmitFailures.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseEvictions.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseForgottenIds.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseInvalidUtf8.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseLateSpans.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseOpenCases.Add(context.Background(), 1)
@@ -37,6 +38,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorReplayCaseQuarantineReasons.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseReceived.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseRefused.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseRememberedIds.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseReservedAttributes.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseSelectedRuns.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseSelectionErrors.Add(context.Background(), 1)
@@ -76,6 +78,9 @@ func TestSetupTelemetry(t *testing.T) {
 	AssertEqualProcessorReplayCaseEvictions(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseForgottenIds(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseInvalidUtf8(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -95,6 +100,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseRefused(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseRememberedIds(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseReservedAttributes(t, testTel,
