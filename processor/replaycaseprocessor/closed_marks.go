@@ -187,11 +187,6 @@ func newClosedMarks(n int, budget int64, report idsTelemetry) *closedMarks {
 	return &closedMarks{ring: make([]storedMark, 0, max(n, 1)), budget: budget, report: report}
 }
 
-// markIDBytes is what the ids of a mark's value take.
-func markIDBytes(spans []pcommon.SpanID, events []eventKey) int64 {
-	return idCountOf(spans, events).bytes()
-}
-
 // add remembers m and returns the mark it replaces, if the ring was full.
 func (c *closedMarks) add(m storedMark) (old storedMark, full bool) {
 	c.bytes += m.ids.bytes()

@@ -26,7 +26,7 @@ func storedMarkIDBytes(t *testing.T, dir string) (bytes int64, marks int) {
 	require.NoError(t, client.(storage.Walker).Walk(context.Background(), func(key string, value []byte) ([]*storage.Operation, error) {
 		if strings.HasPrefix(key, closedPrefix) {
 			_, spans, events := readClosedValue(value)
-			bytes += markIDBytes(spans, events)
+			bytes += idCountOf(spans, events).bytes()
 			marks++
 		}
 		return nil, nil
