@@ -16,6 +16,14 @@ import (
 // and says on warn how many of their strings the writer repaired: invalid UTF-8 is stored
 // with U+FFFD in its place, and what was written then differs from what was read.
 func writeNewCases(root string, cases []*replaycase.Case, warn io.Writer) ([]*replaycase.Case, error) {
+	return writeCases(root, cases, nil, warn)
+}
+
+// writeCases is writeNewCases, except that a case whose id the dataset holds is written again
+// when again (if not nil) says so: the new row, in a newer file, is then the current row of
+// that id, as a re-driven case's row supersedes its quarantine row. again is asked after the
+// batches a crash left are published, so it sees every row the dataset holds.
+func writeCases(root string, cases []*replaycase.Case, again func(*replaycase.Case) (bool, error), warn io.Writer) ([]*replaycase.Case, error) {
 	w, err := dataset.NewWriter(dataset.WriterConfig{
 		Root: root, Staging: root + ".staging", Compression: "zstd", MaxRowsPerFile: 100_000, RowGroupRows: 5_000,
 	})
@@ -33,9 +41,19 @@ func writeNewCases(root string, cases []*replaycase.Case, warn io.Writer) ([]*re
 		return nil, errors.Join(err, w.Close())
 	}
 	var add []*replaycase.Case
+	added := map[string]bool{}
 	for _, c := range cases {
-		if !present[c.CaseID] {
-			present[c.CaseID] = true
+		if added[c.CaseID] {
+			continue // each id once
+		}
+		write := !present[c.CaseID]
+		if !write && again != nil {
+			if write, err = again(c); err != nil {
+				return nil, errors.Join(err, w.Close())
+			}
+		}
+		if write {
+			added[c.CaseID] = true
 			add = append(add, c)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -70,10 +71,33 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
+// writeDerived writes c into the dataset at root and prints its id, which the dataset then
+// holds. The same edit of the same case is the same case: written once, and a repeat says on
+// stderr that it was already there. The id depends only on the original's id and the edit, so
+// after the original's row changed (a quarantined case re-driven, a newer import) the same
+// edit gives a case that differs from the one stored: that is written again, its row then the
+// current one, as the re-driven row is the original's.
 func writeDerived(c *replaycase.Case, root string, stdout, stderr io.Writer) error {
-	// The same edit of the same case is the same case: written once.
-	if _, err := writeNewCases(root, []*replaycase.Case{c}, stderr); err != nil {
+	stale := false
+	written, err := writeCases(root, []*replaycase.Case{c}, func(c *replaycase.Case) (bool, error) {
+		stored, err := loadCase(c.CaseID, root)
+		if err == nil {
+			// Compared in the form c was made in: a copy through JSON, which has no empty
+			// lists where the dataset's reader makes them.
+			stored, err = copyCase(stored)
+		}
+		stale = err == nil && !reflect.DeepEqual(stored, c)
+		return stale, err
+	}, stderr)
+	if err != nil {
 		return err
+	}
+	from := c.Metadata[metaDerivedFrom]
+	switch {
+	case len(written) == 0:
+		fmt.Fprintf(stderr, "reprise mutate: case %s is already in %s (the same edit of case %s); not written again\n", c.CaseID, root, from)
+	case stale:
+		fmt.Fprintf(stderr, "reprise mutate: case %s in %s differs from this edit of case %s as it is now; written again as its current row\n", c.CaseID, root, from)
 	}
 	fmt.Fprintf(stdout, "%s\n", c.CaseID)
 	return nil
@@ -98,7 +122,12 @@ func applyMutation(orig *replaycase.Case, m mutation) (*replaycase.Case, error) 
 		if err != nil {
 			return nil, err
 		}
+		answered := isAnswerOf(c, st)
 		st.OutputMessages, st.FinishReasons = msgs, finishReasons(msgs)
+		if answered {
+			first := msgs[0]
+			c.FinalOutput = &first
+		}
 	case "tool_result", "tool_error":
 		if st.Kind != replaycase.StepTool || st.ToolCall == nil {
 			return nil, fmt.Errorf("--%s edits a tool step; step %d is a %s step", map[string]string{"tool_result": "tool-result", "tool_error": "tool-error"}[m.Edit], m.Step, st.Kind)
@@ -131,6 +160,30 @@ func applyMutation(orig *replaycase.Case, m mutation) (*replaycase.Case, error) 
 	// The raw telemetry is the original run's: re-driving it would rebuild the original case.
 	c.RawSpans, c.RawEvents = nil, nil
 	return c, nil
+}
+
+// isAnswerOf says whether the case's final_output is step st's answer, by the rule that built
+// it (normalize's summarize, docs/case-model.md): the root agent's last output message, else
+// the first output message of the LLM step that ended last (of two that ended together, the
+// later one). The case does not keep the root agent's output apart, so st must be that last
+// step and final_output its first message (or absent, when st had none). A final_output that
+// is not is the agent's own answer, recorded on its span: the edit does not rewrite it, since
+// what the agent would have made of the new response is not recorded. One equal to the step's
+// message is the step's, whether or not the agent passed it through.
+func isAnswerOf(c *replaycase.Case, st *replaycase.Step) bool {
+	var last *replaycase.Step
+	for i := range c.Steps {
+		if s := &c.Steps[i]; s.Kind == replaycase.StepLLM && (last == nil || !s.EndTime.Before(last.EndTime)) {
+			last = s
+		}
+	}
+	switch {
+	case last != st:
+		return false
+	case len(st.OutputMessages) == 0:
+		return c.FinalOutput == nil
+	}
+	return c.FinalOutput != nil && reflect.DeepEqual(*c.FinalOutput, st.OutputMessages[0])
 }
 
 // copyCase is a deep copy (through JSON, which carries every column).
