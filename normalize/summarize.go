@@ -6,19 +6,14 @@ import (
 
 // summarize fills the case-level fields from the root agent span and the steps.
 func summarize(c *replaycase.Case, root *normalized) {
-	var firstLLM, lastLLM *replaycase.Step
+	var firstLLM *replaycase.Step
 	for i := range c.Steps {
-		st := &c.Steps[i]
-		if st.Kind != replaycase.StepLLM {
-			continue
-		}
-		if firstLLM == nil {
-			firstLLM = st
-		}
-		if lastLLM == nil || !st.EndTime.Before(lastLLM.EndTime) {
-			lastLLM = st
+		if c.Steps[i].Kind == replaycase.StepLLM {
+			firstLLM = &c.Steps[i]
+			break
 		}
 	}
+	lastLLM := c.LastLLMStep()
 
 	if root != nil {
 		rs := &root.Step

@@ -171,14 +171,8 @@ func applyMutation(orig *replaycase.Case, m mutation) (*replaycase.Case, error) 
 // what the agent would have made of the new response is not recorded. One equal to the step's
 // message is the step's, whether or not the agent passed it through.
 func isAnswerOf(c *replaycase.Case, st *replaycase.Step) bool {
-	var last *replaycase.Step
-	for i := range c.Steps {
-		if s := &c.Steps[i]; s.Kind == replaycase.StepLLM && (last == nil || !s.EndTime.Before(last.EndTime)) {
-			last = s
-		}
-	}
 	switch {
-	case last != st:
+	case c.LastLLMStep() != st:
 		return false
 	case len(st.OutputMessages) == 0:
 		return c.FinalOutput == nil
