@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// Divergence is a lenient or hybrid answer that was not an exact match.
+// Divergence is a lenient or hybrid answer that was not an exact match, or a request that
+// replay refused (Refused).
 type Divergence struct {
 	CaseID   string `json:"case_id"`
 	Endpoint string `json:"endpoint"`
@@ -18,6 +19,11 @@ type Divergence struct {
 	// Live is true when the request was forwarded to the upstream (hybrid mode): from here on
 	// the session's model calls are answered live.
 	Live bool `json:"live,omitempty"`
+	// Refused is true when the request was not answered: strict replay's 404 (in hybrid mode
+	// too, for a tool or retrieval lookup), a request after the case's last recorded item in
+	// any mode, or hybrid's 400 for an API without an upstream. The client may have swallowed
+	// the error and carried on; the log keeps the call the recording never had.
+	Refused bool `json:"refused,omitempty"`
 	// Paths are the fields where the request differs from the next recorded item; empty when
 	// the case recorded no further item to compare with, or the request equals recordings the
 	// session was served every one of (a finding without a path says which).

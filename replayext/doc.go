@@ -18,6 +18,7 @@
 //	      cursors per session             sessions.go   bounded segmented LRU; session_id.go,
 //	                                                    small_map.go (a session's first cursors)
 //	      differing paths                 diff.go       paths only, built to reveal no value
+//	      refused requests                refusals.go   logged per session and per server
 //	  → render the recorded response      ../wireapi    JSON (remembered) or Server-Sent Events
 //	listings, divergences                 browse.go     summaries read by rows.go
 //

@@ -30,6 +30,7 @@ type replay struct {
 	telemetry *metadata.TelemetryBuilder
 	store     *store
 	sessions  *sessions
+	refusals  refusals // every refused request, for `reprise ci` (refusals.go)
 	scrubber  *scrub.Scrubber
 	upstreams map[string]*upstream // by API, for those with an upstream endpoint
 	// The memos of repeated work (memo.go): decoded, scrubbed request bodies per API, and the

@@ -153,8 +153,10 @@ func TestHybridWithoutAnUpstreamRefuses(t *testing.T) {
 		require.Equal(t, http.StatusOK, resp.StatusCode, "the session still replays: %s", body)
 		assert.Empty(t, resp.Header.Get(headerLive))
 	}
-	_, body = s.do("GET", "/v1/divergences", nil, session)
-	assert.JSONEq(t, `{"divergences":[]}`, string(body), "the session never went live")
+	divs := divergencesOf(t, s, "no-upstream")
+	require.Len(t, divs, 1, "the refused miss is logged")
+	assert.True(t, divs[0].Refused)
+	assert.False(t, divs[0].Live, "the session never went live")
 }
 
 // upstream.<api>.timeout bounds a forwarded call: an upstream that does not answer in time is

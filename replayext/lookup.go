@@ -150,6 +150,7 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 		return hit{}, false
 	}
 	if !found {
+		r.refuse(id, Divergence{CaseID: candidate.caseID, Endpoint: it.endpoint, Findings: []Finding{{Type: in.added}}, Time: time.Now().UTC()})
 		r.record(req.Context(), it.endpoint, outcomeMiss, start)
 		msg := fmt.Sprintf("no recorded %s matches this request", it.what)
 		if candidate.caseID != "" {
@@ -185,7 +186,8 @@ func (r *replay) repeated(w http.ResponseWriter, req *http.Request, id string, i
 
 // diverge answers a request that diverges from the recording as d says, by the mode: hybrid
 // goes live, lenient serves candidate and logs d in the session, strict (or hybrid on an
-// endpoint without upstream) refuses with a 404 saying strict and detail.
+// endpoint without upstream) refuses with a 404 saying strict and detail, and logs d as
+// refused.
 func (r *replay) diverge(w http.ResponseWriter, req *http.Request, id string, it items, in interactions, d Divergence, candidate hit, mode Mode, hybrid bool, start time.Time, strict string, detail map[string]any) (hit, bool) {
 	switch {
 	case hybrid:
@@ -199,6 +201,7 @@ func (r *replay) diverge(w http.ResponseWriter, req *http.Request, id string, it
 		r.record(req.Context(), it.endpoint, outcomeDivergent, start)
 		return candidate, true
 	default:
+		r.refuse(id, d)
 		r.record(req.Context(), it.endpoint, outcomeMiss, start)
 		writeError(w, http.StatusNotFound, "not_found_error", strict, detail)
 		return hit{}, false
@@ -207,10 +210,11 @@ func (r *replay) diverge(w http.ResponseWriter, req *http.Request, id string, it
 
 // goLive switches a session to live answers at its first miss: the divergence is logged and
 // the request, like every later one of the session, is answered by the upstream. Without an
-// upstream for the request's API the miss is refused and the session is left as it was:
-// live, it would refuse every later request, recorded ones included.
+// upstream for the request's API the miss is refused (and logged as refused) and the session
+// is left as it was: live, it would refuse every later request, recorded ones included.
 func (r *replay) goLive(w http.ResponseWriter, req *http.Request, id, endpoint string, in interactions, d Divergence, start time.Time) {
 	if _, ok := r.upstreamOf(w, in.api); !ok {
+		r.refuse(id, d)
 		r.record(req.Context(), endpoint, outcomeMiss, start)
 		return
 	}

@@ -174,19 +174,34 @@ type caseResult struct {
 	NewCaseID  string             `json:"new_case_id,omitempty"`
 	OtherRuns  []string           `json:"other_runs,omitempty"` // runs the command also emitted, not compared
 	Failing    []casediff.Finding `json:"failing"`
-	Assertions []assertionResult  `json:"assertions,omitempty"`
-	Diff       *casediff.Report   `json:"diff,omitempty"`
-	Stdout     string             `json:"stdout,omitempty"`
-	Stderr     string             `json:"stderr,omitempty"`
+	// ReplayMisses are the requests of the run the replay server refused (replay_miss), those
+	// a policy allows included.
+	ReplayMisses []casediff.Finding `json:"replay_misses,omitempty"`
+	Assertions   []assertionResult  `json:"assertions,omitempty"`
+	Diff         *casediff.Report   `json:"diff,omitempty"`
+	Stdout       string             `json:"stdout,omitempty"`
+	Stderr       string             `json:"stderr,omitempty"`
 }
 
-// judge decides the outcome of a case from the diff, the assertions and the command's exit.
-func judge(r *caseResult, recorded, replayed *replaycase.Case, policy Policy) {
+// judge decides the outcome of a case from the diff, the requests the replay server refused
+// (misses, replay_miss findings), the assertions and the command's exit.
+func judge(r *caseResult, recorded, replayed *replaycase.Case, policy Policy, misses []casediff.Finding) {
+	r.ReplayMisses = misses
+	var failingMisses []casediff.Finding
+	for _, f := range misses {
+		if policy.fails(recorded.CaseID, f) {
+			failingMisses = append(failingMisses, f)
+		}
+	}
 	if replayed == nil {
 		r.Outcome = outcomeFailed
 		r.Message = "the command emitted no agent run (is its OpenTelemetry SDK exporting to OTEL_EXPORTER_OTLP_ENDPOINT?)"
 		if r.ExitCode != 0 {
 			r.Message = fmt.Sprintf("the command exited %d and emitted no agent run", r.ExitCode)
+		}
+		r.Failing = append([]casediff.Finding{}, failingMisses...)
+		if len(failingMisses) > 0 {
+			r.Message += fmt.Sprintf("; %d findings: %s", len(failingMisses), replayMiss)
 		}
 		return
 	}
@@ -199,6 +214,8 @@ func judge(r *caseResult, recorded, replayed *replaycase.Case, policy Policy) {
 			r.Failing = append(r.Failing, f)
 		}
 	}
+	// After the diff's findings: the report lists them by decision point, replay last.
+	r.Failing = append(r.Failing, failingMisses...)
 	r.Assertions = evaluateAssertions(recorded, replayed)
 	var why []string
 	if len(r.Failing) > 0 {

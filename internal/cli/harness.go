@@ -138,7 +138,8 @@ func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.
 	if o.mode == "hybrid" {
 		upstream = fmt.Sprintf(hybridUpstream, o.upstream)
 	}
-	stopCollector, replayPort, otlpPort, err := startHarnessOnFreePorts(ctx, filepath.Join(work, "collector.yaml"), func(replayPort, otlpPort int) string {
+	var replayServer component.Component // the harness's replay extension, whose refusals judge the run
+	stopCollector, replayPort, otlpPort, err := startHarnessOnFreePorts(ctx, filepath.Join(work, "collector.yaml"), watchingReplay(&replayServer), func(replayPort, otlpPort int) string {
 		return fmt.Sprintf(harnessConfig, replayPort, dataset, o.mode, otlpPort, newRuns, extra, o.scrubKeyEnv, exporters, upstream)
 	})
 	if err != nil {
@@ -199,8 +200,13 @@ func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.
 	if err != nil && !errors.Is(err, os.ErrNotExist) { // no file: the command emitted nothing
 		return fail(err)
 	}
+	// Read once the collector has stopped: every request of the run has been answered.
+	misses, err := replayMisses(replayServer)
+	if err != nil {
+		return fail(err)
+	}
 	picked := pickRun(runs)
-	judge(&r, c, picked, policy)
+	judge(&r, c, picked, policy, misses)
 	for _, run := range runs {
 		if run != picked {
 			r.OtherRuns = append(r.OtherRuns, run.CaseID)
@@ -234,16 +240,16 @@ func pickRun(runs []*replaycase.Case) *replaycase.Case {
 // ports was taken before its collector bound it.
 const harnessStartAttempts = 5
 
-// startHarnessOnFreePorts starts the harness collector with the config cfg gives for a replay
-// and an OTLP port, picking fresh ports again when one was taken before the collector bound it.
-// stop stops the collector and gives its ports back.
-func startHarnessOnFreePorts(ctx context.Context, path string, cfg func(replayPort, otlpPort int) string) (stop func(), replayPort, otlpPort int, err error) {
+// startHarnessOnFreePorts starts the harness collector with factories' components and the
+// config cfg gives for a replay and an OTLP port, picking fresh ports again when one was taken
+// before the collector bound it. stop stops the collector and gives its ports back.
+func startHarnessOnFreePorts(ctx context.Context, path string, factories func() (otelcol.Factories, error), cfg func(replayPort, otlpPort int) string) (stop func(), replayPort, otlpPort int, err error) {
 	for attempt := 1; ; attempt++ {
 		ports, err := harnessPorts.take(2)
 		if err != nil {
 			return nil, 0, 0, err
 		}
-		stopCollector, err := startHarness(ctx, path, cfg(ports[0], ports[1]))
+		stopCollector, err := startHarness(ctx, path, factories, cfg(ports[0], ports[1]))
 		if err == nil {
 			return func() {
 				stopCollector()
@@ -257,17 +263,18 @@ func startHarnessOnFreePorts(ctx context.Context, path string, cfg func(replayPo
 	}
 }
 
-// startHarness runs the collector with cfg in this process until the returned stop is called.
+// startHarness runs the collector with factories' components and cfg in this process until the
+// returned stop is called.
 // It returns once the collector runs: every component has started, so both servers listen on
 // their ports. (Dialling the ports instead could reach another worker's server on a port this
 // collector failed to bind.) A port in use fails with errPortTaken.
-func startHarness(ctx context.Context, path, cfg string) (stop func(), err error) {
+func startHarness(ctx context.Context, path string, factories func() (otelcol.Factories, error), cfg string) (stop func(), err error) {
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		return nil, err
 	}
 	col, err := otelcol.NewCollector(otelcol.CollectorSettings{
 		BuildInfo: harnessBuildInfo,
-		Factories: Factories,
+		Factories: factories,
 		ConfigProviderSettings: otelcol.ConfigProviderSettings{ResolverSettings: confmap.ResolverSettings{
 			URIs:              []string{"file:" + path},
 			ProviderFactories: []confmap.ProviderFactory{fileprovider.NewFactory(), envprovider.NewFactory()},

@@ -38,7 +38,7 @@ var knownTypes = map[casediff.FindingType]bool{
 	casediff.ToolArgsChanged: true, casediff.ToolResultChanged: true, casediff.ModelCallAdded: true,
 	casediff.ModelCallRemoved: true, casediff.PromptChanged: true, casediff.ModelConfigChanged: true,
 	casediff.RouteChanged: true, casediff.AnswerChanged: true, casediff.UsageChanged: true,
-	casediff.LatencyChanged: true, casediff.CostChanged: true,
+	casediff.LatencyChanged: true, casediff.CostChanged: true, replayMiss: true,
 }
 
 func loadPolicy(file string) (Policy, error) {

@@ -94,7 +94,7 @@ func TestHarnessStartsAgainWhenAPickedPortIsTaken(t *testing.T) {
 
 	root, _ := fixtureDataset(t, testfixtures.OTelEvents)
 	runs := t.TempDir()
-	stop, replayPort, otlpPort, err := startHarnessOnFreePorts(context.Background(), filepath.Join(t.TempDir(), "collector.yaml"), func(replayPort, otlpPort int) string {
+	stop, replayPort, otlpPort, err := startHarnessOnFreePorts(context.Background(), filepath.Join(t.TempDir(), "collector.yaml"), Factories, func(replayPort, otlpPort int) string {
 		return fmt.Sprintf(harnessConfig, replayPort, root, "strict", otlpPort, runs, "", "REPRISE_SCRUB_KEY", "replay_parquet", "")
 	})
 	require.NoError(t, err)

@@ -112,8 +112,8 @@ func (r ciReport) junitXML() ([]byte, error) {
 		switch c.Outcome {
 		case outcomeFailed:
 			var detail bytes.Buffer
-			if c.Diff != nil {
-				_ = casediff.WriteMarkdown(&detail, casediff.Report{Schema: c.Diff.Schema, A: c.Diff.A, B: c.Diff.B, Findings: c.Failing})
+			if failing, ok := c.failingReport(); ok {
+				_ = casediff.WriteMarkdown(&detail, failing)
 			}
 			tc.Failure = &junitProblem{Message: c.Message, Type: "regression", Text: detail.String()}
 		case outcomeError:
@@ -137,17 +137,32 @@ func (r ciReport) markdown() ([]byte, error) {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.CaseID, c.AgentName, c.Outcome, cellText(c.Message))
 	}
 	for _, c := range r.Results {
-		if c.Outcome != outcomeFailed || c.Diff == nil || len(c.Failing) == 0 {
+		failing, ok := c.failingReport()
+		if c.Outcome != outcomeFailed || !ok {
 			continue
 		}
 		b.WriteString("\n")
 		var d bytes.Buffer
-		if err := casediff.WriteMarkdown(&d, casediff.Report{Schema: c.Diff.Schema, A: c.Diff.A, B: c.Diff.B, Findings: c.Failing}); err != nil {
+		if err := casediff.WriteMarkdown(&d, failing); err != nil {
 			return nil, err
 		}
 		b.Write(d.Bytes())
 	}
 	return []byte(b.String()), nil
+}
+
+// failingReport is a failed case's failing findings as a diff report, for the JUnit and
+// Markdown reports; ok is false when it has none. A run that emitted no case has no diff, but
+// the requests the replay server refused may still fail it.
+func (c caseResult) failingReport() (rep casediff.Report, ok bool) {
+	if len(c.Failing) == 0 {
+		return rep, false
+	}
+	if c.Diff != nil {
+		return casediff.Report{Schema: c.Diff.Schema, A: c.Diff.A, B: c.Diff.B, Findings: c.Failing}, true
+	}
+	return casediff.Report{A: casediff.CaseRef{CaseID: c.CaseID, AgentName: c.AgentName, Status: "recorded"},
+		B: casediff.CaseRef{CaseID: "no run", Status: "none emitted"}, Findings: c.Failing}, true
 }
 
 func cellText(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }

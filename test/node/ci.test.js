@@ -72,14 +72,15 @@ test('the unchanged agent passes every case with zero model calls', async () => 
 });
 
 // Each change, and the findings it must produce. In strict replay a changed model request gets
-// no recorded answer, so the agent stops there: the calls after it are reported missing.
+// no recorded answer (replay_miss), so the agent stops there: the calls after it are reported
+// missing.
 const changes = [
   { name: 'a different system prompt', env: { SYSTEM_PROMPT: 'You are a terse weather assistant.' },
-    want: ['answer_changed', 'model_call_removed', 'prompt_changed', 'tool_call_removed'] },
+    want: ['answer_changed', 'model_call_removed', 'prompt_changed', 'replay_miss', 'tool_call_removed'] },
   { name: 'a different model parameter', env: { TEMPERATURE: '0.7' },
-    want: ['answer_changed', 'model_call_removed', 'model_config_changed', 'tool_call_removed'] },
+    want: ['answer_changed', 'model_call_removed', 'model_config_changed', 'replay_miss', 'tool_call_removed'] },
   { name: 'a tool that returns something else', env: { TOOL_SKY: 'sunny' },
-    want: ['answer_changed', 'tool_result_changed'] },
+    want: ['answer_changed', 'replay_miss', 'tool_result_changed'] },
   { name: 'a retriever returning other documents', env: { DOCS: 'doc-lyon-climate,doc-paris-climate' },
     want: ['retrieval_drift'] },
 ];
