@@ -92,15 +92,28 @@ func (s *Scrubber) lineSecrets(lines []string) []contextSecret {
 // a token-like value (tokenLike), or a longer one without whitespace under a name that holds
 // one of the keywords of the rules that need a name (a 320-byte key under access_key is found
 // in text written `access_key = "…"`, and was kept as an attribute or in JSON). Up to
-// opaqueRun bytes, as in text, where a longer base64 run that is no text is skipped as binary;
-// the name bounds the cost: url.full and a tool's long ids are not written out again.
+// maxNamedValue bytes, as in text; the name bounds the cost: url.full and a tool's long ids are
+// not written out again.
 func contextValue(name, v string) bool {
 	if tokenLike(v) {
 		return true
 	}
-	if len(v) <= maxSplitPart || len(v) >= opaqueRun || strings.ContainsAny(v, " \t\n<") {
+	if len(v) <= maxSplitPart || len(v) > maxNamedValue || strings.ContainsAny(v, " \t\n<") {
 		return false
 	}
+	return contextName(name)
+}
+
+// maxNamedValue bounds a value without whitespace that is read with its name although it is
+// longer than opaqueRun, the length from which a base64 run that is no text is taken for binary
+// data: a DER private key in base64 without its PEM lines (3.2 KiB for RSA-4096, 6.3 KiB for
+// RSA-8192), a long token. A longer value under such a name is data (an image under image_key),
+// and scanning it would cost as much as scanning text of its length for each value. Under a
+// secret name a value is masked whole, whatever its length, without being scanned.
+const maxNamedValue = 8 << 10
+
+// contextName tells whether name holds one of contextNameKeywords.
+func contextName(name string) bool {
 	name = strings.ToLower(name)
 	for _, k := range contextNameKeywords {
 		if strings.Contains(name, k) {
@@ -109,6 +122,45 @@ func contextValue(name, v string) bool {
 	}
 	return false
 }
+
+// nameBefore returns the name written in front of the value at v[start] (`name: `, `name=`,
+// `"name": "`, `name => '`, `\"name\":\"`), or "".
+func nameBefore(v string, start int) string {
+	i := start
+	skipQuote := func() {
+		if i > 0 && (v[i-1] == '"' || v[i-1] == '\'') {
+			i--
+			if i > 0 && v[i-1] == '\\' {
+				i--
+			}
+		}
+	}
+	skipSpaces := func() {
+		for i > 0 && (v[i-1] == ' ' || v[i-1] == '\t') {
+			i--
+		}
+	}
+	skipQuote()
+	skipSpaces()
+	switch {
+	case strings.HasSuffix(v[:i], "=>"), strings.HasSuffix(v[:i], ":="):
+		i -= 2
+	case i > 0 && (v[i-1] == '=' || v[i-1] == ':'):
+		i--
+	default:
+		return ""
+	}
+	skipSpaces()
+	skipQuote()
+	end := i
+	for i > 0 && end-i < maxNameBefore && isKeyByte(v[i-1]) {
+		i--
+	}
+	return v[i:end]
+}
+
+// maxNameBefore bounds the name nameBefore reads.
+const maxNameBefore = 64
 
 // contextNameKeywords are the keywords of gitleaks' generic_api_key and the AWS secret's
 // context words, lower case.

@@ -1,6 +1,8 @@
 package scrub
 
 import (
+	"encoding/base64"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -83,4 +85,70 @@ func TestLongValuesAreFoundWithTheirNames(t *testing.T) {
 	assert.NotEqual(t, long, attrs.AsRaw()["access_key"])
 	assert.Equal(t, other, attrs.AsRaw()["image"], "not named: kept")
 	assert.Contains(t, attrs.AsRaw()["url.full"], other)
+}
+
+// opaqueBase64 is n bytes of random-looking base64 that decodes to no text (a DER key, an
+// image), the same on every run, starting with a letter or digit as a key's base64 does.
+func opaqueBase64(t *testing.T, n int) string {
+	raw := make([]byte, n*3/4)
+	rng := rand.New(rand.NewPCG(7, uint64(n)))
+	for i := range raw {
+		raw[i] = byte(rng.Uint32())
+	}
+	raw[0] = 0x30 // "M…", as a DER key starts
+	v := base64.StdEncoding.EncodeToString(raw)
+	_, isText := decodeBase64Text(v)
+	require.False(t, isText)
+	return v
+}
+
+// A base64 value of 1 KiB or more that is no text is binary data, skipped by the text rules,
+// unless its name is written in front of it: under a secret name it is masked whole, whatever
+// its length, as the JSON walk masks it; under a name the credential rules read with the value
+// (signing_key) it is scanned with its name up to maxNamedValue, in text, as a JSON value and
+// as an attribute, with one placeholder. Longer, or unnamed, it is data and kept.
+func TestLongBase64ValuesAreReadWithTheirNames(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	key := opaqueBase64(t, 1536)
+	for _, in := range []string{
+		"private_key: " + key,
+		"api_key=" + key + "&x=1",
+		`the tool said {"private_key": "` + key + `", "user": "bob"} and stopped`,
+		"PASSWORD='" + key + "'",
+		"private_key: " + opaqueBase64(t, 12<<10),
+	} {
+		var r Report
+		out := s.Text(in, &r)
+		assert.NotContains(t, out, key[:64], in[:20])
+		assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, in[:20])
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
+	}
+	assert.Equal(t, "private_key: "+s.placeholder(KindSecretField, key), s.Text("private_key: "+key, &Report{}))
+
+	named := s.Text(`signing_key = "`+key+`"`, &Report{})
+	want := s.placeholder("generic_api_key", key)
+	assert.Equal(t, `signing_key = "`+want+`"`, named)
+	assert.Equal(t, `{"signing_key":"`+want+`"}`, s.Text(`{"signing_key": "`+key+`"}`, &Report{}))
+	td := ptrace.NewTraces()
+	attrs := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty().Attributes()
+	attrs.PutStr("signing_key", key)
+	long := opaqueBase64(t, 12<<10)
+	attrs.PutStr("tls.signing_key", long)
+	image := opaqueBase64(t, 2048)
+	attrs.PutStr("image", image)
+	var r Report
+	s.Traces(td, &r)
+	assert.Equal(t, map[string]int64{"generic_api_key": 1}, r.Counts)
+	assert.Equal(t, want, attrs.AsRaw()["signing_key"])
+	assert.Equal(t, long, attrs.AsRaw()["tls.signing_key"], "longer than maxNamedValue: data")
+	assert.Equal(t, image, attrs.AsRaw()["image"], "not named: data")
+
+	for _, in := range []string{
+		"signing_key: " + long,
+		`{"signing_key": "` + long + `"}`,
+		"image: " + key,
+		"here is the picture " + key,
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in[:20])
+	}
 }

@@ -57,12 +57,16 @@ func (k keyNames) kindOf(key string) string {
 
 // assignment finds `name<sep>value` pairs in text whose name contains one of the secret
 // names; the whole key around the name is then checked by kindOf. The value is a quoted
-// string or a run up to whitespace, a quote, ';' or a placeholder. A case-insensitive
-// alternation over all of a text is slow, so the first word of each name is looked up with
-// strings.Index in a lower-cased copy and the pattern is tried, anchored, only there.
+// string or a run up to whitespace, a quote, ';' or a placeholder, or a YAML block scalar's
+// `>` (blockscalar.go). The separator is `=`, `:`, `=>` or `:=`; after a strong name, where no
+// such pair is found, also the word "is" or "was" (strongprose.go: `the password is hunter2`).
+// A case-insensitive alternation over all of a text is slow, so the first word of each name is
+// looked up with strings.Index in a lower-cased copy and the pattern is tried, anchored, only
+// there.
 type assignment struct {
 	anchors []string       // first word of each name, lower case
 	at      *regexp.Regexp // the pattern, anchored at a name
+	is      *regexp.Regexp // the pattern with "is" or "was", anchored at a strong name
 }
 
 func newAssignment(secret []string) *assignment {
@@ -84,12 +88,22 @@ func newAssignment(secret []string) *assignment {
 	}
 	// The name's closing quote and the value's quotes may be escaped (\"), as in JSON that is
 	// itself a JSON string ({\"password\": \"hunter2\"} in a tool result or input.value).
-	a.at = regexp.MustCompile(`^(?i)(?:` + strings.Join(alts, "|") + `)[A-Za-z0-9_.\-]*\\?["']?\s*(?:=>|:=|=|:)\s*(\\"(?:[^"\\]|\\\\\\"|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"'<>;]+)`)
+	value := `(\\"(?:[^"\\]|\\\\\\"|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"'<>;]+|>)`
+	a.at = regexp.MustCompile(`^(?i)(?:` + strings.Join(alts, "|") + `)[A-Za-z0-9_.\-]*\\?["']?\s*(?:=>|:=|=|:)\s*` + value)
+	// The strong names (wholeline.go) as written; proseValue checks the whole key with strongName.
+	a.is = regexp.MustCompile(`^(?i)(?:pass(?:word|wd|phrase)|secret|private[_.\- ]?key)[A-Za-z0-9_.\-]*\s+(?:is|was):?\s+` + value)
 	return a
 }
 
-// matches returns, for each pair found in v, the start of its name and the value's bounds.
-func (a *assignment) matches(v string) [][3]int {
+// pair is one `name<sep>value` found in text: where the name found starts, the value's bounds,
+// and whether the separator is the word "is" or "was".
+type pair struct {
+	name, start, end int
+	is               bool
+}
+
+// matches returns the pairs found in v.
+func (a *assignment) matches(v string) []pair {
 	lower := asciiLower(v)
 	var starts []int
 	for _, w := range a.anchors {
@@ -103,18 +117,24 @@ func (a *assignment) matches(v string) [][3]int {
 		}
 	}
 	slices.Sort(starts)
-	var out [][3]int
+	var out []pair
 	next := 0
 	for _, at := range starts {
 		if at < next {
 			continue
 		}
-		m := a.at.FindStringSubmatchIndex(v[at:])
+		m, is := a.at.FindStringSubmatchIndex(v[at:]), false
 		if m == nil {
-			continue
+			if m, is = a.is.FindStringSubmatchIndex(v[at:]), true; m == nil {
+				continue
+			}
 		}
-		out = append(out, [3]int{at, at + m[2], at + m[3]})
+		p := pair{name: at, start: at + m[2], end: at + m[3], is: is}
+		out = append(out, p)
 		next = at + m[1]
+		if p.is {
+			next = p.start // prose: a pair may start in the word after "is" ("the token is password=…")
+		}
 	}
 	return out
 }
@@ -134,8 +154,12 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 		return nil
 	}
 	var out []span
+	blockEnd := 0 // the end of the last block scalar masked: the pairs inside it are part of it
 	for _, m := range s.assignment.matches(v) {
-		keyStart := m[0]
+		if m.name < blockEnd {
+			continue
+		}
+		keyStart := m.name
 		for keyStart > 0 && isKeyByte(v[keyStart-1]) {
 			keyStart--
 		}
@@ -147,7 +171,21 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 		if kind == "" {
 			continue
 		}
-		start, end := m[1], m[2]
+		start, end := m.start, m.end
+		if m.is {
+			if f, ok := proseValue(v, v[keyStart:keyEnd], start, end, kind); ok {
+				out = append(out, f) // the password is hunter2 (strongprose.go)
+			}
+			continue
+		}
+		if b, ok := blockValue(v, keyStart, start, end, kind); ok {
+			out = append(out, b) // password: |, and the lines below it (blockscalar.go)
+			blockEnd = b.end
+			continue
+		}
+		if v[start] == '>' || blockIndicator(v[start:end]) {
+			continue // an indicator with no block, or `>` in prose: no value
+		}
 		if v[start] == '[' {
 			// A list under a secret name ("password": ["hunter2"]): each element is masked, as
 			// the JSON walk masks every string under a secret key.
@@ -173,7 +211,7 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 				out = append(out, h) // Cookie: a=1; b=2 and Authorization: Token abc
 				continue
 			}
-			if strongName(v[keyStart:keyEnd]) && opensField(v, keyStart) {
+			if strongName(v[keyStart:keyEnd]) {
 				end = lineValueEnd(v, start, end) // password: correct horse battery staple (wholeline.go)
 			}
 		}

@@ -64,13 +64,26 @@ func (s *Scrubber) spans(v string, depth int) []span {
 	var found []span
 	runs := base64Runs(v)
 	// Long base64 runs that do not decode to text are binary data (images, audio, embeddings):
-	// the text rules run on the text around them, not through them.
+	// the text rules run on the text around them, not through them. A run written after its
+	// name is a value: under a secret name it is masked whole, under a name the credential
+	// rules read with their values it is text up to maxNamedValue (context.go).
 	from := 0
 	for _, run := range runs {
-		if run.end-run.start >= opaqueRun && !run.text && !keyMaterial(v, run.start) {
-			found = append(found, s.textSpans(v[from:run.start], from)...)
-			from = run.end
+		if run.end-run.start < opaqueRun || run.text || keyMaterial(v, run.start) {
+			continue
 		}
+		name, kind := nameBefore(v, run.start), ""
+		if name != "" && s.assignment != nil { // as the name=value rule in text (keynames.go)
+			kind = s.kindOf(name)
+		}
+		if kind == "" && contextName(name) && run.end-run.start <= maxNamedValue {
+			continue // scanned with the text around it
+		}
+		found = append(found, s.textSpans(v[from:run.start], from)...)
+		if kind != "" {
+			found = append(found, span{start: run.start, end: run.end, kind: kind})
+		}
+		from = run.end
 	}
 	found = append(found, s.textSpans(v[from:], from)...)
 	if depth < maxDecodeDepth {

@@ -5,12 +5,16 @@ import "strings"
 // A passphrase is a secret whatever its shape: `password: correct horse battery staple` on a
 // line of its own (YAML, a .env file, a form pasted into a prompt) is a value with spaces, and
 // the unquoted value of a `name: value` pair ends at the first space, so "horse battery
-// staple" was kept. Under a strong name (below), a pair that opens a line (or a `;`-separated
-// field of a connection string) takes the rest of its line as its value. Names that are also
-// used for what is no secret keep the first word: `token` (token counts, "token: the next
-// word"), `key` (map keys), `api_key`, `credential`, `dsn` (keyword DSNs name their password
-// separately). Only text where the pair opens its line is widened: in prose ("forgot your
-// password: click the link") the words after the name are not the value.
+// staple" was kept. Under a strong name (below), a pair takes the rest of its line (or of a
+// `;`-separated field of a connection string) as its value, up to where another pair starts:
+// after a comma (`secret: x y, user: bob` keeps `, user: bob`) or a `name=value` after a space
+// (`password=pw dbname=x`, logfmt). Names that are also used for
+// what is no secret keep the first word: `token` (token counts, "token: the next word"), `key`
+// (map keys), `api_key`, `credential`, `dsn` (keyword DSNs name their password separately).
+// A pair inside a line of prose is widened too ("my password: correct horse battery staple"):
+// the first word was masked already, and the rest of a line that ends no sentence is more
+// likely the passphrase than prose; a sentence ("forgot your password: click the link below.")
+// keeps all but its first word.
 
 // strongNames are the endings of key names (normalized: lower case, no separators) whose
 // value is secret whatever it looks like.
@@ -45,14 +49,17 @@ func opensField(v string, keyStart int) bool {
 	return i == 0 || v[i-1] == '\n' || v[i-1] == '\r' || v[i-1] == ';'
 }
 
-// lineValueEnd returns where the unquoted value v[start:end] under a strong name that opens
-// its field ends when it goes on past its first word: the end of the line or field, without
-// trailing spaces and commas. It returns end when the rest holds what a passphrase on its own
-// line does not: quotes, brackets, a backslash (an escape: the decoded text is scanned too),
+// lineValueEnd returns where the unquoted value v[start:end] under a strong name ends when it
+// goes on past its first word: the end of the line or field, or the comma before the next pair,
+// without trailing spaces and commas. It returns end when the rest holds what a passphrase on
+// its own does not: quotes, brackets, a backslash (an escape: the decoded text is scanned too),
 // a placeholder, more than maxLineValue bytes, or a sentence's or a label's last character.
 func lineValueEnd(v string, start, end int) int {
 	i := end
 	for ; i < len(v) && v[i] != '\n' && v[i] != '\r' && v[i] != ';'; i++ {
+		if v[i] == ',' && startsPair(v, i+1, ":=") || (v[i] == ' ' || v[i] == '\t') && startsPair(v, i+1, "=") {
+			break
+		}
 		if i-start > maxLineValue || strings.IndexByte("\"'`<>()[]{}\\", v[i]) >= 0 {
 			return end
 		}
@@ -64,4 +71,24 @@ func lineValueEnd(v string, start, end int) int {
 		return end // a sentence ("Password: click the link below to reset it.") or a label
 	}
 	return i
+}
+
+// startsPair tells whether v[i:] starts another pair: after spaces, a name of key bytes that
+// starts with a letter, then (after spaces, when seps holds ':') one of seps. After a comma a
+// pair is `name: value` or `name=value`; after a space only `name=value` (logfmt, a keyword DSN:
+// `password=pw dbname=x`), since a passphrase's words can end in ':' ("Note: …").
+func startsPair(v string, i int, seps string) bool {
+	for i < len(v) && (v[i] == ' ' || v[i] == '\t') {
+		i++
+	}
+	if i == len(v) || !(v[i] >= 'a' && v[i] <= 'z' || v[i] >= 'A' && v[i] <= 'Z') {
+		return false
+	}
+	for i < len(v) && isKeyByte(v[i]) {
+		i++
+	}
+	for i < len(v) && v[i] == ' ' && strings.IndexByte(seps, ':') >= 0 {
+		i++
+	}
+	return i < len(v) && strings.IndexByte(seps, v[i]) >= 0
 }

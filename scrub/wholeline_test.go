@@ -40,11 +40,74 @@ func TestStrongNamesTakeTheRestOfTheirLine(t *testing.T) {
 		assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, in)
 		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", in)
 	}
-	// The rest of the line goes with it: more than the passphrase, never less.
-	assert.Equal(t, "secret: "+s.placeholder(KindSecretField, passphrase+", user: bob"), s.Text("secret: "+passphrase+", user: bob", &Report{}))
 }
 
-// What the widened value must not take: prose after a name, names that are no strong name
+// The value under a strong name ends where another pair starts after a comma or a semicolon
+// (`, user: bob`, `; name=x`), or a `name=value` pair after a space (logfmt, keyword DSNs): the
+// passphrase is masked, the next pair kept. A comma that starts no pair is part of the
+// passphrase.
+func TestStrongNameValuesEndAtTheNextPair(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, tc := range []struct{ in, value, keep string }{
+		{"secret: " + passphrase + ", user: bob", passphrase, ", user: bob"},
+		{"secret: x y, user: bob", "x y", ", user: bob"},
+		{"password=" + passphrase + ", host=db.internal", passphrase, ", host=db.internal"},
+		{"password: " + passphrase + "; name=bob", passphrase, "; name=bob"},
+		{"password: correct horse, battery staple", "correct horse, battery staple", ""},
+		{"host=db password=" + passphrase + " dbname=app", passphrase, " dbname=app"},
+		{"DB_PASSWORD=pw DEBUG=1", "pw", " DEBUG=1"},
+		{"level=info secret=x y msg=started", "x y", " msg=started"},
+		{"password: correct horse Note: battery", "correct horse Note: battery", ""},
+		{"password: correct, horse, battery", "correct, horse, battery", ""},
+	} {
+		var r Report
+		out := s.Text(tc.in, &r)
+		assert.Contains(t, out, s.placeholder(KindSecretField, tc.value)+tc.keep, tc.in)
+		assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, tc.in)
+	}
+}
+
+// Inside a line of prose, a strong name's `name: value` pair takes the rest of the line under
+// the rules of a pair that opens its line (no quotes, brackets, sentence end or label end);
+// `<strong name> is <value>` masks a value shaped like a credential (a letter and a digit or a
+// symbol, 6 bytes or more) or quoted, and keeps ordinary words.
+func TestStrongNamesInProse(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, tc := range []struct{ in, value string }{
+		{"my password: " + passphrase, passphrase},
+		{"ok so the db password: " + passphrase + ", user: bob", passphrase},
+		{"the password is hunter2 okay", "hunter2"},
+		{"The Password is hunter2.", "hunter2"},
+		{"db password was: s3cr3t-Value", "s3cr3t-Value"},
+		{"my passphrase was 'correct horse battery staple' then", passphrase},
+		{"the client_secret is Zk2Wq9Lm3Xr7 for prod", "Zk2Wq9Lm3Xr7"},
+		{"the wifi password is P@ss-word, then", "P@ss-word"},
+		{"the password is 12345678", "12345678"},
+	} {
+		var r Report
+		out := s.Text(tc.in, &r)
+		for _, w := range strings.Fields(tc.value) {
+			assert.NotContains(t, out, strings.Trim(w, "'"), tc.in)
+		}
+		assert.Contains(t, out, s.placeholder(KindSecretField, tc.value), tc.in)
+		assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, tc.in)
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", tc.in)
+	}
+	for _, in := range []string{
+		"the password is required",
+		"The password is incorrect, try again.",
+		"the password is too short: 12 characters at least",
+		"The secret is to keep it simple.",
+		"the token is abc123def", // token is no strong name
+		"the password is 12 characters long",
+		"the password is now-expired",
+		"password is `null`",
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}
+
+// What the widened value must not take: a sentence after a name, names that are no strong name
 // (token counts, policies), code whose value is a call or a string, lines longer than a
 // passphrase, values cut by quotes, escapes or placeholders. These keep what they kept before:
 // the first word after the name is still masked.

@@ -1,0 +1,63 @@
+package scrub
+
+import "strings"
+
+// Prose names a secret without a separator: "the password is hunter2", "my passphrase was
+// 'correct horse battery staple'". After a strong name (wholeline.go) and the word "is" or
+// "was", the value is a quoted string on one line, or else the next word when it is shaped like
+// a credential: at least minProseSecret bytes with a digit or a symbol in it. An ordinary word
+// is kept ("the password is required", "the secret is to keep it simple", "the password is
+// now-expired"): the word after "is" is far more often a description than a secret, and a
+// password of lower-case letters only ("the password is swordfish") is therefore not found.
+// Names used for what is no secret ("the token is valid") take no value this way.
+
+// minProseSecret is the shortest unquoted word taken as a secret after "is": shorter ones are
+// numbers and abbreviations ("the password is 12 characters long").
+const minProseSecret = 6
+
+// proseValue returns the span of the value v[start:end] that follows key and "is" or "was".
+func proseValue(v, key string, start, end int, kind string) (span, bool) {
+	if !strongName(key) {
+		return span{}, false
+	}
+	value := v[start:end]
+	quoted := false
+	for _, q := range []string{`\"`, `"`, `'`, "`"} {
+		if len(value) >= 2*len(q) && strings.HasPrefix(value, q) && strings.HasSuffix(value, q) {
+			start, end, quoted = start+len(q), end-len(q), true
+			break
+		}
+	}
+	if !quoted {
+		for end > start && strings.IndexByte(".,!?:;)", v[end-1]) >= 0 {
+			end-- // the sentence's punctuation
+		}
+	}
+	value = v[start:end]
+	if !maskableValue(value) || len(value) > maxLineValue || strings.ContainsAny(value, "\n\r") {
+		return span{}, false
+	}
+	if !quoted && !credentialShaped(value) {
+		return span{}, false
+	}
+	return span{start: start, end: end, kind: kind}, true
+}
+
+// credentialShaped: w is at least minProseSecret bytes and holds a digit or an ASCII symbol
+// other than a hyphen, an apostrophe or a full stop, which words hold.
+func credentialShaped(w string) bool {
+	if len(w) < minProseSecret {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= '0' && c <= '9' {
+			return true
+		}
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+		if !letter && strings.IndexByte("-'.", c) < 0 {
+			return true
+		}
+	}
+	return false
+}
