@@ -130,6 +130,9 @@ func (a *assignment) matches(v string) []pair {
 			}
 		}
 		p := pair{name: at, start: at + m[2], end: at + m[3], is: is}
+		if structureBelow(v[at:p.start], v[p.start:p.end]) {
+			continue // and the pairs below are matched: the next line's name is not skipped
+		}
 		out = append(out, p)
 		next = at + m[1]
 		if p.is {
@@ -137,6 +140,13 @@ func (a *assignment) matches(v string) []pair {
 		}
 	}
 	return out
+}
+
+// structureBelow tells whether the value found after a line break is the next line's name
+// (`password:`) or a list marker (`-`): the name before opens a YAML mapping or list
+// (`credentials:` above `  password: hunter2`) and has no value of its own.
+func structureBelow(nameToValue, value string) bool {
+	return strings.ContainsAny(nameToValue, "\n\r") && (strings.HasSuffix(value, ":") || value == "-")
 }
 
 // asciiLower lower-cases ASCII letters only, so byte offsets stay those of v.

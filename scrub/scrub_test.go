@@ -306,6 +306,30 @@ func TestListsUnderSecretNamesInText(t *testing.T) {
 	}
 }
 
+// A YAML mapping or list under a secret name (`credentials:`, `secrets:`) has no value of its
+// own: the next line's name or list marker is not its value, and the pairs below it are found,
+// as the JSON walk walks a map under a secret key.
+func TestMappingsUnderSecretNamesInYAML(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, tc := range []struct{ in, keep string }{
+		{"credentials:\n  password: hunter2\n  user: bob", "credentials:\n  password: <secret:"},
+		{"secrets:\n  db_password: |\n    hunter2\n", "secrets:\n  db_password: |\n    <secret:"},
+		{"token:\npassword: hunter2", "token:\npassword: <secret:"},
+		{"api_key:\r\n  secret: hunter2", "api_key:\r\n  secret: <secret:"},
+		{"credentials:\n  - password: hunter2", "credentials:\n  - password: <secret:"},
+	} {
+		var r Report
+		out := s.Text(tc.in, &r)
+		assert.NotContains(t, out, "hunter2", tc.in)
+		assert.Contains(t, out, tc.keep, tc.in)
+		assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, tc.in)
+	}
+	// A value on the next line is still the name's value (a plain YAML scalar, pretty-printed JSON).
+	out := s.Text("password:\n  hunter2\nuser: bob", &Report{})
+	assert.NotContains(t, out, "hunter2")
+	assert.Contains(t, out, "\nuser: bob")
+}
+
 // JSON that is itself inside a JSON string ({\"password\": \"hunter2\"}, as a tool result or
 // input.value holds it) is read as name: value pairs with escaped quotes; a value with an
 // escaped quote of its own is masked whole.
