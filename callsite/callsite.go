@@ -36,6 +36,19 @@ const (
 	FieldStop        = "stop"
 	FieldToolChoice  = "tool_choice"
 
+	// The fields of the output asked for and of the sampling beyond temperature and top_p. A
+	// recording lists them only when it has them, so that every id recorded before they were
+	// read keeps its field set and its value. n = 1, output_type "text" and a response_format
+	// of type "text" are the APIs' defaults: in the id they are the field left out, so that an
+	// instrumentation that records the default (Agent Framework records n = 1) still matches a
+	// request that does not send it.
+	FieldFrequencyPenalty = "frequency_penalty"
+	FieldPresencePenalty  = "presence_penalty"
+	FieldTopK             = "top_k"
+	FieldChoiceCount      = "n"
+	FieldOutputType       = "output_type"
+	FieldResponseFormat   = "response_format"
+
 	// FieldV2 is not a request field but the version marker: a recorded step lists it in
 	// call_site_fields when its id is of version 2. The version travels with the field set, so
 	// a step of an old dataset (no marker) keeps its version-1 id, and a live request, which is
@@ -80,6 +93,12 @@ func (r Request) RecordedFields() []string {
 	add(p.ToolChoice != "", FieldToolChoice)
 	add(len(r.Tools) > 0, FieldTools)
 	add(p.TopP != nil, FieldTopP)
+	add(p.FrequencyPenalty != nil, FieldFrequencyPenalty)
+	add(p.PresencePenalty != nil, FieldPresencePenalty)
+	add(p.TopK != nil, FieldTopK)
+	add(p.ChoiceCount != nil, FieldChoiceCount)
+	add(p.OutputType != "", FieldOutputType)
+	add(p.ResponseFormat != "", FieldResponseFormat)
 	f = append(f, FieldV2)
 	sort.Strings(f)
 	return f
@@ -127,7 +146,40 @@ func (r Request) Canonical(fields []string) map[string]any {
 	if use[FieldToolChoice] && p.ToolChoice != "" {
 		c[FieldToolChoice] = jsonValue(p.ToolChoice)
 	}
+	if use[FieldFrequencyPenalty] && p.FrequencyPenalty != nil {
+		c[FieldFrequencyPenalty] = canonicalNumber(*p.FrequencyPenalty)
+	}
+	if use[FieldPresencePenalty] && p.PresencePenalty != nil {
+		c[FieldPresencePenalty] = canonicalNumber(*p.PresencePenalty)
+	}
+	if use[FieldTopK] && p.TopK != nil {
+		c[FieldTopK] = float64(*p.TopK)
+	}
+	if use[FieldChoiceCount] && p.ChoiceCount != nil && *p.ChoiceCount != 1 {
+		c[FieldChoiceCount] = float64(*p.ChoiceCount)
+	}
+	if use[FieldOutputType] && p.OutputType != "" && p.OutputType != "text" {
+		c[FieldOutputType] = p.OutputType
+	}
+	if use[FieldResponseFormat] {
+		if format, ok := responseFormat(p.ResponseFormat); ok {
+			c[FieldResponseFormat] = format
+		}
+	}
 	return c
+}
+
+// responseFormat is a recorded response format as the id reads it: its JSON value, and
+// whether it asks for anything but text.
+func responseFormat(s string) (any, bool) {
+	if s == "" {
+		return nil, false
+	}
+	v := jsonValue(s)
+	if m, ok := v.(map[string]any); ok && m["type"] == "text" {
+		return nil, false
+	}
+	return v, true
 }
 
 // ID is the call-site ID of r over the optional fields named: "cs_" and the first 16 bytes,

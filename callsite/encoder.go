@@ -25,7 +25,7 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b 
 
 // AppendCanonical appends the canonical JSON of r over the optional fields named to dst.
 func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
-	var use [8]bool // indexed like fieldOrder
+	var use [len(fieldOrder)]bool
 	v2 := false
 	for _, f := range fields {
 		v2 = v2 || f == FieldV2
@@ -37,10 +37,16 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 	}
 	r, version := r.reading(v2)
 	p := r.Params
-	// Top-level keys in sorted order: max_tokens, messages, model, seed, stop, temperature,
-	// tool_choice, tools, top_p, v.
+	// Top-level keys in sorted order: frequency_penalty, max_tokens, messages, model, n,
+	// output_type, presence_penalty, response_format, seed, stop, temperature, tool_choice,
+	// tools, top_k, top_p, v.
 	dst = append(dst, '{')
-	if use[0] && p.MaxTokens != nil {
+	if use[useFrequencyPenalty] && p.FrequencyPenalty != nil {
+		dst = append(dst, `"frequency_penalty":`...)
+		dst = appendNumber(dst, *p.FrequencyPenalty)
+		dst = append(dst, ',')
+	}
+	if use[useMaxTokens] && p.MaxTokens != nil {
 		dst = append(dst, `"max_tokens":`...)
 		dst = appendNumber(dst, float64(*p.MaxTokens))
 		dst = append(dst, ',')
@@ -49,11 +55,29 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 	dst = appendMessages(dst, r.System, r.Messages, v2)
 	dst = append(dst, `,"model":`...)
 	dst = appendString(dst, r.Model)
-	if use[1] && p.Seed != nil {
+	if use[useChoiceCount] && p.ChoiceCount != nil && *p.ChoiceCount != 1 {
+		dst = append(dst, `,"n":`...)
+		dst = appendNumber(dst, float64(*p.ChoiceCount))
+	}
+	if use[useOutputType] && p.OutputType != "" && p.OutputType != "text" {
+		dst = append(dst, `,"output_type":`...)
+		dst = appendString(dst, p.OutputType)
+	}
+	if use[usePresencePenalty] && p.PresencePenalty != nil {
+		dst = append(dst, `,"presence_penalty":`...)
+		dst = appendNumber(dst, *p.PresencePenalty)
+	}
+	if use[useResponseFormat] {
+		if format, ok := responseFormat(p.ResponseFormat); ok {
+			dst = append(dst, `,"response_format":`...)
+			dst = appendValue(dst, format)
+		}
+	}
+	if use[useSeed] && p.Seed != nil {
 		dst = append(dst, `,"seed":`...)
 		dst = appendNumber(dst, float64(*p.Seed))
 	}
-	if use[2] && len(p.Stop) > 0 {
+	if use[useStop] && len(p.Stop) > 0 {
 		dst = append(dst, `,"stop":[`...)
 		for i, s := range p.Stop {
 			if i > 0 {
@@ -63,15 +87,15 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 		}
 		dst = append(dst, ']')
 	}
-	if use[3] && p.Temperature != nil {
+	if use[useTemperature] && p.Temperature != nil {
 		dst = append(dst, `,"temperature":`...)
 		dst = appendNumber(dst, *p.Temperature)
 	}
-	if use[4] && p.ToolChoice != "" {
+	if use[useToolChoice] && p.ToolChoice != "" {
 		dst = append(dst, `,"tool_choice":`...)
 		dst = appendValue(dst, jsonValue(p.ToolChoice))
 	}
-	if use[5] {
+	if use[useTools] {
 		dst = append(dst, `,"tools":[`...)
 		for i, t := range r.Tools {
 			if i > 0 {
@@ -81,7 +105,11 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 		}
 		dst = append(dst, ']')
 	}
-	if use[6] && p.TopP != nil {
+	if use[useTopK] && p.TopK != nil {
+		dst = append(dst, `,"top_k":`...)
+		dst = appendNumber(dst, float64(*p.TopK))
+	}
+	if use[useTopP] && p.TopP != nil {
 		dst = append(dst, `,"top_p":`...)
 		dst = appendNumber(dst, *p.TopP)
 	}
@@ -90,8 +118,30 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 	return append(dst, '}')
 }
 
+// The optional fields by their index in fieldOrder, the order AppendCanonical writes them.
+const (
+	useFrequencyPenalty = iota
+	useMaxTokens
+	useChoiceCount
+	useOutputType
+	usePresencePenalty
+	useResponseFormat
+	useSeed
+	useStop
+	useTemperature
+	useToolChoice
+	useTools
+	useTopK
+	useTopP
+)
+
 // fieldOrder is the optional fields in the order AppendCanonical writes them.
-var fieldOrder = [...]string{FieldMaxTokens, FieldSeed, FieldStop, FieldTemperature, FieldToolChoice, FieldTools, FieldTopP}
+var fieldOrder = [...]string{
+	useFrequencyPenalty: FieldFrequencyPenalty, useMaxTokens: FieldMaxTokens, useChoiceCount: FieldChoiceCount,
+	useOutputType: FieldOutputType, usePresencePenalty: FieldPresencePenalty, useResponseFormat: FieldResponseFormat,
+	useSeed: FieldSeed, useStop: FieldStop, useTemperature: FieldTemperature, useToolChoice: FieldToolChoice,
+	useTools: FieldTools, useTopK: FieldTopK, useTopP: FieldTopP,
+}
 
 // streamID is ID through the streaming encoder and a pooled buffer.
 func (r Request) streamID(fields []string) string {

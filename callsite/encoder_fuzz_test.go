@@ -15,31 +15,32 @@ import (
 // parts, tools, every parameter), so message shapes, part kinds and parameters vary, not only
 // the texts. And a request whose JSON tool arguments and tool_choice are re-spaced, re-ordered
 // and re-spelled (numbers in their shortest form) keeps its ID, and so, in version 2, does one
-// whose tool results sent as text-part arrays are re-spelled. The mask's eighth bit adds the
-// version marker (callsite.FieldV2); the request's Version1 reading varies too.
+// whose tool results sent as text-part arrays are re-spelled. The mask's low 13 bits choose the
+// optional fields (the output format and every sampling parameter among them), its top bit
+// adds the version marker (callsite.FieldV2); the request's Version1 reading varies too.
 // Run: go test -run '^$' -fuzz FuzzEncodersAgreeOnAnyRequest ./callsite/
 func FuzzEncodersAgreeOnAnyRequest(f *testing.F) {
 	f.Add([]byte(`{"model":"gpt-4o-mini","system":[{"type":"text","content":"Be brief."}],"messages":[{"role":"user","parts":[{"type":"text","content":"Paris?"}]},
 		{"role":"Assistant","name":"bot","parts":[{"type":"text"},{"type":"tool_call","id":"c1","name":"get_weather","arguments":" {\"city\":\"Paris\",\"n\":1e0}"}]},
 		{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"14C"},{"type":"tool_call_response","id":"c2"}]}],
-		"tools":[{"name":"get_weather"},{"name":""}],"params":{"temperature":0.7,"top_p":-0,"max_tokens":9007199254740993,"seed":-1,"stop":["\n",""],"tool_choice":"{\"type\":\"function\"}"}}`), uint8(0xff))
-	f.Add([]byte(`{"model":"\u00e9\ud83d\ude00\u2028","messages":[{"role":"USER","parts":[{"type":"uri","uri":"https://x","file_id":"f","content":"c"},{"type":"file","file_id":"f"},{"type":"blob","content":"\u0000"}]},{"role":"tool","parts":[{"type":"tool_call_response","id":"c"},{"type":"text","content":"t"}]}]}`), uint8(0x15))
+		"tools":[{"name":"get_weather"},{"name":""}],"params":{"temperature":0.7,"top_p":-0,"max_tokens":9007199254740993,"seed":-1,"stop":["\n",""],"tool_choice":"{\"type\":\"function\"}",
+		"frequency_penalty":-2,"presence_penalty":1e-9,"top_k":40,"choice_count":3,"output_type":"json","response_format":" {\"type\":\"json_schema\",\"json_schema\":{\"schema\":{\"b\":1,\"a\":2e0}}}"}}`), uint16(0x9fff))
+	f.Add([]byte(`{"model":"\u00e9\ud83d\ude00\u2028","messages":[{"role":"USER","parts":[{"type":"uri","uri":"https://x","file_id":"f","content":"c"},{"type":"file","file_id":"f"},{"type":"blob","content":"\u0000"}]},{"role":"tool","parts":[{"type":"tool_call_response","id":"c"},{"type":"text","content":"t"}]}]}`), uint16(0x15))
 	f.Add([]byte(`{"model":"m","messages":[{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"[{\"type\":\"text\",\"text\":\"14C\"},{\"text\":\"\u00e9\",\"type\":\"input_text\",\"x\":1}]"}]}],
-		"Version1":{"model":"m","messages":[{"role":"user","parts":[{"type":"text","content":"v1"}]}]}}`), uint8(0x81))
-	f.Add([]byte(`{"messages":[{"role":"assistant","parts":[{"type":"tool_call","arguments":"{\"\u00e9\":1,\"\ufb00\":2,\"\ud83d\ude00\":{\"b\":[1.5e300,true,null]},\"a\":-0.0}"}]}],"params":{"tool_choice":"[1,2"}}`), uint8(0x10))
-	all := []string{callsite.FieldMaxTokens, callsite.FieldSeed, callsite.FieldStop, callsite.FieldTemperature, callsite.FieldToolChoice, callsite.FieldTools, callsite.FieldTopP}
-	f.Fuzz(func(t *testing.T, body []byte, mask uint8) {
+		"Version1":{"model":"m","messages":[{"role":"user","parts":[{"type":"text","content":"v1"}]}]}}`), uint16(0x8001))
+	f.Add([]byte(`{"messages":[{"role":"assistant","parts":[{"type":"tool_call","arguments":"{\"\u00e9\":1,\"\ufb00\":2,\"\ud83d\ude00\":{\"b\":[1.5e300,true,null]},\"a\":-0.0}"}]}],"params":{"tool_choice":"[1,2","choice_count":1,"output_type":"text","response_format":"{\"type\":\"text\"}"}}`), uint16(0x1f10))
+	f.Fuzz(func(t *testing.T, body []byte, mask uint16) {
 		var r callsite.Request
 		if json.Unmarshal(body, &r) != nil {
 			t.Skip()
 		}
 		var fields []string
-		for i, name := range all {
+		for i, name := range everyField {
 			if mask&(1<<i) != 0 {
 				fields = append(fields, name)
 			}
 		}
-		v2 := mask&0x80 != 0
+		v2 := mask&0x8000 != 0
 		if v2 {
 			fields = append(fields, callsite.FieldV2)
 		}
@@ -65,6 +66,7 @@ func FuzzEncodersAgreeOnAnyRequest(f *testing.F) {
 			respelled.Messages = append(respelled.Messages, m)
 		}
 		respelled.Params.ToolChoice = respell(r.Params.ToolChoice)
+		respelled.Params.ResponseFormat = respell(r.Params.ResponseFormat)
 		assert.Equal(t, r.ID(fields), respelled.ID(fields), "%q", body)
 	})
 }

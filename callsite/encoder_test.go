@@ -24,8 +24,12 @@ func referenceID(t *testing.T, r callsite.Request, fields []string) (string, []b
 	return "cs_" + hex.EncodeToString(sum[:16]), b
 }
 
+// everyField is every optional field (the version marker aside).
+var everyField = []string{callsite.FieldMaxTokens, callsite.FieldSeed, callsite.FieldStop, callsite.FieldTemperature, callsite.FieldToolChoice, callsite.FieldTools, callsite.FieldTopP,
+	callsite.FieldFrequencyPenalty, callsite.FieldPresencePenalty, callsite.FieldTopK, callsite.FieldChoiceCount, callsite.FieldOutputType, callsite.FieldResponseFormat}
+
 func fieldSets(r callsite.Request) [][]string {
-	all := []string{callsite.FieldMaxTokens, callsite.FieldSeed, callsite.FieldStop, callsite.FieldTemperature, callsite.FieldToolChoice, callsite.FieldTools, callsite.FieldTopP}
+	all := everyField
 	return [][]string{nil, r.RecordedFields(), all, {callsite.FieldV2}, append(all, callsite.FieldV2)}
 }
 
@@ -75,6 +79,20 @@ func TestStreamingEncoderMatchesTheReferenceOnEdgeCases(t *testing.T) {
 		Params: replaycase.ModelConfig{Temperature: &temp, TopP: &topP, MaxTokens: &maxTokens, Seed: &seed, Stop: []string{"a", "\n"}, ToolChoice: `{"type":"function","function":{"name":"f"}}`},
 	}
 	assertSameAsReference(t, r, "edge cases")
+	// The output format and the other sampling parameters, their defaults (left out) and not.
+	freq, pres, topK, n := -2.0, 1e-9, int64(-1), int64(1)
+	r.Params.FrequencyPenalty, r.Params.PresencePenalty, r.Params.TopK, r.Params.ChoiceCount = &freq, &pres, &topK, &n
+	for _, format := range []struct{ outputType, responseFormat string }{
+		{"text", `{"type":"text"}`}, {"json", `{"type":"json_schema","json_schema":{"name":"é","schema":{"😀":1,"a":[1e21]}}}`},
+		{"image", "not json"}, {"", `[1`}, {"json", `{"type":"json_object"}`},
+	} {
+		r.Params.OutputType, r.Params.ResponseFormat = format.outputType, format.responseFormat
+		assertSameAsReference(t, r, "response format "+format.responseFormat)
+	}
+	n = 4
+	assertSameAsReference(t, r, "n of 4")
+	r.Params.FrequencyPenalty, r.Params.PresencePenalty, r.Params.TopK, r.Params.ChoiceCount = nil, nil, nil, nil
+	r.Params.OutputType, r.Params.ResponseFormat = "", ""
 	r.Params.ToolChoice = "auto"
 	assertSameAsReference(t, r, "string tool_choice")
 	assertSameAsReference(t, callsite.Request{}, "empty request")

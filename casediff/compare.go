@@ -223,6 +223,13 @@ func configValue(mc replaycase.ModelConfig) map[string]any {
 	set("seed", mc.Seed != nil, deref(mc.Seed))
 	set("stop", len(mc.Stop) > 0, strings.Join(mc.Stop, "\x00"))
 	set("tool_choice", mc.ToolChoice != "", mc.ToolChoice)
+	set("top_k", mc.TopK != nil, deref(mc.TopK))
+	set("frequency_penalty", mc.FrequencyPenalty != nil, deref(mc.FrequencyPenalty))
+	set("presence_penalty", mc.PresencePenalty != nil, deref(mc.PresencePenalty))
+	set("choice_count", mc.ChoiceCount != nil, deref(mc.ChoiceCount))
+	set("output_type", mc.OutputType != "", mc.OutputType)
+	// A JSON value, so that a changed schema names the member that changed.
+	set("response_format", mc.ResponseFormat != "", jsonValue(mc.ResponseFormat))
 	return v
 }
 

@@ -64,6 +64,10 @@ func openLLMetry(in *spanInput, b *stepBuilder) bool {
 	if st.ModelConfig.Stop == nil {
 		st.ModelConfig.Stop = getStrings(a, "llm.chat.stop_sequences")
 	}
+	// The legacy names of gen_ai.request.top_k and the penalties.
+	b.setInt(&st.ModelConfig.TopK, a, "llm.top_k")
+	b.setFloat(&st.ModelConfig.FrequencyPenalty, a, "llm.frequency_penalty")
+	b.setFloat(&st.ModelConfig.PresencePenalty, a, "llm.presence_penalty")
 	b.setUsage(&st.Usage.TotalTokens, a, "llm.usage.total_tokens")
 	b.setUsage(&st.Usage.ReasoningOutputTokens, a, "llm.usage.reasoning_tokens")
 	setStr(&b.ConversationID, getStr(a, "traceloop.association.properties.conversation_id", "traceloop.association.properties.session_id"))

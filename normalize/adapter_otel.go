@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/wireapi"
 )
 
 // otelAttributes reads OTel GenAI semconv span attributes: the attributes every version shares
@@ -64,6 +65,14 @@ func readSemconvAttributes(a pcommon.Map, b *stepBuilder, where string) {
 		mc.Stop = getStrings(a, "gen_ai.request.stop_sequences")
 	}
 	setStr(&mc.ToolChoice, getStr(a, "gen_ai.request.tool_choice"))
+	if op != "retrieval" { // a retrieval's gen_ai.request.top_k (semconv 1.40–1.41) counts documents
+		b.setInt(&mc.TopK, a, "gen_ai.request.top_k")
+	}
+	b.setFloat(&mc.FrequencyPenalty, a, "gen_ai.request.frequency_penalty")
+	b.setFloat(&mc.PresencePenalty, a, "gen_ai.request.presence_penalty")
+	b.setInt(&mc.ChoiceCount, a, "gen_ai.request.choice.count")
+	setStr(&mc.OutputType, getStr(a, "gen_ai.output.type"))
+	setStr(&mc.OutputType, wireapi.OutputType(getStr(a, "gen_ai.openai.request.response_format")))
 	setStr(&st.ResponseID, getStr(a, "gen_ai.response.id"))
 	if st.FinishReasons == nil {
 		for _, f := range getStrings(a, "gen_ai.response.finish_reasons") {

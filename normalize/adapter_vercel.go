@@ -78,6 +78,9 @@ func vercelAI(in *spanInput, b *stepBuilder) bool {
 	b.setFloat(&mc.TopP, a, "ai.settings.topP")
 	b.setInt(&mc.MaxTokens, a, "ai.settings.maxOutputTokens", "ai.settings.maxTokens")
 	b.setInt(&mc.Seed, a, "ai.settings.seed")
+	b.setInt(&mc.TopK, a, "ai.settings.topK")
+	b.setFloat(&mc.FrequencyPenalty, a, "ai.settings.frequencyPenalty")
+	b.setFloat(&mc.PresencePenalty, a, "ai.settings.presencePenalty")
 	if mc.Stop == nil {
 		mc.Stop = getStrings(a, "ai.settings.stopSequences")
 	}

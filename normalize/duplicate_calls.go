@@ -167,7 +167,9 @@ func disagree(x, y *replaycase.Step) bool {
 	return differ(a.RequestModel, b.RequestModel) || differ(a.ResponseModel, b.ResponseModel) ||
 		differ(x.ResponseID, y.ResponseID) ||
 		differPtr(a.MaxTokens, b.MaxTokens) || differPtr(a.Temperature, b.Temperature) ||
-		differPtr(a.TopP, b.TopP) || differPtr(a.Seed, b.Seed) ||
+		differPtr(a.TopP, b.TopP) || differPtr(a.Seed, b.Seed) || differPtr(a.TopK, b.TopK) ||
+		differPtr(a.FrequencyPenalty, b.FrequencyPenalty) || differPtr(a.PresencePenalty, b.PresencePenalty) ||
+		differPtr(a.ChoiceCount, b.ChoiceCount) || differ(a.OutputType, b.OutputType) ||
 		(recordsTokens(x) && recordsTokens(y) &&
 			(x.Usage.InputTokens != y.Usage.InputTokens || x.Usage.OutputTokens != y.Usage.OutputTokens))
 }

@@ -21,6 +21,10 @@ func cloneModelConfig(mc replaycase.ModelConfig) replaycase.ModelConfig {
 	mc.TopP = clonePointer(mc.TopP)
 	mc.MaxTokens = clonePointer(mc.MaxTokens)
 	mc.Seed = clonePointer(mc.Seed)
+	mc.TopK = clonePointer(mc.TopK)
+	mc.FrequencyPenalty = clonePointer(mc.FrequencyPenalty)
+	mc.PresencePenalty = clonePointer(mc.PresencePenalty)
+	mc.ChoiceCount = clonePointer(mc.ChoiceCount)
 	mc.Stop = slices.Clone(mc.Stop)
 	return mc
 }

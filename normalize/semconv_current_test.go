@@ -150,6 +150,9 @@ func TestCurrentSemanticConventions(t *testing.T) {
 	assert.Equal(t, replaycase.Usage{InputTokens: 1200, OutputTokens: 300, CacheReadInputTokens: 800, CacheWriteInputTokens: 200,
 		ReasoningOutputTokens: 120, TotalTokens: 1500}, steps[id(chat)].Usage)
 	assert.Equal(t, int64(64), steps[id(retry)].Usage.CacheWriteInputTokens, "the newer cache_write name")
+	forty := int64(40)
+	assert.Equal(t, &forty, steps[id(chat)].ModelConfig.TopK, "gen_ai.request.top_k of a model call is top-k sampling")
+	assert.Nil(t, steps[id(retrieval)].ModelConfig.TopK, "of a retrieval, the documents asked for")
 
 	ret := steps[id(retrieval)].Retrieval
 	require.NotNil(t, ret)

@@ -129,20 +129,25 @@ func mergeModelConfig(dst *replaycase.ModelConfig, src replaycase.ModelConfig) {
 	setStr(&dst.Provider, src.Provider)
 	setStr(&dst.RequestModel, src.RequestModel)
 	setStr(&dst.ResponseModel, src.ResponseModel)
-	if dst.Temperature == nil {
-		dst.Temperature = src.Temperature
-	}
-	if dst.TopP == nil {
-		dst.TopP = src.TopP
-	}
-	if dst.MaxTokens == nil {
-		dst.MaxTokens = src.MaxTokens
-	}
-	if dst.Seed == nil {
-		dst.Seed = src.Seed
-	}
+	setPointer(&dst.Temperature, src.Temperature)
+	setPointer(&dst.TopP, src.TopP)
+	setPointer(&dst.MaxTokens, src.MaxTokens)
+	setPointer(&dst.Seed, src.Seed)
 	if dst.Stop == nil {
 		dst.Stop = src.Stop
 	}
 	setStr(&dst.ToolChoice, src.ToolChoice)
+	setPointer(&dst.TopK, src.TopK)
+	setPointer(&dst.FrequencyPenalty, src.FrequencyPenalty)
+	setPointer(&dst.PresencePenalty, src.PresencePenalty)
+	setPointer(&dst.ChoiceCount, src.ChoiceCount)
+	setStr(&dst.OutputType, src.OutputType)
+	setStr(&dst.ResponseFormat, src.ResponseFormat)
+}
+
+// setPointer is setStr for a parameter recorded as a pointer: nil is "not recorded".
+func setPointer[T any](dst **T, v *T) {
+	if *dst == nil {
+		*dst = v
+	}
 }

@@ -12,10 +12,13 @@ import (
 )
 
 // Values no API accepts. Temperature tops out at 2 (OpenAI; other providers stop at 1), top_p
-// is a probability, max_tokens counts tokens to generate.
+// is a probability, max_tokens counts tokens to generate, the penalties lie in -2…2 (OpenAI,
+// Gemini, vLLM), top_k counts tokens (-1 is vLLM's "all of them").
 const (
 	maxTemperature = 2
 	maxTopP        = 1
+	maxPenalty     = 2
+	minTopK        = -1
 )
 
 // invalid records a value that cannot be right, so that it is flagged instead of read as 0
@@ -39,16 +42,30 @@ func quoteValue(v pcommon.Value) string {
 
 // The sampling parameters of a request body that checkRequestNumbers reads.
 var (
-	requestFloatFields = []string{"temperature", "top_p"}
-	requestIntFields   = []string{"max_tokens", "max_completion_tokens", "max_output_tokens", "seed"}
+	requestFloatFields = []string{"temperature", "top_p", "frequency_penalty", "presence_penalty"}
+	requestIntFields   = []string{"max_tokens", "max_completion_tokens", "max_output_tokens", "seed", "n", "top_k"}
 )
 
+// requestFormatField is the output format of a request body that checkRequestNumbers checks.
+const requestFormatField = "response_format"
+
 // checkRequestNumbers reports the sampling parameters of a recorded request body that are
-// there but hold no number: the body parser reads such a field as absent, which must not pass
-// in silence.
+// there but hold no number, and a response_format that is no format object: the body parser
+// reads such a field as absent, which must not pass in silence (a lost response_format would
+// let a request for text match a recording made for JSON).
 func (b *stepBuilder) checkRequestNumbers(body map[string]any, where string) {
 	checkNumbers(b, body, where, replaycase.ReasonInvalidParameter, toFloat, requestFloatFields...)
 	checkNumbers(b, body, where, replaycase.ReasonInvalidParameter, toInt, requestIntFields...)
+	if raw, ok := body[requestFormatField]; ok && raw != nil {
+		if f, ok := raw.(map[string]any); !ok || !isString(f["type"]) {
+			b.invalid(replaycase.ReasonInvalidParameter, fmt.Sprintf("%s %s is %s, not a format object with a type", where, requestFormatField, text(raw)))
+		}
+	}
+}
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
 }
 
 // checkNumbers reports, under code, each of keys that body holds but parse does not accept.
@@ -91,17 +108,27 @@ func checkRanges(b *stepBuilder) {
 	}
 
 	mc := &b.Step.ModelConfig
-	floatIn := func(name string, p **float64, max float64) {
-		if *p != nil && (math.IsNaN(**p) || **p < 0 || **p > max) {
-			b.invalid(replaycase.ReasonInvalidParameter, fmt.Sprintf("%s is %v, outside 0…%v", name, **p, max))
+	floatIn := func(name string, p **float64, min, max float64) {
+		if *p != nil && (math.IsNaN(**p) || **p < min || **p > max) {
+			b.invalid(replaycase.ReasonInvalidParameter, fmt.Sprintf("%s is %v, outside %v…%v", name, **p, min, max))
 			*p = nil
 		}
 	}
-	floatIn("temperature", &mc.Temperature, maxTemperature)
-	floatIn("top_p", &mc.TopP, maxTopP)
+	floatIn("temperature", &mc.Temperature, 0, maxTemperature)
+	floatIn("top_p", &mc.TopP, 0, maxTopP)
+	floatIn("frequency_penalty", &mc.FrequencyPenalty, -maxPenalty, maxPenalty)
+	floatIn("presence_penalty", &mc.PresencePenalty, -maxPenalty, maxPenalty)
 	if mc.MaxTokens != nil && *mc.MaxTokens <= 0 {
 		b.invalid(replaycase.ReasonInvalidParameter, fmt.Sprintf("max_tokens is %d; a model call generates at least one token", *mc.MaxTokens))
 		mc.MaxTokens = nil
+	}
+	if mc.ChoiceCount != nil && *mc.ChoiceCount <= 0 {
+		b.invalid(replaycase.ReasonInvalidParameter, fmt.Sprintf("choice_count is %d; a model call returns at least one choice", *mc.ChoiceCount))
+		mc.ChoiceCount = nil
+	}
+	if mc.TopK != nil && *mc.TopK < minTopK {
+		b.invalid(replaycase.ReasonInvalidParameter, fmt.Sprintf("top_k is %d, below %d", *mc.TopK, minTopK))
+		mc.TopK = nil
 	}
 	if r := b.Step.Retrieval; r != nil && r.TopK != nil && *r.TopK < 0 {
 		b.invalid(replaycase.ReasonInvalidParameter, fmt.Sprintf("top_k is %d, a negative document count", *r.TopK))

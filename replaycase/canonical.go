@@ -39,6 +39,7 @@ const (
 	AttrRawSpans       = "replay.raw_spans"
 	AttrRawEvents      = "replay.raw_events"
 	AttrToolChoice     = "replay.tool_choice"
+	AttrResponseFormat = "replay.response_format"
 	AttrTotalTokens    = "replay.usage.total_tokens"
 	AttrStepIndex      = "replay.step.index"
 	AttrCallSiteID     = "replay.call_site_id"
@@ -416,47 +417,70 @@ func putModelConfig(a pcommon.Map, m ModelConfig) {
 	putStr(a, "gen_ai.provider.name", m.Provider)
 	putStr(a, "gen_ai.request.model", m.RequestModel)
 	putStr(a, "gen_ai.response.model", m.ResponseModel)
-	if m.Temperature != nil {
-		a.PutDouble("gen_ai.request.temperature", *m.Temperature)
-	}
-	if m.TopP != nil {
-		a.PutDouble("gen_ai.request.top_p", *m.TopP)
-	}
-	if m.MaxTokens != nil {
-		a.PutInt("gen_ai.request.max_tokens", *m.MaxTokens)
-	}
-	if m.Seed != nil {
-		a.PutInt("gen_ai.request.seed", *m.Seed)
-	}
+	putDouble(a, "gen_ai.request.temperature", m.Temperature)
+	putDouble(a, "gen_ai.request.top_p", m.TopP)
+	putInt(a, "gen_ai.request.max_tokens", m.MaxTokens)
+	putInt(a, "gen_ai.request.seed", m.Seed)
 	putStrings(a, "gen_ai.request.stop_sequences", m.Stop)
 	putStr(a, AttrToolChoice, m.ToolChoice)
+	putInt(a, "gen_ai.request.top_k", m.TopK)
+	putDouble(a, "gen_ai.request.frequency_penalty", m.FrequencyPenalty)
+	putDouble(a, "gen_ai.request.presence_penalty", m.PresencePenalty)
+	putInt(a, "gen_ai.request.choice.count", m.ChoiceCount)
+	putStr(a, "gen_ai.output.type", m.OutputType)
+	putStr(a, AttrResponseFormat, m.ResponseFormat)
 }
 
 func modelConfig(a pcommon.Map) ModelConfig {
-	m := ModelConfig{
-		Provider:      str(a, "gen_ai.provider.name"),
-		RequestModel:  str(a, "gen_ai.request.model"),
-		ResponseModel: str(a, "gen_ai.response.model"),
-		Stop:          strs(a, "gen_ai.request.stop_sequences"),
-		ToolChoice:    str(a, AttrToolChoice),
+	return ModelConfig{
+		Provider:         str(a, "gen_ai.provider.name"),
+		RequestModel:     str(a, "gen_ai.request.model"),
+		ResponseModel:    str(a, "gen_ai.response.model"),
+		Temperature:      double(a, "gen_ai.request.temperature"),
+		TopP:             double(a, "gen_ai.request.top_p"),
+		MaxTokens:        intPointer(a, "gen_ai.request.max_tokens"),
+		Seed:             intPointer(a, "gen_ai.request.seed"),
+		Stop:             strs(a, "gen_ai.request.stop_sequences"),
+		ToolChoice:       str(a, AttrToolChoice),
+		TopK:             intPointer(a, "gen_ai.request.top_k"),
+		FrequencyPenalty: double(a, "gen_ai.request.frequency_penalty"),
+		PresencePenalty:  double(a, "gen_ai.request.presence_penalty"),
+		ChoiceCount:      intPointer(a, "gen_ai.request.choice.count"),
+		OutputType:       str(a, "gen_ai.output.type"),
+		ResponseFormat:   str(a, AttrResponseFormat),
 	}
-	if v, ok := a.Get("gen_ai.request.temperature"); ok {
-		f := v.Double()
-		m.Temperature = &f
+}
+
+// putDouble and putInt write a parameter that was recorded (not nil); double and intPointer
+// read it back, nil when the attribute is absent.
+func putDouble(a pcommon.Map, key string, v *float64) {
+	if v != nil {
+		a.PutDouble(key, *v)
 	}
-	if v, ok := a.Get("gen_ai.request.top_p"); ok {
-		f := v.Double()
-		m.TopP = &f
+}
+
+func putInt(a pcommon.Map, key string, v *int64) {
+	if v != nil {
+		a.PutInt(key, *v)
 	}
-	if v, ok := a.Get("gen_ai.request.max_tokens"); ok {
-		n := v.Int()
-		m.MaxTokens = &n
+}
+
+func double(a pcommon.Map, key string) *float64 {
+	v, ok := a.Get(key)
+	if !ok {
+		return nil
 	}
-	if v, ok := a.Get("gen_ai.request.seed"); ok {
-		n := v.Int()
-		m.Seed = &n
+	f := v.Double()
+	return &f
+}
+
+func intPointer(a pcommon.Map, key string) *int64 {
+	v, ok := a.Get(key)
+	if !ok {
+		return nil
 	}
-	return m
+	n := v.Int()
+	return &n
 }
 
 var usageAttrs = []struct {

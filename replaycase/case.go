@@ -176,6 +176,19 @@ type ModelConfig struct {
 	Seed          *int64   `json:"seed,omitempty" parquet:"seed,optional"`
 	Stop          []string `json:"stop,omitempty" parquet:"stop,list"`
 	ToolChoice    string   `json:"tool_choice,omitempty" parquet:"tool_choice,optional"`
+	// TopK is top-k sampling (Anthropic, Gemini, Vercel's topK, vLLM's extension of Chat).
+	TopK             *int64   `json:"top_k,omitempty" parquet:"top_k,optional"`
+	FrequencyPenalty *float64 `json:"frequency_penalty,omitempty" parquet:"frequency_penalty,optional"`
+	PresencePenalty  *float64 `json:"presence_penalty,omitempty" parquet:"presence_penalty,optional"`
+	// ChoiceCount is how many choices the request asked for (OpenAI's n).
+	ChoiceCount *int64 `json:"choice_count,omitempty" parquet:"choice_count,optional"`
+	// OutputType is the output the request asked for, as gen_ai.output.type names it: "text",
+	// "json" (a JSON object or a JSON schema was asked for), "image", "speech".
+	OutputType string `json:"output_type,omitempty" parquet:"output_type,optional,dict"`
+	// ResponseFormat is the format object as sent (Chat Completions response_format, Responses
+	// text.format), as compact JSON with sorted keys: the JSON schema a structured output asked
+	// for. Empty when only OutputType (or nothing) was recorded.
+	ResponseFormat string `json:"response_format,omitempty" parquet:"response_format,optional"`
 }
 
 // ToolDefinition is a tool offered to the model, in the flat semconv shape. Parameters is the

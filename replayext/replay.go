@@ -266,6 +266,7 @@ func scrubStrings(r *callsite.Request, text func(*string)) {
 	text(&r.Model)
 	text(&r.Params.RequestModel)
 	text(&r.Params.ToolChoice)
+	text(&r.Params.ResponseFormat) // its schema's descriptions and enums are text the recording had scrubbed
 	for i := range r.Params.Stop {
 		text(&r.Params.Stop[i])
 	}

@@ -28,6 +28,7 @@ type messagesBody struct {
 	MaxTokens     *int64           `json:"max_tokens"`
 	Temperature   *float64         `json:"temperature"`
 	TopP          *float64         `json:"top_p"`
+	TopK          *int64           `json:"top_k"`
 	StopSequences []*string        `json:"stop_sequences"`
 	ToolChoice    json.RawMessage  `json:"tool_choice"`
 	Stream        *bool            `json:"stream"`
@@ -75,7 +76,7 @@ func ParseMessagesRequest(body []byte) (*MessagesRequest, error) {
 		return nil, missing("messages")
 	}
 	r := &MessagesRequest{Stream: b.Stream != nil && *b.Stream}
-	r.Params = replaycase.ModelConfig{RequestModel: *b.Model, MaxTokens: b.MaxTokens, Temperature: b.Temperature, TopP: b.TopP}
+	r.Params = replaycase.ModelConfig{RequestModel: *b.Model, MaxTokens: b.MaxTokens, Temperature: b.Temperature, TopP: b.TopP, TopK: b.TopK}
 	var err error
 	if b.StopSequences != nil {
 		if r.Params.Stop, err = stopStrings(b.StopSequences, "stop_sequences"); err != nil {

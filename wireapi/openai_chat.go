@@ -77,6 +77,11 @@ type chatBody struct {
 	MaxCompletionTokens *int64          `json:"max_completion_tokens"`
 	MaxOutputTokens     *int64          `json:"max_output_tokens"` // the Responses API spelling, found in recorded invocation parameters
 	Seed                *int64          `json:"seed"`
+	N                   *int64          `json:"n"`
+	TopK                *int64          `json:"top_k"` // not OpenAI's: vLLM's, and Anthropic's in recorded invocation parameters
+	FrequencyPenalty    *float64        `json:"frequency_penalty"`
+	PresencePenalty     *float64        `json:"presence_penalty"`
+	ResponseFormat      json.RawMessage `json:"response_format"`
 	Stop                json.RawMessage `json:"stop"`
 	ToolChoice          json.RawMessage `json:"tool_choice"`
 	FunctionCall        json.RawMessage `json:"function_call"` // legacy tool_choice: "none", "auto" or {"name": …}
@@ -243,7 +248,8 @@ func ParseChatParams(body []byte) (replaycase.ModelConfig, error) {
 }
 
 func (b *chatBody) params() (replaycase.ModelConfig, error) {
-	mc := replaycase.ModelConfig{Temperature: b.Temperature, TopP: b.TopP, Seed: b.Seed}
+	mc := replaycase.ModelConfig{Temperature: b.Temperature, TopP: b.TopP, Seed: b.Seed, ChoiceCount: b.N, TopK: b.TopK,
+		FrequencyPenalty: b.FrequencyPenalty, PresencePenalty: b.PresencePenalty}
 	if b.Model != nil {
 		mc.RequestModel = *b.Model
 	}
@@ -273,9 +279,13 @@ func (b *chatBody) params() (replaycase.ModelConfig, error) {
 	}
 	if legacyToolChoice(b) {
 		mc.ToolChoice, err = rawText(b.FunctionCall, "function_call")
+	} else {
+		mc.ToolChoice, err = rawText(b.ToolChoice, "tool_choice")
+	}
+	if err != nil {
 		return mc, err
 	}
-	mc.ToolChoice, err = rawText(b.ToolChoice, "tool_choice")
+	mc.ResponseFormat, mc.OutputType, err = outputFormat(b.ResponseFormat, "response_format")
 	return mc, err
 }
 

@@ -36,8 +36,14 @@ type responsesBody struct {
 	TopP               *float64         `json:"top_p"`
 	MaxOutputTokens    *int64           `json:"max_output_tokens"`
 	ToolChoice         json.RawMessage  `json:"tool_choice"`
+	Text               *responsesText   `json:"text"`
 	Stream             *bool            `json:"stream"`
 	PreviousResponseID *string          `json:"previous_response_id"`
+}
+
+// responsesText is the text output configuration: its format is Chat's response_format.
+type responsesText struct {
+	Format json.RawMessage `json:"format"`
 }
 
 type responsesTool struct {
@@ -78,6 +84,11 @@ func ParseResponsesRequest(body []byte) (*ResponsesRequest, error) {
 	var err error
 	if r.Params, err = cb.params(); err != nil {
 		return nil, err
+	}
+	if b.Text != nil {
+		if r.Params.ResponseFormat, r.Params.OutputType, err = outputFormat(b.Text.Format, "text.format"); err != nil {
+			return nil, err
+		}
 	}
 	if b.PreviousResponseID != nil {
 		r.PreviousResponseID = *b.PreviousResponseID
