@@ -128,7 +128,8 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 }
 
 // listDivergences: GET /v1/divergences with the session in the X-Replay-Session header (or
-// ?session=) → that session's lenient answers. A session sees only its own log.
+// ?session=) → that session's divergences: lenient and hybrid answers, and refused requests.
+// A session sees only its own log.
 func (r *replay) listDivergences(w http.ResponseWriter, req *http.Request) {
 	id := req.Header.Get(headerSession)
 	if id == "" {

@@ -79,6 +79,12 @@ type SessionsConfig struct {
 	MaxSessions int `mapstructure:"max_sessions"`
 	// IdleTimeout forgets a session that made no request for this long. Default 15m.
 	IdleTimeout time.Duration `mapstructure:"idle_timeout"`
+	// DefaultID is the session of a request with neither X-Replay-Session nor traceparent.
+	// Default "": each such request is a session of its own, so that two clients never share
+	// a cursor. A server that replays one run at a time (`reprise ci` runs one per case) sets
+	// it, so that an agent sending neither header still has one cursor per run: a call made
+	// more often than recorded is then refused instead of answered again from the start.
+	DefaultID string `mapstructure:"default_id"`
 }
 
 var _ confmap.Validator = (*Config)(nil)

@@ -89,7 +89,7 @@ func (r *replay) mode(req *http.Request) (Mode, error) {
 // then.
 func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in interactions) (served hit, ok bool) {
 	start := time.Now()
-	id, fresh := sessionOf(req)
+	id, fresh := r.sessionOf(req)
 	if fresh {
 		w.Header().Set(headerSession, id)
 	}

@@ -40,7 +40,7 @@ func (r *replay) scopedCase(w http.ResponseWriter, req *http.Request) (string, b
 // before any: the case of a request on an unscoped base URL (/openai/v1/…) that refers to what
 // an earlier answer of the session returned.
 func (r *replay) sessionCase(req *http.Request) (caseID string) {
-	id, _ := sessionOf(req)
+	id, _ := r.sessionOf(req)
 	r.sessions.peek(id, func(ses *session) { caseID = ses.lastCase.value(endpointChat) })
 	return caseID
 }
@@ -219,7 +219,7 @@ func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string,
 func (r *replay) unserve(w http.ResponseWriter, req *http.Request, k cursorKey) {
 	id := w.Header().Get(headerSession) // a session the server chose for this request
 	if id == "" {
-		id, _ = sessionOf(req)
+		id, _ = r.sessionOf(req)
 	}
 	r.sessions.peek(id, func(ses *session) {
 		if i := ses.served.value(k); i > 0 {

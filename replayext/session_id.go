@@ -16,15 +16,23 @@ const (
 )
 
 // sessionOf names the replay session of a request: the X-Replay-Session header, else the
-// trace id of the W3C traceparent header (an instrumented agent sends one per run), else a
-// fresh random id that nobody else can hold. The caller returns a fresh id in the
-// X-Replay-Session response header so that the client can continue the same session.
-func sessionOf(req *http.Request) (id string, fresh bool) {
+// trace id of the W3C traceparent header (an instrumented agent sends one per run), else
+// sessions.default_id when set, else a fresh random id that nobody else can hold. The caller
+// returns a fresh id in the X-Replay-Session response header so that the client can continue
+// the same session.
+func (r *replay) sessionOf(req *http.Request) (id string, fresh bool) {
+	return sessionOf(req, r.cfg.Sessions.DefaultID)
+}
+
+func sessionOf(req *http.Request, defaultID string) (id string, fresh bool) {
 	if s := req.Header.Get(headerSession); s != "" {
 		return clientSession(s), false
 	}
 	if id, ok := traceIDOf(req.Header.Get("traceparent")); ok {
 		return id, false
+	}
+	if defaultID != "" {
+		return clientSession(defaultID), false
 	}
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand panics rather than return an error)

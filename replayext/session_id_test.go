@@ -34,7 +34,27 @@ func TestLongSessionIDsStayDistinct(t *testing.T) {
 	assert.Equal(t, long, clientSession(long))
 	req := httptest.NewRequest("POST", "/", nil)
 	req.Header.Set(headerSession, long+"a")
-	id, fresh := sessionOf(req)
+	id, fresh := sessionOf(req, "")
 	assert.False(t, fresh)
 	assert.Equal(t, a, id)
+}
+
+// sessions.default_id names the session of a request that names none; a header or a
+// traceparent still wins, and without it such a request is a fresh session of its own.
+func TestDefaultSessionOfRequestsThatNameNone(t *testing.T) {
+	bare := httptest.NewRequest("POST", "/", nil)
+	id, fresh := sessionOf(bare, "run-1")
+	assert.Equal(t, "run-1", id)
+	assert.False(t, fresh, "the client need not be told a session it did not choose")
+	id, fresh = sessionOf(bare, "")
+	assert.True(t, fresh)
+	assert.NotEqual(t, "run-1", id)
+
+	traced := httptest.NewRequest("POST", "/", nil)
+	traced.Header.Set("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+	id, _ = sessionOf(traced, "run-1")
+	assert.Equal(t, "0af7651916cd43dd8448eb211c80319c", id)
+	traced.Header.Set(headerSession, "mine")
+	id, _ = sessionOf(traced, "run-1")
+	assert.Equal(t, "mine", id)
 }

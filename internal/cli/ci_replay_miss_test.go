@@ -18,12 +18,15 @@ import (
 const swallowingAgent = `curl -sS "$OPENAI_BASE_URL/chat/completions" -H 'Content-Type: application/json' -d @"$CHANGED" | grep -q not_found_error
 ` + replayAgent
 
-// repeatingAgent makes the recorded first call twice in its replay session: the second time the
-// recording has no call left to answer it with. It swallows the 404 and carries on.
-const repeatingAgent = `for i in 1 2; do
-  curl -sS "$OPENAI_BASE_URL/chat/completions" -H 'Content-Type: application/json' -H "X-Replay-Session: $REPRISE_REPLAY_SESSION" -d @"$REQUEST" >&2
-done
-` + replayAgent
+// repeatingAgent runs the recorded run (replayAgent), then makes its first call again in the
+// run's replay session: the recording has no call left to answer it with. It swallows the 404.
+const repeatingAgent = replayAgent + `curl -sS "$OPENAI_BASE_URL/chat/completions" -H 'Content-Type: application/json' -H "X-Replay-Session: $REPRISE_REPLAY_SESSION" -d @"$REQUEST" >&2
+`
+
+// sessionlessRepeatingAgent is repeatingAgent sending neither X-Replay-Session nor traceparent,
+// as a plain SDK client does: no request names a session.
+const sessionlessRepeatingAgent = replayAgent + `curl -sS "$OPENAI_BASE_URL/chat/completions" -H 'Content-Type: application/json' -d @"$REQUEST" >&2
+`
 
 // changedRequest writes the recorded first request with another question and points $CHANGED
 // at it.
@@ -98,6 +101,16 @@ func ciOfRecordedRun(t *testing.T, agent string, want int) caseResult {
 // too: the agent that swallows it fails the case with model_call_added named.
 func TestCIFailsACallMadeMoreOftenThanRecorded(t *testing.T) {
 	r := ciOfRecordedRun(t, repeatingAgent, ExitChanged)
+	require.Len(t, r.Failing, 1, "%+v", r)
+	assert.Equal(t, replayMiss, r.Failing[0].Type)
+	assert.Contains(t, r.Failing[0].Detail, "model call refused (model_call_added): made more often than recorded")
+}
+
+// An agent that names no replay session is in the run's session all the same (the harness's
+// sessions.default_id): the call it repeats is refused as a repeat, not answered again as if
+// it were the run's first.
+func TestCIFailsACallRepeatedWithoutASession(t *testing.T) {
+	r := ciOfRecordedRun(t, sessionlessRepeatingAgent, ExitChanged)
 	require.Len(t, r.Failing, 1, "%+v", r)
 	assert.Equal(t, replayMiss, r.Failing[0].Type)
 	assert.Contains(t, r.Failing[0].Detail, "model call refused (model_call_added): made more often than recorded")

@@ -175,6 +175,11 @@ const replayAgent = `set -e
 test -s "$REPRISE_CASE_FILE"
 grep -q '"question": "What is the weather in Paris today?"' "$REPRISE_CASE_FILE"
 curl -sS "$OPENAI_BASE_URL/chat/completions" -H 'Content-Type: application/json' -d @"$REQUEST" | grep -q get_weather
+` + emitRun
+
+// emitRun emits the run in $RUN (the fixture's telemetry) to the OTLP endpoint, as an
+// instrumented agent would, making no model call.
+const emitRun = `set -e
 for signal in logs traces; do
   test -f "$RUN/$signal.json" || continue
   code=$(curl -sS -o /dev/stderr -w '%{http_code}' "$OTEL_EXPORTER_OTLP_ENDPOINT/v1/$signal" -H 'Content-Type: application/json' -d @"$RUN/$signal.json")

@@ -43,6 +43,8 @@ extensions:
     mode: %[3]s%[9]s
     scrub:
       key: ${env:%[7]s}
+    sessions:
+      default_id: %[10]q   # the run's session, for requests that name none (REPRISE_REPLAY_SESSION)
 receivers:
   otlp:
     protocols:
@@ -138,9 +140,14 @@ func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.
 	if o.mode == "hybrid" {
 		upstream = fmt.Sprintf(hybridUpstream, o.upstream)
 	}
+	// One replay session per run: an agent that sends it as X-Replay-Session keeps its cursors
+	// (and, in hybrid mode, stays live after its first miss) even when its HTTP calls carry no
+	// traceparent; the server puts requests that name no session in it too (default_id), so
+	// that a call an agent repeats is refused as a repeat, not answered again from the start.
+	session := c.CaseID + "-" + strconv.FormatInt(start.UnixNano(), 36)
 	var replayServer component.Component // the harness's replay extension, whose refusals judge the run
 	stopCollector, replayPort, otlpPort, err := startHarnessOnFreePorts(ctx, filepath.Join(work, "collector.yaml"), watchingReplay(&replayServer), func(replayPort, otlpPort int) string {
-		return fmt.Sprintf(harnessConfig, replayPort, dataset, o.mode, otlpPort, newRuns, extra, o.scrubKeyEnv, exporters, upstream)
+		return fmt.Sprintf(harnessConfig, replayPort, dataset, o.mode, otlpPort, newRuns, extra, o.scrubKeyEnv, exporters, upstream, session)
 	})
 	if err != nil {
 		return fail(fmt.Errorf("starting the replay harness: %w", err))
@@ -163,10 +170,7 @@ func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.
 		"OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf",
 		"OTEL_RESOURCE_ATTRIBUTES="+resourceAttributes(c.CaseID),
 		"REPRISE_CASE_ID="+c.CaseID,
-		// One replay session per run: an agent that sends it as X-Replay-Session keeps its
-		// cursors (and, in hybrid mode, stays live after its first miss) even when its HTTP
-		// calls carry no traceparent.
-		"REPRISE_REPLAY_SESSION="+c.CaseID+"-"+strconv.FormatInt(start.UnixNano(), 36),
+		"REPRISE_REPLAY_SESSION="+session,
 		"REPRISE_CASE_FILE="+caseFile,
 	)
 	var stdout, stderr bytes.Buffer

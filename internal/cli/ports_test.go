@@ -95,7 +95,7 @@ func TestHarnessStartsAgainWhenAPickedPortIsTaken(t *testing.T) {
 	root, _ := fixtureDataset(t, testfixtures.OTelEvents)
 	runs := t.TempDir()
 	stop, replayPort, otlpPort, err := startHarnessOnFreePorts(context.Background(), filepath.Join(t.TempDir(), "collector.yaml"), Factories, func(replayPort, otlpPort int) string {
-		return fmt.Sprintf(harnessConfig, replayPort, root, "strict", otlpPort, runs, "", "REPRISE_SCRUB_KEY", "replay_parquet", "")
+		return fmt.Sprintf(harnessConfig, replayPort, root, "strict", otlpPort, runs, "", "REPRISE_SCRUB_KEY", "replay_parquet", "", "run-1")
 	})
 	require.NoError(t, err)
 	defer stop()
