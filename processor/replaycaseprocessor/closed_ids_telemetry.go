@@ -29,12 +29,13 @@ func idCountOf(spans []pcommon.SpanID, events []eventKey) idCount {
 func (n idCount) bytes() int64 { return n.spans*memClosedID + n.events*memClosedEventKey }
 
 // idsBySignal are the attribute options of the ids metrics for span ids (traces) and event keys
-// (logs), built once: they are added on every close.
-type idsBySignal struct{ spans, events metric.AddOption }
+// (logs), built once: they are added on every close. Slices, passed on as they are, so that an
+// Add allocates no variadic slice of its own.
+type idsBySignal struct{ spans, events []metric.AddOption }
 
 func newIDsBySignal(attrs ...attribute.KeyValue) idsBySignal {
-	with := func(signal string) metric.AddOption {
-		return metric.WithAttributeSet(attribute.NewSet(append([]attribute.KeyValue{attribute.String("signal", signal)}, attrs...)...))
+	with := func(signal string) []metric.AddOption {
+		return []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(append([]attribute.KeyValue{attribute.String("signal", signal)}, attrs...)...))}
 	}
 	return idsBySignal{spans: with("traces"), events: with("logs")}
 }
@@ -85,9 +86,9 @@ type int64Adder interface {
 // with no ids adds no point.
 func addIDs(m int64Adder, n idCount, sign int64, attrs idsBySignal) {
 	if n.spans > 0 {
-		m.Add(context.Background(), sign*n.spans, attrs.spans)
+		m.Add(context.Background(), sign*n.spans, attrs.spans...)
 	}
 	if n.events > 0 {
-		m.Add(context.Background(), sign*n.events, attrs.events)
+		m.Add(context.Background(), sign*n.events, attrs.events...)
 	}
 }
