@@ -16,6 +16,7 @@ func FuzzText(f *testing.F) {
 	}
 	f.Add(`{"password":"x","n":4111111111111111,"a@b.co":[1,2]}`)
 	f.Add("host=db password=pw dbname=x ?api_key=abc&x=1")
+	f.Add("Set-Cookie: a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT, sid=9k2mq7d1v4b8c3n6x5z0; Path=/\nsecret: x,user=bob.")
 	s := newScrubber(f, Config{Enabled: true, Key: "fuzz"})
 	planted := scrubtest.Planted[0].Text // an OpenAI key
 	f.Fuzz(func(t *testing.T, in string) {

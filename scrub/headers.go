@@ -6,16 +6,22 @@ import "strings"
 // result, a log line) hold their secret past the first word, where a `name: value` pair ends:
 //
 //	Cookie: _ga=GA1.2.3; sessionid=abc123     every cookie after the first is a secret too
+//	Set-Cookie: a=1; Path=/, sid=abc123       repeated headers joined with ", " (HTTP clients)
 //	Authorization: Token abc123               the word after the scheme is the credential
 //	Authorization: Bearer short1              a bearer token too short for bearer_token
 //
-// headerSpan returns the span to mask for the unquoted value v[start:end] under key, when key
-// names a cookie or an authorization header and the value goes on past its first word.
-func (s *Scrubber) headerSpan(key, v string, start, end int) (span, bool) {
-	name := normalizeKeyName(key)
+// headerSpan returns the span to mask for the unquoted value v[start:end] under the key at
+// v[keyStart:keyEnd], when it names a cookie or an authorization header and the value goes on
+// past its first word.
+func (s *Scrubber) headerSpan(v string, keyStart, keyEnd, start, end int) (span, bool) {
+	name := normalizeKeyName(v[keyStart:keyEnd])
 	switch {
 	case strings.Contains(name, "cookie"):
-		if next := cookiesEnd(v, end); next > end {
+		next := cookiesEnd(v, end)
+		if headerOpens(v, keyStart) {
+			next = max(next, headerEnd(v, end))
+		}
+		if next > end {
 			return span{start: start, end: next, kind: KindSecretField}, true
 		}
 	case strings.Contains(name, "authorization"):
@@ -46,14 +52,39 @@ func (s *Scrubber) headerSpan(key, v string, start, end int) (span, bool) {
 }
 
 // cookiesEnd is the end of the cookies that follow the one ending at v[end], each after a ';'
-// and spaces, up to the end of the line or a quote.
+// and spaces, or after a ',' and spaces when it is name=value (Set-Cookie values joined), up to
+// the end of the line or a quote.
 func cookiesEnd(v string, end int) int {
-	for end < len(v) && v[end] == ';' {
+	for end < len(v) && (v[end] == ';' || v[end] == ',' && startsPair(v, end+1, "=")) {
 		from, to := nextWord(v, end+1)
 		if to == from {
 			break
 		}
 		end = to
+	}
+	return end
+}
+
+// headerOpens tells whether the header name at v[keyStart] opens its line (a request dump) or
+// a quoted string (curl -H "Cookie: …", a list of header lines in JSON): its value then ends
+// with them, and holds what a word does not (a Set-Cookie's Expires=Wed, 21 Oct 2026 …, and
+// the cookies after it).
+func headerOpens(v string, keyStart int) bool {
+	i := keyStart
+	for i > 0 && (v[i-1] == ' ' || v[i-1] == '\t') {
+		i--
+	}
+	return i == 0 || strings.IndexByte("\n\r\"'`", v[i-1]) >= 0
+}
+
+// headerEnd is the end of the header value that goes on at v[end]: the end of the line, a
+// quote, a backslash (an escape: \" or \r\n in JSON) or a placeholder, without trailing spaces.
+func headerEnd(v string, end int) int {
+	for end < len(v) && strings.IndexByte("\n\r\"'`<>\\", v[end]) < 0 {
+		end++
+	}
+	for end > 0 && (v[end-1] == ' ' || v[end-1] == '\t') {
+		end--
 	}
 	return end
 }

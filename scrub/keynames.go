@@ -133,13 +133,31 @@ func (a *assignment) matches(v string) []pair {
 		if structureBelow(v[at:p.start], v[p.start:p.end]) {
 			continue // and the pairs below are matched: the next line's name is not skipped
 		}
-		out = append(out, p)
 		next = at + m[1]
+		if c := pairInWord(v, p.start, p.end); c < p.end {
+			p.end, next = c, c // secret: x,user=bob: the value is x, and user= is matched by its own name
+		}
+		out = append(out, p)
 		if p.is {
 			next = p.start // prose: a pair may start in the word after "is" ("the token is password=…")
 		}
 	}
 	return out
+}
+
+// pairInWord returns where the unquoted value v[start:end] ends when another pair starts in it
+// after a comma (`x,user=bob`, `x,user: bob`), as the value of a strong name ends at one after a
+// comma and a space (wholeline.go); end when none does.
+func pairInWord(v string, start, end int) int {
+	if c := v[start]; c == '"' || c == '\'' || c == '\\' {
+		return end
+	}
+	for i := start + 1; i < end; i++ {
+		if v[i] == ',' && startsPair(v[:end], i+1, ":=") {
+			return i
+		}
+	}
+	return end
 }
 
 // structureBelow tells whether the value found after a line break is the next line's name
@@ -217,7 +235,7 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 			for end > start && strings.IndexByte(",)}]", v[end-1]) >= 0 {
 				end--
 			}
-			if h, ok := s.headerSpan(v[keyStart:keyEnd], v, start, end); ok {
+			if h, ok := s.headerSpan(v, keyStart, keyEnd, start, end); ok {
 				out = append(out, h) // Cookie: a=1; b=2 and Authorization: Token abc
 				continue
 			}

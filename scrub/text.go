@@ -144,6 +144,9 @@ func (s *Scrubber) textSpans(v string, offset int) []span {
 		return nil
 	}
 	found := s.assignmentSpans(v)
+	if s.assignment != nil {
+		found = append(found, cookieSpans(v)...) // session cookies: name=value, no secret name (cookies.go)
+	}
 	digits := countDigits(v)
 	for i := range s.detectors {
 		found = append(found, s.detectorSpans(&s.detectors[i], v, digits)...)

@@ -13,8 +13,9 @@ import "strings"
 // (map keys), `api_key`, `credential`, `dsn` (keyword DSNs name their password separately).
 // A pair inside a line of prose is widened too ("my password: correct horse battery staple"):
 // the first word was masked already, and the rest of a line that ends no sentence is more
-// likely the passphrase than prose; a sentence ("forgot your password: click the link below.")
-// keeps all but its first word.
+// likely the passphrase than prose; a sentence ("forgot your password: click the link below to
+// reset it.") keeps all but its first word, unless it is as short as a passphrase
+// (maxSentenceWords: "my password: correct horse battery staple." masks the four words).
 
 // strongNames are the endings of key names (normalized: lower case, no separators) whose
 // value is secret whatever it looks like.
@@ -67,10 +68,25 @@ func lineValueEnd(v string, start, end int) int {
 	for i > end && (v[i-1] == ' ' || v[i-1] == '\t' || v[i-1] == ',') {
 		i--
 	}
+	if i > end && v[i-1] == '.' && v[i-2] != '.' && words(v[start:i-1]) <= maxSentenceWords {
+		i-- // the full stop of "my password: correct horse battery staple."
+	}
 	if i > end && strings.IndexByte(".!?:", v[i-1]) >= 0 {
 		return end // a sentence ("Password: click the link below to reset it.") or a label
 	}
 	return i
+}
+
+// maxSentenceWords is the most words a value that ends in a full stop may have: a passphrase
+// has up to six or so ("correct horse battery staple."), and a longer sentence after the name
+// is prose ("Forgot your password: click the link below to reset it."), of which only the first
+// word is masked. A short sentence is taken whole ("the password: see the vault." masks "see
+// the vault"): its first word was masked already, and a passphrase is worth the few words.
+const maxSentenceWords = 6
+
+// words counts the words of v, separated by spaces or tabs.
+func words(v string) int {
+	return len(strings.Fields(v))
 }
 
 // startsPair tells whether v[i:] starts another pair: after spaces, a name of key bytes that

@@ -59,11 +59,49 @@ func TestStrongNameValuesEndAtTheNextPair(t *testing.T) {
 		{"level=info secret=x y msg=started", "x y", " msg=started"},
 		{"password: correct horse Note: battery", "correct horse Note: battery", ""},
 		{"password: correct, horse, battery", "correct, horse, battery", ""},
+		{"secret: x,user=bob", "x", ",user=bob"},
+		{"password=" + passphrase + ",host: db", passphrase, ",host: db"},
+		{"api_key=abc123,model=gpt-4", "abc123", ",model=gpt-4"},
 	} {
 		var r Report
 		out := s.Text(tc.in, &r)
 		assert.Contains(t, out, s.placeholder(KindSecretField, tc.value)+tc.keep, tc.in)
 		assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, tc.in)
+	}
+}
+
+// A pair that starts after a comma inside the first word of a value ends it there, as one after
+// a comma and a space does, and is matched by its own name.
+func TestAPairAfterACommaInTheFirstWordIsMatchedByItsName(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	var r Report
+	out := s.Text("api_key=abc123,password=hunter2,user=bob", &r)
+	assert.Equal(t, "api_key="+s.placeholder(KindSecretField, "abc123")+",password="+s.placeholder(KindSecretField, "hunter2")+",user=bob", out)
+	assert.Equal(t, map[string]int64{KindSecretField: 2}, r.Counts)
+}
+
+// A full stop that ends the line after a strong name's value ends a sentence, and the words
+// before it are the value when there are few enough of them for a passphrase
+// (maxSentenceWords): "my password: correct horse battery staple." masks the passphrase, and
+// "the password: see the vault." masks "see the vault" (a false positive, which masked "see"
+// before). A longer sentence keeps all but its first word, as before.
+func TestAFullStopEndsAPassphrase(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, tc := range []struct{ in, value, keep string }{
+		{"my password: " + passphrase + ".", passphrase, "."},
+		{"password: " + passphrase + ".  \nnext line", passphrase, ".  \nnext line"},
+		{"Password: " + passphrase + ".\r\nThanks", passphrase, ".\r\nThanks"},
+		{"the password: see the vault.", "see the vault", "."},
+		{"secret: correct horse battery staple xylophone lemon.", "correct horse battery staple xylophone lemon", "."},
+		{"Forgot your password: click the link below to reset it.", "click", " the link below to reset it."},
+		{"password: correct horse...", "correct", " horse..."},
+		{"password: e.g. " + passphrase, "e.g. " + passphrase, ""},
+	} {
+		var r Report
+		out := s.Text(tc.in, &r)
+		assert.True(t, strings.HasSuffix(out, s.placeholder(KindSecretField, tc.value)+tc.keep), "%q → %q", tc.in, out)
+		assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, tc.in)
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", tc.in)
 	}
 }
 

@@ -1,0 +1,107 @@
+package scrub
+
+import "strings"
+
+// A session cookie's value is a bearer credential: whoever replays it is logged in. Its name is
+// no secret name (session, sid, PHPSESSID, connect.sid, _myapp_session), so after a Cookie or
+// Set-Cookie header name the value is masked as that header's (headers.go), and elsewhere it
+// was kept: `curl -b 'sid=…'`, a cookie jar in a log line, a Set-Cookie value in a list of
+// header pairs. Written as a cookie, name=value, a value is masked when it is shaped like a
+// credential (cookieCredential) and either its name is a session cookie's (sessionCookieName)
+// or cookie attributes follow it (`; Path=/`, `; HttpOnly`: a Set-Cookie value under any name).
+// Plain values stay (theme=dark, lang=en, Path=/, SameSite=Lax), and so do session ids written
+// as JSON keys or attributes (session.id, sessionId): those group telemetry, and the JSON walk
+// takes no cookie for them.
+
+// cookieSpans returns the spans of the cookie values in v that are credentials.
+func cookieSpans(v string) []span {
+	var out []span
+	for eq := strings.IndexByte(v, '='); eq >= 0; {
+		keyStart := eq
+		for keyStart > 0 && eq-keyStart < maxNameBefore && isKeyByte(v[keyStart-1]) {
+			keyStart--
+		}
+		end := eq + 1
+		for end < len(v) && strings.IndexByte(" \t\r\n;,=\"'`<>\\", v[end]) < 0 {
+			end++
+		}
+		for pad := 0; pad < 2 && end < len(v) && v[end] == '='; pad++ {
+			end++ // base64 padding; any other '=' starts the next pair (a=b=c)
+		}
+		valueEnd := end
+		if keyStart > 0 && (v[keyStart-1] == '?' || v[keyStart-1] == '&') {
+			if i := strings.IndexAny(v[eq+1:end], "&#"); i >= 0 {
+				valueEnd = eq + 1 + i // a query parameter: ?sid=…&x=1
+			}
+		}
+		for valueEnd > eq+1 && strings.IndexByte(")}]", v[valueEnd-1]) >= 0 {
+			valueEnd-- // dict(sessionid=…)
+		}
+		key, value := v[keyStart:eq], v[eq+1:valueEnd]
+		if key != "" && cookieCredential(value) && (sessionCookieName(key) || cookieAttributesAt(v, end)) {
+			out = append(out, span{start: eq + 1, end: valueEnd, kind: KindSecretField})
+		}
+		next := strings.IndexByte(v[end:], '=')
+		if next < 0 {
+			break
+		}
+		eq = end + next
+	}
+	return out
+}
+
+// minCookieCredential is the shortest cookie value taken for a credential: session ids are 16
+// bytes and more (PHP's 26 characters, Java's 32 hex digits, Django's 32), flags and
+// preferences are shorter.
+const minCookieCredential = 16
+
+// cookieCredential: v is long enough for a session id and holds a digit, or letters of both
+// cases, as random ids do (session=expired, lang=en, theme=dark do not).
+func cookieCredential(v string) bool {
+	if len(v) < minCookieCredential {
+		return false
+	}
+	var upper, lower bool
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= '0' && c <= '9':
+			return true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		}
+	}
+	return upper && lower
+}
+
+// sessionCookieName tells whether key is the name of a session cookie: sid, connect.sid,
+// a name ending in session (session, laravel_session, _myapp_session, __Host-session),
+// sessionid (sessionid, JSESSIONID, ASP.NET_SessionId, session_id) or sessid (PHPSESSID), or
+// ASP's ASPSESSIONID… . ssid (a wireless network's name) is none.
+func sessionCookieName(key string) bool {
+	lower := asciiLower(key)
+	if lower == "sid" || strings.HasSuffix(lower, ".sid") || strings.HasSuffix(lower, "_sid") {
+		return true
+	}
+	n := normalizeKeyName(lower)
+	return strings.HasSuffix(n, "session") || strings.HasSuffix(n, "sessionid") ||
+		strings.HasSuffix(n, "sessid") || strings.HasPrefix(n, "aspsessionid")
+}
+
+// cookieAttributesAt tells whether a Set-Cookie attribute follows at v[i]: a ';', spaces, then
+// Path=, Domain=, Expires=, Max-Age=, SameSite=, HttpOnly, Secure or Partitioned.
+func cookieAttributesAt(v string, i int) bool {
+	if i == len(v) || v[i] != ';' {
+		return false
+	}
+	from, to := nextWord(v, i+1)
+	name, _, withValue := strings.Cut(asciiLower(v[from:to]), "=")
+	switch name {
+	case "path", "domain", "expires", "max-age", "samesite":
+		return withValue
+	case "httponly", "secure", "partitioned":
+		return !withValue
+	}
+	return false
+}
