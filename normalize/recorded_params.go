@@ -68,5 +68,7 @@ func readOpenInferenceParams(a pcommon.Map, b *stepBuilder) (mc replaycase.Model
 	}
 	b.checkRequestNumbers(params, "llm.invocation_parameters")
 	recorded, _ := a.Get("llm.invocation_parameters")
-	return openAIParams(recorded, params), true
+	mc = openAIParams(recorded, params)
+	b.setAnthropicOutputFormat(&mc, params, "llm.invocation_parameters")
+	return mc, true
 }

@@ -94,6 +94,35 @@ func diff(path string, recorded, requested any, out []Difference) []Difference {
 	return out
 }
 
+// diffRequest is diff of two canonical model requests (callsite.Request.Canonical). Their
+// top-level keys are the call-site id's fixed field names (model, messages, tools,
+// response_format, …), never values, so a field only one side has is reported by its name
+// instead of as the whole request: a request asking for JSON output against a recording made
+// for text says "response_format". Below the top level diff's rules hold.
+func diffRequest(recorded, requested map[string]any) []Difference {
+	keys := make([]string, 0, len(recorded)+len(requested))
+	for k := range recorded {
+		keys = append(keys, k)
+	}
+	for k := range requested {
+		if _, ok := recorded[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []Difference
+	for _, k := range keys {
+		r, inRecorded := recorded[k]
+		q, inRequested := requested[k]
+		if inRecorded && inRequested {
+			out = diff(k, r, q, out)
+		} else if len(out) < maxDifferences {
+			out = append(out, Difference{Path: k, Recorded: r, Requested: q})
+		}
+	}
+	return out
+}
+
 func sameKeys(a, b map[string]any) bool {
 	if len(a) != len(b) {
 		return false

@@ -52,8 +52,8 @@ func TestOutputFormatMissesARecordingOfAnotherFormat(t *testing.T) {
 	jsonObject := map[string]any{"type": "json_object"}
 	weather := map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "weather", "schema": map[string]any{"type": "object"}}}
 	forecast := map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "forecast", "schema": map[string]any{"type": "object"}}}
-	// A field only one side has changes the request's key set, which a miss reports as the
-	// whole request (path ""), as for any sampling parameter (diff.go).
+	// A field only one side has is reported by its name (diffRequest): output_type alone when
+	// the recording names no response_format.
 	for i, tc := range []struct {
 		caseID string
 		format any
@@ -62,10 +62,10 @@ func TestOutputFormatMissesARecordingOfAnotherFormat(t *testing.T) {
 	}{
 		{text.CaseID, nil, "It is 14C in Paris.", nil},
 		{text.CaseID, map[string]any{"type": "text"}, "It is 14C in Paris.", nil},
-		{text.CaseID, jsonObject, "", []string{""}},
-		{text.CaseID, weather, "", []string{""}},
+		{text.CaseID, jsonObject, "", []string{"output_type"}},
+		{text.CaseID, weather, "", []string{"output_type"}},
 		{structured.CaseID, weather, `{"temp_c":14}`, nil},
-		{structured.CaseID, nil, "", []string{""}},
+		{structured.CaseID, nil, "", []string{"output_type", "response_format"}},
 		{structured.CaseID, jsonObject, "", []string{"response_format"}},
 		{structured.CaseID, forecast, "", []string{"response_format.json_schema.name"}},
 	} {

@@ -187,7 +187,7 @@ func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string,
 				return nil, err
 			}
 			recordedForm, requestedForm = callsite.FromStep(st).Canonical(st.CallSiteFields), requested.Canonical(st.CallSiteFields)
-			return diff("", recordedForm, requestedForm, nil), nil
+			return diffRequest(recordedForm, requestedForm), nil
 		},
 		label: r.store.callSiteID,
 		classify: func(_ hit, diffs []Difference) []Finding {

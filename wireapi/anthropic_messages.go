@@ -32,6 +32,7 @@ type messagesBody struct {
 	StopSequences []*string        `json:"stop_sequences"`
 	ToolChoice    json.RawMessage  `json:"tool_choice"`
 	Stream        *bool            `json:"stream"`
+	anthropicOutputFields
 }
 
 type anthropicMsg struct {
@@ -61,7 +62,9 @@ type anthropicBlock struct {
 // and a non-empty messages array of user and assistant turns. A user turn's tool_result blocks
 // become tool messages (one per result, as the case model and Chat Completions keep them),
 // its other blocks a user message; an assistant turn's tool_use blocks become tool calls whose
-// arguments are the input object. Errors are *RequestError.
+// arguments are the input object. Its structured output (output_config.format, or the beta
+// output_format) is read as Chat's response_format (anthropic_output_format.go). Errors are
+// *RequestError.
 func ParseMessagesRequest(body []byte) (*MessagesRequest, error) {
 	var b messagesBody
 	if err := decodeObject(body, &b); err != nil {
@@ -84,6 +87,9 @@ func ParseMessagesRequest(body []byte) (*MessagesRequest, error) {
 		}
 	}
 	if r.Params.ToolChoice, err = rawText(b.ToolChoice, "tool_choice"); err != nil {
+		return nil, err
+	}
+	if r.Params.ResponseFormat, r.Params.OutputType, err = b.readOutputFormat(); err != nil {
 		return nil, err
 	}
 	system, err := anthropicText(b.System, "system")

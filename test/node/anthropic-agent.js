@@ -5,7 +5,8 @@
 //
 // Environment: ANTHROPIC_BASE_URL; OTLP_ENDPOINT (http://host:port, optional); SERVICE_NAME;
 // INSTRUMENTATION (openinference | traceloop | none: the SDK's own spans only); STREAM=1;
-// ANTHROPIC_SDK=0 (see below); SYSTEM_PROMPT; REPLAY_SESSION; REPLAY_MODE;
+// ANTHROPIC_SDK=0 (see below); SYSTEM_PROMPT; REPLAY_SESSION; REPLAY_MODE; OUTPUT_FORMAT (a JSON
+// output format object, sent as output_config.format: structured output);
 // ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content to record content in the SDK's spans.
 'use strict';
 const { startTracing, finish, replayHeaders, inAgentSpan } = require('./tracing');
@@ -42,7 +43,9 @@ async function run() {
   return inAgentSpan('anthropic-agent', 'weather-bot', out, async (tracer) => {
     const messages = [{ role: 'user', content: 'Weather in Paris and Lyon?' }];
     for (let turn = 0; turn < 3 && out.answer === null; turn++) {
-      const res = await create(client, { model: 'claude-haiku-4-5', max_tokens: 512, system: env.SYSTEM_PROMPT || 'You are a weather assistant.', tools, messages });
+      const request = { model: 'claude-haiku-4-5', max_tokens: 512, system: env.SYSTEM_PROMPT || 'You are a weather assistant.', tools, messages };
+      if (env.OUTPUT_FORMAT) request.output_config = { format: JSON.parse(env.OUTPUT_FORMAT) };
+      const res = await create(client, request);
       const uses = res.content.filter((b) => b.type === 'tool_use');
       if (uses.length === 0) {
         out.answer = res.content.filter((b) => b.type === 'text').map((b) => b.text).join('');

@@ -15,6 +15,18 @@ let collector, model;
 
 const runAgent = (env) => harnessRunAgent(env, 'anthropic-agent.js');
 
+// recordRun runs the agent with env against the model server, recorded through the collector as
+// service, and returns what it did and the summary of its case (whatever its status).
+async function recordRun(service, env) {
+  const recorded = await runAgent({ ...env, OTLP_ENDPOINT: collector.otlp, SERVICE_NAME: service, ANTHROPIC_BASE_URL: model.url });
+  assert.equal(recorded.error, undefined);
+  const summary = await waitFor(`the case of ${service}`, async () => {
+    const list = await getJSON(`${collector.replayURL}/v1/cases?status=`);
+    return list && list.cases.find((c) => c.provenance.service_name === service);
+  }, () => collector.log);
+  return { recorded, summary };
+}
+
 before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
   model = await startMessagesServer();
@@ -66,6 +78,38 @@ test('anthropic: a miss is an Anthropic-shaped error the SDK raises with its mes
   assert.deepEqual(body.error.paths, ['messages[0].content[0].text']);
 });
 
+// Structured output (output_config.format), recorded by OpenInference (the request's
+// output_config in llm.invocation_parameters) and by the SDK's own spans (gen_ai.output.type
+// json): a replay asking for the same format is answered; one asking for none is a strict 404
+// naming the fields by name (not the whole request), in the error and in the divergence log,
+// and never quoting the schema.
+test('anthropic structured output: replayed for the same format, a miss names the field', async () => {
+  const format = JSON.stringify({ type: 'json_schema', schema: { type: 'object', properties: { temp_c: { type: 'number' } } } });
+  const { recorded, summary } = await recordRun('anthropic-structured', { INSTRUMENTATION: 'openinference', OUTPUT_FORMAT: format });
+  assert.equal(summary.status, 'accepted', JSON.stringify(summary.reasons));
+  const full = await getJSON(`${collector.replayURL}/v1/cases/${summary.case_id}`);
+  for (const st of full.steps.filter((s) => s.kind === 'llm')) {
+    assert.equal(st.model_config.output_type, 'json');
+    assert.deepEqual(JSON.parse(st.model_config.response_format), JSON.parse(format));
+  }
+  const calls = model.server.requests;
+  const base = `${collector.replayURL}/v1/cases/${summary.case_id}/anthropic`;
+  for (const stream of ['0', '1']) {
+    const replayed = await runAgent({ OUTPUT_FORMAT: format, STREAM: stream, REPLAY_SESSION: `structured-${stream}`, ANTHROPIC_BASE_URL: base });
+    assert.deepEqual(replayed, recorded, `stream=${stream}`);
+  }
+  assert.equal(model.server.requests, calls, 'zero upstream calls');
+
+  const res = await runAgent({ REPLAY_SESSION: 'structured-none', ANTHROPIC_BASE_URL: base });
+  assert.equal(res.error.status, 404);
+  const body = JSON.parse(res.error.message.replace(/^404 /, ''));
+  assert.deepEqual(body.error.paths, ['output_type', 'response_format']);
+  assert.doesNotMatch(res.error.message, /temp_c/);
+  const divs = await getJSON(`${collector.replayURL}/v1/divergences?session=structured-none`);
+  assert.deepEqual(divs.divergences.map((d) => [d.refused, d.paths]), [[true, ['output_type', 'response_format']]]);
+  assert.doesNotMatch(JSON.stringify(divs), /temp_c/);
+});
+
 // Under another instrumentation the SDK still emits its own content-less span for each call,
 // nested under that instrumentation's span or beside it over the same time: each call is still
 // one model step, so the case is accepted and replays with the recorded ids, JSON and stream.
@@ -81,13 +125,7 @@ const underOthers = [
 for (const { instrumentation, sdk, content, streams } of underOthers) for (const recordStream of streams) {
   test(`${instrumentation}${content ? ' with the SDK content mode' : ''}: a run recorded with ${recordStream === '1' ? 'messages.stream' : 'messages.create'} replays, one model step per call`, async () => {
     const service = `anthropic-${instrumentation}-${content}-${recordStream}`;
-    const recorded = await runAgent({ INSTRUMENTATION: instrumentation, ANTHROPIC_SDK: sdk, STREAM: recordStream, OTLP_ENDPOINT: collector.otlp, SERVICE_NAME: service, ANTHROPIC_BASE_URL: model.url,
-      ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE: content });
-    assert.equal(recorded.error, undefined);
-    const summary = await waitFor(`the case of ${service}`, async () => {
-      const list = await getJSON(`${collector.replayURL}/v1/cases?status=`);
-      return list && list.cases.find((c) => c.provenance.service_name === service);
-    }, () => collector.log);
+    const { recorded, summary } = await recordRun(service, { INSTRUMENTATION: instrumentation, ANTHROPIC_SDK: sdk, STREAM: recordStream, ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE: content });
     assert.equal(summary.status, 'accepted', JSON.stringify(summary.reasons));
     const full = await getJSON(`${collector.replayURL}/v1/cases/${summary.case_id}`);
     assert.deepEqual(full.steps.filter((st) => st.kind === 'llm').map((st) => st.response_id),
@@ -114,13 +152,7 @@ for (const { instrumentation, sdk, content, streams } of underOthers) for (const
 // arguments {}, while the tool executions (and the next request) show the real ones. The run is
 // quarantined, naming each call, instead of replaying calls the agent never got.
 test('traceloop: a run recorded with messages.stream is quarantined because the tool arguments were lost', async () => {
-  const service = 'anthropic-traceloop-1';
-  const recorded = await runAgent({ INSTRUMENTATION: 'traceloop', ANTHROPIC_SDK: '0', STREAM: '1', OTLP_ENDPOINT: collector.otlp, SERVICE_NAME: service, ANTHROPIC_BASE_URL: model.url });
-  assert.equal(recorded.error, undefined);
-  const summary = await waitFor(`the case of ${service}`, async () => {
-    const list = await getJSON(`${collector.replayURL}/v1/cases?status=`);
-    return list && list.cases.find((c) => c.provenance.service_name === service);
-  }, () => collector.log);
+  const { recorded, summary } = await recordRun('anthropic-traceloop-1', { INSTRUMENTATION: 'traceloop', ANTHROPIC_SDK: '0', STREAM: '1' });
   assert.equal(summary.status, 'quarantined');
   assert.deepEqual(summary.reasons.map((r) => [r.code, r.detail]), recorded.toolCalls.map((c) => ['no_model_output',
     `model call "chat claude-haiku-4-5" recorded tool call "${c.id}" with arguments {}, but the trace shows it made with ${JSON.stringify(c.input)} (arguments lost, as when a stream is recorded from its start events only)`]));
