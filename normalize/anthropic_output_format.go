@@ -1,8 +1,8 @@
 package normalize
 
 import (
-	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/wireapi"
@@ -13,22 +13,13 @@ import (
 var anthropicOutputFields = []string{"output_config", "output_format"}
 
 // setAnthropicOutputFormat reads the structured output of recorded Anthropic request
-// parameters into mc, as the Messages endpoint reads it from a live request, so that a
-// recording made for JSON output is told from one made for text. One that is no format object
-// is reported instead of read as "no format". A response_format read already is kept.
-func (b *stepBuilder) setAnthropicOutputFormat(mc *replaycase.ModelConfig, params map[string]any, where string) {
-	members := map[string]any{}
-	for _, k := range anthropicOutputFields {
-		if v, ok := params[k]; ok {
-			members[k] = v
-		}
-	}
-	if len(members) == 0 {
-		return
-	}
-	raw, err := json.Marshal(members) // decoded JSON: it encodes
-	if err != nil {
-		return
+// parameters (params, decoded from raw: recordedText) into mc, with the parser of the Messages
+// endpoint, so that a recording made for JSON output is told from one made for text. One that
+// is no format object is reported instead of read as "no format". A response_format read
+// already is kept.
+func (b *stepBuilder) setAnthropicOutputFormat(mc *replaycase.ModelConfig, params map[string]any, raw []byte, where string) {
+	if !slices.ContainsFunc(anthropicOutputFields, func(k string) bool { _, ok := params[k]; return ok }) {
+		return // the text is parsed only when it has one
 	}
 	format, outputType, err := wireapi.MessagesOutputFormat(raw)
 	if err != nil {

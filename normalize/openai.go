@@ -58,25 +58,21 @@ func parseChatRequest(raw []byte, withTools bool) (r OpenAIRequest, decoded bool
 	return r, true
 }
 
-// openAIParams reads the sampling parameters of invocation parameters with the same parser;
-// a parameter of the wrong type leaves the others unread, as the API would refuse the call.
-// recorded is the attribute the parameters were decoded from: when it holds JSON text, that text
-// is parsed, as the API would parse it, instead of an encoding of the decoded body (which can be
-// large: OpenInference's Python instrumentations record the offered tools' schemas there too).
-func openAIParams(recorded pcommon.Value, body map[string]any) replaycase.ModelConfig {
-	var raw []byte
+// recordedText is the text invocation parameters were decoded from, for the API's own parsers
+// (wireapi): when the attribute recorded holds JSON text, that text, as the API would parse it,
+// instead of an encoding of the decoded body (which can be large: OpenInference's Python
+// instrumentations record the offered tools' schemas there too); nil when body cannot be encoded.
+func recordedText(recorded pcommon.Value, body map[string]any) []byte {
 	if recorded.Type() == pcommon.ValueTypeStr {
 		// jsonAttr's parse allows any Unicode whitespace after the value; the API's parser
 		// takes JSON whitespace only.
-		raw = []byte(strings.TrimRightFunc(recorded.Str(), unicode.IsSpace))
-	} else {
-		var err error
-		if raw, err = json.Marshal(body); err != nil {
-			return replaycase.ModelConfig{}
-		}
+		return []byte(strings.TrimRightFunc(recorded.Str(), unicode.IsSpace))
 	}
-	mc, _ := wireapi.ParseChatParams(raw)
-	return mc
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil
+	}
+	return raw
 }
 
 // OpenAIResponse is what a Chat Completions response body says about a model call.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/wireapi"
 )
 
 // requestSeeds are request bodies as OpenInference records them in input.value and
@@ -99,8 +100,12 @@ func FuzzInvocationParamsFromText(f *testing.F) {
 		if err != nil || !isObject || namesCollide(body) {
 			t.Skip()
 		}
-		want := openAIParams(pcommon.NewValueEmpty(), body) // the encoding of the decoded body
-		require.Equal(t, want, openAIParams(pcommon.NewValueStr(text), body), "parameters from %q", text)
+		params := func(recorded pcommon.Value) replaycase.ModelConfig {
+			mc, _ := wireapi.ParseChatParams(recordedText(recorded, body))
+			return mc
+		}
+		want := params(pcommon.NewValueEmpty()) // the encoding of the decoded body
+		require.Equal(t, want, params(pcommon.NewValueStr(text)), "parameters from %q", text)
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/reprise-dev/reprise/replaycase"
+	"github.com/reprise-dev/reprise/wireapi"
 )
 
 // recordedParams holds the model configuration read from OpenInference's
@@ -68,7 +69,9 @@ func readOpenInferenceParams(a pcommon.Map, b *stepBuilder) (mc replaycase.Model
 	}
 	b.checkRequestNumbers(params, "llm.invocation_parameters")
 	recorded, _ := a.Get("llm.invocation_parameters")
-	mc = openAIParams(recorded, params)
-	b.setAnthropicOutputFormat(&mc, params, "llm.invocation_parameters")
+	raw := recordedText(recorded, params)
+	// A parameter of the wrong type leaves the others unread, as the API would refuse the call.
+	mc, _ = wireapi.ParseChatParams(raw)
+	b.setAnthropicOutputFormat(&mc, params, raw, "llm.invocation_parameters")
 	return mc, true
 }

@@ -436,23 +436,23 @@ func modelConfig(a pcommon.Map) ModelConfig {
 		Provider:         str(a, "gen_ai.provider.name"),
 		RequestModel:     str(a, "gen_ai.request.model"),
 		ResponseModel:    str(a, "gen_ai.response.model"),
-		Temperature:      double(a, "gen_ai.request.temperature"),
-		TopP:             double(a, "gen_ai.request.top_p"),
-		MaxTokens:        intPointer(a, "gen_ai.request.max_tokens"),
-		Seed:             intPointer(a, "gen_ai.request.seed"),
+		Temperature:      recorded(a, "gen_ai.request.temperature", pcommon.Value.Double),
+		TopP:             recorded(a, "gen_ai.request.top_p", pcommon.Value.Double),
+		MaxTokens:        recorded(a, "gen_ai.request.max_tokens", pcommon.Value.Int),
+		Seed:             recorded(a, "gen_ai.request.seed", pcommon.Value.Int),
 		Stop:             strs(a, "gen_ai.request.stop_sequences"),
 		ToolChoice:       str(a, AttrToolChoice),
-		TopK:             intPointer(a, "gen_ai.request.top_k"),
-		FrequencyPenalty: double(a, "gen_ai.request.frequency_penalty"),
-		PresencePenalty:  double(a, "gen_ai.request.presence_penalty"),
-		ChoiceCount:      intPointer(a, "gen_ai.request.choice.count"),
+		TopK:             recorded(a, "gen_ai.request.top_k", pcommon.Value.Int),
+		FrequencyPenalty: recorded(a, "gen_ai.request.frequency_penalty", pcommon.Value.Double),
+		PresencePenalty:  recorded(a, "gen_ai.request.presence_penalty", pcommon.Value.Double),
+		ChoiceCount:      recorded(a, "gen_ai.request.choice.count", pcommon.Value.Int),
 		OutputType:       str(a, "gen_ai.output.type"),
 		ResponseFormat:   str(a, AttrResponseFormat),
 	}
 }
 
-// putDouble and putInt write a parameter that was recorded (not nil); double and intPointer
-// read it back, nil when the attribute is absent.
+// putDouble and putInt write a parameter that was recorded (not nil); recorded reads it back
+// with get (pcommon.Value.Double or .Int), nil when the attribute is absent.
 func putDouble(a pcommon.Map, key string, v *float64) {
 	if v != nil {
 		a.PutDouble(key, *v)
@@ -465,22 +465,13 @@ func putInt(a pcommon.Map, key string, v *int64) {
 	}
 }
 
-func double(a pcommon.Map, key string) *float64 {
+func recorded[T any](a pcommon.Map, key string, get func(pcommon.Value) T) *T {
 	v, ok := a.Get(key)
 	if !ok {
 		return nil
 	}
-	f := v.Double()
-	return &f
-}
-
-func intPointer(a pcommon.Map, key string) *int64 {
-	v, ok := a.Get(key)
-	if !ok {
-		return nil
-	}
-	n := v.Int()
-	return &n
+	x := get(v)
+	return &x
 }
 
 var usageAttrs = []struct {

@@ -1,5 +1,7 @@
 package scrub
 
+import "strings"
+
 // A YAML block scalar writes its value on the lines below its name:
 //
 //	password: |
@@ -58,7 +60,7 @@ func blockValue(v string, keyStart, start, end int, kind string) (span, bool) {
 	if i < len(v) && v[i] != '\n' && v[i] != '\r' {
 		return span{}, false // text after the indicator: `password: > 8 characters`
 	}
-	column := keyStart - (lastLineBreak(v[:keyStart]) + 1)
+	column := keyStart - (strings.LastIndexAny(v[:keyStart], "\n\r") + 1)
 	first, last := -1, -1
 	for i < len(v) {
 		i = nextLine(v, i)
@@ -86,16 +88,6 @@ func blockValue(v string, keyStart, start, end int, kind string) (span, bool) {
 		return span{}, false
 	}
 	return span{start: first, end: last, kind: kind}, true
-}
-
-// lastLineBreak returns the index of the last '\n' or '\r' in v, or -1.
-func lastLineBreak(v string) int {
-	for i := len(v) - 1; i >= 0; i-- {
-		if v[i] == '\n' || v[i] == '\r' {
-			return i
-		}
-	}
-	return -1
 }
 
 // nextLine returns the start of the line after the line break at v[i] ("\n", "\r\n" or "\r").

@@ -71,8 +71,26 @@ type assignment struct {
 
 func newAssignment(secret []string) *assignment {
 	a := &assignment{}
-	var alts []string
-	for _, n := range secret {
+	alts, firstWords := nameAlternatives(secret)
+	for _, w := range firstWords {
+		if !slices.Contains(a.anchors, w) {
+			a.anchors = append(a.anchors, w)
+		}
+	}
+	// The name's closing quote and the value's quotes may be escaped (\"), as in JSON that is
+	// itself a JSON string ({\"password\": \"hunter2\"} in a tool result or input.value).
+	value := `(\\"(?:[^"\\]|\\\\\\"|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"'<>;]+|>)`
+	a.at = regexp.MustCompile(`^(?i)(?:` + strings.Join(alts, "|") + `)[A-Za-z0-9_.\-]*\\?["']?\s*(?:=>|:=|=|:)\s*` + value)
+	// The strong names (wholeline.go); proseValue checks the whole key with strongName.
+	strong, _ := nameAlternatives(strongNames)
+	a.is = regexp.MustCompile(`^(?i)(?:` + strings.Join(strong, "|") + `)[A-Za-z0-9_.\-]*\s+(?:is|was):?\s+` + value)
+	return a
+}
+
+// nameAlternatives are the regexp alternatives that find names written with any separator
+// (`_`, `-`, `.`, a space or none) between their words, and each name's first word, lower case.
+func nameAlternatives(names []string) (alts, firstWords []string) {
+	for _, n := range names {
 		words := strings.FieldsFunc(strings.ToLower(n), func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' })
 		if len(words) == 0 {
 			continue
@@ -82,17 +100,9 @@ func newAssignment(secret []string) *assignment {
 			quoted = append(quoted, regexp.QuoteMeta(w))
 		}
 		alts = append(alts, strings.Join(quoted, `[_.\- ]?`))
-		if !slices.Contains(a.anchors, words[0]) {
-			a.anchors = append(a.anchors, words[0])
-		}
+		firstWords = append(firstWords, words[0])
 	}
-	// The name's closing quote and the value's quotes may be escaped (\"), as in JSON that is
-	// itself a JSON string ({\"password\": \"hunter2\"} in a tool result or input.value).
-	value := `(\\"(?:[^"\\]|\\\\\\"|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"'<>;]+|>)`
-	a.at = regexp.MustCompile(`^(?i)(?:` + strings.Join(alts, "|") + `)[A-Za-z0-9_.\-]*\\?["']?\s*(?:=>|:=|=|:)\s*` + value)
-	// The strong names (wholeline.go) as written; proseValue checks the whole key with strongName.
-	a.is = regexp.MustCompile(`^(?i)(?:pass(?:word|wd|phrase)|secret|private[_.\- ]?key)[A-Za-z0-9_.\-]*\s+(?:is|was):?\s+` + value)
-	return a
+	return alts, firstWords
 }
 
 // pair is one `name<sep>value` found in text: where the name found starts, the value's bounds,

@@ -17,9 +17,18 @@ import "strings"
 // reset it.") keeps all but its first word, unless it is as short as a passphrase
 // (maxSentenceWords: "my password: correct horse battery staple." masks the four words).
 
-// strongNames are the endings of key names (normalized: lower case, no separators) whose
-// value is secret whatever it looks like.
-var strongNames = []string{"password", "passwd", "passphrase", "secret", "privatekey", "secretkey"}
+// strongNames are the endings of key names whose value is secret whatever it looks like, as
+// words: strongEndings compares key names normalized (lower case, no separators), and the
+// prose pattern (keynames.go, `the password is …`) finds them with any separator between words.
+var strongNames = []string{"password", "passwd", "passphrase", "secret", "private key", "secret key"}
+
+var strongEndings = func() []string {
+	out := make([]string, len(strongNames))
+	for i, n := range strongNames {
+		out[i] = normalizeKeyName(n)
+	}
+	return out
+}()
 
 // maxLineValue bounds a widened value: a longer rest of line is prose, not a passphrase, and
 // the scan for the line's end stops there.
@@ -29,7 +38,7 @@ const maxLineValue = 256
 // client_secret, SSH_PASSPHRASE, private_key; not password_policy).
 func strongName(key string) bool {
 	n := normalizeKeyName(key)
-	for _, s := range strongNames {
+	for _, s := range strongEndings {
 		if strings.HasSuffix(n, s) {
 			return true
 		}
