@@ -92,7 +92,7 @@ func stageRowsOf(w *Writer, cases []*replaycase.Case) (b *batch, accepted, quara
 	sort.SliceStable(cases, func(i, j int) bool { return cases[i].StartTime.Before(cases[j].StartTime) })
 	accepted, quarantined, steps = map[string][]CaseRow{}, map[string][]CaseRow{}, map[string][]StepRow{}
 	for _, c := range cases {
-		repairUTF8(c)
+		RepairUTF8(c)
 		dt := Partition(c, now)
 		if DatasetOf(c) == Quarantine {
 			quarantined[dt] = append(quarantined[dt], *c)

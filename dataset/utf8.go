@@ -8,12 +8,14 @@ import (
 	"unicode/utf8"
 )
 
-// repairUTF8 replaces every invalid UTF-8 sequence in the strings reachable from v (a pointer)
+// RepairUTF8 replaces every invalid UTF-8 sequence in the strings reachable from v (a pointer)
 // with U+FFFD and returns how many strings it changed. Parquet STRING columns must hold UTF-8:
 // DuckDB refuses a file with one invalid value ("not valid UTF8") and with it every other row
 // of the file. The processor repairs its input too; this is the last line before the disk.
-// Byte slices (raw_spans, raw_events) are BLOB columns and are left as they are.
-func repairUTF8(v any) int {
+// Byte slices (raw_spans, raw_events) are BLOB columns and are left as they are. It is
+// exported for `reprise mutate`, which repairs a case before deriving one from it, so that the
+// case it compares with the stored row is the one this writer stores.
+func RepairUTF8(v any) int {
 	return repairValue(reflect.ValueOf(v))
 }
 

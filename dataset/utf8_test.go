@@ -93,9 +93,9 @@ func TestRepairUTF8ReachesEveryString(t *testing.T) {
 		set := fillInvalid(v, 12)
 		t.Logf("%T: %d strings", row, set)
 		assert.Greater(t, set, 20)
-		assert.Equal(t, set, repairUTF8(row), "%T", row)
+		assert.Equal(t, set, RepairUTF8(row), "%T", row)
 		assert.True(t, allValid(v), "%T", row)
-		assert.Zero(t, repairUTF8(row), "a repaired row is left alone")
+		assert.Zero(t, RepairUTF8(row), "a repaired row is left alone")
 	}
 }
 

@@ -208,7 +208,7 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 		return res, nil
 	}
 	for _, c := range cases {
-		res.RepairedStrings += repairUTF8(c)
+		res.RepairedStrings += RepairUTF8(c)
 	}
 	sort.SliceStable(cases, func(i, j int) bool { return cases[i].StartTime.Before(cases[j].StartTime) })
 	now := time.Now()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"reflect"
 
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -59,6 +60,14 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 	}
 	orig, err := loadCase(pos[0], *root)
 	if err == nil {
+		// Repaired as the dataset writer repairs (a case file or a row written before the writer
+		// did may hold invalid UTF-8, and so may --tool-error's text), before the copy through
+		// JSON that makes the new case: JSON puts U+FFFD for each invalid byte instead of each
+		// sequence, and keeps one entry of two map keys that become the same. The new case is
+		// then what the writer stores, so a repeat of the edit compares equal to its row.
+		if n := dataset.RepairUTF8(orig) + dataset.RepairUTF8(&m); n > 0 {
+			fmt.Fprintf(stderr, "warning: %d strings of case %s and the edit were not valid UTF-8; the new case holds U+FFFD in place of each invalid byte sequence\n", n, orig.CaseID)
+		}
 		var derived *replaycase.Case
 		if derived, err = applyMutation(orig, m); err == nil {
 			err = writeDerived(derived, *out, stdout, stderr)
