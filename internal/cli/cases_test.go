@@ -176,17 +176,15 @@ func TestMutateResponseForms(t *testing.T) {
 	msgs, err := parseResponse(`"plain text"`)
 	require.NoError(t, err)
 	assert.Equal(t, []replaycase.Message{{Role: "assistant", Parts: []replaycase.Part{{Type: "text", Content: "plain text"}}}}, msgs)
-	assert.Equal(t, []string{"stop"}, finishReasons(msgs))
 
 	msgs, err = parseResponse(`{"role":"assistant","parts":[{"type":"tool_call","id":"call_1","name":"get_weather","arguments":"{\"city\":\"Lyon\"}"}]}`)
 	require.NoError(t, err)
 	require.Len(t, msgs, 1)
 	assert.Equal(t, "get_weather", msgs[0].Parts[0].Name)
-	assert.Equal(t, []string{"tool_call"}, finishReasons(msgs))
 
 	msgs, err = parseResponse(`[{"role":"assistant","finish_reason":"length","parts":[{"type":"text","content":"a"}]}]`)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"length"}, finishReasons(msgs))
+	assert.Equal(t, "length", msgs[0].FinishReason)
 
 	for _, bad := range []string{`{"role":"assistant"}`, `[{"parts":[{"type":"text"}]}]`, `not json`, `42`} {
 		_, err := parseResponse(bad)

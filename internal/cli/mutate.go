@@ -132,7 +132,8 @@ func applyMutation(orig *replaycase.Case, m mutation) (*replaycase.Case, error) 
 			return nil, err
 		}
 		answered := isAnswerOf(c, st)
-		st.OutputMessages, st.FinishReasons = msgs, finishReasons(msgs)
+		st.FinishReasons = setFinishReasons(st, msgs) // before the recorded messages are replaced
+		st.OutputMessages = msgs
 		if answered {
 			first := msgs[0]
 			c.FinalOutput = &first
@@ -229,22 +230,4 @@ func parseResponse(s string) ([]replaycase.Message, error) {
 		}
 	}
 	return msgs, nil
-}
-
-// finishReasons are the messages' own, or tool_call when a message calls a tool, else stop.
-func finishReasons(msgs []replaycase.Message) []string {
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.FinishReason
-		if out[i] != "" {
-			continue
-		}
-		out[i] = "stop"
-		for _, p := range m.Parts {
-			if p.Type == "tool_call" {
-				out[i] = "tool_call"
-			}
-		}
-	}
-	return out
 }
