@@ -13,7 +13,8 @@ import "strings"
 // makes the value every following line indented deeper than the name, blank lines among them
 // included, up to the first non-blank line that is not: what YAML reads as the block. The span
 // runs from the first line's text to the end of the last one, the indentation between them
-// included (the placeholder is that of the lines as written). An indicator with no deeper line
+// included, and the placeholder is that of the value as YAML reads it (block.value), the one the
+// same secret gets as a JSON string or an attribute. An indicator with no deeper line
 // below it has no value and is kept. The pairs inside a masked block are not matched again, so
 // each line is read once however the blocks nest.
 
@@ -61,7 +62,8 @@ func blockValue(v string, keyStart, start, end int, kind string) (span, bool) {
 		return span{}, false // text after the indicator: `password: > 8 characters`
 	}
 	column := keyStart - (strings.LastIndexAny(v[:keyStart], "\n\r") + 1)
-	first, last := -1, -1
+	var b block
+	first, last, blank := -1, -1, 0
 	for i < len(v) {
 		i = nextLine(v, i)
 		indent := i
@@ -73,6 +75,9 @@ func blockValue(v string, keyStart, start, end int, kind string) (span, bool) {
 			lineEnd++
 		}
 		if lineEnd == indent { // blank: part of the block if a deeper line follows
+			if lineEnd < len(v) {
+				blank++ // a line, not the end of the text after a line break
+			}
 			i = lineEnd
 			continue
 		}
@@ -80,14 +85,77 @@ func blockValue(v string, keyStart, start, end int, kind string) (span, bool) {
 			break
 		}
 		if first < 0 {
-			first = indent
+			first, b.leading, blank = indent, blank, 0
+			b.indent = indent - i
+			if d := strings.IndexAny(v[start:end], "123456789"); d >= 0 {
+				b.indent = column + int(v[start+d]-'0') // the indentation indicator, from the name's
+			}
 		}
+		for ; blank > 0; blank-- {
+			b.lines = append(b.lines, "")
+		}
+		b.lines = append(b.lines, v[i+min(b.indent, indent-i):lineEnd])
 		last, i = lineEnd, lineEnd
 	}
 	if first < 0 {
 		return span{}, false
 	}
-	return span{start: first, end: last, kind: kind}, true
+	b.trailing, b.finalBreak = blank, last < len(v)
+	value := b.value(v[start], strings.IndexByte(v[start:end], '-') >= 0, strings.IndexByte(v[start:end], '+') >= 0)
+	return span{start: first, end: last, kind: kind, value: value}, true
+}
+
+// block is a block scalar's lines below its indicator, without their indentation: those from
+// the first with text to the last with text (blank ones empty), and how many blank lines come
+// before and after them.
+type block struct {
+	indent            int // the block's indentation: the indicator's digit, or the first line's
+	lines             []string
+	leading, trailing int
+	finalBreak        bool // the last line with text ends with a line break
+}
+
+// value is the block's value as YAML reads it (YAML 1.2, 8.1), so that a secret written as a
+// block scalar has the placeholder it has as a JSON string or an attribute: a literal block
+// (`|`) joins its lines with line breaks; a folded one (`>`) joins two lines with a space, or
+// with one line break per blank line between them, except around a line indented deeper than
+// the block, whose breaks are kept; blank lines before the first line are line breaks. The
+// chomping indicator then decides the final line breaks: `-` none, `+` all of them (the last
+// line's and one per blank line after it), none given the last line's.
+func (b block) value(style byte, strip, keep bool) string {
+	var out strings.Builder
+	out.WriteString(strings.Repeat("\n", b.leading))
+	out.WriteString(b.lines[0])
+	prev, blank := b.lines[0], 0 // the last line with text, the blank lines after it
+	for _, l := range b.lines[1:] {
+		if l == "" {
+			blank++
+			continue
+		}
+		switch {
+		case style == '|' || deeper(prev) || deeper(l):
+			out.WriteString(strings.Repeat("\n", blank+1))
+		case blank == 0:
+			out.WriteByte(' ')
+		default:
+			out.WriteString(strings.Repeat("\n", blank))
+		}
+		out.WriteString(l)
+		prev, blank = l, 0
+	}
+	if b.finalBreak && !strip {
+		out.WriteByte('\n')
+		if keep {
+			out.WriteString(strings.Repeat("\n", b.trailing))
+		}
+	}
+	return out.String()
+}
+
+// deeper tells whether a line of a folded block, its indentation removed, is indented deeper
+// than the block: its line breaks are not folded.
+func deeper(line string) bool {
+	return line != "" && (line[0] == ' ' || line[0] == '\t')
 }
 
 // nextLine returns the start of the line after the line break at v[i] ("\n", "\r\n" or "\r").

@@ -14,6 +14,17 @@ type span struct {
 	start, end int
 	kind       string
 	personal   bool // at the same start a credential finding wins (a URL's password before an e-mail-like tail)
+	// value, when set, is what the placeholder hashes instead of the bytes: a YAML block
+	// scalar's value as YAML reads it (blockscalar.go). A merge that widens the span drops it.
+	value string
+}
+
+// hashed is what the placeholder of f in v hashes.
+func (f span) hashed(v string) string {
+	if f.value != "" {
+		return f.value
+	}
+	return v[f.start:f.end]
 }
 
 // placeholderPattern finds placeholders already in a text, so scrubbing is idempotent; group 1
@@ -117,7 +128,7 @@ func (s *Scrubber) spans(v string, depth int) []span {
 			continue
 		}
 		if f.end > last.end {
-			last.end = f.end
+			last.end, last.value = f.end, ""
 			if last.kind == "" {
 				last.kind = f.kind // a finding reaching past a placeholder: mask the whole
 			}
@@ -369,7 +380,7 @@ func (s *Scrubber) replace(v string, found []span, r *Report) string {
 	last := 0
 	for _, f := range found {
 		b.WriteString(v[last:f.start])
-		b.WriteString(s.placeholder(f.kind, v[f.start:f.end]))
+		b.WriteString(s.placeholder(f.kind, f.hashed(v)))
 		r.found(f.kind, s.actions[f.kind])
 		last = f.end
 	}

@@ -146,7 +146,9 @@ func unionSpans(a, b []span) []span {
 	out := all[:1]
 	for _, f := range all[1:] {
 		if last := &out[len(out)-1]; f.start < last.end {
-			last.end = max(last.end, f.end)
+			if f.end > last.end {
+				last.end, last.value = f.end, ""
+			}
 			continue
 		}
 		out = append(out, f)
