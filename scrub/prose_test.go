@@ -42,3 +42,46 @@ func TestProseViewBlanksOnlyWhatEndsASecretLikeToken(t *testing.T) {
 		assert.False(t, ok, in)
 	}
 }
+
+// A password of letters only after "password is", "password was" or "passphrase is" is masked
+// when it does not describe the password; the words that do are kept.
+func TestAPasswordOfLettersAfterIsIsMasked(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, tc := range []struct{ in, secret string }{
+		{"the password is swordfish", "swordfish"},
+		{"The password was Swordfish.", "Swordfish"},
+		{"my passphrase is bluebottle, keep it safe", "bluebottle"},
+		{"the db_password is: kangaroo", "kangaroo"},
+		{"das Passwort? the password is contraseña", "contraseña"},
+		{"the client_secret is AbCdEfGhIjKlMnOpEd", "AbCdEfGhIjKlMnOpEd"},
+	} {
+		var r Report
+		out := s.Text(tc.in, &r)
+		assert.NotContains(t, out, tc.secret, tc.in)
+		assert.Contains(t, out, s.placeholder(KindSecretField, tc.secret), tc.in)
+		assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, tc.in)
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", tc.in)
+	}
+	for _, in := range []string{
+		"the password is wrong",
+		"the password is required",
+		"the password is not set",
+		"the password is empty",
+		"the password is incorrect",
+		"the password is too short",
+		"the password is invalid, try again",
+		"the password was changed yesterday",
+		"the password is stored in the vault",
+		"the password is missing from the request",
+		"the password is randomly generated",
+		"the password is different for each user",
+		"the password is something only you know",
+		"the password is always hashed",
+		"The password is REQUIRED.",
+		"the passphrase is optional",
+		"the password is case-sensitive",
+		"the token is expired-session-marker",
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}

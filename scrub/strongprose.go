@@ -4,12 +4,12 @@ import "strings"
 
 // Prose names a secret without a separator: "the password is hunter2", "my passphrase was
 // 'correct horse battery staple'". After a strong name (wholeline.go) and the word "is" or
-// "was", the value is a quoted string on one line, or else the next word when it is shaped like
-// a credential: at least minProseSecret bytes with a digit or a symbol in it. An ordinary word
-// is kept ("the password is required", "the secret is to keep it simple", "the password is
-// now-expired"): the word after "is" is far more often a description than a secret, and a
-// password of lower-case letters only ("the password is swordfish") is therefore not found.
-// Names used for what is no secret ("the token is valid") take no value this way.
+// "was", the value is a quoted string on one line, or else the next word when it is at least
+// minProseSecret bytes and shaped like a credential (a digit or a symbol in it) or a word of
+// letters only that does not describe (describing.go): "the password is swordfish" is masked,
+// "the password is required", "is incorrect", "is randomly generated", "the secret is to keep it
+// simple" (to: under the floor), "the password is now-expired" are kept. Names used for what is
+// no secret ("the token is valid") take no value this way.
 
 // minProseSecret is the shortest unquoted word taken as a secret after "is": shorter ones are
 // numbers and abbreviations ("the password is 12 characters long").
@@ -37,7 +37,7 @@ func proseValue(v, key string, start, end int, kind string) (span, bool) {
 	if !maskableValue(value) || len(value) > maxLineValue || strings.ContainsAny(value, "\n\r") {
 		return span{}, false
 	}
-	if !quoted && !credentialShaped(value) {
+	if !quoted && !credentialShaped(value) && !secretWord(value) {
 		return span{}, false
 	}
 	return span{start: start, end: end, kind: kind}, true
@@ -60,4 +60,18 @@ func credentialShaped(w string) bool {
 		}
 	}
 	return false
+}
+
+// secretWord: w is at least minProseSecret bytes of letters (in any script) and does not
+// describe a secret (describing.go): "swordfish", not "required", "incorrect" or "stored".
+func secretWord(w string) bool {
+	if len(w) < minProseSecret || describes(w) {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80) {
+			return false
+		}
+	}
+	return true
 }
