@@ -6,12 +6,13 @@ import "strings"
 // no secret name (session, sid, PHPSESSID, connect.sid, _myapp_session), so after a Cookie or
 // Set-Cookie header name the value is masked as that header's (headers.go), and elsewhere it
 // was kept: `curl -b 'sid=…'`, a cookie jar in a log line, a Set-Cookie value in a list of
-// header pairs. Written as a cookie, name=value, a value is masked when it is shaped like a
-// credential (cookieCredential) and either its name is a session cookie's (sessionCookieName)
-// or cookie attributes follow it (`; Path=/`, `; HttpOnly`: a Set-Cookie value under any name).
-// Plain values stay (theme=dark, lang=en, Path=/, SameSite=Lax), and so do session ids written
-// as JSON keys or attributes (session.id, sessionId): those group telemetry, and the JSON walk
-// takes no cookie for them.
+// header pairs. Written as a cookie, name=value, a value is masked when its name is a session
+// cookie's (sessionCookieName) and the value is one (sessionCookieValue: 8 characters or more,
+// whatever their case), or when cookie attributes follow it (`; Path=/`, `; HttpOnly`: a
+// Set-Cookie value under any name) and it is shaped like a credential (cookieCredential).
+// Plain values stay (theme=dark, lang=en, session=expired, Path=/, SameSite=Lax), and so do
+// session ids written as JSON keys or attributes (session.id, sessionId): those group
+// telemetry, and the JSON walk takes no cookie for them.
 
 // cookieSpans returns the spans of the cookie values in v that are credentials.
 func cookieSpans(v string) []span {
@@ -38,7 +39,7 @@ func cookieSpans(v string) []span {
 			valueEnd-- // dict(sessionid=…)
 		}
 		key, value := v[keyStart:eq], v[eq+1:valueEnd]
-		if key != "" && cookieCredential(value) && (sessionCookieName(key) || cookieAttributesAt(v, end)) {
+		if key != "" && (sessionCookieName(key) && sessionCookieValue(value) || cookieCredential(value) && cookieAttributesAt(v, end)) {
 			out = append(out, span{start: eq + 1, end: valueEnd, kind: KindSecretField})
 		}
 		next := strings.IndexByte(v[end:], '=')
@@ -50,10 +51,36 @@ func cookieSpans(v string) []span {
 	return out
 }
 
-// minCookieCredential is the shortest cookie value taken for a credential: session ids are 16
-// bytes and more (PHP's 26 characters, Java's 32 hex digits, Django's 32), flags and
-// preferences are shorter.
+// minCookieCredential is the shortest cookie value under any name taken for a credential:
+// session ids are 16 bytes and more (PHP's 26 characters, Java's 32 hex digits, Django's 32),
+// flags and preferences are shorter.
 const minCookieCredential = 16
+
+// minSessionCookie is the shortest value taken under a session cookie's name: the name says
+// what the value is, so a short id (a framework's 8 to 15 characters, one letter case, no
+// digit: sessionid=abcdefghij) is a credential too. States written there are shorter
+// (session=expired, sid=42, session=none) or describe (session=disabled, session=anonymous).
+const minSessionCookie = 8
+
+// sessionCookieValue: v, under a session cookie's name, is at least minSessionCookie bytes of
+// the cookie-value alphabet (RFC 6265: printable ASCII but '"', ',', ';', '\'), in any letter
+// case, and is no word that describes (describing.go) and no code: parentheses
+// (session=get_session()) or a variable's name of lower-case words joined by '_' or '.'
+// (session=db_session, sid=self.sid).
+func sessionCookieValue(v string) bool {
+	if len(v) < minSessionCookie || describes(v) {
+		return false
+	}
+	variable := true
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\",;\\()", c) >= 0 {
+			return false
+		}
+		variable = variable && (c >= 'a' && c <= 'z' || c == '_' || c == '.')
+	}
+	return !variable || !strings.ContainsAny(v, "_.")
+}
 
 // cookieCredential: v is long enough for a session id and holds a digit, or letters of both
 // cases, as random ids do (session=expired, lang=en, theme=dark do not).

@@ -16,8 +16,8 @@ const (
 
 // A session cookie's value is a bearer credential under a name that is no secret name
 // (session, sid, PHPSESSID, connect.sid, _myapp_session …). Written as a cookie, name=value,
-// a credential-shaped value is masked under a session cookie's name anywhere in text, and
-// under any name when cookie attributes follow it (a Set-Cookie value whose header name is not
+// a value of 8 characters or more in any letter case is masked under a session cookie's name
+// anywhere in text, and a credential-shaped value under any name when cookie attributes follow it (a Set-Cookie value whose header name is not
 // in front of it: a header list, a log line).
 func TestSessionCookiesAreMasked(t *testing.T) {
 	s := newScrubber(t, Config{Enabled: true, Key: "k"})
@@ -35,6 +35,11 @@ func TestSessionCookiesAreMasked(t *testing.T) {
 		{`[["set-cookie", "remember=` + railsSession + `; Path=/; HttpOnly"]]`, railsSession},
 		{"prefs=" + railsSession + "; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Secure", railsSession},
 		{"x=" + railsSession + ";samesite=Lax", railsSession},
+		{"sessionid=abcdefghij", "abcdefghij"},
+		{"curl -b 'PHPSESSID=k3j4h5g6' https://x/admin", "k3j4h5g6"},
+		{"session=verylongplainwords", "verylongplainwords"},
+		{"the log said connect.sid=ABCDEFGHIJKL", "ABCDEFGHIJKL"},
+		{"JSESSIONID=Zabcdefgh; theme=dark", "Zabcdefgh"},
 	} {
 		var r Report
 		out := s.Text(tc.in, &r)
@@ -45,8 +50,10 @@ func TestSessionCookiesAreMasked(t *testing.T) {
 	}
 }
 
-// What a cookie that carries no credential keeps: a short or plain value, a value without a
-// digit and in one letter case, a name that is no session cookie's without cookie attributes,
+// What a cookie that carries no credential keeps: a short or plain value, a word that describes
+// (session=disabled) or code (session=db_session) under a session cookie's name, a value without
+// a digit and in one letter case under another name, a name that is no session cookie's without
+// cookie attributes,
 // a session id under a name written as JSON or an attribute (session.id, sessionId: ids that
 // group telemetry), and the attributes of a cookie.
 func TestPlainCookiesAndSessionIDsAreKept(t *testing.T) {
@@ -55,7 +62,13 @@ func TestPlainCookiesAndSessionIDsAreKept(t *testing.T) {
 		"theme=dark; lang=en; Path=/; SameSite=Lax",
 		"session=expired",
 		"sid=42",
-		"session=verylongplainwordsonly",
+		"session=disabled",
+		"session=anonymous",
+		"sessionid=Required",
+		"sid=abcdefg",
+		"prefs=abcdefghij",
+		"connect(session=db_session)",
+		"handler(session=self.session, sid=get_sid())",
 		"ssid=HomeNetwork2026wifi",
 		"inside=" + phpSession,
 		"commit=" + phpSession + " branch=main",
