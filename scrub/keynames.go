@@ -79,13 +79,16 @@ func newAssignment(secret []string) *assignment {
 	}
 	// The name's closing quote and the value's quotes may be escaped (\"), as in JSON that is
 	// itself a JSON string ({\"password\": \"hunter2\"} in a tool result or input.value).
-	value := `(\\"(?:[^"\\]|\\\\\\"|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"'<>;]+|>)`
+	value := `(\\"(?:[^"\\]|\\\\\\"|\\[^"])*\\"|` + quotedString + `|[^\s"'<>;]+|>)`
 	a.at = regexp.MustCompile(`^(?i)(?:` + strings.Join(alts, "|") + `)[A-Za-z0-9_.\-]*\\?["']?\s*(?:=>|:=|=|:)\s*` + value)
 	// The strong names (wholeline.go); proseValue checks the whole key with strongName.
 	strong, _ := nameAlternatives(strongNames)
 	a.is = regexp.MustCompile(`^(?i)(?:` + strings.Join(strong, "|") + `)[A-Za-z0-9_.\-]*\s+(?:is|was):?\s+` + value)
 	return a
 }
+
+// quotedString is a string in double quotes, with backslash escapes, or in single quotes.
+const quotedString = `"(?:[^"\\]|\\.)*"|'[^']*'`
 
 // nameAlternatives are the regexp alternatives that find names written with any separator
 // (`_`, `-`, `.`, a space or none) between their words, and each name's first word, lower case.

@@ -156,7 +156,9 @@ func (s *Scrubber) textSpans(v string, offset int) []span {
 	}
 	found := s.assignmentSpans(v)
 	if s.assignment != nil {
-		found = append(found, cookieSpans(v)...) // session cookies: name=value, no secret name (cookies.go)
+		// Session cookies: name=value with no secret name (cookies.go), and cookie objects
+		// {"name": "sessionid", "value": …} (cookiejar.go).
+		found = append(append(found, cookieSpans(v)...), s.cookieObjectSpans(v)...)
 	}
 	digits := countDigits(v)
 	for i := range s.detectors {

@@ -170,9 +170,15 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys) // a fixed order, for the split-secret check below
+		// A cookie jar's {"name": "sessionid", "value": …} (cookiejar.go).
+		cookieValue, cookieKind := s.jsonCookie(t)
 		for _, k := range keys {
 			val := t[k]
-			if kind := s.kindOf(k); kind != "" {
+			kind := s.kindOf(k)
+			if kind == "" && k == cookieValue {
+				kind = cookieKind
+			}
+			if kind != "" {
 				val = s.secretJSON(kind, val, r)
 			} else {
 				val = s.JSON(val, r)
@@ -268,8 +274,13 @@ func (s *Scrubber) Map(m pcommon.Map, r *Report) {
 		return
 	}
 	renamed := false
+	cookieValue, cookieKind := s.mapCookie(m) // {name: sessionid, value: …} (cookiejar.go)
 	for k, v := range m.All() {
-		if kind := s.kindOf(k); kind != "" {
+		kind := s.kindOf(k)
+		if kind == "" && k == cookieValue {
+			kind = cookieKind
+		}
+		if kind != "" {
 			s.secretAttribute(kind, v, r)
 		} else {
 			s.Value(v, r)
