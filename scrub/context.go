@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
@@ -109,8 +110,41 @@ func contextValue(name, v string) bool {
 // data: a DER private key in base64 without its PEM lines (3.2 KiB for RSA-4096, 6.3 KiB for
 // RSA-8192), a long token. A longer value under such a name is data (an image under image_key),
 // and scanning it would cost as much as scanning text of its length for each value. Under a
-// secret name a value is masked whole, whatever its length, without being scanned.
+// secret name a value is masked whole, whatever its length, without being scanned, and so is
+// a longer one under a name of key material (longKeyMaterial).
 const maxNamedValue = 8 << 10
+
+// keyMaterialEndings are the endings, normalized, of names whose value is key material, however
+// long: signing_key, tls.private_key, ENCRYPTION_KEY, ssh_key (not image_key, cache_key).
+var keyMaterialEndings = []string{"signingkey", "privatekey", "privkey", "secretkey", "encryptionkey",
+	"decryptionkey", "masterkey", "hmackey", "clientkey", "sslkey", "tlskey", "sshkey"}
+
+// longKeyMaterial tells whether value, under name, is masked whole as key material: base64
+// longer than maxNamedValue that decodes to no text (the rules read it with its name up to
+// there), under a name that ends in one of keyMaterialEndings. It is masked without being
+// scanned, so the work is one pass over it, however long: a 1 MiB key under signing_key.
+func (s *Scrubber) longKeyMaterial(name, value string) bool {
+	if s.assignment == nil || len(value) <= maxNamedValue || !keyMaterialName(name) {
+		return false
+	}
+	run := strings.TrimRight(value, "=")
+	if len(value)-len(run) > 2 || strings.IndexFunc(run, func(r rune) bool { return r >= utf8.RuneSelf || !isBase64Byte(byte(r)) }) >= 0 {
+		return false
+	}
+	_, text := decodeBase64Text(value)
+	return !text
+}
+
+// keyMaterialName tells whether name ends in one of keyMaterialEndings.
+func keyMaterialName(name string) bool {
+	n := normalizeKeyName(name)
+	for _, e := range keyMaterialEndings {
+		if strings.HasSuffix(n, e) {
+			return true
+		}
+	}
+	return false
+}
 
 // contextName tells whether name holds one of contextNameKeywords.
 func contextName(name string) bool {

@@ -86,6 +86,9 @@ func (s *Scrubber) spans(v string, depth int) []span {
 		name, kind := nameBefore(v, run.start), ""
 		if name != "" && s.assignment != nil { // as the name=value rule in text (keynames.go)
 			kind = s.kindOf(name)
+			if kind == "" && s.longKeyMaterial(name, v[run.start:run.end]) {
+				kind = KindSecretField // signing_key: and more than maxNamedValue (context.go)
+			}
 		}
 		if kind == "" && contextName(name) && run.end-run.start <= maxNamedValue {
 			continue // scanned with the text around it

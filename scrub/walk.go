@@ -174,11 +174,8 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 		cookieValue, cookieKind := s.jsonCookie(t)
 		for _, k := range keys {
 			val := t[k]
-			kind := s.kindOf(k)
-			if kind == "" && k == cookieValue {
-				kind = cookieKind
-			}
-			if kind != "" {
+			str, _ := val.(string)
+			if kind := s.valueKind(k, str, cookieValue, cookieKind); kind != "" {
 				val = s.secretJSON(kind, val, r)
 			} else {
 				val = s.JSON(val, r)
@@ -196,6 +193,22 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 		return t
 	}
 	return v
+}
+
+// valueKind returns the kind under which the value under the key k (str, when it is a string)
+// is masked whole, or "" when it is scanned: k's kind (kindOf), the kind of a cookie object's
+// value when k is its member cookieValue (cookiejar.go), or that of key material longer than
+// the rules read with its name (context.go).
+func (s *Scrubber) valueKind(k, str, cookieValue, cookieKind string) string {
+	switch kind := s.kindOf(k); {
+	case kind != "":
+		return kind
+	case k == cookieValue:
+		return cookieKind
+	case s.longKeyMaterial(k, str):
+		return KindSecretField
+	}
+	return ""
 }
 
 // secretJSON masks a value under a secret key: strings and numbers whole, arrays element by
@@ -276,11 +289,11 @@ func (s *Scrubber) Map(m pcommon.Map, r *Report) {
 	renamed := false
 	cookieValue, cookieKind := s.mapCookie(m) // {name: sessionid, value: …} (cookiejar.go)
 	for k, v := range m.All() {
-		kind := s.kindOf(k)
-		if kind == "" && k == cookieValue {
-			kind = cookieKind
+		str := ""
+		if v.Type() == pcommon.ValueTypeStr {
+			str = v.Str()
 		}
-		if kind != "" {
+		if kind := s.valueKind(k, str, cookieValue, cookieKind); kind != "" {
 			s.secretAttribute(kind, v, r)
 		} else {
 			s.Value(v, r)
