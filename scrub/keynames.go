@@ -79,7 +79,9 @@ func newAssignment(secret []string) *assignment {
 	}
 	// The name's closing quote and the value's quotes may be escaped (\"), as in JSON that is
 	// itself a JSON string ({\"password\": \"hunter2\"} in a tool result or input.value).
-	value := `(\\"(?:[^"\\]|\\\\\\"|\\[^"])*\\"|` + quotedString + `|[^\s"'<>;]+|>)`
+	// An unquoted value does not start with '=': in `name:=<secret:…>` (a value masked after
+	// `:=`) the '=' would be taken for the value of `name:`, and masked again.
+	value := `(\\"(?:[^"\\]|\\\\\\"|\\[^"])*\\"|` + quotedString + `|[^\s"'<>;=][^\s"'<>;]*|>)`
 	a.at = regexp.MustCompile(`^(?i)(?:` + strings.Join(alts, "|") + `)[A-Za-z0-9_.\-]*\\?["']?\s*(?:=>|:=|=|:)\s*` + value)
 	// The strong names (wholeline.go); proseValue checks the whole key with strongName.
 	strong, _ := nameAlternatives(strongNames)
