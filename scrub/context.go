@@ -124,7 +124,7 @@ var keyMaterialEndings = []string{"signingkey", "privatekey", "privkey", "secret
 // there), under a name that ends in one of keyMaterialEndings. It is masked without being
 // scanned, so the work is one pass over it, however long: a 1 MiB key under signing_key.
 func (s *Scrubber) longKeyMaterial(name, value string) bool {
-	if s.assignment == nil || len(value) <= maxNamedValue || !keyMaterialName(name) {
+	if s.assignment == nil || len(value) <= maxNamedValue || !nameEndsIn(name, keyMaterialEndings) {
 		return false
 	}
 	run := strings.TrimRight(value, "=")
@@ -133,17 +133,6 @@ func (s *Scrubber) longKeyMaterial(name, value string) bool {
 	}
 	_, text := decodeBase64Text(value)
 	return !text
-}
-
-// keyMaterialName tells whether name ends in one of keyMaterialEndings.
-func keyMaterialName(name string) bool {
-	n := normalizeKeyName(name)
-	for _, e := range keyMaterialEndings {
-		if strings.HasSuffix(n, e) {
-			return true
-		}
-	}
-	return false
 }
 
 // contextName tells whether name holds one of contextNameKeywords.

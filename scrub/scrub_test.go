@@ -30,6 +30,18 @@ func newScrubber(t testing.TB, cfg Config) *Scrubber {
 	return s
 }
 
+// assertMaskedOnce checks that scrubbing in masks secret once, as a secret_field with the
+// placeholder of secret itself, and that the result scrubs to itself.
+func assertMaskedOnce(t *testing.T, s *Scrubber, in, secret string) {
+	t.Helper()
+	var r Report
+	out := s.Text(in, &r)
+	assert.NotContains(t, out, secret, in)
+	assert.Contains(t, out, s.placeholder(KindSecretField, secret), in)
+	assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, in)
+	assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", in)
+}
+
 func TestEveryKindIsFoundAndMaskedDeterministically(t *testing.T) {
 	s := newScrubber(t, Config{Enabled: true, Key: "test-key"})
 	for _, p := range scrubtest.Planted {

@@ -37,9 +37,14 @@ const maxLineValue = 256
 // strongName tells whether key, as written in text, ends with a strong name (db_password,
 // client_secret, SSH_PASSPHRASE, private_key; not password_policy).
 func strongName(key string) bool {
+	return nameEndsIn(key, strongEndings)
+}
+
+// nameEndsIn tells whether key, normalized, ends in one of endings (normalized).
+func nameEndsIn(key string, endings []string) bool {
 	n := normalizeKeyName(key)
-	for _, s := range strongEndings {
-		if strings.HasSuffix(n, s) {
+	for _, e := range endings {
+		if strings.HasSuffix(n, e) {
 			return true
 		}
 	}
