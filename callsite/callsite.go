@@ -49,6 +49,15 @@ const (
 	FieldOutputType       = "output_type"
 	FieldResponseFormat   = "response_format"
 
+	// FieldIsError covers the failure mark of a tool result (Anthropic's tool_result
+	// is_error): a tool message sent as a failure has "is_error": true, one sent as a success
+	// nothing, so that an id of a request without failures is the id it had before the mark
+	// was read. A recording lists it when its telemetry records the mark
+	// (Request.ToolErrorsRecorded) or holds a failed result; one that does not cannot tell a
+	// failure from a success, and a live request's mark is ignored for it, as any unrecorded
+	// field is.
+	FieldIsError = "is_error"
+
 	// FieldV2 is not a request field but the version marker: a recorded step lists it in
 	// call_site_fields when its id is of version 2. The version travels with the field set, so
 	// a step of an old dataset (no marker) keeps its version-1 id, and a live request, which is
@@ -69,6 +78,11 @@ type Request struct {
 	// recorded with it must keep matching. The version-1 form uses it; version 2 ignores it.
 	// nil: version 1 reads the fields above.
 	Version1 *Request
+
+	// ToolErrorsRecorded says the request was read from a source that records the failure
+	// mark of a tool result (an Anthropic request body): a result without the mark was sent
+	// as a success, so RecordedFields lists FieldIsError even when no result failed.
+	ToolErrorsRecorded bool
 }
 
 // FromStep is the request of a recorded LLM step.
@@ -99,9 +113,22 @@ func (r Request) RecordedFields() []string {
 	add(p.ChoiceCount != nil, FieldChoiceCount)
 	add(p.OutputType != "", FieldOutputType)
 	add(p.ResponseFormat != "", FieldResponseFormat)
+	add(r.ToolErrorsRecorded || hasFailedToolResult(r.Messages), FieldIsError)
 	f = append(f, FieldV2)
 	sort.Strings(f)
 	return f
+}
+
+// hasFailedToolResult reports whether a tool result among msgs is marked as a failure.
+func hasFailedToolResult(msgs []replaycase.Message) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Type == "tool_call_response" && p.Error {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Canonical is the canonical form of r restricted to the optional fields named, as a JSON
@@ -113,7 +140,7 @@ func (r Request) Canonical(fields []string) map[string]any {
 	}
 	r, version := r.reading(use[FieldV2])
 	v2 := version == Version2
-	c := map[string]any{"v": float64(version), "model": r.Model, "messages": canonicalMessages(r.System, r.Messages, v2)}
+	c := map[string]any{"v": float64(version), "model": r.Model, "messages": canonicalMessages(r.System, r.Messages, v2, use[FieldIsError])}
 	p := r.Params
 	if use[FieldTools] {
 		// By name, in order: instrumentations record descriptions and schemas unevenly
@@ -202,8 +229,9 @@ func CanonicalJSON(v any) ([]byte, error) {
 // file_id}], tool_calls?: [{id, name, arguments}], tool_call_id?}. System instructions recorded
 // separately become a leading system message; a tool message with several results becomes one
 // message per result (as the OpenAI API sends them); tool-call arguments are parsed JSON.
-// Version 2 writes a result sent as an array of text parts as its text (ToolResultText).
-func canonicalMessages(system []replaycase.Part, msgs []replaycase.Message, v2 bool) []any {
+// Version 2 writes a result sent as an array of text parts as its text (ToolResultText); with
+// errs (FieldIsError) a result marked as a failure has "is_error": true.
+func canonicalMessages(system []replaycase.Part, msgs []replaycase.Message, v2, errs bool) []any {
 	if len(system) > 0 {
 		msgs = append([]replaycase.Message{{Role: "system", Parts: system}}, msgs...)
 	}
@@ -239,7 +267,11 @@ func canonicalMessages(system []replaycase.Part, msgs []replaycase.Message, v2 b
 			if v2 {
 				text = ToolResultText(text)
 			}
-			out = append(out, map[string]any{"role": "tool", "tool_call_id": r.ID, "content": []any{map[string]any{"type": "text", "text": text}}})
+			tm := map[string]any{"role": "tool", "tool_call_id": r.ID, "content": []any{map[string]any{"type": "text", "text": text}}}
+			if errs && r.Error {
+				tm["is_error"] = true
+			}
+			out = append(out, tm)
 		}
 		if len(results) > 0 && len(content) == 0 && len(calls) == 0 {
 			continue

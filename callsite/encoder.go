@@ -26,9 +26,10 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b 
 // AppendCanonical appends the canonical JSON of r over the optional fields named to dst.
 func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 	var use [len(fieldOrder)]bool
-	v2 := false
+	v2, errs := false, false
 	for _, f := range fields {
 		v2 = v2 || f == FieldV2
+		errs = errs || f == FieldIsError
 		for i, name := range fieldOrder {
 			if f == name {
 				use[i] = true
@@ -52,7 +53,7 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"messages":`...)
-	dst = appendMessages(dst, r.System, r.Messages, v2)
+	dst = appendMessages(dst, r.System, r.Messages, v2, errs)
 	dst = append(dst, `,"model":`...)
 	dst = appendString(dst, r.Model)
 	if use[useChoiceCount] && p.ChoiceCount != nil && *p.ChoiceCount != 1 {
@@ -153,8 +154,8 @@ func (r Request) streamID(fields []string) string {
 	return "cs_" + hex.EncodeToString(sum[:16])
 }
 
-// appendMessages writes canonicalMessages(system, msgs, v2) (see there for the shape).
-func appendMessages(dst []byte, system []replaycase.Part, msgs []replaycase.Message, v2 bool) []byte {
+// appendMessages writes canonicalMessages(system, msgs, v2, errs) (see there for the shape).
+func appendMessages(dst []byte, system []replaycase.Part, msgs []replaycase.Message, v2, errs bool) []byte {
 	dst = append(dst, '[')
 	first := true
 	sep := func() {
@@ -172,14 +173,18 @@ func appendMessages(dst []byte, system []replaycase.Part, msgs []replaycase.Mess
 		for _, p := range m.Parts {
 			if p.Type == "tool_call_response" {
 				sep()
-				// {"content":[{"text":…,"type":"text"}],"role":"tool","tool_call_id":…}
+				// {"content":[{"text":…,"type":"text"}],"is_error"?:true,"role":"tool","tool_call_id":…}
 				dst = append(dst, `{"content":[{"text":`...)
 				if v2 {
 					dst = appendString(dst, ToolResultText(p.Response))
 				} else {
 					dst = appendString(dst, p.Response)
 				}
-				dst = append(dst, `,"type":"text"}],"role":"tool","tool_call_id":`...)
+				dst = append(dst, `,"type":"text"}]`...)
+				if errs && p.Error {
+					dst = append(dst, `,"is_error":true`...)
+				}
+				dst = append(dst, `,"role":"tool","tool_call_id":`...)
 				dst = appendString(dst, p.ID)
 				dst = append(dst, '}')
 				results++

@@ -26,7 +26,7 @@ func referenceID(t *testing.T, r callsite.Request, fields []string) (string, []b
 
 // everyField is every optional field (the version marker aside).
 var everyField = []string{callsite.FieldMaxTokens, callsite.FieldSeed, callsite.FieldStop, callsite.FieldTemperature, callsite.FieldToolChoice, callsite.FieldTools, callsite.FieldTopP,
-	callsite.FieldFrequencyPenalty, callsite.FieldPresencePenalty, callsite.FieldTopK, callsite.FieldChoiceCount, callsite.FieldOutputType, callsite.FieldResponseFormat}
+	callsite.FieldFrequencyPenalty, callsite.FieldPresencePenalty, callsite.FieldTopK, callsite.FieldChoiceCount, callsite.FieldOutputType, callsite.FieldResponseFormat, callsite.FieldIsError}
 
 func fieldSets(r callsite.Request) [][]string {
 	all := everyField

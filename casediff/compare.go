@@ -203,6 +203,11 @@ func modelCalls(stepsA, stepsB []replaycase.Step) []Finding {
 			out = append(out, Finding{Type: PromptChanged, DecisionPoint: PointModel,
 				PathA: pa + c.Path, PathB: pb + c.Path, Before: c.Before, After: c.After})
 		}
+		for _, c := range diffValues("", toolErrorsValue(sa.step), toolErrorsValue(sb.step)) {
+			out = append(out, Finding{Type: ToolResultChanged, DecisionPoint: PointTools,
+				PathA: pa + c.Path, PathB: pb + c.Path, Before: c.Before, After: c.After,
+				Detail: "a tool result sent to the model as a failure (is_error) changed"})
+		}
 	}
 	return out
 }
@@ -263,6 +268,22 @@ func deref[T any](p *T) any {
 		return nil
 	}
 	return *p
+}
+
+// toolErrorsValue marks the tool results a model call was sent as failures (Anthropic's
+// is_error), by their place in its input: the model reads a failure otherwise than the same
+// text as a success, and the tool calls (toolCalls) hold what the tool span recorded, not what
+// the agent told the model. Absent when none failed.
+func toolErrorsValue(st *replaycase.Step) map[string]any {
+	v := map[string]any{}
+	for i, m := range st.InputMessages {
+		for j, p := range m.Parts {
+			if p.Type == "tool_call_response" && p.Error {
+				v[fmt.Sprintf("input_messages[%d].parts[%d].is_error", i, j)] = true
+			}
+		}
+	}
+	return v
 }
 
 // promptValue is what the developer and the user said to the model in one call: system

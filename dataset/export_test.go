@@ -41,8 +41,8 @@ func StoreSpanIDsOnce(c *replaycase.Case) (row CaseRow, ok bool) {
 
 func FillSpanIDs(c *replaycase.Case) { fillSpanIDs(c) }
 
-// FillEveryField sets every string reachable from v to invalid UTF-8, and allocates one
-// element of every pointer, slice and map on the way (see fillInvalid).
+// FillEveryField sets every string reachable from v to invalid UTF-8 and every bool to true,
+// and allocates one element of every pointer, slice and map on the way (see fillInvalid).
 func FillEveryField(v any) int { return fillInvalid(reflect.ValueOf(v), 12) }
 
 // WriteSegmentWithSteps stages cases as a segment the way builds did before the merge made

@@ -13,8 +13,9 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
-// fillInvalid sets every string reachable from v to invalid UTF-8, allocating one element of
-// every nil pointer, slice and map on the way (to depth 12), and returns how many it set.
+// fillInvalid sets every string reachable from v to invalid UTF-8 and every bool to true,
+// allocating one element of every nil pointer, slice and map on the way (to depth 12), and
+// returns how many strings it set.
 func fillInvalid(v reflect.Value, depth int) int {
 	if depth == 0 {
 		return 0
@@ -23,6 +24,9 @@ func fillInvalid(v reflect.Value, depth int) int {
 	case reflect.String:
 		v.SetString("bad\xff")
 		return 1
+	case reflect.Bool:
+		v.SetBool(true) // an optional flag (over_budget, a part's is_error) written as set
+		return 0
 	case reflect.Pointer:
 		if v.IsNil() {
 			v.Set(reflect.New(v.Type().Elem()))

@@ -97,10 +97,12 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 
 	// For Anthropic the recorded request body comes first: the JS instrumentation (0.2)
 	// flattens a user turn with several tool_result blocks into one message that names only
-	// the last one, and writes the system prompt only in the body.
-	if mc.Provider == "anthropic" && getStr(a, "input.mime_type") == "application/json" {
+	// the last one, and writes the system prompt only in the body. Only the body keeps a
+	// tool_result's is_error.
+	if mc.Provider == "anthropic" && getStr(a, "input.mime_type") == "application/json" && len(st.InputMessages) == 0 {
 		if r, err := wireapi.ParseMessagesRequest([]byte(getStr(a, "input.value"))); err == nil {
 			b.setInput(r.Messages)
+			b.toolErrorsRecorded = true
 		}
 	}
 	b.setInput(openInferenceMessages(a, "llm.input_messages."))

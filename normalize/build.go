@@ -189,6 +189,7 @@ func placeSteps(c *replaycase.Case, steps []normalized, root *pdatawalk.Span) (r
 		st.Index = len(c.Steps)
 		if st.Kind == replaycase.StepLLM {
 			req := callsite.FromStep(&st)
+			req.ToolErrorsRecorded = steps[i].toolErrorsRecorded
 			st.CallSiteFields = req.RecordedFields()
 			st.CallSiteID = req.ID(st.CallSiteFields)
 		}

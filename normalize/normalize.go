@@ -67,6 +67,9 @@ type normalized struct {
 	Findings       []replaycase.Reason     // unreadable content and wrong values on this span
 	Evaluations    []replaycase.Evaluation // gen_ai.evaluation.result events recorded on this span
 	evalFindings   []replaycase.Reason     // evaluations that could not be read; kept even when the span is no step
+	// toolErrorsRecorded: the step's input was read from a request body, which marks a failed
+	// tool result (Anthropic's is_error), so a result without the mark was sent as a success.
+	toolErrorsRecorded bool
 }
 
 // normalizeSpan runs every adapter over one span. ok is false when no adapter recognised GenAI

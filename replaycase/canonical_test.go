@@ -41,6 +41,7 @@ func TestCanonicalFormRoundTrip(t *testing.T) {
 			}
 			c.Steps[2].Status, c.Steps[2].Error = replaycase.StepError, "TimeoutError"
 			c.Steps[2].ToolCall.Error = "TimeoutError"
+			require.True(t, markFirstToolResultFailed(c), "the fixture sends a tool result back to the model")
 			for _, st := range c.Steps {
 				if st.Kind == replaycase.StepLLM {
 					require.Equal(t, replaycase.APIOpenAIChatCompletions, st.API, "the round trip must carry the step's API")
@@ -56,6 +57,22 @@ func TestCanonicalFormRoundTrip(t *testing.T) {
 			assert.Equal(t, c, got[0])
 		})
 	}
+}
+
+// markFirstToolResultFailed marks the first tool result sent back to the model as a failure
+// (Anthropic's is_error), which the input messages' attribute must carry.
+func markFirstToolResultFailed(c *replaycase.Case) bool {
+	for _, st := range c.Steps {
+		for _, m := range st.InputMessages {
+			for i := range m.Parts {
+				if m.Parts[i].Type == "tool_call_response" {
+					m.Parts[i].Error = true
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func TestDecodeRejectsUnknownSchemaVersion(t *testing.T) {

@@ -162,6 +162,9 @@ type Part struct {
 	// telemetry recorded it: an OpenAI Responses function_call item (fc_…) for a tool call, a
 	// message item (msg_…) for its text. The replay answers with it; ID stays the call id.
 	ItemID string `json:"item_id,omitempty" parquet:"item_id,optional"`
+	// Error marks a tool_call_response the agent sent as a failure: Anthropic's tool_result
+	// is_error. Only a request body records it; false is "not an error or not recorded".
+	Error bool `json:"is_error,omitempty" parquet:"is_error,optional"`
 }
 
 // ModelConfig is the model and the sampling parameters that were recorded. Nil pointers and

@@ -60,7 +60,8 @@ type anthropicBlock struct {
 
 // ParseMessagesRequest reads an Anthropic Messages request body strictly: a model, max_tokens
 // and a non-empty messages array of user and assistant turns. A user turn's tool_result blocks
-// become tool messages (one per result, as the case model and Chat Completions keep them),
+// become tool messages (one per result, as the case model and Chat Completions keep them;
+// is_error marks the result's part as a failure),
 // its other blocks a user message; an assistant turn's tool_use blocks become tool calls whose
 // arguments are the input object. Its structured output (output_config.format, or the beta
 // output_format) is read as Chat's response_format (anthropic_output_format.go). Errors are
@@ -194,7 +195,7 @@ func anthropicTurn(role string, raw json.RawMessage, param string) ([]replaycase
 			if err != nil {
 				return nil, err
 			}
-			results = append(results, replaycase.Message{Role: "tool", Parts: []replaycase.Part{{Type: "tool_call_response", ID: bl.ToolUseID, Response: out}}})
+			results = append(results, replaycase.Message{Role: "tool", Parts: []replaycase.Part{{Type: "tool_call_response", ID: bl.ToolUseID, Response: out, Error: bl.IsError}}})
 		case "thinking", "redacted_thinking": // the model's own reasoning, echoed back
 		default:
 			return nil, invalidValue(p+".type", "text, tool_use, tool_result or thinking")
