@@ -23,7 +23,7 @@ func TestAnthropicOutputFormatFromInvocationParameters(t *testing.T) {
 		"GA output_config.format": `{"output_config":{"effort":"low","format":` + schema + `}}`,
 		"beta output_format":      `{"output_format":` + schema + `}`,
 	} {
-		c, findings := buildWithInvocationParameters(t, member)
+		c, findings := buildWithInvocationParameters(t, "anthropic-openinference-create", member)
 		require.Empty(t, findings, name)
 		for _, st := range anthropicCalls(c) {
 			assert.Equal(t, "json", st.ModelConfig.OutputType, name)
@@ -32,7 +32,7 @@ func TestAnthropicOutputFormatFromInvocationParameters(t *testing.T) {
 	}
 
 	// A recorded format that is no format object is reported, not read as "no format".
-	c, findings := buildWithInvocationParameters(t, `{"output_config":{"format":"json"}}`)
+	c, findings := buildWithInvocationParameters(t, "anthropic-openinference-create", `{"output_config":{"format":"json"}}`)
 	require.Len(t, findings, 2, "%v", findings) // one per call
 	assert.Equal(t, replaycase.ReasonInvalidParameter, findings[0].Code)
 	assert.Contains(t, findings[0].Detail, "llm.invocation_parameters")
@@ -42,11 +42,11 @@ func TestAnthropicOutputFormatFromInvocationParameters(t *testing.T) {
 	}
 }
 
-// buildWithInvocationParameters builds the recorded run anthropic-openinference-create with the
-// members of extra added to each call's llm.invocation_parameters.
-func buildWithInvocationParameters(t *testing.T, extra string) (*replaycase.Case, []replaycase.Reason) {
+// buildWithInvocationParameters builds a recorded run of test/node whose two model calls record
+// llm.invocation_parameters, with the members of extra added to each call's parameters.
+func buildWithInvocationParameters(t *testing.T, run, extra string) (*replaycase.Case, []replaycase.Reason) {
 	t.Helper()
-	td, ld := recordedRun(t, "node", "anthropic-openinference-create")
+	td, ld := recordedRun(t, "node", run)
 	planted := 0
 	for s := range pdatawalk.Spans(td) {
 		planted += addInvocationParameters(t, s.Span, extra)

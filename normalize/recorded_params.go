@@ -72,6 +72,7 @@ func readOpenInferenceParams(a pcommon.Map, b *stepBuilder) (mc replaycase.Model
 	raw := recordedText(recorded, params)
 	// A parameter of the wrong type leaves the others unread, as the API would refuse the call.
 	mc, _ = wireapi.ParseChatParams(raw)
-	b.setAnthropicOutputFormat(&mc, params, raw, "llm.invocation_parameters")
+	b.setOutputFormat(anthropicOutputFormat, &mc, params, raw, "llm.invocation_parameters")
+	b.setOutputFormat(responsesOutputFormat, &mc, params, raw, "llm.invocation_parameters")
 	return mc, true
 }

@@ -11,6 +11,31 @@ var outputTypes = map[string]string{"text": "text", "json_object": "json", "json
 // (gen_ai.openai.request.response_format, before semconv 1.31) with it.
 func OutputType(formatType string) string { return outputTypes[formatType] }
 
+// ResponsesOutputFormat reads the output format of recorded Responses request parameters
+// (OpenInference's llm.invocation_parameters): text.format as compact JSON with sorted keys and
+// the output type it asks for, "" and "" when none is asked for, as ParseResponsesRequest reads
+// it. Errors are *RequestError naming the field.
+func ResponsesOutputFormat(body []byte) (format, outputType string, err error) {
+	var f struct {
+		Text json.RawMessage `json:"text"`
+	}
+	if err := decodeObject(body, &f); err != nil {
+		return "", "", err
+	}
+	var text responsesText
+	switch kind(f.Text) {
+	case 0, 'n':
+		return "", "", nil
+	case '{':
+		if json.Unmarshal(f.Text, &text) != nil {
+			return "", "", invalidType("text", "an object")
+		}
+	default:
+		return "", "", invalidType("text", "an object")
+	}
+	return outputFormat(text.Format, "text.format")
+}
+
 // outputFormat reads a response format object (Chat Completions response_format, Responses
 // text.format) at param: the object as compact JSON with sorted keys, and the output type it
 // asks for. Absent or null, it is "" and "": the request did not ask for a format.
