@@ -64,6 +64,7 @@ func openLLMetry(in *spanInput, b *stepBuilder) bool {
 	if st.ModelConfig.Stop == nil {
 		st.ModelConfig.Stop = getStrings(a, "llm.chat.stop_sequences")
 	}
+	setStr(&st.ModelConfig.OutputType, b.schemaOutputType(a, "gen_ai.request.structured_output_schema"))
 	// The legacy names of gen_ai.request.top_k and the penalties.
 	b.setInt(&st.ModelConfig.TopK, a, "llm.top_k")
 	b.setFloat(&st.ModelConfig.FrequencyPenalty, a, "llm.frequency_penalty")

@@ -63,6 +63,8 @@ func vercelAI(in *spanInput, b *stepBuilder) bool {
 	default: // the SDK call that wraps model calls and tool executions
 		b.kind(replaycase.StepAgent, "invoke_agent")
 		setStr(&st.AgentName, getStr(a, "ai.telemetry.functionId"))
+		// generateObject / streamObject record their schema here, not on the model call.
+		b.callsOutputType = b.schemaOutputType(a, "ai.schema")
 		if raw, ok := jsonAttr(a, "ai.prompt", b); ok {
 			if m, ok := raw.(map[string]any); ok {
 				msgs := vercelPrompt(m)

@@ -142,6 +142,7 @@ func readSpans(spans ptrace.Traces, eventsBySpan map[pcommon.SpanID][]plog.LogRe
 	sort.Strings(prov.Services)
 	sort.SliceStable(read.steps, func(i, j int) bool { return stepBefore(&read.steps[i].Step, &read.steps[j].Step) })
 	read.steps = dropWrappingModelCalls(read.steps)
+	carryOutputType(read.steps)
 	return read
 }
 

@@ -70,6 +70,10 @@ type normalized struct {
 	// toolErrorsRecorded: the step's input was read from a request body, which marks a failed
 	// tool result (Anthropic's is_error), so a result without the mark was sent as a success.
 	toolErrorsRecorded bool
+	// callsOutputType is the output type an SDK call's span asks of the model calls under it
+	// (the Vercel AI SDK's ai.schema on generateObject / streamObject): carried to its child
+	// model steps that record none of their own (carryOutputType).
+	callsOutputType string
 }
 
 // normalizeSpan runs every adapter over one span. ok is false when no adapter recognised GenAI
