@@ -80,7 +80,7 @@ type Request struct {
 	Version1 *Request
 
 	// ToolErrorsRecorded says the request was read from a source that records the failure
-	// mark of a tool result (an Anthropic request body): a result without the mark was sent
+	// mark of a tool result (an Anthropic request body, the Vercel AI SDK's prompt): a result without the mark was sent
 	// as a success, so RecordedFields lists FieldIsError even when no result failed.
 	ToolErrorsRecorded bool
 }

@@ -46,6 +46,9 @@ func vercelAI(in *spanInput, b *stepBuilder) bool {
 			if err != nil {
 				b.problem("ai.prompt.messages", err)
 			}
+			// The prompt records every tool result's outcome (its output type, or isError
+			// before v5): a result not marked as a failure was sent as a success.
+			b.toolErrorsRecorded = b.toolErrorsRecorded || (len(st.InputMessages) == 0 && len(msgs) > 0)
 			b.setInput(msgs)
 		}
 		if v, ok := a.Get("ai.prompt.tools"); ok && st.ToolDefinitions == nil {
@@ -169,14 +172,7 @@ func vercelMessages(raw any) ([]replaycase.Message, error) {
 				case "tool-call":
 					msg.Parts = append(msg.Parts, vercelToolCall(pm))
 				case "tool-result":
-					result := pm["output"]
-					if result == nil {
-						result = pm["result"]
-					}
-					if o, ok := result.(map[string]any); ok && o["value"] != nil && len(o) <= 2 {
-						result = o["value"] // v5: {"type": "text" | "json", "value": …}
-					}
-					msg.Parts = append(msg.Parts, replaycase.Part{Type: "tool_call_response", ID: mapStr(pm, "toolCallId"), Name: mapStr(pm, "toolName"), Response: text(result)})
+					msg.Parts = append(msg.Parts, vercelToolResult(pm))
 				case "image", "file":
 					msg.Parts = append(msg.Parts, replaycase.Part{Type: "uri", MimeType: mapStr(pm, "mediaType", "mimeType"), URI: mapStr(pm, "image", "data", "url")})
 				default:
@@ -187,6 +183,25 @@ func vercelMessages(raw any) ([]replaycase.Message, error) {
 		out = append(out, msg)
 	}
 	return out, nil
+}
+
+// vercelToolResult reads a tool-result part: v5+ {output: {type, value}}, where type is "text"
+// or "json" for a success and "error-text" or "error-json" for a failure (the provider package
+// sends that as Anthropic's is_error); before v5 {result, isError?}. The value is the response.
+func vercelToolResult(pm map[string]any) replaycase.Part {
+	result := pm["output"]
+	if result == nil {
+		result = pm["result"]
+	}
+	failed := pm["isError"] == true
+	if o, ok := result.(map[string]any); ok && o["value"] != nil && len(o) <= 2 {
+		switch mapStr(o, "type") {
+		case "error-text", "error-json":
+			failed = true
+		}
+		result = o["value"]
+	}
+	return replaycase.Part{Type: "tool_call_response", ID: mapStr(pm, "toolCallId"), Name: mapStr(pm, "toolName"), Response: text(result), Error: failed}
 }
 
 // vercelPrompt reads the outer span's ai.prompt: {"prompt": "…"} or {"system", "messages"}.

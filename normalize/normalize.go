@@ -19,7 +19,7 @@ import (
 
 // adapterVersion changes whenever a change to an adapter can change the case built from the
 // same telemetry. It is recorded in every case.
-const adapterVersion = "reprise-normalize/6"
+const adapterVersion = "reprise-normalize/7"
 
 // Convention names recorded in provenance.conventions and steps[].conventions.
 const (
@@ -67,8 +67,9 @@ type normalized struct {
 	Findings       []replaycase.Reason     // unreadable content and wrong values on this span
 	Evaluations    []replaycase.Evaluation // gen_ai.evaluation.result events recorded on this span
 	evalFindings   []replaycase.Reason     // evaluations that could not be read; kept even when the span is no step
-	// toolErrorsRecorded: the step's input was read from a request body, which marks a failed
-	// tool result (Anthropic's is_error), so a result without the mark was sent as a success.
+	// toolErrorsRecorded: the step's input was read from a source that marks a failed tool
+	// result (a request body's is_error, Vercel's error outputs), so a result without the mark
+	// was sent as a success.
 	toolErrorsRecorded bool
 	// callsOutputType is the output type an SDK call's span asks of the model calls under it
 	// (the Vercel AI SDK's ai.schema on generateObject / streamObject): carried to its child

@@ -19,6 +19,20 @@ import (
 // result not named keeps its body as recorded), and returns the last body rewritten.
 func markToolResults(t *testing.T, td ptrace.Traces, errs map[string]bool) []byte {
 	t.Helper()
+	messages := func(body any) []any { return body.(map[string]any)["messages"].([]any) }
+	return editToolResults(t, td, "input.value", "tool_result", messages, func(b map[string]any) {
+		id, _ := b["tool_use_id"].(string)
+		if failed, ok := errs[id]; ok {
+			b["is_error"] = failed
+		}
+	})
+}
+
+// editToolResults rewrites the JSON attribute key of every span whose value holds a block of
+// type blockType, calling edit on each such block of the messages (messagesOf the decoded
+// value), and returns the last text written.
+func editToolResults(t *testing.T, td ptrace.Traces, key, blockType string, messagesOf func(any) []any, edit func(block map[string]any)) []byte {
+	t.Helper()
 	var last []byte
 	rss := td.ResourceSpans()
 	for i := range rss.Len() {
@@ -27,25 +41,23 @@ func markToolResults(t *testing.T, td ptrace.Traces, errs map[string]bool) []byt
 			spans := sss.At(j).Spans()
 			for k := range spans.Len() {
 				a := spans.At(k).Attributes()
-				v, ok := a.Get("input.value")
-				if !ok || !strings.Contains(v.Str(), "tool_result") {
+				v, ok := a.Get(key)
+				if !ok || !strings.Contains(v.Str(), blockType) {
 					continue
 				}
-				var body map[string]any
-				require.NoError(t, json.Unmarshal([]byte(v.Str()), &body))
-				for _, m := range body["messages"].([]any) {
+				var decoded any
+				require.NoError(t, json.Unmarshal([]byte(v.Str()), &decoded))
+				for _, m := range messagesOf(decoded) {
 					blocks, _ := m.(map[string]any)["content"].([]any)
 					for _, bl := range blocks {
-						b := bl.(map[string]any)
-						id, _ := b["tool_use_id"].(string)
-						if failed, ok := errs[id]; ok && b["type"] == "tool_result" {
-							b["is_error"] = failed
+						if b, _ := bl.(map[string]any); b["type"] == blockType {
+							edit(b)
 						}
 					}
 				}
-				raw, err := json.Marshal(body)
+				raw, err := json.Marshal(decoded)
 				require.NoError(t, err)
-				a.PutStr("input.value", string(raw))
+				a.PutStr(key, string(raw))
 				last = raw
 			}
 		}

@@ -163,7 +163,8 @@ type Part struct {
 	// message item (msg_…) for its text. The replay answers with it; ID stays the call id.
 	ItemID string `json:"item_id,omitempty" parquet:"item_id,optional"`
 	// Error marks a tool_call_response the agent sent as a failure: Anthropic's tool_result
-	// is_error. Only a request body records it; false is "not an error or not recorded".
+	// is_error. A request body records it, and so does the Vercel AI SDK's prompt (an error-text or
+	// error-json output); false is "not an error or not recorded".
 	Error bool `json:"is_error,omitempty" parquet:"is_error,optional"`
 }
 

@@ -1,0 +1,108 @@
+package normalize
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/reprise-dev/reprise/callsite"
+)
+
+// editVercelToolResults rewrites the tool-result parts of every ai.prompt.messages that holds
+// one, with edit called on each part as decoded.
+func editVercelToolResults(t *testing.T, td ptrace.Traces, edit func(part map[string]any)) {
+	t.Helper()
+	editToolResults(t, td, "ai.prompt.messages", "tool-result", func(msgs any) []any { return msgs.([]any) }, edit)
+}
+
+// The AI SDK (v5, v6) records a failed tool result as output {"type": "error-text" | "error-json",
+// "value"}, which its Anthropic provider sends as a tool_result with is_error: the recorded run
+// (test/node vercel-anthropic-generate, AI SDK 6) with its Paris lookup failed as error-text and
+// its Lyon one as error-json gives both results marked, each with its value as the response, and
+// an id that covers the marks, so it is not the id of the run as recorded (both successes).
+func TestVercelErrorOutputsAreFailedToolResults(t *testing.T) {
+	asRecorded, _, _ := Build(recordedRun(t, "node", "vercel-anthropic-generate"))
+	td, ld := recordedRun(t, "node", "vercel-anthropic-generate")
+	editVercelToolResults(t, td, func(part map[string]any) {
+		switch part["toolCallId"] {
+		case "toolu_1_0":
+			part["output"] = map[string]any{"type": "error-text", "value": "weather service unavailable"}
+		case "toolu_1_1":
+			part["output"] = map[string]any{"type": "error-json", "value": map[string]any{"code": 503}}
+		}
+	})
+	c, findings, _ := Build(td, ld)
+	require.Empty(t, findings)
+	st := lastModelCall(t, c)
+	assert.Equal(t, []string{"toolu_1_0 is_error", "toolu_1_1 is_error"}, toolResultMarks(st))
+	var responses []string
+	for _, m := range st.InputMessages {
+		for _, p := range m.Parts {
+			if p.Type == "tool_call_response" {
+				responses = append(responses, p.Response)
+			}
+		}
+	}
+	assert.Equal(t, []string{"weather service unavailable", `{"code":503}`}, responses)
+	require.Contains(t, st.CallSiteFields, callsite.FieldIsError)
+	assert.NotEqual(t, lastModelCall(t, asRecorded).CallSiteID, st.CallSiteID)
+
+	succeeded := *st
+	succeeded.InputMessages = nil
+	for _, m := range st.InputMessages {
+		m.Parts = append(m.Parts[:0:0], m.Parts...)
+		for i := range m.Parts {
+			m.Parts[i].Error = false
+		}
+		succeeded.InputMessages = append(succeeded.InputMessages, m)
+	}
+	assert.NotEqual(t, st.CallSiteID, callsite.FromStep(&succeeded).ID(st.CallSiteFields), "the same texts sent as successes")
+}
+
+// Before v5 a tool-result was {result, isError?}: isError true is the same failure.
+func TestVercelV4IsErrorIsAFailedToolResult(t *testing.T) {
+	td, ld := recordedRun(t, "node", "vercel-anthropic-generate")
+	editVercelToolResults(t, td, func(part map[string]any) {
+		part["result"] = part["output"].(map[string]any)["value"]
+		delete(part, "output")
+		if part["toolCallId"] == "toolu_1_0" {
+			part["isError"] = true
+		}
+	})
+	c, _, _ := Build(td, ld)
+	assert.Equal(t, []string{"toolu_1_0 is_error", "toolu_1_1"}, toolResultMarks(lastModelCall(t, c)))
+}
+
+// ai.prompt.messages records every result's outcome, so a Vercel model step covers is_error even
+// when no result failed; its id is the one it had before the mark was read (the mark is in the
+// canonical form only when true), for every recorded Vercel run.
+func TestVercelRecordingsCoverIsErrorWithTheirIDs(t *testing.T) {
+	for _, run := range []string{"vercel-anthropic-generate", "vercel-anthropic-stream", "vercel-openai-generate", "vercel-openai-stream"} {
+		c, findings, _ := Build(recordedRun(t, "node", run))
+		require.Empty(t, findings, run)
+		for i := range c.Steps {
+			st := &c.Steps[i]
+			if st.CallSiteID == "" {
+				continue
+			}
+			require.Contains(t, st.CallSiteFields, callsite.FieldIsError, run)
+			without := make([]string, 0, len(st.CallSiteFields))
+			for _, f := range st.CallSiteFields {
+				if f != callsite.FieldIsError {
+					without = append(without, f)
+				}
+			}
+			assert.Equal(t, st.CallSiteID, callsite.FromStep(st).ID(without), run)
+		}
+	}
+	// The ids these runs had before is_error was read (their last model calls).
+	for run, id := range map[string]string{
+		"vercel-anthropic-generate": "cs_1cb762881b5e97f2a8e04f063a32cbec",
+		"vercel-openai-generate":    "cs_74f85fe0afddfee2190f8033280a67e1",
+	} {
+		c, _, _ := Build(recordedRun(t, "node", run))
+		assert.Equal(t, id, lastModelCall(t, c).CallSiteID, run)
+	}
+}
