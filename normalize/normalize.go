@@ -116,6 +116,7 @@ func normalizeSpan(in *spanInput, b *stepBuilder) (n normalized, ok bool) {
 	}
 	checkRanges(b)
 	b.Step.API = modelAPI(sp.Name(), sp.Attributes(), &b.Step)
+	keepSentToolErrors(b)
 	if b.Step.API == replaycase.APIOpenAIResponses {
 		b.Step.InputMessages = responsesItems(b.Step.InputMessages)
 	}

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -75,11 +76,12 @@ func TestVercelV4IsErrorIsAFailedToolResult(t *testing.T) {
 	assert.Equal(t, []string{"toolu_1_0 is_error", "toolu_1_1"}, toolResultMarks(lastModelCall(t, c)))
 }
 
-// ai.prompt.messages records every result's outcome, so a Vercel model step covers is_error even
-// when no result failed; its id is the one it had before the mark was read (the mark is in the
+// ai.prompt.messages records every result's outcome, so a Vercel model step on the Anthropic
+// API covers is_error even when no result failed; one on an OpenAI API does not (that API has
+// no mark to send). Its id is the one it had before the mark was read (the mark is in the
 // canonical form only when true), for every recorded Vercel run.
 func TestVercelRecordingsCoverIsErrorWithTheirIDs(t *testing.T) {
-	for _, run := range []string{"vercel-anthropic-generate", "vercel-anthropic-stream", "vercel-openai-generate", "vercel-openai-stream"} {
+	for run, covers := range map[string]bool{"vercel-anthropic-generate": true, "vercel-anthropic-stream": true, "vercel-openai-generate": false, "vercel-openai-stream": false} {
 		c, findings, _ := Build(recordedRun(t, "node", run))
 		require.Empty(t, findings, run)
 		for i := range c.Steps {
@@ -87,7 +89,7 @@ func TestVercelRecordingsCoverIsErrorWithTheirIDs(t *testing.T) {
 			if st.CallSiteID == "" {
 				continue
 			}
-			require.Contains(t, st.CallSiteFields, callsite.FieldIsError, run)
+			assert.Equal(t, covers, slices.Contains(st.CallSiteFields, callsite.FieldIsError), run)
 			without := make([]string, 0, len(st.CallSiteFields))
 			for _, f := range st.CallSiteFields {
 				if f != callsite.FieldIsError {
@@ -105,4 +107,22 @@ func TestVercelRecordingsCoverIsErrorWithTheirIDs(t *testing.T) {
 		c, _, _ := Build(recordedRun(t, "node", run))
 		assert.Equal(t, id, lastModelCall(t, c).CallSiteID, run)
 	}
+}
+
+// The Responses API has no failure mark: the AI SDK's OpenAI provider sends an error-text
+// output as its value alone, so the model call keeps no mark and does not cover is_error (the
+// replay of a live request, which cannot carry the mark: replayext's
+// TestVercelOpenAIFailedToolResultReplays).
+func TestVercelOpenAIErrorOutputIsNoMark(t *testing.T) {
+	td, ld := recordedRun(t, "node", "vercel-openai-generate")
+	editVercelToolResults(t, td, func(part map[string]any) {
+		if part["toolCallId"] == "call_1_0" {
+			part["output"] = map[string]any{"type": "error-text", "value": "weather service unavailable"}
+		}
+	})
+	c, findings, _ := Build(td, ld)
+	require.Empty(t, findings)
+	st := lastModelCall(t, c)
+	assert.Equal(t, []string{"call_1_0", "call_1_1"}, toolResultMarks(st))
+	assert.NotContains(t, st.CallSiteFields, callsite.FieldIsError)
 }
