@@ -1,7 +1,6 @@
 package scrub
 
 import (
-	"regexp"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -17,13 +16,6 @@ import (
 
 // cookieMembers are the names of a cookie object's name and value members.
 var cookieMembers = [...][2]string{{"name", "value"}, {"Name", "Value"}}
-
-// cookieObject is an object without objects inside it, in text; cookieMember one of its name or
-// value members, with a quoted string value (group 2, quotes included).
-var (
-	cookieObject = regexp.MustCompile(`\{[^{}]*\}`)
-	cookieMember = regexp.MustCompile(`["'](name|value|Name|Value)["']\s*:\s*(` + quotedString + `)`)
-)
 
 // cookieKind returns the kind under which the value of the cookie name=value is masked, or "".
 func (s *Scrubber) cookieKind(name, value string) string {
@@ -68,31 +60,108 @@ func (s *Scrubber) mapCookie(attrs pcommon.Map) (string, string) {
 	return "", ""
 }
 
+// maxCookieDepth is the deepest a cookie object is found in a text: a text of braces alone
+// (1 MiB of '{') is read without keeping an object for each.
+const maxCookieDepth = 64
+
 // cookieObjectSpans returns the spans of the values of the cookie objects in v that are masked.
 // An object's members are matched as written with `"` or `'`; escaped ones ({\"name\": …}) are
-// found in the text with its escapes decoded (unescape.go).
+// found in the text with its escapes decoded (unescape.go). The text is read once, objects
+// nested (the DevTools protocol's partitionKey {…} in a cookie) and strings skipped, so a
+// member belongs to the object that holds it and a brace in a string ("{x}") is no object's.
 func (s *Scrubber) cookieObjectSpans(v string) []span {
 	if !strings.Contains(v, "alue") || strings.IndexByte(v, '{') < 0 {
 		return nil
 	}
+	type object struct {
+		name       string
+		valueStart int // of the value member's string, after its quote; 0 when there is none
+		valueEnd   int
+	}
 	var out []span
-	for _, o := range cookieObject.FindAllStringIndex(v, -1) {
-		var name string
-		var value []int
-		for _, m := range cookieMember.FindAllStringSubmatchIndex(v[o[0]:o[1]], -1) {
-			quoted := v[o[0]+m[4]+1 : o[0]+m[5]-1]
-			if strings.EqualFold(v[o[0]+m[2]:o[0]+m[3]], "name") {
-				name = quoted
-			} else {
-				value = []int{o[0] + m[4] + 1, o[0] + m[5] - 1}
+	var open []object   // the objects around v[i], the innermost last
+	deeper := 0         // the objects around v[i] inside the innermost of open, more than maxCookieDepth
+	var unquoted [2]int // per quote ('"', '\''): no string opens before this (a quote without its closing one on its line)
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '{' && (deeper > 0 || len(open) == maxCookieDepth):
+			deeper++
+		case c == '{':
+			open = append(open, object{})
+		case c == '}' && deeper > 0:
+			deeper--
+		case c == '}' && len(open) > 0:
+			o := open[len(open)-1]
+			open = open[:len(open)-1]
+			if o.name == "" || o.valueStart == 0 {
+				continue
 			}
-		}
-		if name == "" || value == nil || !maskableValue(v[value[0]:value[1]]) {
-			continue
-		}
-		if kind := s.cookieKind(name, v[value[0]:value[1]]); kind != "" {
-			out = append(out, span{start: value[0], end: value[1], kind: kind})
+			value := v[o.valueStart:o.valueEnd]
+			if !maskableValue(value) {
+				continue
+			}
+			if kind := s.cookieKind(o.name, value); kind != "" {
+				out = append(out, span{start: o.valueStart, end: o.valueEnd, kind: kind})
+			}
+		case (c == '"' || c == '\'') && len(open) > 0 && deeper == 0:
+			q := strings.IndexByte(`"'`, c)
+			if i < unquoted[q] {
+				continue
+			}
+			end, closed := stringEnd(v, i)
+			if !closed {
+				unquoted[q] = end
+				continue
+			}
+			if member := v[i+1 : end-1]; member == "name" || member == "Name" || member == "value" || member == "Value" {
+				if start, valueEnd := memberValue(v, end); valueEnd > 0 {
+					if o := &open[len(open)-1]; member[0] == 'n' || member[0] == 'N' {
+						o.name = v[start+1 : valueEnd-1]
+					} else {
+						o.valueStart, o.valueEnd = start+1, valueEnd-1
+					}
+					end = valueEnd
+				}
+			}
+			i = end - 1 // past the string: its braces are text
 		}
 	}
 	return out
+}
+
+// stringEnd returns the end of the string that the quote v[i] opens (a '"' string's quotes may
+// be escaped with '\\') and true, or, when it does not close on its line, the line's end and false.
+func stringEnd(v string, i int) (int, bool) {
+	for j := i + 1; j < len(v); j++ {
+		switch v[j] {
+		case v[i]:
+			return j + 1, true
+		case '\n':
+			return j, false
+		case '\\':
+			if v[i] == '"' {
+				j++
+			}
+		}
+	}
+	return len(v), false
+}
+
+// memberValue returns the span, quotes included, of the string after the member name that ends
+// at v[i] and a ':' (spaces around it), or 0, 0 when there is none.
+func memberValue(v string, i int) (int, int) {
+	i += len(v[i:]) - len(strings.TrimLeft(v[i:], " \t\r\n"))
+	if i == len(v) || v[i] != ':' {
+		return 0, 0
+	}
+	i++
+	i += len(v[i:]) - len(strings.TrimLeft(v[i:], " \t\r\n"))
+	if i == len(v) || v[i] != '"' && v[i] != '\'' {
+		return 0, 0
+	}
+	if end, closed := stringEnd(v, i); closed {
+		return i, end
+	}
+	return 0, 0
 }

@@ -1,6 +1,9 @@
 package scrub
 
 import (
+	"strings"
+	"time"
+
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -52,4 +55,45 @@ func TestCookieObjectsWithoutCredentialsAreKept(t *testing.T) {
 	m.PutStr("value", "gpt-4o-mini-2024-07-18")
 	s.Map(m, &Report{})
 	assert.Equal(t, "gpt-4o-mini-2024-07-18", m.AsRaw()["value"])
+}
+
+// A cookie object is found whatever its other members hold: an object (the DevTools protocol's
+// partitionKey {"topLevelSite": …}, before or after the value), braces in a string (a value
+// of RFC 6265's alphabet may hold them, as may any other member), and a "value" member of an
+// object inside it is not the cookie's.
+func TestCookieObjectsWithObjectsAndBracesInside(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	partition := `"partitionKey":{"topLevelSite":"https://example.com","hasCrossSiteAncestor":false}`
+	for _, in := range []string{
+		`cookies: [{"name":"sessionid","value":"` + phpSession + `",` + partition + `}]`,
+		`cookies: [{"name":"sessionid",` + partition + `,"value":"` + phpSession + `"}]`,
+		`cookies: [{"name":"sessionid","value":"` + phpSession + `","meta":{"value":"short"}}]`,
+		`cookies: [{"name":"sessionid","value":"` + phpSession + `","sameParty":{}}]`,
+		`cookies: [{"name":"sessionid","value":"` + phpSession + `","comment":"{x}"}]`,
+		`cookies: [{'name': 'sessionid', 'comment': '}{', 'value': '` + phpSession + `'}]`,
+		`state: {"cookies": [{"name": "sessionid", "value": "` + phpSession + `", ` + partition + `}], "origins": [{"origin": "x", "localStorage": []}]}`,
+	} {
+		assertMaskedOnce(t, s, in, phpSession)
+	}
+	braced := "ab{" + phpSession + "}"
+	assertMaskedOnce(t, s, `cookies: [{"name":"sessionid","value":"`+braced+`"}]`, braced)
+}
+
+// Finding cookie objects is one pass over the text, however many braces and quotes it holds:
+// 1 MiB in well under a second each (with -race too).
+func TestCookieObjectsInLongTextsAreOnePass(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, in := range []string{
+		"value " + strings.Repeat("{", 1<<20),
+		"value " + strings.Repeat(`{"a":"`, 1<<17),
+		"value " + strings.Repeat(`{"name":"x","value":`, 1<<16),
+		"value " + strings.Repeat(`{"value"`+"\n", 1<<17),
+		"value " + strings.Repeat(`{'\"`, 1<<18),
+		"value " + strings.Repeat(`{"name":"x","value":"y"}, `, 1<<15),
+		"value " + strings.Repeat(`{"name":"x","value":"y", "a": [`, 1<<15),
+	} {
+		start := time.Now()
+		s.cookieObjectSpans(in)
+		assert.Less(t, time.Since(start), time.Second, in[:40])
+	}
 }
