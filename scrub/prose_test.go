@@ -54,6 +54,14 @@ func TestAPasswordOfLettersAfterIsIsMasked(t *testing.T) {
 		{"the db_password is: kangaroo", "kangaroo"},
 		{"das Passwort? the password is contraseña", "contraseña"},
 		{"the client_secret is AbCdEfGhIjKlMnOpEd", "AbCdEfGhIjKlMnOpEd"},
+		// Typographic quotes, bold and an ellipsis are not part of it: the placeholder is the
+		// one it has as a JSON value.
+		{"the password is “swordfish”.", "swordfish"},
+		{"the password is ‘swordfish’, keep it", "swordfish"},
+		{"le mot de passe? the password is «swordfish».", "swordfish"},
+		{"the password is **swordfish**.", "swordfish"},
+		{"the password is swordfish…", "swordfish"},
+		{"the password is “hunter22”.", "hunter22"},
 	} {
 		assertMaskedOnce(t, s, tc.in, tc.secret)
 	}

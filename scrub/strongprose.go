@@ -29,9 +29,7 @@ func proseValue(v, key string, start, end int, kind string) (span, bool) {
 		}
 	}
 	if !quoted {
-		for end > start && strings.IndexByte(".,!?:;)", v[end-1]) >= 0 {
-			end-- // the sentence's punctuation
-		}
+		start, end, quoted = proseWord(v, start, end)
 	}
 	value = v[start:end]
 	if !maskableValue(value) || len(value) > maxLineValue || strings.ContainsAny(value, "\n\r") {
@@ -74,4 +72,21 @@ func secretWord(w string) bool {
 		}
 	}
 	return true
+}
+
+// proseWord returns the word v[start:end] without the sentence's punctuation after it, the
+// typographic quotes around it (never part of a secret, prose.go: “swordfish”, «swordfish»),
+// then taken as quoted, and markdown bold (**swordfish**), so that it has the placeholder it
+// has as a JSON value.
+func proseWord(v string, start, end int) (int, int, bool) {
+	quotes := strings.Join(typographicQuotes, "")
+	w := strings.TrimRight(v[start:end], ".,!?:;)…"+quotes)
+	end = start + len(w)
+	w = strings.TrimLeft(w, quotes)
+	quoted := start+len(w) < end
+	start = end - len(w)
+	if len(w) > 4 && strings.HasPrefix(w, "**") && strings.HasSuffix(w, "**") {
+		start, end = start+2, end-2
+	}
+	return start, end, quoted
 }
