@@ -119,12 +119,14 @@ const maxNamedValue = 8 << 10
 var keyMaterialEndings = []string{"signingkey", "privatekey", "privkey", "secretkey", "encryptionkey",
 	"decryptionkey", "masterkey", "hmackey", "clientkey", "sslkey", "tlskey", "sshkey"}
 
-// longKeyMaterial tells whether value, under name, is masked whole as key material: base64
-// longer than maxNamedValue that decodes to no text (the rules read it with its name up to
-// there), under a name that ends in one of keyMaterialEndings. It is masked without being
-// scanned, so the work is one pass over it, however long: a 1 MiB key under signing_key.
+// longKeyMaterial tells whether value, under name, is masked whole as key material: base64 of
+// opaqueRun bytes or more that decodes to no text (binary: a DER key), under a name that ends
+// in one of keyMaterialEndings. Up to maxNamedValue the credential rules read such a value with
+// its name too, but whether they find it depends on its bytes (a 1.6 KiB key under signing_key
+// was found or not); it is masked without being scanned, so the work is one pass over it,
+// however long: a 1 MiB key under signing_key.
 func (s *Scrubber) longKeyMaterial(name, value string) bool {
-	if s.assignment == nil || len(value) <= maxNamedValue || !nameEndsIn(name, keyMaterialEndings) {
+	if s.assignment == nil || len(value) < opaqueRun || !nameEndsIn(name, keyMaterialEndings) {
 		return false
 	}
 	run := strings.TrimRight(value, "=")

@@ -106,9 +106,9 @@ func opaqueBase64(t *testing.T, n int) string {
 // A base64 value of 1 KiB or more that is no text is binary data, skipped by the text rules,
 // unless its name is written in front of it: under a secret name it is masked whole, whatever
 // its length, as the JSON walk masks it; under a name the credential rules read with the value
-// (signing_key) it is scanned with its name up to maxNamedValue, in text, as a JSON value and
-// as an attribute, with one placeholder. Longer, it is data and kept unless its name is key
-// material's (TestLongKeyMaterialIsMaskedWhole); unnamed, it is data and kept.
+// (access_key) it is scanned with its name up to maxNamedValue, in text, as a JSON value and
+// as an attribute, with one placeholder. Longer, it is data and kept; under a name of key
+// material it is masked whole (TestLongKeyMaterialIsMaskedWhole); unnamed, it is data and kept.
 func TestLongBase64ValuesAreReadWithTheirNames(t *testing.T) {
 	s := newScrubber(t, Config{Enabled: true, Key: "k"})
 	key := opaqueBase64(t, 1536)
@@ -127,13 +127,13 @@ func TestLongBase64ValuesAreReadWithTheirNames(t *testing.T) {
 	}
 	assert.Equal(t, "private_key: "+s.placeholder(KindSecretField, key), s.Text("private_key: "+key, &Report{}))
 
-	named := s.Text(`signing_key = "`+key+`"`, &Report{})
+	named := s.Text(`access_key = "`+key+`"`, &Report{})
 	want := s.placeholder("generic_api_key", key)
-	assert.Equal(t, `signing_key = "`+want+`"`, named)
-	assert.Equal(t, `{"signing_key":"`+want+`"}`, s.Text(`{"signing_key": "`+key+`"}`, &Report{}))
+	assert.Equal(t, `access_key = "`+want+`"`, named)
+	assert.Equal(t, `{"access_key":"`+want+`"}`, s.Text(`{"access_key": "`+key+`"}`, &Report{}))
 	td := ptrace.NewTraces()
 	attrs := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty().Attributes()
-	attrs.PutStr("signing_key", key)
+	attrs.PutStr("access_key", key)
 	long := opaqueBase64(t, 12<<10)
 	attrs.PutStr("image_key", long)
 	image := opaqueBase64(t, 2048)
@@ -141,7 +141,7 @@ func TestLongBase64ValuesAreReadWithTheirNames(t *testing.T) {
 	var r Report
 	s.Traces(td, &r)
 	assert.Equal(t, map[string]int64{"generic_api_key": 1}, r.Counts)
-	assert.Equal(t, want, attrs.AsRaw()["signing_key"])
+	assert.Equal(t, want, attrs.AsRaw()["access_key"])
 	assert.Equal(t, long, attrs.AsRaw()["image_key"], "longer than maxNamedValue, no key material's name: data")
 	assert.Equal(t, image, attrs.AsRaw()["image"], "not named: data")
 
@@ -155,12 +155,13 @@ func TestLongBase64ValuesAreReadWithTheirNames(t *testing.T) {
 	}
 }
 
-// Key material longer than maxNamedValue under a name like signing_key is masked whole, however
+// Key material of opaqueRun or more under a name like signing_key is masked whole, however
 // long, in text, as a JSON value and as an attribute, with one placeholder, in one pass over it:
-// 1 MiB in well under a second each.
+// 1 MiB in well under a second each. Below maxNamedValue too: the credential rules find such a
+// key or not by its bytes (the ones of 1600, 2400 and 4096 bytes here they do not).
 func TestLongKeyMaterialIsMaskedWhole(t *testing.T) {
 	s := newScrubber(t, Config{Enabled: true, Key: "k"})
-	for _, n := range []int{12 << 10, 1 << 20} {
+	for _, n := range []int{1600, 2400, 4096, 12 << 10, 1 << 20} {
 		key := opaqueBase64(t, n)
 		want := s.placeholder(KindSecretField, key)
 		for _, in := range []string{

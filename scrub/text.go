@@ -87,7 +87,7 @@ func (s *Scrubber) spans(v string, depth int) []span {
 		if name != "" && s.assignment != nil { // as the name=value rule in text (keynames.go)
 			kind = s.kindOf(name)
 			if kind == "" && s.longKeyMaterial(name, v[run.start:run.end]) {
-				kind = KindSecretField // signing_key: and more than maxNamedValue (context.go)
+				kind = KindSecretField // signing_key: and 1 KiB of binary or more (context.go)
 			}
 		}
 		if kind == "" && contextName(name) && run.end-run.start <= maxNamedValue {
