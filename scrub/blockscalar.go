@@ -74,7 +74,9 @@ func blockValue(v string, keyStart, start, end int, kind string) (span, bool) {
 		for lineEnd < len(v) && v[lineEnd] != '\n' && v[lineEnd] != '\r' {
 			lineEnd++
 		}
-		if lineEnd == indent { // blank: part of the block if a deeper line follows
+		// Blank: part of the block if a deeper line follows. Spaces past the block's indentation
+		// are a line of them (YAML reads "    " in a block indented by 2 as "  ").
+		if lineEnd == indent && (first < 0 || indent-i <= b.indent) {
 			if lineEnd < len(v) {
 				blank++ // a line, not the end of the text after a line break
 			}

@@ -74,6 +74,8 @@ func TestBlockScalarsHaveTheirJSONPlaceholder(t *testing.T) {
 		"db:\n  password: >+ # folded\n    correct horse\n\n    battery staple\n\n  host: x\n",
 		"password: >-\n  folded\n  words\n\n\n  after two blank lines\n",
 		"password: >\n  folded\n    deeper line\n  back\n\n    deeper after blank\n  end\n",
+		"password: |\n  line one\n      \n  line two\n", // spaces past the indentation: a line of them
+		"password: >\n  line one\n      \n  line two\n    \n",
 		"- client_secret: |2\r\n    s3cr3t value\r\n- name: x\r\n",
 		"private_key: |\n  -----BEGIN OPENSSH PRIVATE KEY-----\n  b3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n  -----END OPENSSH PRIVATE KEY-----\n",
 	} {
