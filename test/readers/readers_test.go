@@ -205,7 +205,7 @@ func TestArrowReadsTheDatasets(t *testing.T) {
 		require.Len(t, idx, 1, name)
 		return schema.Field(idx[0])
 	}
-	assert.Equal(t, "list<element: struct<role: utf8, name: utf8 nullable, finish_reason: utf8 nullable, parts: list<element: struct<type: utf8, content: utf8 nullable, id: utf8 nullable, name: utf8 nullable, arguments: utf8 nullable, response: utf8 nullable, mime_type: utf8 nullable, modality: utf8 nullable, uri: utf8 nullable, file_id: utf8 nullable, item_id: utf8 nullable>>>>", field("input_messages").Type.String())
+	assert.Equal(t, "list<element: struct<role: utf8, name: utf8 nullable, finish_reason: utf8 nullable, parts: list<element: struct<type: utf8, content: utf8 nullable, id: utf8 nullable, name: utf8 nullable, arguments: utf8 nullable, response: utf8 nullable, mime_type: utf8 nullable, modality: utf8 nullable, uri: utf8 nullable, file_id: utf8 nullable, item_id: utf8 nullable, is_error: bool nullable>>>>", field("input_messages").Type.String())
 	assert.Equal(t, "timestamp[us, tz=UTC]", field("start_time").Type.String())
 	assert.Equal(t, arrow.MAP, field("metadata").Type.ID())
 	assert.Equal(t, arrow.LIST, field("steps").Type.ID())
