@@ -137,6 +137,38 @@ func (s *Scrubber) longKeyMaterial(name, value string) bool {
 	return !text
 }
 
+// keyMaterialList masks, in a list v (of lists) under name, the elements longKeyMaterial takes
+// under that name: {"signing_key": ["MIIJKQ…"]} holds the key as {"signing_key": "MIIJKQ…"}
+// does. The other elements are left to the walk.
+func (s *Scrubber) keyMaterialList(name string, v any, r *Report) {
+	list, ok := v.([]any)
+	if !ok || s.assignment == nil || !nameEndsIn(name, keyMaterialEndings) {
+		return
+	}
+	for i, e := range list {
+		if str, ok := e.(string); ok && s.longKeyMaterial(name, str) {
+			list[i] = s.secretValue(KindSecretField, str, r)
+		} else {
+			s.keyMaterialList(name, e, r)
+		}
+	}
+}
+
+// keyMaterialSlice is keyMaterialList for an attribute value.
+func (s *Scrubber) keyMaterialSlice(name string, v pcommon.Value, r *Report) {
+	if v.Type() != pcommon.ValueTypeSlice || s.assignment == nil || !nameEndsIn(name, keyMaterialEndings) {
+		return
+	}
+	for i := 0; i < v.Slice().Len(); i++ {
+		e := v.Slice().At(i)
+		if e.Type() == pcommon.ValueTypeStr && s.longKeyMaterial(name, e.Str()) {
+			e.SetStr(s.secretValue(KindSecretField, e.Str(), r))
+		} else {
+			s.keyMaterialSlice(name, e, r)
+		}
+	}
+}
+
 // contextName tells whether name holds one of contextNameKeywords.
 func contextName(name string) bool {
 	name = strings.ToLower(name)

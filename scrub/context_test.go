@@ -189,3 +189,34 @@ func TestLongKeyMaterialIsMaskedWhole(t *testing.T) {
 		assert.Equal(t, want, attrs.AsRaw()["tls.signing_key"])
 	}
 }
+
+// Key material in a list under a name of key material is masked as the value alone is: in
+// JSON, in text that holds JSON, and in an attribute array, with the placeholder of the value.
+func TestKeyMaterialInAList(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	key := opaqueBase64(t, 2048)
+	want := s.placeholder(KindSecretField, key)
+	for _, in := range []string{
+		`{"signing_key": ["` + key + `"]}`,
+		`{"tls": {"signing_key": [["` + key + `"], "RS256"]}}`,
+	} {
+		var r Report
+		out := s.Text(in, &r)
+		assert.NotContains(t, out, key[:64], in[:20])
+		assert.Contains(t, out, want, in[:20])
+		assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, in[:20])
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
+	}
+	td := ptrace.NewTraces()
+	attrs := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty().Attributes()
+	list := attrs.PutEmptySlice("ssh_key")
+	list.AppendEmpty().SetStr(key)
+	list.AppendEmpty().SetStr("ed25519")
+	image := attrs.PutEmptySlice("image_key")
+	image.AppendEmpty().SetStr(key)
+	var r Report
+	s.Traces(td, &r)
+	assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts)
+	assert.Equal(t, []any{want, "ed25519"}, attrs.AsRaw()["ssh_key"])
+	assert.Equal(t, []any{key}, attrs.AsRaw()["image_key"], "no key material's name: data")
+}

@@ -178,6 +178,7 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 			if kind := s.valueKind(k, str, cookieValue, cookieKind); kind != "" {
 				val = s.secretJSON(kind, val, r)
 			} else {
+				s.keyMaterialList(k, val, r) // {"signing_key": ["MIIJKQ…"]} (context.go)
 				val = s.JSON(val, r)
 			}
 			if nk := s.plain(k, r); nk != k {
@@ -296,6 +297,7 @@ func (s *Scrubber) Map(m pcommon.Map, r *Report) {
 		if kind := s.valueKind(k, str, cookieValue, cookieKind); kind != "" {
 			s.secretAttribute(kind, v, r)
 		} else {
+			s.keyMaterialSlice(k, v, r) // signing_key: [MIIJKQ…] (context.go)
 			s.Value(v, r)
 		}
 		if s.plain(k, &Report{}) != k {
