@@ -129,6 +129,10 @@ func (s *Scrubber) longKeyMaterial(name, value string) bool {
 	if s.assignment == nil || len(value) < opaqueRun || !nameEndsIn(name, keyMaterialEndings) {
 		return false
 	}
+	if strings.IndexByte(value, '\n') >= 0 { // wrapped in lines (wrappedkey.go)
+		end, ok := wrappedKeyEnd(value, 0)
+		return ok && end == len(strings.TrimRight(value, "\r\n"))
+	}
 	run := strings.TrimRight(value, "=")
 	if len(value)-len(run) > 2 || strings.IndexFunc(run, func(r rune) bool { return r >= utf8.RuneSelf || !isBase64Byte(byte(r)) }) >= 0 {
 		return false

@@ -220,3 +220,67 @@ func TestKeyMaterialInAList(t *testing.T) {
 	assert.Equal(t, []any{want, "ed25519"}, attrs.AsRaw()["ssh_key"])
 	assert.Equal(t, []any{key}, attrs.AsRaw()["image_key"], "no key material's name: data")
 }
+
+// wrapKey writes key in lines of width characters joined by lineBreak.
+func wrapKey(key string, width int, lineBreak string) string {
+	var lines []string
+	for len(key) > width {
+		lines, key = append(lines, key[:width]), key[width:]
+	}
+	return strings.Join(append(lines, key), lineBreak)
+}
+
+// Key material wrapped in lines of 64 or 76 characters without PEM lines, under a name of key
+// material, is masked whole with one placeholder: with newlines in text, with `\n` escapes in a
+// JSON string in text, and as a JSON value or an attribute. Unwrapped it is masked too (another
+// placeholder). Text after the key stays.
+func TestWrappedKeyMaterialIsMaskedWhole(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, n := range []int{1100, 1600, 2400, 4096, 12 << 10} {
+		key := opaqueBase64(t, n)
+		for _, width := range []int{64, 76} {
+			for _, lb := range []string{"\n", "\r\n", `\n`} {
+				wrapped := wrapKey(key, width, lb)
+				for _, in := range []string{
+					"signing_key: " + wrapped + lb + "next: 1",
+					`the config said {"tls": {"ssh_key": "` + wrapped + `"}, "user": "bob"} and stopped`,
+					"SIGNING_KEY=" + wrapped,
+				} {
+					var r Report
+					out := s.Text(in, &r)
+					for line := range strings.SplitSeq(wrapped, lb) {
+						require.NotContains(t, out, line, "%d %d %q %s", n, width, lb, in[:12])
+					}
+					assert.Contains(t, out, s.placeholder(KindSecretField, wrapped), in[:12])
+					assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, in[:12])
+					assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
+					assert.True(t, strings.HasSuffix(out, in[strings.LastIndex(in, wrapped)+len(wrapped):]), "the rest stays: %q", out[len(out)-20:])
+				}
+			}
+			wrapped := wrapKey(key, width, "\n")
+			want := s.placeholder(KindSecretField, wrapped)
+			var r Report
+			out := s.Text(`{"signing_key": "`+strings.ReplaceAll(wrapped, "\n", `\n`)+`\n"}`, &r)
+			assert.Equal(t, `{"signing_key":"`+s.placeholder(KindSecretField, wrapped+"\n")+`"}`, out)
+			td := ptrace.NewTraces()
+			attrs := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty().Attributes()
+			attrs.PutStr("tls.signing_key", wrapped)
+			s.Traces(td, &Report{})
+			assert.Equal(t, want, attrs.AsRaw()["tls.signing_key"])
+		}
+		assert.NotContains(t, s.Text("signing_key: "+key, &Report{}), key[:64], "unwrapped")
+	}
+	// Lines of another width, a short key, text, and other names are not masked as key
+	// material (the first line is read with its name by the rules that need one).
+	key := opaqueBase64(t, 2048)
+	for _, in := range []string{
+		"image_key: " + wrapKey(key, 64, "\n"),
+		"signing_key: " + wrapKey(key[:900], 64, "\n"),
+		"signing_key: " + wrapKey(key, 60, "\n"),
+		"signing_key: " + wrapKey(strings.Repeat("QUJD", 400), 64, "\n"),
+	} {
+		out := s.Text(in, &Report{})
+		assert.NotContains(t, out, KindSecretField, in[:20])
+		assert.Contains(t, out, in[strings.IndexByte(in, '\n'):], in[:20])
+	}
+}

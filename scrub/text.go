@@ -80,6 +80,15 @@ func (s *Scrubber) spans(v string, depth int) []span {
 	// rules read with their values it is text up to maxNamedValue (context.go).
 	from := 0
 	for _, run := range runs {
+		if run.start < from {
+			continue // a line of wrapped key material, masked below
+		}
+		if end, ok := s.wrappedKeyAt(v, run.start); ok { // signing_key: MIIE…\n… (wrappedkey.go)
+			found = append(found, s.textSpans(v[from:run.start], from)...)
+			found = append(found, span{start: run.start, end: end, kind: KindSecretField})
+			from = end
+			continue
+		}
 		if run.end-run.start < opaqueRun || run.text || keyMaterial(v, run.start) {
 			continue
 		}
