@@ -1,7 +1,9 @@
 package scrub
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -87,4 +89,42 @@ func TestAPasswordOfLettersAfterIsIsMasked(t *testing.T) {
 	} {
 		assert.Equal(t, in, s.Text(in, &Report{}), in)
 	}
+}
+
+// A Python triple-quoted string under a secret name is masked whole, over its lines, with the
+// quotes kept; a cut one up to the end of the text. Scrubbing the output again changes nothing.
+func TestTripleQuotedSecretIsMaskedWhole(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, tc := range []struct{ in, value, rest string }{
+		{"client_key = \"\"\"Zk2Wq9Lm3Xr7\nTb1Vc5Nd8Fg0\"\"\"\nuser = 'bob'", "Zk2Wq9Lm3Xr7\nTb1Vc5Nd8Fg0", "\"\"\"\nuser = 'bob'"},
+		{"password = '''correct horse\nbattery staple'''", "correct horse\nbattery staple", "'''"},
+		{`db_password='''hunter2 and more'''`, "hunter2 and more", "'''"},
+		{"password = \"\"\"cut in the midd", "cut in the midd", ""},
+	} {
+		var r Report
+		out := s.Text(tc.in, &r)
+		want := tc.in[:strings.Index(tc.in, tc.value)] + s.placeholder(KindSecretField, tc.value) + tc.rest
+		assert.Equal(t, want, out, tc.in)
+		assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, tc.in)
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
+	}
+	plain := `note = """not a secret name"""`
+	assert.Equal(t, plain, s.Text(plain, &Report{}))
+}
+
+// String prefixes and many triple-quoted strings: each string is read once.
+func TestTripleQuotedPrefixesAndCost(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	out := s.Text(`signing_key = r"""abc def ghi"""`, &Report{})
+	assert.Equal(t, `signing_key = r"""`+s.placeholder(KindSecretField, "abc def ghi")+`"""`, out)
+	key := strings.Repeat("Zk2Wq9Lm3Xr7Tb1Vc5Nd8Fg0Hj4Kp6Rs", 64) // 2 KiB, one line
+	in := "client_key = \"\"\"" + key + "\nMORE\"\"\"\nnote = \"\"\"doc\"\"\"\npassword = '''hunter2 x'''"
+	out = s.Text(in, &Report{})
+	assert.Equal(t, "client_key = \"\"\""+s.placeholder(KindSecretField, key+"\nMORE")+"\"\"\"\nnote = \"\"\"doc\"\"\"\npassword = '''"+s.placeholder(KindSecretField, "hunter2 x")+"'''", out)
+	many := strings.Repeat(`x = """doc""" `, 20000) + `password = """` + strings.Repeat("a", 32<<10)
+	began := time.Now()
+	out = s.Text(many, &Report{})
+	assert.Less(t, time.Since(began), 2*time.Second)
+	assert.False(t, strings.Contains(out, strings.Repeat("a", 100)), "a cut string is masked to the end")
+	assert.True(t, strings.HasPrefix(out, `x = """doc""" `), "docstrings stay")
 }

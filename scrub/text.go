@@ -83,10 +83,10 @@ func (s *Scrubber) spans(v string, depth int) []span {
 		if run.start < from {
 			continue // a line of wrapped key material, masked below
 		}
-		if end, ok := s.wrappedKeyAt(v, run.start); ok { // signing_key: MIIE…\n… (wrappedkey.go)
+		if end, resume, kind := s.valueAt(v, run.start); kind != "" {
 			found = append(found, s.textSpans(v[from:run.start], from)...)
-			found = append(found, span{start: run.start, end: end, kind: KindSecretField})
-			from = end
+			found = append(found, span{start: run.start, end: end, kind: kind})
+			from = resume
 			continue
 		}
 		if run.end-run.start < opaqueRun || run.text || keyMaterial(v, run.start) {
@@ -155,6 +155,28 @@ func (s *Scrubber) spans(v string, depth int) []span {
 	return kept
 }
 
+// valueAt returns the end and kind of a value masked whole that starts at v[start], where a
+// base64 run starts, and where the text after it is scanned from, or kind "": key material
+// wrapped in lines (`signing_key: MIIE…\n…`, wrappedkey.go), or the text of a triple-quoted
+// string under a secret name (pystring.go; its closing quotes are not scanned, so that they
+// are not taken for the opening of another), which the text rules, run on the text around a
+// long run, would not see whole.
+func (s *Scrubber) valueAt(v string, start int) (end, resume int, kind string) {
+	if end, ok := s.wrappedKeyAt(v, start); ok {
+		return end, end, KindSecretField
+	}
+	if start >= 3 && s.assignment != nil && tripleQuote(v, start-3) {
+		if kind := s.tripleQuotedKind(v, start-3); kind != "" {
+			end, closed := tripleQuotedEnd(v, start-3)
+			if closed {
+				return end, end + 3, kind
+			}
+			return end, end, kind
+		}
+	}
+	return 0, 0, ""
+}
+
 // keyMaterial: the base64 run at start is the body of a private key written on one line
 // (the header's last word and dashes are base64 characters, so they can open the run).
 func keyMaterial(v string, start int) bool {
@@ -171,6 +193,7 @@ func (s *Scrubber) textSpans(v string, offset int) []span {
 		// Session cookies: name=value with no secret name (cookies.go), and cookie objects
 		// {"name": "sessionid", "value": …} (cookiejar.go).
 		found = append(append(found, cookieSpans(v)...), s.cookieObjectSpans(v)...)
+		found = append(found, s.tripleQuotedSpans(v)...) // password = '''…''' (pystring.go)
 	}
 	digits := countDigits(v)
 	for i := range s.detectors {
