@@ -73,22 +73,17 @@ func (s *Scrubber) cookieObjectSpans(v string) []span {
 	if !strings.Contains(v, "alue") || strings.IndexByte(v, '{') < 0 {
 		return nil
 	}
-	type object struct {
-		name       string
-		valueStart int // of the value member's string, after its quote; 0 when there is none
-		valueEnd   int
-	}
 	var out []span
-	var open []object   // the objects around v[i], the innermost last
-	deeper := 0         // the objects around v[i] inside the innermost of open, more than maxCookieDepth
-	var unquoted [2]int // per quote ('"', '\''): no string opens before this (a quote without its closing one on its line)
+	var open []cookieObject // the objects around v[i], the innermost last
+	deeper := 0             // the objects around v[i] inside the innermost of open, more than maxCookieDepth
+	var unquoted [2]int     // per quote ('"', '\''): no string opens before this (a quote without its closing one on its line)
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		switch {
 		case c == '{' && (deeper > 0 || len(open) == maxCookieDepth):
 			deeper++
 		case c == '{':
-			open = append(open, object{})
+			open = append(open, cookieObject{})
 		case c == '}' && deeper > 0:
 			deeper--
 		case c == '}' && len(open) > 0:
@@ -114,20 +109,55 @@ func (s *Scrubber) cookieObjectSpans(v string) []span {
 				unquoted[q] = end
 				continue
 			}
-			if member := v[i+1 : end-1]; member == "name" || member == "Name" || member == "value" || member == "Value" {
-				if start, valueEnd := memberValue(v, end); valueEnd > 0 {
-					if o := &open[len(open)-1]; member[0] == 'n' || member[0] == 'N' {
-						o.name = v[start+1 : valueEnd-1]
-					} else {
-						o.valueStart, o.valueEnd = start+1, valueEnd-1
-					}
-					end = valueEnd
-				}
+			if member := v[i+1 : end-1]; cookieMember(member) {
+				end = open[len(open)-1].set(v, member, end)
 			}
 			i = end - 1 // past the string: its braces are text
+		case len(open) > 0 && deeper == 0 && (i == 0 || !isIdentifierByte(v[i-1])):
+			// A JavaScript object literal's unquoted member name: {name: "sid", value: "…"}.
+			end := i
+			for end < len(v) && isIdentifierByte(v[end]) {
+				end++
+			}
+			if member := v[i:end]; cookieMember(member) {
+				end = open[len(open)-1].set(v, member, end)
+			}
+			i = max(i, end-1)
 		}
 	}
 	return out
+}
+
+// cookieObject is an object being read by cookieObjectSpans.
+type cookieObject struct {
+	name       string
+	valueStart int // of the value member's string, after its quote; 0 when there is none
+	valueEnd   int
+}
+
+// cookieMember tells whether member is the name of a cookie object's name or value member.
+func cookieMember(member string) bool {
+	return member == "name" || member == "Name" || member == "value" || member == "Value"
+}
+
+// set records in o the string after the member name that ends at v[end] and a ':', and
+// returns where the text after it starts: after that string, or end when there is none.
+func (o *cookieObject) set(v, member string, end int) int {
+	start, valueEnd := memberValue(v, end)
+	if valueEnd == 0 {
+		return end
+	}
+	if member[0] == 'n' || member[0] == 'N' {
+		o.name = v[start+1 : valueEnd-1]
+	} else {
+		o.valueStart, o.valueEnd = start+1, valueEnd-1
+	}
+	return valueEnd
+}
+
+// isIdentifierByte tells whether c can be part of a JavaScript identifier written in ASCII.
+func isIdentifierByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '$'
 }
 
 // stringEnd returns the end of the string that the quote v[i] opens (a '"' string's quotes may

@@ -97,3 +97,24 @@ func TestCookieObjectsInLongTextsAreOnePass(t *testing.T) {
 		assert.Less(t, time.Since(start), time.Second, in[:40])
 	}
 }
+
+// A JavaScript object literal with unquoted member names (Playwright's and Puppeteer's cookies
+// as written in code or logged by Node's util.inspect) is a cookie object as the quoted form is.
+func TestCookieObjectsWithUnquotedNames(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, in := range []string{
+		`await context.addCookies([{name: "sessionid", value: "` + phpSession + `", domain: ".example.com", path: "/"}])`,
+		`[ { name: 'sid', value: '` + phpSession + `', domain: 'example.com', httpOnly: true } ]`,
+		`cookies: [{value: '` + phpSession + `', name: 'connect.sid'}]`,
+		`{name: "auth_token", partitionKey: {topLevelSite: "https://a.example"}, value: "` + phpSession + `"}`,
+	} {
+		assertMaskedOnce(t, s, in, phpSession)
+	}
+	for _, in := range []string{
+		`{name: "theme", value: "` + phpSession + `"}`,
+		`{username: "sessionid", value: "` + phpSession + `"}`,
+		`{name: "sessionid", xvalue: "` + phpSession + `"}`,
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}
