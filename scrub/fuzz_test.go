@@ -17,6 +17,9 @@ func FuzzText(f *testing.F) {
 	f.Add(`{"password":"x","n":4111111111111111,"a@b.co":[1,2]}`)
 	f.Add("host=db password=pw dbname=x ?api_key=abc&x=1")
 	f.Add("Set-Cookie: a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT, sid=9k2mq7d1v4b8c3n6x5z0; Path=/\nsecret: x,user=bob.")
+	f.Add("client_key = \"\"\"Zk2Wq9Lm3Xr7\nTb1\"\"\" x='''y''' password = r'''a\nb'''")
+	f.Add(`[{name: "sessionid", value: "9k2mq7d1v4b8c3n6x5z0"}, {value: 'x', name: 'sid'}]`)
+	f.Add("signing_key: " + strings.Repeat(strings.Repeat("MIIB", 16)+"\n", 20) + "QUJD==")
 	s := newScrubber(f, Config{Enabled: true, Key: "fuzz"})
 	planted := scrubtest.Planted[0].Text // an OpenAI key
 	f.Fuzz(func(t *testing.T, in string) {
