@@ -185,7 +185,7 @@ func contextName(name string) bool {
 }
 
 // nameBefore returns the name written in front of the value at v[start] (`name: `, `name=`,
-// `"name": "`, `name => '`, `\"name\":\"`), or "".
+// `"name": "`, `name => '`, `\"name\":\"`, `"name": ["`), or "".
 func nameBefore(v string, start int) string {
 	i := start
 	skipQuote := func() {
@@ -203,6 +203,10 @@ func nameBefore(v string, start int) string {
 	}
 	skipQuote()
 	skipSpaces()
+	if i > 0 && v[i-1] == '[' { // the first element of a list: "signing_key": ["MIIJKQ…"]
+		i--
+		skipSpaces()
+	}
 	switch {
 	case strings.HasSuffix(v[:i], "=>"), strings.HasSuffix(v[:i], ":="):
 		i -= 2

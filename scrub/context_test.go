@@ -199,6 +199,8 @@ func TestKeyMaterialInAList(t *testing.T) {
 	for _, in := range []string{
 		`{"signing_key": ["` + key + `"]}`,
 		`{"tls": {"signing_key": [["` + key + `"], "RS256"]}}`,
+		`the tool said {"signing_key": ["` + key + `"]} and stopped`,
+		"signing_key: [ '" + key + "' ]",
 	} {
 		var r Report
 		out := s.Text(in, &r)
