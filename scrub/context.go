@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
@@ -134,11 +133,21 @@ func (s *Scrubber) longKeyMaterial(name, value string) bool {
 		return ok && end == len(strings.TrimRight(value, "\r\n"))
 	}
 	run := strings.TrimRight(value, "=")
-	if len(value)-len(run) > 2 || strings.IndexFunc(run, func(r rune) bool { return r >= utf8.RuneSelf || !isBase64Byte(byte(r)) }) >= 0 {
+	if len(value)-len(run) > 2 || !allBase64(run) {
 		return false
 	}
 	_, text := decodeBase64Text(value)
 	return !text
+}
+
+// allBase64 tells whether every byte of v is a base64 character (isBase64Byte).
+func allBase64(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if !isBase64Byte(v[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // keyMaterialList masks, in a list v (of lists) under name, the elements longKeyMaterial takes

@@ -49,9 +49,11 @@ func (s *Scrubber) jsonCookie(t map[string]any) (string, string) {
 // mapCookie is jsonCookie for an attribute map.
 func (s *Scrubber) mapCookie(attrs pcommon.Map) (string, string) {
 	for _, m := range cookieMembers {
-		name, ok := attrs.Get(m[0])
-		value, has := attrs.Get(m[1])
-		if ok && has && name.Type() == pcommon.ValueTypeStr && value.Type() == pcommon.ValueTypeStr {
+		name, ok := attrs.Get(m[0]) // most maps have no name member: one scan of the map, not two
+		if !ok || name.Type() != pcommon.ValueTypeStr {
+			continue
+		}
+		if value, has := attrs.Get(m[1]); has && value.Type() == pcommon.ValueTypeStr {
 			if kind := s.cookieKind(name.Str(), value.Str()); kind != "" {
 				return m[1], kind
 			}

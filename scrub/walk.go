@@ -204,7 +204,7 @@ func (s *Scrubber) valueKind(k, str, cookieValue, cookieKind string) string {
 	switch kind := s.kindOf(k); {
 	case kind != "":
 		return kind
-	case k == cookieValue:
+	case cookieKind != "" && k == cookieValue:
 		return cookieKind
 	case s.longKeyMaterial(k, str):
 		return KindSecretField

@@ -17,23 +17,12 @@ func OutputType(formatType string) string { return outputTypes[formatType] }
 // it. Errors are *RequestError naming the field.
 func ResponsesOutputFormat(body []byte) (format, outputType string, err error) {
 	var f struct {
-		Text json.RawMessage `json:"text"`
+		Text *responsesText `json:"text"` // the member of responsesBody, decoded as it is there
 	}
-	if err := decodeObject(body, &f); err != nil {
+	if err := decodeObject(body, &f); err != nil || f.Text == nil {
 		return "", "", err
 	}
-	var text responsesText
-	switch kind(f.Text) {
-	case 0, 'n':
-		return "", "", nil
-	case '{':
-		if json.Unmarshal(f.Text, &text) != nil {
-			return "", "", invalidType("text", "an object")
-		}
-	default:
-		return "", "", invalidType("text", "an object")
-	}
-	return outputFormat(text.Format, "text.format")
+	return outputFormat(f.Text.Format, "text.format")
 }
 
 // outputFormat reads a response format object (Chat Completions response_format, Responses

@@ -81,12 +81,13 @@ func outputKind(m replaycase.Message) string {
 // spelledAsRecorded is the normalized finish reason as the step's recorded reasons spell it,
 // else as it is.
 func spelledAsRecorded(st *replaycase.Step, reason string) string {
-	recorded := append([]string(nil), st.FinishReasons...)
-	for _, m := range st.OutputMessages {
-		recorded = append(recorded, m.FinishReason)
-	}
-	for _, r := range recorded {
+	for _, r := range st.FinishReasons {
 		if r != "" && normalize.FinishReason(r) == reason {
+			return r
+		}
+	}
+	for _, m := range st.OutputMessages {
+		if r := m.FinishReason; r != "" && normalize.FinishReason(r) == reason {
 			return r
 		}
 	}
