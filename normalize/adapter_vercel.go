@@ -185,9 +185,16 @@ func vercelMessages(raw any) ([]replaycase.Message, error) {
 	return out, nil
 }
 
+// vercelDeniedResult is the text the AI SDK's provider packages (@ai-sdk/anthropic, and
+// @ai-sdk/openai for Chat Completions and Responses) send as the result of a tool call the
+// approval flow refused (an execution-denied output) when it records no reason.
+const vercelDeniedResult = "Tool call execution denied."
+
 // vercelToolResult reads a tool-result part: v5+ {output: {type, value}}, where type is "text"
 // or "json" for a success and "error-text" or "error-json" for a failure (the provider package
 // sends that as Anthropic's is_error); before v5 {result, isError?}. The value is the response.
+// A refused call (v6 {output: {type: "execution-denied", reason?}}) is sent as its reason, or
+// vercelDeniedResult, with no is_error: it is a result the model read, not a failure mark.
 func vercelToolResult(pm map[string]any) replaycase.Part {
 	result := pm["output"]
 	if result == nil {
@@ -200,6 +207,11 @@ func vercelToolResult(pm map[string]any) replaycase.Part {
 			failed = true
 		}
 		result = o["value"]
+	} else if ok && pm["output"] != nil && mapStr(o, "type") == "execution-denied" {
+		result = vercelDeniedResult
+		if reason, ok := o["reason"].(string); ok {
+			result = reason
+		}
 	}
 	return replaycase.Part{Type: "tool_call_response", ID: mapStr(pm, "toolCallId"), Name: mapStr(pm, "toolName"), Response: text(result), Error: failed}
 }

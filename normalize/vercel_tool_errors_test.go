@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/reprise-dev/reprise/callsite"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // editVercelToolResults rewrites the tool-result parts of every ai.prompt.messages that holds
@@ -38,15 +39,7 @@ func TestVercelErrorOutputsAreFailedToolResults(t *testing.T) {
 	require.Empty(t, findings)
 	st := lastModelCall(t, c)
 	assert.Equal(t, []string{"toolu_1_0 is_error", "toolu_1_1 is_error"}, toolResultMarks(st))
-	var responses []string
-	for _, m := range st.InputMessages {
-		for _, p := range m.Parts {
-			if p.Type == "tool_call_response" {
-				responses = append(responses, p.Response)
-			}
-		}
-	}
-	assert.Equal(t, []string{"weather service unavailable", `{"code":503}`}, responses)
+	assert.Equal(t, []string{"weather service unavailable", `{"code":503}`}, toolResponses(st))
 	require.Contains(t, st.CallSiteFields, callsite.FieldIsError)
 	assert.NotEqual(t, lastModelCall(t, asRecorded).CallSiteID, st.CallSiteID)
 
@@ -125,4 +118,47 @@ func TestVercelOpenAIErrorOutputIsNoMark(t *testing.T) {
 	st := lastModelCall(t, c)
 	assert.Equal(t, []string{"call_1_0", "call_1_1"}, toolResultMarks(st))
 	assert.NotContains(t, st.CallSiteFields, callsite.FieldIsError)
+}
+
+// AI SDK 6 records a tool call the approval flow refused as output {"type": "execution-denied",
+// "reason"?}; @ai-sdk/anthropic sends it as a tool_result whose content is the reason, or "Tool
+// call execution denied." without one, and no is_error. The recorded run with its Paris lookup
+// denied with a reason and its Lyon one without gives both results unmarked, each with the text
+// sent as the response: the same step, id and all, as the run whose results were those texts.
+func TestVercelExecutionDeniedIsTheTextSent(t *testing.T) {
+	build := func(paris, lyon map[string]any) *replaycase.Step {
+		td, ld := recordedRun(t, "node", "vercel-anthropic-generate")
+		editVercelToolResults(t, td, func(part map[string]any) {
+			switch part["toolCallId"] {
+			case "toolu_1_0":
+				part["output"] = paris
+			case "toolu_1_1":
+				part["output"] = lyon
+			}
+		})
+		c, findings, _ := Build(td, ld)
+		require.Empty(t, findings)
+		return lastModelCall(t, c)
+	}
+	denied := build(map[string]any{"type": "execution-denied", "reason": "the user refused the lookup"},
+		map[string]any{"type": "execution-denied"})
+	assert.Equal(t, []string{"toolu_1_0", "toolu_1_1"}, toolResultMarks(denied))
+	assert.Equal(t, []string{"the user refused the lookup", "Tool call execution denied."}, toolResponses(denied))
+	assert.Contains(t, denied.CallSiteFields, callsite.FieldIsError, "the prompt records each result's outcome")
+	sent := build(map[string]any{"type": "text", "value": "the user refused the lookup"},
+		map[string]any{"type": "text", "value": "Tool call execution denied."})
+	assert.Equal(t, sent.CallSiteID, denied.CallSiteID)
+}
+
+// toolResponses lists the responses of a step's tool results, in order.
+func toolResponses(st *replaycase.Step) []string {
+	var out []string
+	for _, m := range st.InputMessages {
+		for _, p := range m.Parts {
+			if p.Type == "tool_call_response" {
+				out = append(out, p.Response)
+			}
+		}
+	}
+	return out
 }

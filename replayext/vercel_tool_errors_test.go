@@ -87,3 +87,16 @@ func TestVercelOpenAIFailedToolResultReplays(t *testing.T) {
 		assert.Contains(t, string(body), "Paris and Lyon: 14 and overcast.", "%d", i)
 	}
 }
+
+// A refused tool call (AI SDK 6's execution-denied output, no reason recorded) replays for the
+// request the agent sends again: @ai-sdk/openai sends "Tool call execution denied." as the
+// function_call_output, and the recorded case holds that text.
+func TestVercelOpenAIDeniedToolCallReplays(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	cases := writeRuns(t, root, nil, vercelOpenAIRun(t, 3, map[string]any{"type": "execution-denied"}))
+	require.Len(t, cases, 1)
+	s := startReplay(t, root, nil)
+	resp, body := s.do("POST", "/v1/cases/"+cases[0].CaseID+"/openai/v1/responses", vercelOpenAIAnswerRequest("Tool call execution denied."), nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	assert.Contains(t, string(body), "Paris and Lyon: 14 and overcast.")
+}
