@@ -71,7 +71,7 @@ print(r.output_text, r.output[1].call_id, r.output[1].arguments)
 // replayed as completed, so an agent that checks the status (the OpenAI Agents SDK raises on
 // incomplete) behaved differently in replay than when it was recorded.
 func TestResponsesIncompleteStatus(t *testing.T) {
-	for finish, want := range map[string]string{"length": "max_output_tokens", "content_filter": "content_filter", "stop": "", "tool_call": ""} {
+	for finish, want := range map[string]string{"length": "max_output_tokens", "model_context_window_exceeded": "max_output_tokens", "content_filter": "content_filter", "stop": "", "tool_call": ""} {
 		st := recordedStep()
 		st.OutputMessages[0].FinishReason = finish
 		var body struct {
