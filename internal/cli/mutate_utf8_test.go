@@ -43,7 +43,8 @@ func TestMutateAgainOfACaseWithInvalidUTF8(t *testing.T) {
 }
 
 // --tool-error's text is the user's, passed as it is: invalid UTF-8 in it is repaired before
-// the new case is made, so a repeat finds the row it wrote.
+// the new case is made and its id derived, so a repeat finds the row it wrote under the same id,
+// and the id is the one of the text as stored (the same edit given with the U+FFFD).
 func TestMutateAgainWithAnEditOfInvalidUTF8(t *testing.T) {
 	root, cases := fixtureDataset(t, testfixtures.OTelEvents)
 	edit := []string{"mutate", cases[0].CaseID, "--step", "2", "--tool-error", "weather \xff\xfeservice down", "--dataset", root}
@@ -57,8 +58,12 @@ func TestMutateAgainWithAnEditOfInvalidUTF8(t *testing.T) {
 	assert.Equal(t, "weather \uFFFDservice down", derived.Steps[2].Error)
 	assert.JSONEq(t, `{"step":2,"edit":"tool_error","value":"weather \uFFFDservice down"}`, derived.Metadata["mutation"])
 
-	code, _, errOut = run(t, edit...)
-	require.Equal(t, ExitOK, code, errOut)
-	assert.Contains(t, errOut, "is already in "+root)
-	assert.Equal(t, files, datasetFiles(t, root), "one row: nothing written again")
+	for _, text := range []string{"weather \xff\xfeservice down", "weather \uFFFDservice down"} {
+		edit[5] = text
+		code, again, errOut := run(t, edit...)
+		require.Equal(t, ExitOK, code, errOut)
+		assert.Equal(t, out, again, "%q: the id of the text as stored", text)
+		assert.Contains(t, errOut, "is already in "+root, "%q", text)
+		assert.Equal(t, files, datasetFiles(t, root), "%q: one row, nothing written again", text)
+	}
 }
