@@ -128,9 +128,12 @@ func (s *Scrubber) longKeyMaterial(name, value string) bool {
 	if s.assignment == nil || len(value) < opaqueRun || !nameEndsIn(name, keyMaterialEndings) {
 		return false
 	}
-	if strings.IndexByte(value, '\n') >= 0 { // wrapped in lines (wrappedkey.go)
-		end, ok := wrappedKeyEnd(value, 0)
-		return ok && end == len(strings.TrimRight(value, "\r\n"))
+	if value = strings.TrimRight(value, "\r\n"); len(value) < opaqueRun {
+		return false // a key file read whole ends with a line break
+	}
+	if strings.ContainsAny(value, "\n ") { // wrapped in lines, or folded by YAML (wrappedkey.go)
+		end, _, ok := wrappedKeyEnd(value, 0)
+		return ok && end == len(value)
 	}
 	run := strings.TrimRight(value, "=")
 	if len(value)-len(run) > 2 || !allBase64(run) {

@@ -233,9 +233,9 @@ func wrapKey(key string, width int, lineBreak string) string {
 }
 
 // Key material wrapped in lines of 64 or 76 characters without PEM lines, under a name of key
-// material, is masked whole with one placeholder: with newlines in text, with `\n` escapes in a
-// JSON string in text, and as a JSON value or an attribute. Unwrapped it is masked too (another
-// placeholder). Text after the key stays.
+// material, is masked whole with one placeholder, that of the key with real line breaks: with
+// newlines in text, with `\n` escapes in a JSON string in text, and as a JSON value or an
+// attribute. Unwrapped it is masked too (another placeholder). Text after the key stays.
 func TestWrappedKeyMaterialIsMaskedWhole(t *testing.T) {
 	s := newScrubber(t, Config{Enabled: true, Key: "k"})
 	for _, n := range []int{1100, 1600, 2400, 4096, 12 << 10} {
@@ -243,6 +243,7 @@ func TestWrappedKeyMaterialIsMaskedWhole(t *testing.T) {
 		for _, width := range []int{64, 76} {
 			for _, lb := range []string{"\n", "\r\n", `\n`} {
 				wrapped := wrapKey(key, width, lb)
+				read := wrapKey(key, width, strings.ReplaceAll(strings.ReplaceAll(lb, `\r`, "\r"), `\n`, "\n"))
 				for _, in := range []string{
 					"signing_key: " + wrapped + lb + "next: 1",
 					`the config said {"tls": {"ssh_key": "` + wrapped + `"}, "user": "bob"} and stopped`,
@@ -253,7 +254,7 @@ func TestWrappedKeyMaterialIsMaskedWhole(t *testing.T) {
 					for line := range strings.SplitSeq(wrapped, lb) {
 						require.NotContains(t, out, line, "%d %d %q %s", n, width, lb, in[:12])
 					}
-					assert.Contains(t, out, s.placeholder(KindSecretField, wrapped), in[:12])
+					assert.Contains(t, out, s.placeholder(KindSecretField, read), in[:12])
 					assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, in[:12])
 					assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
 					assert.True(t, strings.HasSuffix(out, in[strings.LastIndex(in, wrapped)+len(wrapped):]), "the rest stays: %q", out[len(out)-20:])

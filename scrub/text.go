@@ -15,7 +15,8 @@ type span struct {
 	kind       string
 	personal   bool // at the same start a credential finding wins (a URL's password before an e-mail-like tail)
 	// value, when set, is what the placeholder hashes instead of the bytes: a YAML block
-	// scalar's value as YAML reads it (blockscalar.go). A merge that widens the span drops it.
+	// scalar's value as YAML reads it (blockscalar.go), wrapped key material's with its line
+	// breaks read (wrappedkey.go). A merge that widens the span drops it.
 	value string
 }
 
@@ -83,30 +84,33 @@ func (s *Scrubber) spans(v string, depth int) []span {
 		if run.start < from {
 			continue // a line of wrapped key material, masked below
 		}
-		if end, resume, kind := s.valueAt(v, run.start); kind != "" {
+		if f, resume := s.valueAt(v, run.start); f.kind != "" {
 			found = append(found, s.textSpans(v[from:run.start], from)...)
-			found = append(found, span{start: run.start, end: end, kind: kind})
+			found = append(found, f)
 			from = resume
 			continue
 		}
 		if run.end-run.start < opaqueRun || run.text || keyMaterial(v, run.start) {
 			continue
 		}
-		name, kind := nameBefore(v, run.start), ""
+		name, f := nameBefore(v, run.start), span{start: run.start, end: run.end}
 		if name != "" && s.assignment != nil { // as the name=value rule in text (keynames.go)
-			kind = s.kindOf(name)
-			if kind == "" && s.longKeyMaterial(name, v[run.start:run.end]) {
-				kind = KindSecretField // signing_key: and 1 KiB of binary or more (context.go)
+			f.kind = s.kindOf(name)
+			if f.kind == "" && s.longKeyMaterial(name, v[run.start:run.end]) {
+				f.kind = KindSecretField // signing_key: and 1 KiB of binary or more (context.go)
+				if n, last := closingLineBreak(v, run.end); n > 0 {
+					f.end, f.value = run.end+n, v[run.start:run.end]+last // "MIIE…\n" as JSON reads it
+				}
 			}
 		}
-		if kind == "" && contextName(name) && run.end-run.start <= maxNamedValue {
+		if f.kind == "" && contextName(name) && run.end-run.start <= maxNamedValue {
 			continue // scanned with the text around it
 		}
 		found = append(found, s.textSpans(v[from:run.start], from)...)
-		if kind != "" {
-			found = append(found, span{start: run.start, end: run.end, kind: kind})
+		if f.kind != "" {
+			found = append(found, f)
 		}
-		from = run.end
+		from = f.end
 	}
 	found = append(found, s.textSpans(v[from:], from)...)
 	if depth < maxDecodeDepth {
@@ -155,26 +159,27 @@ func (s *Scrubber) spans(v string, depth int) []span {
 	return kept
 }
 
-// valueAt returns the end and kind of a value masked whole that starts at v[start], where a
-// base64 run starts, and where the text after it is scanned from, or kind "": key material
-// wrapped in lines (`signing_key: MIIE…\n…`, wrappedkey.go), or the text of a triple-quoted
-// string under a secret name (pystring.go; its closing quotes are not scanned, so that they
-// are not taken for the opening of another), which the text rules, run on the text around a
-// long run, would not see whole.
-func (s *Scrubber) valueAt(v string, start int) (end, resume int, kind string) {
-	if end, ok := s.wrappedKeyAt(v, start); ok {
-		return end, end, KindSecretField
+// valueAt returns the finding of a value masked whole that starts at v[start], where a base64
+// run starts, and where the text after it is scanned from, or kind "": key material wrapped in
+// lines (`signing_key: MIIE…\n…`, wrappedkey.go), or the text of a triple-quoted string under
+// a secret name (pystring.go; its closing quotes are not scanned, so that they are not taken
+// for the opening of another), which the text rules, run on the text around a long run, would
+// not see whole.
+func (s *Scrubber) valueAt(v string, start int) (f span, resume int) {
+	if end, value, ok := s.wrappedKeyAt(v, start); ok {
+		return span{start: start, end: end, kind: KindSecretField, value: value}, end
 	}
 	if start >= 3 && s.assignment != nil && tripleQuote(v, start-3) {
 		if kind := s.tripleQuotedKind(v, start-3); kind != "" {
 			end, closed := tripleQuotedEnd(v, start-3)
+			f = span{start: start, end: end, kind: kind}
 			if closed {
-				return end, end + 3, kind
+				return f, end + 3
 			}
-			return end, end, kind
+			return f, end
 		}
 	}
-	return 0, 0, ""
+	return span{}, 0
 }
 
 // keyMaterial: the base64 run at start is the body of a private key written on one line
