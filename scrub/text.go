@@ -16,7 +16,8 @@ type span struct {
 	personal   bool // at the same start a credential finding wins (a URL's password before an e-mail-like tail)
 	// value, when set, is what the placeholder hashes instead of the bytes: a YAML block
 	// scalar's value as YAML reads it (blockscalar.go), wrapped key material's with its line
-	// breaks read (wrappedkey.go). A merge that widens the span drops it.
+	// breaks read (wrappedkey.go), a triple-quoted string's in a JSON string with its escapes
+	// decoded (pystring.go). A merge that widens the span drops it.
 	value string
 }
 
@@ -169,12 +170,15 @@ func (s *Scrubber) valueAt(v string, start int) (f span, resume int) {
 	if end, value, ok := s.wrappedKeyAt(v, start); ok {
 		return span{start: start, end: end, kind: KindSecretField, value: value}, end
 	}
-	if start >= 3 && s.assignment != nil && tripleQuote(v, start-3) {
-		if kind := s.tripleQuotedKind(v, start-3); kind != "" {
-			end, closed := tripleQuotedEnd(v, start-3)
-			f = span{start: start, end: end, kind: kind}
+	if s.assignment == nil {
+		return span{}, 0
+	}
+	if open, n := tripleQuoteBefore(v, start); n > 0 {
+		if kind := s.tripleQuotedKind(v, open); kind != "" {
+			end, closed := tripleQuotedEnd(v, open, n)
+			f = span{start: start, end: end, kind: kind, value: tripleQuotedValue(v[start:end], n)}
 			if closed {
-				return f, end + 3
+				return f, end + n
 			}
 			return f, end
 		}

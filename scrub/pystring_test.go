@@ -1,0 +1,54 @@
+package scrub
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A Python source in a JSON string in text has its triple quotes escaped (`\"\"\"`): the
+// string under a secret name or a name of key material is masked whole, the escaped quotes
+// kept, with the placeholder of its text with the escapes decoded, the one the same JSON
+// scanned whole gives: a wrapped RSA key, the key on one line (a base64 run of 1.6 KiB), a
+// password with spaces, JSON in a JSON string (`\\\"\\\"\\\"`: the `\"` inside kept), and
+// a string cut before its closing quotes.
+func TestEscapedTripleQuotedSecretIsMaskedWhole(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	key := rsaKey(t)
+	for _, tc := range []struct{ code, value string }{
+		{`client_key = \"\"\"` + wrapKey(key, 64, `\n`) + `\"\"\"\nprint(1)\n`, wrapKey(key, 64, "\n")},
+		{`import os\nsigning_key = b\"\"\"` + key + `\"\"\"\n`, key},
+		{`password = \"\"\"correct horse\nbattery staple\"\"\"\n`, "correct horse\nbattery staple"},
+		{`DB_PASSWORD=\"\"\"say \\\"hi\\\" \"\"\"`, `say \"hi\" `}, // the Python source's escapes stay
+	} {
+		for _, in := range []string{
+			`{"tool": "write_file", "code": "` + tc.code + `"}`,
+			`2026-12-06 tool call {"code": "` + tc.code + `"} done`,
+			`{"code": "` + tc.code, // cut
+		} {
+			var r Report
+			out := s.Text(in, &r)
+			assert.NotContains(t, out, strings.Fields(tc.value)[0], in[:20])
+			assert.Contains(t, out, s.placeholder(KindSecretField, tc.value), "%q", in)
+			assert.Contains(t, out, `\"\"\"`, "the quotes are kept")
+			assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, in[:20])
+			assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
+		}
+	}
+	// JSON in a JSON string: the quotes are escaped twice, and the string's text once more.
+	inner := `{"code": "client_key = \"\"\"` + wrapKey(key, 76, `\n`) + `\"\"\"\n"}`
+	encoded, err := json.Marshal(inner)
+	require.NoError(t, err)
+	in := `{"result": ` + string(encoded) + `, "cut`
+	out := s.Text(in, &Report{})
+	assert.NotContains(t, out, key[:76])
+	assert.Contains(t, out, s.placeholder(KindSecretField, wrapKey(key, 76, "\n")), in[:30])
+
+	cut := `log {"code": "password = \"\"\"hunter2 and more`
+	assert.Equal(t, `log {"code": "password = \"\"\"`+s.placeholder(KindSecretField, "hunter2 and more"), s.Text(cut, &Report{}))
+	plain := `{"code": "note = \"\"\"not a secret name\"\"\"\n", "cut`
+	assert.Equal(t, plain, s.Text(plain, &Report{}))
+}
