@@ -171,3 +171,54 @@ func nextLine(v string, i int) int {
 	}
 	return i + 1
 }
+
+// keyMaterialBlock returns the block scalar whose first line's text starts at v[start] under a
+// name of key material, when its value is key material (longKeyMaterial): `signing_key: |⏎
+// MIIE…⏎  …`, a wrapped key in a literal block, as YAML writes a key most often. Such a name is
+// no secret name, so the assignment pattern does not find the pair; the base64 run the block's
+// first line starts with does, and this looks at the line above it: one line, at a line's
+// indentation only.
+func (s *Scrubber) keyMaterialBlock(v string, start int) (span, bool) {
+	if s.assignment == nil {
+		return span{}, false
+	}
+	lineStart := start
+	for lineStart > 0 && (v[lineStart-1] == ' ' || v[lineStart-1] == '\t') {
+		lineStart--
+	}
+	if lineStart == start || lineStart == 0 || v[lineStart-1] != '\n' && v[lineStart-1] != '\r' {
+		return span{}, false
+	}
+	headerEnd := lineStart - 1
+	if headerEnd > 0 && v[headerEnd] == '\n' && v[headerEnd-1] == '\r' {
+		headerEnd--
+	}
+	// The indicator is after the line's last `: ` that has one after it (a comment may follow).
+	headerStart := strings.LastIndexAny(v[:headerEnd], "\n\r") + 1
+	colon, ind, indEnd := headerEnd, 0, 0
+	for {
+		if colon = strings.LastIndex(v[headerStart:colon], ": "); colon < 0 {
+			return span{}, false
+		}
+		colon += headerStart
+		ind = indentEnd(v, colon+1)
+		for indEnd = ind; indEnd < headerEnd && v[indEnd] != ' ' && v[indEnd] != '\t'; indEnd++ {
+		}
+		if blockIndicator(v[ind:indEnd]) {
+			break
+		}
+	}
+	name := nameBefore(v, ind)
+	if !nameEndsIn(name, keyMaterialEndings) {
+		return span{}, false
+	}
+	keyStart := colon - len(name)
+	if v[colon-1] == '"' || v[colon-1] == '\'' {
+		keyStart -= 2 // "signing_key": |
+	}
+	b, ok := blockValue(v, keyStart, ind, indEnd, KindSecretField)
+	if !ok || b.start != start || !s.longKeyMaterial(name, b.value) {
+		return span{}, false
+	}
+	return b, true
+}

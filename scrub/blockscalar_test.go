@@ -89,3 +89,46 @@ func TestBlockScalarsHaveTheirJSONPlaceholder(t *testing.T) {
 		assert.Equal(t, fromJSON, fromYAML, "%q and %s", in, asJSON)
 	}
 }
+
+// Key material in a block scalar under a name of key material (no secret name, so the pair is
+// not found by the assignment pattern): a wrapped RSA key or the key on one line, literal or
+// folded, any chomping, nested, with CRLF line breaks, in JSON in a log line with its escapes;
+// every line is masked, with the placeholder of the value YAML reads, the one the JSON a YAML
+// parser makes of it gets ({"signing_key": "MIIE…\n"}) and the same value as an attribute
+// (assertYAMLKeyMasked). The lines after the block are kept.
+func TestKeyMaterialBlockScalarsAreMasked(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	key := rsaKey(t)
+	for _, tc := range []struct{ before, lineBreak, after string }{
+		{"signing_key: |\n  ", "\n  ", "\nnext: 1\n"},
+		{"signing_key: |-\n  ", "\n  ", "\nnext: 1\n"},
+		{"tls:\n  ssh_key: >\n    ", "\n    ", "\n  host: x\n"},
+		{"- \"signing_key\": |+ # DER, base64\n    ", "\n    ", "\n\n  name: a\n"},
+		{"signing_key: |\r\n  ", "\r\n  ", "\r\nnext: 1\r\n"},
+		{"signing_key: |\n  ", "", "\nnext: 1\n"}, // one line
+	} {
+		for _, width := range []int{64, 76} {
+			lines := key
+			if tc.lineBreak != "" {
+				lines = wrapKey(key, width, tc.lineBreak)
+			}
+			in := tc.before + lines + tc.after
+			out := assertYAMLKeyMasked(t, s, tc.before, lines, tc.after)
+			assert.NotContains(t, out, key[width:width+32])
+			escaped, err := json.Marshal(in)
+			require.NoError(t, err)
+			inLog := `applied {"config": "# tls.yaml\n` + string(escaped[1:]) + `, "cut`
+			inLogOut := s.Text(inLog, &Report{})
+			assert.Contains(t, inLogOut, placeholderPattern.FindString(out), "in JSON in a log line: %q", in[:24])
+			assert.NotContains(t, inLogOut, key[width:width+32])
+		}
+	}
+	for _, in := range []string{
+		"image_key: |\n  " + wrapKey(key, 64, "\n  ") + "\n",
+		"signing_key: |\n  " + wrapKey(key[:900], 64, "\n  ") + "\n",
+		"signing_key: |\n  the key is in the vault\n",
+		"signing_key: |\nnext: 1\n",
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in[:20])
+	}
+}

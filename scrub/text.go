@@ -162,13 +162,16 @@ func (s *Scrubber) spans(v string, depth int) []span {
 
 // valueAt returns the finding of a value masked whole that starts at v[start], where a base64
 // run starts, and where the text after it is scanned from, or kind "": key material wrapped in
-// lines (`signing_key: MIIE…\n…`, wrappedkey.go), or the text of a triple-quoted string under
-// a secret name (pystring.go; its closing quotes are not scanned, so that they are not taken
-// for the opening of another), which the text rules, run on the text around a long run, would
-// not see whole.
+// lines (`signing_key: MIIE…\n…`, wrappedkey.go) or in a YAML block scalar (blockscalar.go),
+// or the text of a triple-quoted string under a secret name (pystring.go; its closing quotes
+// are not scanned, so that they are not taken for the opening of another), which the text
+// rules, run on the text around a long run, would not see whole.
 func (s *Scrubber) valueAt(v string, start int) (f span, resume int) {
 	if end, value, ok := s.wrappedKeyAt(v, start); ok {
 		return span{start: start, end: end, kind: KindSecretField, value: value}, end
+	}
+	if b, ok := s.keyMaterialBlock(v, start); ok {
+		return b, b.end // signing_key: |, and the key below it (blockscalar.go)
 	}
 	if s.assignment == nil {
 		return span{}, 0
