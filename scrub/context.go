@@ -197,7 +197,7 @@ func contextName(name string) bool {
 }
 
 // nameBefore returns the name written in front of the value at v[start] (`name: `, `name=`,
-// `"name": "`, `name => '`, `\"name\":\"`, `"name": ["`), or "".
+// `"name": "`, `name => '`, `\"name\":\"`, `"name": ["`, `name = (⏎    "`), or "".
 func nameBefore(v string, start int) string {
 	i := start
 	skipQuote := func() {
@@ -217,6 +217,9 @@ func nameBefore(v string, start int) string {
 	skipSpaces()
 	if i > 0 && v[i-1] == '[' { // the first element of a list: "signing_key": ["MIIJKQ…"]
 		i--
+		skipSpaces()
+	} else if p := strings.TrimRight(v[:i], " \t\r\n"); strings.HasSuffix(p, "(") {
+		i = len(p) - 1 // the first string in parentheses, on the next line in Python
 		skipSpaces()
 	}
 	switch {

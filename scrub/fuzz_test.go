@@ -21,6 +21,7 @@ func FuzzText(f *testing.F) {
 	f.Add(`[{name: "sessionid", value: "9k2mq7d1v4b8c3n6x5z0"}, {value: 'x', name: 'sid'}]`)
 	f.Add("signing_key: " + strings.Repeat(strings.Repeat("MIIB", 16)+"\n", 20) + "QUJD==")
 	f.Add("tls:\n  ssh_key: |\n    " + strings.Repeat(strings.Repeat("MIIB", 16)+"\n    ", 20) + "QUJD==\n  signing_key: '" + strings.Repeat(strings.Repeat("MIIB", 19)+"\n   ", 16) + "'")
+	f.Add("signing_key = (\n    \"" + strings.Repeat(strings.Repeat("MIIB", 16)+"\"\n    \"", 20) + "QUJD==\"\n)\nsign(\n  '" + strings.Repeat("MIIB", 19) + "'\n)")
 	f.Add(`log {"code": "client_key = \"\"\"` + strings.Repeat(strings.Repeat("MIIB", 16)+`\n`, 20) + `\"\"\"\n", "key": "\\\"\\\"\\\"x`)
 	s := newScrubber(f, Config{Enabled: true, Key: "fuzz"})
 	planted := scrubtest.Planted[0].Text // an OpenAI key

@@ -22,16 +22,21 @@ type keyLineBreak struct{ written, read string }
 
 // keyLineBreaks are the line breaks between wrapped lines: in text, escaped in a JSON string
 // (and in JSON in a JSON string), YAML's escaped line break in a double-quoted scalar (`\` at
-// the end of the line: nothing), and the space YAML reads a folded line break as.
+// the end of the line: nothing), the space YAML reads a folded line break as, and a line break
+// after a closing quote, in parentheses in Python (`signing_key = (⏎    "MIIE…"⏎    "AbCd…"⏎)`:
+// nothing; the next line opens the same quote, wrappedKeyEnd).
 var keyLineBreaks = [...]keyLineBreak{{"\r\n", "\r\n"}, {"\n", "\n"}, {`\r\n`, "\r\n"}, {`\n`, "\n"},
-	{`\\r\\n`, "\r\n"}, {`\\n`, "\n"}, {"\\\r\n", ""}, {"\\\n", ""}, {" ", " "}}
+	{`\\r\\n`, "\r\n"}, {`\\n`, "\n"}, {"\\\r\n", ""}, {"\\\n", ""}, {" ", " "},
+	{"\"\r\n", ""}, {"\"\n", ""}, {"'\r\n", ""}, {"'\n", ""}}
 
 // wrappedKeyEnd returns the end of base64 wrapped in lines that starts at v[start], and the
 // value it stands for: lines of one width of keyLineWidths joined by one of keyLineBreaks, the
 // last as long or shorter (with its padding). The lines below the first are all indented or
 // none is; indented, each line break and the indentation after it are read as YAML reads them
-// (one space; nothing after an escaped line break). A line break between the last line and a
-// closing quote is the value's too ({"signing_key": "MIIE…\n"}, as a key file read whole ends).
+// (one space; nothing after an escaped line break). Lines in quotes, each closed at the end of
+// its line and the next opened after the indentation, are one string (Python's implicit
+// concatenation: nothing between them). A line break between the last line and a closing quote
+// is the value's too (closingLineBreak).
 // It is taken when it has two lines or more, opaqueRun base64 characters or more and decodes to
 // no text (a DER key); a short last line must end the value (end of v, whitespace, a quote, a
 // separator) or it is not the key's. One pass over the lines.
@@ -75,6 +80,13 @@ func wrappedKeyEnd(v string, start int) (end int, value string, ok bool) {
 		if (k > i) != indented {
 			lines++
 			break // an indented line among lines that are not, or the reverse: not the key's
+		}
+		if q := lb.written[0]; q == '"' || q == '\'' {
+			if k == len(v) || v[k] != q {
+				lines++
+				break // no string opens the next line: the last line's quote closed the value
+			}
+			k++
 		}
 		i = k
 		if sep = lb.read; indented && sep != "" {

@@ -182,3 +182,41 @@ func TestWrappedKeyHasOnePlaceholderInJSONAndText(t *testing.T) {
 		}
 	}
 }
+
+// Wrapped key material in Python's implicit concatenation, strings on lines of their own in
+// parentheses, is one key: masked with the placeholder of the string Python reads (the lines
+// joined with nothing: the key unwrapped, as {"signing_key": "MIIE…"} has it), in double or
+// single quotes, in a dict, and in a Python source in a JSON string in a log line (decoded).
+// Other calls and other names keep their strings.
+func TestKeyInImplicitConcatenationIsOneKey(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	key := rsaKey(t)
+	want := s.placeholder(KindSecretField, key)
+	assert.Contains(t, s.Text(`{"signing_key": "`+key+`"}`, &Report{}), want)
+	for _, width := range []int{64, 76} {
+		for _, tc := range []struct{ before, lineBreak, after string }{
+			{"SIGNING_KEY = (\n    \"", "\"\n    \"", "\"\n)\nprint(1)\n"},
+			{"signing_key = (\n    '", "'\n    '", "'\n)\n"},
+			{"config = {\n    \"ssh_key\": (\n        \"", "\"\r\n        \"", "\"\n    ),\n}\n"},
+			{"tls.signing_key = (\"", "\"\n    \"", "\")\n"},
+		} {
+			in := tc.before + wrapKey(key, width, tc.lineBreak) + tc.after
+			var r Report
+			out := s.Text(in, &r)
+			assert.Equal(t, tc.before+want+tc.after, out, "%d %q", width, tc.before)
+			assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, tc.before)
+			assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
+		}
+		code, err := json.Marshal("import os\nSIGNING_KEY = (\n    \"" + wrapKey(key, width, "\"\n    \"") + "\"\n)\n")
+		require.NoError(t, err)
+		out := s.Text(`tool call {"path": "keys.py", "content": `+string(code)+`} done`, &Report{})
+		assert.Contains(t, out, want, "in a JSON string")
+		assert.NotContains(t, out, key[width:width+32])
+	}
+	for _, in := range []string{
+		"image_key = (\n    \"" + wrapKey(key, 64, "\"\n    \"") + "\"\n)\n",
+		"sign(\n    \"" + wrapKey(key, 64, "\"\n    \"") + "\"\n)\n",
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in[:12])
+	}
+}
