@@ -46,7 +46,8 @@ func blockValue(v string, keyStart, start, end int, kind string) (span, bool) {
 			end++
 		}
 	}
-	if !blockIndicator(v[start:end]) || !opensField(v, keyStart) {
+	column, ok := blockColumn(v, keyStart)
+	if !ok || !blockIndicator(v[start:end]) {
 		return span{}, false
 	}
 	i := end
@@ -61,7 +62,6 @@ func blockValue(v string, keyStart, start, end int, kind string) (span, bool) {
 	if i < len(v) && v[i] != '\n' && v[i] != '\r' {
 		return span{}, false // text after the indicator: `password: > 8 characters`
 	}
-	column := keyStart - (strings.LastIndexAny(v[:keyStart], "\n\r") + 1)
 	var b block
 	first, last, blank := -1, -1, 0
 	for i < len(v) {
@@ -105,6 +105,30 @@ func blockValue(v string, keyStart, start, end int, kind string) (span, bool) {
 	b.trailing, b.finalBreak = blank, last < len(v)
 	value := b.value(v[start], strings.IndexByte(v[start:end], '-') >= 0, strings.IndexByte(v[start:end], '+') >= 0)
 	return span{start: first, end: last, kind: kind, value: value}, true
+}
+
+// blockColumn returns the column of the name at v[keyStart] in its YAML document, when its pair
+// opens its line (opensField) or a JSON string in text: the text of `"content": "password: |`
+// is a document of its own, and once its escapes are decoded its lines are below the name.
+func blockColumn(v string, keyStart int) (int, bool) {
+	if opensField(v, keyStart) {
+		return keyStart - (strings.LastIndexAny(v[:keyStart], "\n\r") + 1), true
+	}
+	i := keyStart
+	for i > 0 && (v[i-1] == ' ' || v[i-1] == '-') {
+		i-- // "- password: |", a list's first item
+	}
+	if i == 0 || v[i-1] != '"' {
+		return 0, false
+	}
+	j := i - 1
+	for j > 0 && v[j-1] == ' ' {
+		j--
+	}
+	if j == 0 || strings.IndexByte(":[,", v[j-1]) < 0 {
+		return 0, false // not a string's opening quote
+	}
+	return keyStart - i, true
 }
 
 // block is a block scalar's lines below its indicator, without their indentation: those from

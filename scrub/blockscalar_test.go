@@ -35,11 +35,18 @@ func TestBlockScalarsUnderSecretNamesAreMasked(t *testing.T) {
 		assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts, tc.in)
 		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", tc.in)
 	}
-	// In cut JSON the block is found once its escapes are decoded.
-	escaped := `{"content":"config:\n  password: |\n    hunter2-long-secret\n  user: bob`
-	out := s.Text(escaped, &Report{})
-	assert.NotContains(t, out, "hunter2", escaped)
-	assert.Contains(t, out, `\n  user: bob`, escaped)
+	// In cut JSON the block is found once its escapes are decoded, also when its name opens the
+	// string (the string's text is a YAML document).
+	for _, escaped := range []string{
+		`{"content":"config:\n  password: |\n    hunter2-long-secret\n  user: bob`,
+		`log {"content": "password: |\n  hunter2-long-secret\nuser: bob\n", "cut`,
+		`log {"files": ["- password: >-\n    hunter2-long-secret\n  user: bob\n"], "cut`,
+	} {
+		out := s.Text(escaped, &Report{})
+		assert.NotContains(t, out, "hunter2", escaped)
+		rest := escaped[strings.Index(escaped, "hunter2-long-secret")+len("hunter2-long-secret"):]
+		assert.True(t, strings.HasSuffix(out, rest), "the lines after the block stay: %s", out)
+	}
 }
 
 // What is no block scalar under a secret name keeps what it kept: an indicator that is not
@@ -117,10 +124,14 @@ func TestKeyMaterialBlockScalarsAreMasked(t *testing.T) {
 			assert.NotContains(t, out, key[width:width+32])
 			escaped, err := json.Marshal(in)
 			require.NoError(t, err)
-			inLog := `applied {"config": "# tls.yaml\n` + string(escaped[1:]) + `, "cut`
-			inLogOut := s.Text(inLog, &Report{})
-			assert.Contains(t, inLogOut, placeholderPattern.FindString(out), "in JSON in a log line: %q", in[:24])
-			assert.NotContains(t, inLogOut, key[width:width+32])
+			for _, inLog := range []string{
+				`applied {"config": "# tls.yaml\n` + string(escaped[1:]) + `, "cut`,
+				`applied {"config": ` + string(escaped) + `, "cut`, // the name opens the string
+			} {
+				inLogOut := s.Text(inLog, &Report{})
+				assert.Contains(t, inLogOut, placeholderPattern.FindString(out), "in JSON in a log line: %q", inLog[:30])
+				assert.NotContains(t, inLogOut, key[width:width+32])
+			}
 		}
 	}
 	for _, in := range []string{
