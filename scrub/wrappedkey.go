@@ -17,7 +17,8 @@ import "strings"
 var keyLineWidths = [...]int{64, 76}
 
 // keyLineBreak is a line break between wrapped lines as written, and what it stands for in the
-// value: a JSON escape for the line break it escapes.
+// value: a JSON escape the line break it escapes, YAML's escaped line break or a closing quote
+// and its line break nothing.
 type keyLineBreak struct{ written, read string }
 
 // keyLineBreaks are the line breaks between wrapped lines: in text, escaped in a JSON string
