@@ -46,23 +46,56 @@ func (s *Scrubber) Text(v string, r *Report) string {
 
 // text is Text without the cache of long clean strings.
 func (s *Scrubber) text(v string, r *Report) string {
-	if t := strings.TrimSpace(v); len(t) > 1 && (t[0] == '{' || t[0] == '[') {
-		if parsed, ok := wholeJSON(t); ok {
-			var sub Report
-			out := s.JSON(parsed, &sub)
-			if secrets := s.contextSecrets(out); len(secrets) > 0 { // context.go
-				out = s.maskSecrets(out, secrets, &sub)
-			}
-			if len(sub.Counts) == 0 {
-				return v
-			}
-			merge(r, &sub)
-			if text, err := jsonany.Marshal(out); err == nil {
-				return text
+	if !jsonShaped(v) {
+		return s.plain(v, r)
+	}
+	if parsed, ok := wholeJSON(strings.TrimSpace(v)); ok {
+		if out, ok := s.wholeJSONText(v, parsed, r); ok {
+			return out
+		}
+		return s.plain(v, r)
+	}
+	// Text shaped like JSON that is not JSON until a value is masked (a control character or
+	// a bad escape in a string: {"pAssword:\x00":[0]}, where `pAssword:` names the \x00) is
+	// walked as JSON once it is: the next scrub of the output walks it, and reads more than the
+	// text rules did (the key `pAssword:<secret:…>` names its value [0]; a list of lists under
+	// a secret name), so scrubbing would not be idempotent. The first pass already does what
+	// the second would: the JSON reading is the safer one, and the one every later pass takes.
+	// Only text shaped like JSON in which something was masked is parsed again.
+	out := s.plain(v, r)
+	if out != v && jsonShaped(out) {
+		if parsed, ok := wholeJSON(strings.TrimSpace(out)); ok {
+			if walked, ok := s.wholeJSONText(out, parsed, r); ok {
+				return walked
 			}
 		}
 	}
-	return s.plain(v, r)
+	return out
+}
+
+// jsonShaped: v, spaces around it aside, opens with '{' or '[' and is longer than one byte.
+func jsonShaped(v string) bool {
+	t := strings.TrimSpace(v)
+	return len(t) > 1 && (t[0] == '{' || t[0] == '[')
+}
+
+// wholeJSONText scrubs v, whose text is the whole JSON value parsed, by walking it: v when
+// nothing is found, else the scrubbed value written back; false when it cannot be written.
+func (s *Scrubber) wholeJSONText(v string, parsed any, r *Report) (string, bool) {
+	var sub Report
+	out := s.JSON(parsed, &sub)
+	if secrets := s.contextSecrets(out); len(secrets) > 0 { // context.go
+		out = s.maskSecrets(out, secrets, &sub)
+	}
+	if len(sub.Counts) == 0 {
+		return v, true
+	}
+	text, err := jsonany.Marshal(out)
+	if err != nil {
+		return "", false
+	}
+	merge(r, &sub)
+	return text, true
 }
 
 // wholeJSON parses t, which has no whitespace around it, when the whole of t is one JSON value

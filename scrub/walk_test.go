@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/reprise-dev/reprise/internal/jsonany"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 )
@@ -97,6 +99,22 @@ func TestJSONThatRepeatsANameIsScannedWhole(t *testing.T) {
 		if strings.Contains(out, "alice@example.com") || strings.Contains(out, "sk-proj-Pl4nted") || len(r.Counts) == 0 {
 			t.Errorf("Text(%q) = %q, %v: the first value is left", in, out, r.Counts)
 		}
+	}
+}
+
+// Text shaped like JSON that is JSON only once a value is masked (a raw tab or NUL in a string,
+// a bad escape) is walked as JSON in the same pass: the next pass walks it, and scrubbing
+// stays idempotent (FuzzText found {"pAssword:\x00":[0]}: the second pass masked [0]).
+func TestTextThatMaskingMakesJSONIsWalkedAsJSON(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for in, secret := range map[string]string{
+		"{\"password\": \"hunter2\tsecret\", \"api_keys\": [[\"k3y-0ne-9f8e7d\"]]}": "k3y-0ne-9f8e7d",
+		"{\"pAssword:\x00\":[\"k3y-0ne-9f8e7d\"]}":                                  "k3y-0ne-9f8e7d",
+		`{"pAssword:\q x":"k3y-0ne-9f8e7d"}`:                                        "k3y-0ne-9f8e7d",
+	} {
+		out := s.Text(in, &Report{})
+		assert.NotContains(t, out, secret, "%q", in)
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", in)
 	}
 }
 
