@@ -9,10 +9,13 @@ import (
 // A cookie jar is written as objects, one a cookie: a browser automation tool's (Playwright,
 // Puppeteer, Selenium, the DevTools protocol: {"name": "sessionid", "value": "…", "domain":
 // …}), a Python repr of one ({'name': 'session', 'value': '…'}), Go's http.Cookie marshalled
-// ({"Name": …, "Value": …}). Such an object is the cookie name=value: its value is masked when
-// the name is a secret name (auth_token) or a session cookie's and the value is one (cookies.go),
-// in a JSON value or an attribute map as in text that is not JSON as a whole (a log line
-// `cookies: [{…}]`), with the same placeholder.
+// ({"Name": …, "Value": …}), and in text a keyword call: Python's repr() of an
+// http.cookiejar.Cookie (Cookie(version=0, name='sessionid', value='…', port=None, …), also
+// inside a CookieJar's or requests' RequestsCookieJar's repr), or the call in code
+// (create_cookie(name="sid", value="…")). Such an object is the cookie name=value: its value
+// is masked when the name is a secret name (auth_token) or a session cookie's and the value is
+// one (cookies.go), in a JSON value or an attribute map as in text that is not JSON as a whole
+// (a log line `cookies: [{…}]`), with the same placeholder.
 
 // cookieMembers are the names of a cookie object's name and value members.
 var cookieMembers = [...][2]string{{"name", "value"}, {"Name", "Value"}}
@@ -67,39 +70,43 @@ func (s *Scrubber) mapCookie(attrs pcommon.Map) (string, string) {
 const maxCookieDepth = 64
 
 // cookieObjectSpans returns the spans of the values of the cookie objects in v that are masked.
-// An object's members are matched as written with `"` or `'`; escaped ones ({\"name\": …}) are
-// found in the text with its escapes decoded (unescape.go). The text is read once, objects
-// nested (the DevTools protocol's partitionKey {…} in a cookie) and strings skipped, so a
-// member belongs to the object that holds it and a brace in a string ("{x}") is no object's.
+// An object is a {…} with members `name: value` or a keyword call (…) with `name=value`; its
+// members are matched as written with `"` or `'`; escaped ones ({\"name\": …}) are found in
+// the text with its escapes decoded (unescape.go). The text is read once, objects nested (the
+// DevTools protocol's partitionKey {…} in a cookie, a repr's rest={…}) and strings skipped, so
+// a member belongs to the object that holds it and a brace in a string ("{x}") is no object's.
+// A closing brace or parenthesis closes the objects opened inside the one it closes (an
+// unmatched '(' in a value written as code); one with no opening to match is text.
 func (s *Scrubber) cookieObjectSpans(v string) []span {
-	if !strings.Contains(v, "alue") || strings.IndexByte(v, '{') < 0 {
+	if !strings.Contains(v, "alue") || strings.IndexAny(v, "{(") < 0 {
 		return nil
 	}
 	var out []span
 	var open []cookieObject // the objects around v[i], the innermost last
+	calls := 0              // the objects of open that are calls, opened by '('
 	deeper := 0             // the objects around v[i] inside the innermost of open, more than maxCookieDepth
 	var unquoted [2]int     // per quote ('"', '\''): no string opens before this (a quote without its closing one on its line)
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		switch {
-		case c == '{' && (deeper > 0 || len(open) == maxCookieDepth):
+		case (c == '{' || c == '(') && (deeper > 0 || len(open) == maxCookieDepth):
 			deeper++
-		case c == '{':
-			open = append(open, cookieObject{})
-		case c == '}' && deeper > 0:
+		case c == '{' || c == '(':
+			open = append(open, cookieObject{call: c == '('})
+			if c == '(' {
+				calls++
+			}
+		case (c == '}' || c == ')') && deeper > 0:
 			deeper--
-		case c == '}' && len(open) > 0:
-			o := open[len(open)-1]
-			open = open[:len(open)-1]
-			if o.name == "" || o.valueStart == 0 {
-				continue
-			}
-			value := v[o.valueStart:o.valueEnd]
-			if !maskableValue(value) {
-				continue
-			}
-			if kind := s.cookieKind(o.name, value); kind != "" {
-				out = append(out, span{start: o.valueStart, end: o.valueEnd, kind: kind})
+		case c == '}' && len(open) > calls, c == ')' && calls > 0:
+			for closed := false; !closed; {
+				o := open[len(open)-1]
+				open = open[:len(open)-1]
+				if o.call {
+					calls--
+				}
+				out = s.appendCookie(out, v, o)
+				closed = o.call == (c == ')')
 			}
 		case (c == '"' || c == '\'') && len(open) > 0 && deeper == 0:
 			q := strings.IndexByte(`"'`, c)
@@ -116,7 +123,8 @@ func (s *Scrubber) cookieObjectSpans(v string) []span {
 			}
 			i = end - 1 // past the string: its braces are text
 		case len(open) > 0 && deeper == 0 && (i == 0 || !isIdentifierByte(v[i-1])):
-			// A JavaScript object literal's unquoted member name: {name: "sid", value: "…"}.
+			// A JavaScript object literal's unquoted member name ({name: "sid", value: "…"}), or
+			// a keyword argument's (Cookie(name='sid', value='…')).
 			end := i
 			for end < len(v) && isIdentifierByte(v[end]) {
 				end++
@@ -130,11 +138,27 @@ func (s *Scrubber) cookieObjectSpans(v string) []span {
 	return out
 }
 
+// appendCookie appends to out the span of o's value when o is a cookie whose value is masked.
+func (s *Scrubber) appendCookie(out []span, v string, o cookieObject) []span {
+	if o.name == "" || o.valueStart == 0 {
+		return out
+	}
+	value := v[o.valueStart:o.valueEnd]
+	if !maskableValue(value) {
+		return out
+	}
+	if kind := s.cookieKind(o.name, value); kind != "" {
+		out = append(out, span{start: o.valueStart, end: o.valueEnd, kind: kind})
+	}
+	return out
+}
+
 // cookieObject is an object being read by cookieObjectSpans.
 type cookieObject struct {
 	name       string
 	valueStart int // of the value member's string, after its quote; 0 when there is none
 	valueEnd   int
+	call       bool // opened by '(': a keyword call
 }
 
 // cookieMember tells whether member is the name of a cookie object's name or value member.
@@ -142,7 +166,7 @@ func cookieMember(member string) bool {
 	return member == "name" || member == "Name" || member == "value" || member == "Value"
 }
 
-// set records in o the string after the member name that ends at v[end] and a ':', and
+// set records in o the string after the member name that ends at v[end] and a ':' or '=', and
 // returns where the text after it starts: after that string, or end when there is none.
 func (o *cookieObject) set(v, member string, end int) int {
 	start, valueEnd := memberValue(v, end)
@@ -181,10 +205,11 @@ func stringEnd(v string, i int) (int, bool) {
 }
 
 // memberValue returns the span, quotes included, of the string after the member name that ends
-// at v[i] and a ':' (spaces around it), or 0, 0 when there is none.
+// at v[i] and a ':' or an '=' (spaces around it; not "==", a comparison), or 0, 0 when there is
+// none.
 func memberValue(v string, i int) (int, int) {
 	i += len(v[i:]) - len(strings.TrimLeft(v[i:], " \t\r\n"))
-	if i == len(v) || v[i] != ':' {
+	if i == len(v) || v[i] != ':' && (v[i] != '=' || i+1 < len(v) && v[i+1] == '=') {
 		return 0, 0
 	}
 	i++

@@ -91,6 +91,9 @@ func TestCookieObjectsInLongTextsAreOnePass(t *testing.T) {
 		"value " + strings.Repeat(`{'\"`, 1<<18),
 		"value " + strings.Repeat(`{"name":"x","value":"y"}, `, 1<<15),
 		"value " + strings.Repeat(`{"name":"x","value":"y", "a": [`, 1<<15),
+		"value " + strings.Repeat("(", 1<<20),
+		"value " + strings.Repeat("{", 64) + strings.Repeat(")", 1<<20),
+		"value " + strings.Repeat(`(name='x', value='yyyyyyyyyyyy'`, 1<<15),
 	} {
 		start := time.Now()
 		s.cookieObjectSpans(in)
@@ -114,6 +117,37 @@ func TestCookieObjectsWithUnquotedNames(t *testing.T) {
 		`{name: "theme", value: "` + phpSession + `"}`,
 		`{username: "sessionid", value: "` + phpSession + `"}`,
 		`{name: "sessionid", xvalue: "` + phpSession + `"}`,
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}
+
+// A cookie written as a keyword call is a cookie object too: Python's repr() of an
+// http.cookiejar.Cookie (Lib/http/cookiejar.py, Cookie.__repr__), alone or in a CookieJar's or
+// requests' RequestsCookieJar's repr, and the same call in code. str() of the jar
+// (<Cookie sessionid=… for …>) is a name=value cookie (cookies.go).
+func TestCookieKeywordCallsAreMasked(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	repr := func(name, value string) string {
+		return "Cookie(version=0, name='" + name + "', value='" + value + "', port=None, port_specified=False, " +
+			"domain='.example.com', domain_specified=True, domain_initial_dot=True, path='/', path_specified=True, " +
+			"secure=False, expires=None, discard=True, comment=None, comment_url=None, rest={'HttpOnly': None}, rfc2109=False)"
+	}
+	for _, in := range []string{
+		repr("sessionid", phpSession),
+		"DEBUG jar=<RequestsCookieJar[" + repr("_ga", "GA1.1.1234567890.1733400000") + ", " + repr("sessionid", phpSession) + "]>",
+		"<CookieJar[" + repr("auth_token", phpSession) + "]>",
+		"<RequestsCookieJar[<Cookie sessionid=" + phpSession + " for .example.com/>]>",
+		`jar.set_cookie(create_cookie(name="sid", value="` + phpSession + `", domain="example.com"))`,
+		`http.cookiejar.Cookie(value = '` + phpSession + `', name = 'connect.sid')`,
+	} {
+		assertMaskedOnce(t, s, in, phpSession)
+	}
+	for _, in := range []string{
+		repr("theme", "dark-mode-enabled-x"),
+		repr("sessionid", "expired"),
+		`Option(name="model", value="gpt-4o-mini-2024-07-18")`,
+		`if (c.name == "sessionid" && c.value == "` + phpSession + `") {}`,
 	} {
 		assert.Equal(t, in, s.Text(in, &Report{}), in)
 	}
