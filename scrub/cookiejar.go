@@ -76,7 +76,9 @@ const maxCookieDepth = 64
 // DevTools protocol's partitionKey {…} in a cookie, a repr's rest={…}) and strings skipped, so
 // a member belongs to the object that holds it and a brace in a string ("{x}") is no object's.
 // A closing brace or parenthesis closes the objects opened inside the one it closes (an
-// unmatched '(' in a value written as code); one with no opening to match is text.
+// unmatched '(' in a value written as code); one with no opening to match is text. An object
+// still open where the text ends (a log line or an attribute cut at a length limit) is read
+// as it is, and so is a value cut before its closing quote (cookieObject.set).
 func (s *Scrubber) cookieObjectSpans(v string) []span {
 	if !strings.Contains(v, "alue") || strings.IndexAny(v, "{(") < 0 {
 		return nil
@@ -135,6 +137,9 @@ func (s *Scrubber) cookieObjectSpans(v string) []span {
 			i = max(i, end-1)
 		}
 	}
+	for _, o := range open {
+		out = s.appendCookie(out, v, o) // cut before it closes
+	}
 	return out
 }
 
@@ -167,18 +172,36 @@ func cookieMember(member string) bool {
 }
 
 // set records in o the string after the member name that ends at v[end] and a ':' or '=', and
-// returns where the text after it starts: after that string, or end when there is none.
+// returns where the text after it starts: after that string, or end when there is none. A
+// value string that does not close on its line was cut (at a length limit, with a marker such
+// as "…" after it, or none): its value is what is left, to where the cookie-value alphabet
+// ends (cookieOctets); a name cut so is no name.
 func (o *cookieObject) set(v, member string, end int) int {
-	start, valueEnd := memberValue(v, end)
-	if valueEnd == 0 {
+	start, valueEnd, closed := memberValue(v, end)
+	switch {
+	case valueEnd == 0:
 		return end
-	}
-	if member[0] == 'n' || member[0] == 'N' {
-		o.name = v[start+1 : valueEnd-1]
-	} else {
+	case member[0] == 'n' || member[0] == 'N':
+		if closed {
+			o.name = v[start+1 : valueEnd-1]
+		}
+	case closed:
 		o.valueStart, o.valueEnd = start+1, valueEnd-1
+	default:
+		o.valueStart, o.valueEnd = start+1, start+1+cookieOctets(v[start+1:valueEnd])
 	}
 	return valueEnd
+}
+
+// cookieOctets returns the length of the run of cookie-value bytes (RFC 6265's cookie-octet:
+// printable ASCII but '"', ',', ';' and '\\') that v starts with.
+func cookieOctets(v string) int {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c <= ' ' || c >= 0x7f || c == '"' || c == ',' || c == ';' || c == '\\' {
+			return i
+		}
+	}
+	return len(v)
 }
 
 // isIdentifierByte tells whether c can be part of a JavaScript identifier written in ASCII.
@@ -205,20 +228,19 @@ func stringEnd(v string, i int) (int, bool) {
 }
 
 // memberValue returns the span, quotes included, of the string after the member name that ends
-// at v[i] and a ':' or an '=' (spaces around it; not "==", a comparison), or 0, 0 when there is
-// none.
-func memberValue(v string, i int) (int, int) {
+// at v[i] and a ':' or an '=' (spaces around it; not "==", a comparison), and whether the
+// string closes on its line (else the span ends with the line, or the text), or 0, 0 when there
+// is none.
+func memberValue(v string, i int) (int, int, bool) {
 	i += len(v[i:]) - len(strings.TrimLeft(v[i:], " \t\r\n"))
 	if i == len(v) || v[i] != ':' && (v[i] != '=' || i+1 < len(v) && v[i+1] == '=') {
-		return 0, 0
+		return 0, 0, false
 	}
 	i++
 	i += len(v[i:]) - len(strings.TrimLeft(v[i:], " \t\r\n"))
 	if i == len(v) || v[i] != '"' && v[i] != '\'' {
-		return 0, 0
+		return 0, 0, false
 	}
-	if end, closed := stringEnd(v, i); closed {
-		return i, end
-	}
-	return 0, 0
+	end, closed := stringEnd(v, i)
+	return i, end, closed
 }

@@ -94,6 +94,7 @@ func TestCookieObjectsInLongTextsAreOnePass(t *testing.T) {
 		"value " + strings.Repeat("(", 1<<20),
 		"value " + strings.Repeat("{", 64) + strings.Repeat(")", 1<<20),
 		"value " + strings.Repeat(`(name='x', value='yyyyyyyyyyyy'`, 1<<15),
+		"value " + strings.Repeat(`{"a":"\"`+"\n", 1<<17),
 	} {
 		start := time.Now()
 		s.cookieObjectSpans(in)
@@ -148,6 +149,31 @@ func TestCookieKeywordCallsAreMasked(t *testing.T) {
 		repr("sessionid", "expired"),
 		`Option(name="model", value="gpt-4o-mini-2024-07-18")`,
 		`if (c.name == "sessionid" && c.value == "` + phpSession + `") {}`,
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}
+
+// A cookie object cut before its closing brace or parenthesis, or inside its value (an
+// attribute or a log line cut at an instrumentation's length limit), still has its value
+// masked: what is left of the value, to where the cookie-value alphabet ends.
+func TestCutCookieObjectsAreMasked(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for in, secret := range map[string]string{
+		`INFO saved cookies [{"name":"sessionid","value":"` + phpSession + `","domain":".exa`: phpSession,
+		`INFO saved cookies [{"name":"sessionid","value":"` + phpSession + `"`:                phpSession,
+		`INFO saved cookies [{"name": "sessionid", "value": "` + phpSession:                   phpSession,
+		`INFO saved cookies [{"name": "sessionid", "value": "` + phpSession[:12]:              phpSession[:12],
+		`[{"name": "sessionid", "value": "` + phpSession[:20] + "…\nINFO next line":           phpSession[:20],
+		`[{name: 'sid', value: '` + phpSession + "\n" + `{name: "theme", value: "dark"}`:      phpSession,
+		"Cookie(version=0, name='sessionid', value='" + phpSession:                            phpSession,
+	} {
+		assertMaskedOnce(t, s, in, secret)
+	}
+	for _, in := range []string{
+		`[{"name": "sessionid", "value": "expire`,
+		`[{"name": "theme", "value": "` + phpSession,
+		`[{"value": "` + phpSession, // the name is not known
 	} {
 		assert.Equal(t, in, s.Text(in, &Report{}), in)
 	}
