@@ -83,6 +83,15 @@ func (s *Scrubber) cookieObjectSpans(v string) []span {
 	if !strings.Contains(v, "alue") || strings.IndexAny(v, "{(") < 0 {
 		return nil
 	}
+	return s.cookieObjects(v, false)
+}
+
+// cookieObjects is cookieObjectSpans; in a string that is not itself escaped JSON (escaped
+// false), a string inside an object that holds escaped quotes is JSON written in a string
+// (`{"tool_result": "[{\"name\": \"sid\", …`): its objects are read with its escapes decoded.
+// The text with its escapes decoded as a whole (unescape.go) does not find them: the quotes of
+// the string around them are quotes like theirs there.
+func (s *Scrubber) cookieObjects(v string, escaped bool) []span {
 	var out []span
 	var open []cookieObject // the objects around v[i], the innermost last
 	calls := 0              // the objects of open that are calls, opened by '('
@@ -115,7 +124,15 @@ func (s *Scrubber) cookieObjectSpans(v string) []span {
 			if i < unquoted[q] {
 				continue
 			}
-			end, closed := stringEnd(v, i)
+			end, closed, inner := stringEnd(v, i)
+			if inner && !escaped {
+				out = append(out, s.escapedCookieObjects(v, i+1, end)...)
+				if !closed {
+					unquoted[q] = end
+				}
+				i = end - 1
+				continue
+			}
 			if !closed {
 				unquoted[q] = end
 				continue
@@ -141,6 +158,17 @@ func (s *Scrubber) cookieObjectSpans(v string) []span {
 		out = s.appendCookie(out, v, o) // cut before it closes
 	}
 	return out
+}
+
+// escapedCookieObjects returns the spans, in v, of the values of the cookie objects in
+// v[from:to], a string holding escaped quotes, read with its escapes decoded.
+func (s *Scrubber) escapedCookieObjects(v string, from, to int) []span {
+	view, at := plainView(v[from:to])
+	found := s.cookieObjects(view, true)
+	for k := range found {
+		found[k].start, found[k].end = from+at[found[k].start], from+at[found[k].end]
+	}
+	return found
 }
 
 // appendCookie appends to out the span of o's value when o is a cookie whose value is masked.
@@ -210,21 +238,23 @@ func isIdentifierByte(c byte) bool {
 }
 
 // stringEnd returns the end of the string that the quote v[i] opens (a '"' string's quotes may
-// be escaped with '\\') and true, or, when it does not close on its line, the line's end and false.
-func stringEnd(v string, i int) (int, bool) {
+// be escaped with '\\') and true, or, when it does not close on its line, the line's end and
+// false; and whether the string holds an escaped '"' (JSON written in a string).
+func stringEnd(v string, i int) (end int, closed, escapedQuote bool) {
 	for j := i + 1; j < len(v); j++ {
 		switch v[j] {
 		case v[i]:
-			return j + 1, true
+			return j + 1, true, escapedQuote
 		case '\n':
-			return j, false
+			return j, false, escapedQuote
 		case '\\':
 			if v[i] == '"' {
 				j++
+				escapedQuote = escapedQuote || j < len(v) && v[j] == '"'
 			}
 		}
 	}
-	return len(v), false
+	return len(v), false, escapedQuote
 }
 
 // memberValue returns the span, quotes included, of the string after the member name that ends
@@ -241,6 +271,6 @@ func memberValue(v string, i int) (int, int, bool) {
 	if i == len(v) || v[i] != '"' && v[i] != '\'' {
 		return 0, 0, false
 	}
-	end, closed := stringEnd(v, i)
+	end, closed, _ := stringEnd(v, i)
 	return i, end, closed
 }

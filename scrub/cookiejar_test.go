@@ -95,6 +95,7 @@ func TestCookieObjectsInLongTextsAreOnePass(t *testing.T) {
 		"value " + strings.Repeat("{", 64) + strings.Repeat(")", 1<<20),
 		"value " + strings.Repeat(`(name='x', value='yyyyyyyyyyyy'`, 1<<15),
 		"value " + strings.Repeat(`{"a":"\"`+"\n", 1<<17),
+		"value {" + strings.Repeat(`"a\"{\"name\":\"sid\",\"value\":\"yyyyyyyyyyyy\"", `, 1<<14),
 	} {
 		start := time.Now()
 		s.cookieObjectSpans(in)
@@ -174,6 +175,29 @@ func TestCutCookieObjectsAreMasked(t *testing.T) {
 		`[{"name": "sessionid", "value": "expire`,
 		`[{"name": "theme", "value": "` + phpSession,
 		`[{"value": "` + phpSession, // the name is not known
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}
+
+// JSON written in a string of an object that is not JSON as a whole (a tool result in a log
+// line, a span attribute cut at its length limit) has its cookie objects read with its escapes
+// decoded: in the text decoded as a whole, the quotes of the string around them are quotes like
+// theirs, and their members were taken for text between strings.
+func TestCookieObjectsInJSONStringsInText(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, in := range []string{
+		`INFO tool {"content": "[{\"name\":\"sessionid\",\"value\":\"` + phpSession + `\"}]"} done`,
+		`{"role": "tool", "content": "[{\"name\": \"sessionid\", \"value\": \"` + phpSession + `\", \"domain\": \".example.com\"}, {\"name\": \"the`,
+		`{"role": "tool", "content": "[{\"name\": \"sessionid\", \"value\": \"` + phpSession,
+		`{"tool_result": "cookies: [{\"name\": \"PHPSESSID\", \"value\": \"` + phpSession + `\"`,
+		`{"a": "{\"b\": \"[{\\\"name\\\": \\\"sessionid\\\", \\\"value\\\": \\\"` + phpSession,
+	} {
+		assertMaskedOnce(t, s, in, phpSession)
+	}
+	for _, in := range []string{
+		`INFO tool {"content": "[{\"name\":\"theme\",\"value\":\"` + phpSession + `\"}]"} done`,
+		`{"role": "user", "content": "say \"hi\" to {name}", "value": "x`,
 	} {
 		assert.Equal(t, in, s.Text(in, &Report{}), in)
 	}
