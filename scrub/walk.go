@@ -208,13 +208,14 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 		for _, k := range keys {
 			val := t[k]
 			str, _ := val.(string)
-			if kind := s.valueKind(k, str, cookieValue, cookieKind); kind != "" {
+			nk := s.plain(k, r)
+			if kind := s.valueKind(k, nk, str, cookieValue, cookieKind); kind != "" {
 				val = s.secretJSON(kind, val, r)
 			} else {
 				s.keyMaterialList(k, val, r) // {"signing_key": ["MIIJKQ…"]} (context.go)
 				val = s.JSON(val, r)
 			}
-			if nk := s.plain(k, r); nk != k {
+			if nk != k {
 				delete(t, k)
 				k = nk
 			}
@@ -232,9 +233,17 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 // valueKind returns the kind under which the value under the key k (str, when it is a string)
 // is masked whole, or "" when it is scanned: k's kind (kindOf), the kind of a cookie object's
 // value when k is its member cookieValue (cookiejar.go), or that of key material longer than
-// the rules read with its name (context.go).
-func (s *Scrubber) valueKind(k, str, cookieValue, cookieKind string) string {
-	switch kind := s.kindOf(k); {
+// the rules read with its name (context.go). A key that scrubbing changes (scrubbed, nk) is
+// judged as written and as scrubbed: the next scrub of the output sees only nk, and a public
+// name masked with what it was part of leaves a secret one (`token_count@example.com password`
+// is no secret name as written, `<secret:email:…> password` is one), so the value is masked in
+// the first pass as in the second, and scrubbing is idempotent.
+func (s *Scrubber) valueKind(k, scrubbed, str, cookieValue, cookieKind string) string {
+	kind := s.kindOf(k)
+	if kind == "" && scrubbed != k {
+		kind = s.kindOf(scrubbed)
+	}
+	switch {
 	case kind != "":
 		return kind
 	case cookieKind != "" && k == cookieValue:
@@ -327,15 +336,14 @@ func (s *Scrubber) Map(m pcommon.Map, r *Report) {
 		if v.Type() == pcommon.ValueTypeStr {
 			str = v.Str()
 		}
-		if kind := s.valueKind(k, str, cookieValue, cookieKind); kind != "" {
+		nk := s.plain(k, &Report{}) // counted when renamed
+		if kind := s.valueKind(k, nk, str, cookieValue, cookieKind); kind != "" {
 			s.secretAttribute(kind, v, r)
 		} else {
 			s.keyMaterialSlice(k, v, r) // signing_key: [MIIJKQ…] (context.go)
 			s.Value(v, r)
 		}
-		if s.plain(k, &Report{}) != k {
-			renamed = true
-		}
+		renamed = renamed || nk != k
 	}
 	if renamed {
 		s.renameKeys(m, r)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/reprise-dev/reprise/internal/jsonany"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
@@ -116,6 +117,27 @@ func TestTextThatMaskingMakesJSONIsWalkedAsJSON(t *testing.T) {
 		assert.NotContains(t, out, secret, "%q", in)
 		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", in)
 	}
+}
+
+// A key is judged as written and as scrubbed: a public name masked with the e-mail address it
+// was part of leaves a secret name, which the next scrub reads, so the value is masked in the
+// first pass, in JSON and in an attribute map.
+func TestKeysAreJudgedAsWrittenAndAsScrubbed(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	in := `{"token_count@example.com password":"hunter2-secret"}`
+	out := s.Text(in, &Report{})
+	assert.NotContains(t, out, "hunter2-secret")
+	assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
+
+	m := pcommon.NewMap()
+	m.PutStr("token_count@example.com password", "hunter2-secret")
+	s.Map(m, &Report{})
+	for k, v := range m.All() {
+		assert.Equal(t, s.placeholder(KindSecretField, "hunter2-secret"), v.Str(), k)
+	}
+	// A secret name that is part of what is masked still names the value as written.
+	out = s.Text(`{"password@example.com":"hunter2-secret"}`, &Report{})
+	assert.NotContains(t, out, "hunter2-secret")
 }
 
 // The scrubber still finds a secret inside JSON that only encoding/json decodes (an unpaired
