@@ -43,3 +43,17 @@ func TestForgedKindsAreNotCounted(t *testing.T) {
 	assert.Equal(t, map[string]int64{"email": 1}, scrubbed.Counts)
 	assert.Equal(t, scrubbed.Counts, counted.Counts)
 }
+
+// A placeholder is not read as a URL's user: its ':' is no separator before a password. An
+// address masked in a URL's user part (scheme://alice@example.com!@host) left
+// scheme://<secret:email:…>!@host, and the second pass masked "email:…>!" as a password.
+func TestAPlaceholderIsNoURLUser(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, in := range []string{"wget ftp://alice@example.com!@ftp.example.org/pub/f.tgz", "A://0@0.AA0@"} {
+		out := s.Text(in, &Report{})
+		assert.NotContains(t, out, "alice@example.com", in)
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", in)
+	}
+	out := s.Text("postgres://app:hunter2-secret@db.internal:5432/app", &Report{})
+	assert.NotContains(t, out, "hunter2-secret", "a URL's password is still found")
+}
