@@ -23,11 +23,22 @@ func cookieSpans(v string) []span {
 			keyStart--
 		}
 		end := eq + 1
+		if quoted := quotedCookieEnd(v, end); quoted > end {
+			// name='value' (<SimpleCookie: sessionid='…'>, dict(sessionid='…')): a session
+			// cookie's value in quotes, under the name that names the unquoted one.
+			if value := v[end+1 : quoted-1]; keyStart < eq && sessionCookieName(v[keyStart:eq]) && sessionCookieValue(value) {
+				out = append(out, span{start: end + 1, end: quoted - 1, kind: KindSecretField})
+			}
+			eq = indexFrom(v, quoted, '=')
+			continue
+		}
 		for end < len(v) && strings.IndexByte(" \t\r\n;,=\"'`<>\\", v[end]) < 0 {
 			end++
 		}
-		for pad := 0; pad < 2 && end < len(v) && v[end] == '='; pad++ {
-			end++ // base64 padding; any other '=' starts the next pair (a=b=c)
+		// Base64 padding; any other '=' starts the next pair (a=b=c), and so does an '=' after
+		// a value holding '(', code, where it starts a keyword argument (cookies=dict(sid='…')).
+		for pad := 0; pad < 2 && end < len(v) && v[end] == '=' && strings.IndexByte(v[eq+1:end], '(') < 0; pad++ {
+			end++
 		}
 		valueEnd := end
 		if keyStart > 0 && (v[keyStart-1] == '?' || v[keyStart-1] == '&') {
@@ -42,13 +53,34 @@ func cookieSpans(v string) []span {
 		if key != "" && (sessionCookieName(key) && sessionCookieValue(value) || cookieCredential(value) && cookieAttributesAt(v, end)) {
 			out = append(out, span{start: eq + 1, end: valueEnd, kind: KindSecretField})
 		}
-		next := strings.IndexByte(v[end:], '=')
-		if next < 0 {
-			break
-		}
-		eq = end + next
+		eq = indexFrom(v, end, '=')
 	}
 	return out
+}
+
+// indexFrom returns the index of the first c in v at or after from, or -1.
+func indexFrom(v string, from int, c byte) int {
+	if i := strings.IndexByte(v[from:], c); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// quotedCookieEnd returns the end of the string in quotes (' or ") that opens at v[i], closing
+// quote included, when it closes on its line and holds no backslash; else i.
+func quotedCookieEnd(v string, i int) int {
+	if i == len(v) || v[i] != '\'' && v[i] != '"' {
+		return i
+	}
+	for j := i + 1; j < len(v); j++ {
+		switch v[j] {
+		case v[i]:
+			return j + 1
+		case '\n', '\r', '\\':
+			return i
+		}
+	}
+	return i
 }
 
 // minCookieCredential is the shortest cookie value under any name taken for a credential:

@@ -45,6 +45,32 @@ func TestSessionCookiesAreMasked(t *testing.T) {
 	}
 }
 
+// A session cookie's value in quotes after its name (Python's repr() of an http.cookies
+// SimpleCookie, BaseCookie.__repr__ in CPython's Lib/http/cookies.py: <SimpleCookie:
+// sessionid='…'>; a keyword argument, dict(sessionid='…')) is masked as the unquoted one is,
+// with its placeholder.
+func TestQuotedSessionCookieValuesAreMasked(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, in := range []string{
+		"<SimpleCookie: lang='en' sessionid='" + phpSession + "'>",
+		"requests.get(url, cookies=dict(sessionid='" + phpSession + "'))",
+		`session.cookies.update(dict(PHPSESSID="` + phpSession + `"))`,
+	} {
+		out := s.Text(in, &Report{})
+		assert.NotContains(t, out, phpSession, in)
+		assert.Contains(t, out, s.placeholder(KindSecretField, phpSession), in)
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", in)
+	}
+	for _, in := range []string{
+		"f(sessionid='expired', sid=\"disabled\")",
+		`connect(session="db_session")`,
+		`<input name="sessionid" value="">`,
+		`sessionid="` + phpSession, // no closing quote on its line
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}
+
 // What a cookie that carries no credential keeps: a short or plain value, a word that describes
 // (session=disabled) or code (session=db_session) under a session cookie's name, a value without
 // a digit and in one letter case under another name, a name that is no session cookie's without
