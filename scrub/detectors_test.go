@@ -1,6 +1,7 @@
 package scrub
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -105,4 +106,20 @@ func TestAWSSecretBeforeBase64Punctuation(t *testing.T) {
 	} {
 		assert.Equal(t, in, s.Text(in, &Report{}), in)
 	}
+}
+
+// A credential one of Reprise's own rules finds is masked wherever it occurs in the text, as a
+// gitleaks finding is: also where a letter or a digit touches it, which the rule alone does not
+// take (FuzzText: a planted key survived after "0").
+func TestACredentialFoundIsMaskedWhereverItOccurs(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	key := "sk-proj-Xq3vT8pL2mN9rB4wK7yZ1aC5dF0gH6jE"
+	in := "the commit ref0" + key + " leaked the key " + key + " to the log"
+	var r Report
+	out := s.Text(in, &r)
+	assert.NotContains(t, out, key)
+	assert.Equal(t, 2, strings.Count(out, s.placeholder("openai_api_key", key)), out)
+	assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
+	// Alone, touched by a letter, it is still not taken (see TestWiderBoundariesKeepWordsAndIDs).
+	assert.Equal(t, "ref0"+key[:20], s.Text("ref0"+key[:20], &Report{}))
 }

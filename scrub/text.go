@@ -250,6 +250,40 @@ func (s *Scrubber) detectorSpans(d *detector, v string, digits int) []span {
 		}
 		out = append(out, span{start: start, end: end, kind: d.kind, personal: d.personal})
 	}
+	if d.credential && len(out) > 0 {
+		return everyOccurrence(v, out)
+	}
+	return out
+}
+
+// everyOccurrence returns found with every other occurrence in v of a credential it holds, as
+// gitleaks' findings are masked (gitleaksFind): one touched by a letter or a digit
+// (ref0sk-proj-…) is not found by the rule, whose boundary keeps words and ids from being taken
+// for keys, but is the same secret once the rule found it elsewhere in the text. Found and
+// repeated spans are merged (spans).
+func everyOccurrence(v string, found []span) []span {
+	out := found
+	var seen map[string]bool
+	for _, f := range found {
+		secret := v[f.start:f.end]
+		if seen[secret] {
+			continue
+		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[secret] = true
+		for from := 0; ; {
+			i := strings.Index(v[from:], secret)
+			if i < 0 {
+				break
+			}
+			if from+i != f.start {
+				out = append(out, span{start: from + i, end: from + i + len(secret), kind: f.kind})
+			}
+			from += i + len(secret)
+		}
+	}
 	return out
 }
 
