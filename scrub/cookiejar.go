@@ -65,6 +65,87 @@ func (s *Scrubber) mapCookie(attrs pcommon.Map) (string, string) {
 	return "", ""
 }
 
+// A jar is also written as a map from cookie names to values under a name of cookies
+// (requests' get_dict(), cookies={'sessionid': '…'}, {"cookies": {"sessionid": "…"}}): each
+// member is the cookie name=value, masked as a cookie object's is, in JSON, an attribute map
+// and text alike. A map under a secret name is otherwise read by its own names, and a session
+// cookie's name as a JSON key is an id that groups telemetry (sessionId), so its value leaked.
+
+// cookieJarName tells whether key names cookies (cookies, Cookie, request.cookies), so that a
+// map under it is a jar; ASCII case is ignored, without a lower-cased copy.
+func cookieJarName(key string) bool {
+	for i := 0; i+len("cookie") <= len(key); i++ {
+		if strings.EqualFold(key[i:i+len("cookie")], "cookie") {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonJar masks, in a decoded JSON map that is a jar, the values of the cookies that carry a
+// credential (cookieKind).
+func (s *Scrubber) jsonJar(jar map[string]any, r *Report) {
+	for name, value := range jar {
+		if str, ok := value.(string); ok {
+			if kind := s.cookieKind(name, str); kind != "" {
+				jar[name] = s.secretValue(kind, str, r)
+			}
+		}
+	}
+}
+
+// mapJar is jsonJar for an attribute map (a log body's).
+func (s *Scrubber) mapJar(jar pcommon.Map, r *Report) {
+	for name, value := range jar.All() {
+		if value.Type() != pcommon.ValueTypeStr {
+			continue
+		}
+		if kind := s.cookieKind(name, value.Str()); kind != "" {
+			value.SetStr(s.secretValue(kind, value.Str(), r))
+		}
+	}
+}
+
+// jarMemberSpans returns, for the map that opens at v[open] ('{') after a name of cookies in
+// text, the spans of the values of its cookies that carry a credential: members 'name':
+// 'value' in ' or " quotes (or name=value); a member whose value is no string (a number) is
+// passed over, and the map is read up to its '}' or to what is no such member (an object
+// inside it, a name without quotes).
+func (s *Scrubber) jarMemberSpans(v string, open int) []span {
+	var out []span
+	for i := open + 1; i < len(v); {
+		switch c := v[i]; {
+		case c == ' ' || c == ',' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '"' || c == '\'':
+			nameEnd := closingQuote(v, i+1, c)
+			if nameEnd < 0 {
+				return out
+			}
+			start, end, closed := memberValue(v, nameEnd+1)
+			if end == 0 {
+				next := nameEnd + 1 + strings.IndexAny(v[nameEnd+1:], ",}{[")
+				if next == nameEnd || v[next] == '{' || v[next] == '[' {
+					return out
+				}
+				i = next
+				continue
+			}
+			if !closed {
+				return out
+			}
+			name, value := v[i+1:nameEnd], v[start+1:end-1]
+			if kind := s.cookieKind(name, value); kind != "" && maskableValue(value) {
+				out = append(out, span{start: start + 1, end: end - 1, kind: kind})
+			}
+			i = end
+		default:
+			return out // '}', or what is no member
+		}
+	}
+	return out
+}
+
 // maxCookieDepth is the deepest a cookie object is found in a text: a text of braces alone
 // (1 MiB of '{') is read without keeping an object for each.
 const maxCookieDepth = 64

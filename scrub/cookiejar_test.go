@@ -202,3 +202,33 @@ func TestCookieObjectsInJSONStringsInText(t *testing.T) {
 		assert.Equal(t, in, s.Text(in, &Report{}), in)
 	}
 }
+
+// A jar written as a map from cookie names to values under a name of cookies (requests'
+// cookies={'sessionid': '…'}, {"cookies": {"sessionid": "…"}}) has each member read as the
+// cookie name=value, in JSON, in text and in an attribute map (a log body), with one
+// placeholder; an express-session cookie's options under "cookie" stay.
+func TestCookieJarsWrittenAsMapsAreMasked(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, in := range []string{
+		`{"cookies": {"sessionid": "` + phpSession + `", "theme": "dark"}}`,
+		`requests.get(url, cookies={'sessionid': '` + phpSession + `', 'lang': 'en'})`,
+		`cookies = {"lang": "en", "visits": 3, "PHPSESSID": "` + phpSession + `"}`,
+		`DEBUG request {"url": "https://example.com/", "cookies": {"connect.sid": "` + phpSession + `"}} sent`,
+		`{"request": {"cookies": {"auth_token": "` + phpSession + `"}}, "response": {"status": 200}}`,
+	} {
+		assertMaskedOnce(t, s, in, phpSession)
+	}
+	m := pcommon.NewMap()
+	jar := m.PutEmptyMap("cookies")
+	jar.PutStr("sessionid", phpSession)
+	jar.PutStr("theme", "dark")
+	s.Map(m, &Report{})
+	assert.Equal(t, map[string]any{"cookies": map[string]any{"sessionid": s.placeholder(KindSecretField, phpSession), "theme": "dark"}}, m.AsRaw())
+	for _, in := range []string{
+		`{"cookie": {"path": "/", "httpOnly": true, "maxAge": 86400000, "sameSite": "lax"}, "sessionId": "` + phpSession + `"}`,
+		`app.use(session({cookie: {secure: true, sameSite: 'lax'}}))`,
+		`cookies={'theme': 'dark-mode-enabled-x', 'sessionid': 'expired'}`,
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}

@@ -229,6 +229,10 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 		if v[start] == '>' || blockIndicator(v[start:end]) {
 			continue // an indicator with no block, or `>` in prose: no value
 		}
+		if v[start] == '{' && cookieJarName(v[keyStart:keyEnd]) {
+			out = append(out, s.jarMemberSpans(v, start)...) // cookies={'sessionid': '…'} (cookiejar.go)
+			continue
+		}
 		if v[start] == '[' {
 			// A list under a secret name ("password": ["hunter2"]): each element is masked, as
 			// the JSON walk masks every string under a secret key.

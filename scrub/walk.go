@@ -209,6 +209,9 @@ func (s *Scrubber) JSON(v any, r *Report) any {
 			val := t[k]
 			str, _ := val.(string)
 			nk := s.plain(k, r)
+			if jar, ok := val.(map[string]any); ok && cookieJarName(k) {
+				s.jsonJar(jar, r) // {"cookies": {"sessionid": "…"}} (cookiejar.go)
+			}
 			if kind := s.valueKind(k, nk, str, cookieValue, cookieKind); kind != "" {
 				val = s.secretJSON(kind, val, r)
 			} else {
@@ -337,6 +340,9 @@ func (s *Scrubber) Map(m pcommon.Map, r *Report) {
 			str = v.Str()
 		}
 		nk := s.plain(k, &Report{}) // counted when renamed
+		if v.Type() == pcommon.ValueTypeMap && cookieJarName(k) {
+			s.mapJar(v.Map(), r) // cookies: {sessionid: …} (cookiejar.go)
+		}
 		if kind := s.valueKind(k, nk, str, cookieValue, cookieKind); kind != "" {
 			s.secretAttribute(kind, v, r)
 		} else {
