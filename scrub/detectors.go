@@ -131,7 +131,7 @@ var credentialDetectors = []detector{
 	// Query parameters that carry credentials under a short name (the key-name rules take
 	// api_key=, token=, password= …).
 	{kind: "url_query_secret", hints: []string{"key=", "signature=", "code="}, re: regexp.MustCompile(`[?&](?:key|signature|code)=([^&#\s"'<>]{8,})`), group: 1},
-	{kind: "url_password", hints: []string{"://"}, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), group: 1, near: userIsNoPlaceholder},
+	{kind: "url_password", hints: []string{"://"}, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]+)@`), group: 1, near: urlPasswordNear},
 	// The scheme word starts after anything but a letter or a digit (wordStart): \b took the
 	// '_' of "auth_Bearer …" or "header_Basic …" for a letter.
 	{kind: "bearer_token", hints: []string{"earer", "EARER"}, re: regexp.MustCompile(`(?i)` + wordStart + `bearer\s+([A-Za-z0-9._~+/=-]{16,})`), group: 1},
@@ -161,12 +161,14 @@ func mixedBase64(s string) bool {
 	return upper && lower && digit
 }
 
-// userIsNoPlaceholder: the user of the URL whose password starts at v[start] is not the
-// "<secret" of a placeholder, whose ':' is no separator (scheme://<secret:email:…>0@ once the
-// first pass masked an address in scheme://a@b.co0@: the second pass took the placeholder's
-// kind and hash for a password, and scrubbing was not idempotent).
-func userIsNoPlaceholder(v string, start int) bool {
-	return !strings.HasSuffix(v[:start-1], "<secret")
+// urlPasswordNear: the user of the URL whose password starts at v[start] is not the "<secret"
+// of a placeholder, whose ':' is no separator (scheme://<secret:email:…>0@ once the first pass
+// masked an address in scheme://a@b.co0@), and the password does not start with a placeholder
+// (scheme://u:<secret:url_password:…>0@, the text after a password masked up to its '@'): the
+// second pass took the placeholder and the text after it for a password, and scrubbing was not
+// idempotent.
+func urlPasswordNear(v string, start int) bool {
+	return !strings.HasSuffix(v[:start-1], "<secret") && !strings.HasPrefix(v[start:], "<secret:")
 }
 
 // awsSecretNear: the 100 bytes before the key name AWS or a secret (placeholders, which say

@@ -44,12 +44,14 @@ func TestForgedKindsAreNotCounted(t *testing.T) {
 	assert.Equal(t, scrubbed.Counts, counted.Counts)
 }
 
-// A placeholder is not read as a URL's user: its ':' is no separator before a password. An
-// address masked in a URL's user part (scheme://alice@example.com!@host) left
-// scheme://<secret:email:…>!@host, and the second pass masked "email:…>!" as a password.
-func TestAPlaceholderIsNoURLUser(t *testing.T) {
+// A placeholder is not read as a URL's user (its ':' is no separator before a password) nor as
+// the start of its password. An address masked in a URL's user part
+// (scheme://alice@example.com!@host) left scheme://<secret:email:…>!@host, and the second pass
+// masked "email:…>!" as a password; a password masked with an address after it
+// (A://0:1@0.AA0@, FuzzText) left A://0:<secret:…>0@, and the second pass masked it again.
+func TestPlaceholdersAreNoURLUserOrPassword(t *testing.T) {
 	s := newScrubber(t, Config{Enabled: true, Key: "k"})
-	for _, in := range []string{"wget ftp://alice@example.com!@ftp.example.org/pub/f.tgz", "A://0@0.AA0@"} {
+	for _, in := range []string{"wget ftp://alice@example.com!@ftp.example.org/pub/f.tgz", "A://0@0.AA0@", "A://0:1@0.AA0@"} {
 		out := s.Text(in, &Report{})
 		assert.NotContains(t, out, "alice@example.com", in)
 		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", in)
