@@ -97,9 +97,7 @@ func TestCookieObjectsInLongTextsAreOnePass(t *testing.T) {
 		"value " + strings.Repeat(`{"a":"\"`+"\n", 1<<17),
 		"value {" + strings.Repeat(`"a\"{\"name\":\"sid\",\"value\":\"yyyyyyyyyyyy\"", `, 1<<14),
 	} {
-		start := time.Now()
-		s.cookieObjectSpans(in)
-		assert.Less(t, time.Since(start), time.Second, in[:40])
+		quickEnough(t, time.Second, func() { s.cookieObjectSpans(in) }, in[:40])
 	}
 }
 
