@@ -268,6 +268,23 @@ func (s *ObjectStore) Sync(ctx context.Context, root string) (int, error) {
 	return s.upload(ctx, root, files, inBucket)
 }
 
+// Uploaded returns the names of the files of partition dt of a dataset that the bucket holds:
+// retention deletes a local file only once its upload is done (Retention.Uploaded). One listing
+// of the partition's prefix.
+func (s *ObjectStore) Uploaded(ctx context.Context, dataset, dt string) (map[string]bool, error) {
+	objs, err := s.listKeys(ctx, s.Key(dataset+"/"+PartitionKey+"="+dt+"/"))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(objs))
+	for _, o := range objs {
+		if _, _, ok := isDataFile(s.relKey(o.key)); ok {
+			out[path.Base(o.key)] = true
+		}
+	}
+	return out, nil
+}
+
 // object is one listed key and its size.
 type object struct {
 	key  string

@@ -18,7 +18,9 @@ import (
 // MinFileAge is never deleted, whatever its partition says: it was just published (a re-driven
 // old case, or a batch rolled forward after a crash), possibly by another collector writing
 // into the same root, and its directory is left in place. Files being written are in the staging
-// directory, never under the root, so they cannot be touched.
+// directory, never under the root, so they cannot be touched. With an object store mirroring the
+// root (Retention.Uploaded), a file the bucket does not hold yet is never deleted either: the local
+// copy is the only one until its upload succeeds, and what the upload is retried from.
 
 // Retention is how long each dataset keeps its partitions. A zero age keeps them forever.
 type Retention struct {
@@ -32,6 +34,11 @@ type Retention struct {
 	Failed time.Duration
 	// MinFileAge protects recently published files (see above). Zero means one hour.
 	MinFileAge time.Duration
+	// Uploaded, when set, returns the names of the files of one partition (dataset, dt) that the
+	// object store mirroring the root holds (ObjectStore.Uploaded). It is asked once per expired
+	// partition that has a file to delete; a file it does not name is kept, and an error keeps
+	// the whole partition. Nil: no object store, every expired file goes.
+	Uploaded func(dataset, dt string) (map[string]bool, error)
 }
 
 // Expired is what retention removed from one partition (or, for failed/, the dead letters).
@@ -43,6 +50,9 @@ type Expired struct {
 	// Kept counts files of an expired partition left in place because they are younger than
 	// MinFileAge; a later pass removes them.
 	Kept int
+	// NotUploaded counts files of an expired partition left in place because the object store
+	// is not known to hold them (Retention.Uploaded); a pass after their upload removes them.
+	NotUploaded int
 }
 
 // Expire deletes, under root, the partitions and dead letters older than r allows at now, and
@@ -62,7 +72,7 @@ func Expire(root string, r Retention, now time.Time) ([]Expired, error) {
 		if ds.maxAge <= 0 {
 			continue
 		}
-		got, err := expirePartitions(root, ds.name, ds.maxAge, minAge, now)
+		got, err := expirePartitions(root, ds.name, ds.maxAge, minAge, r.Uploaded, now)
 		out = append(out, got...)
 		errs = append(errs, err)
 	}
@@ -86,7 +96,7 @@ func PartitionExpired(dt string, maxAge time.Duration, now time.Time) bool {
 	return !now.Before(day.Add(24 * time.Hour).Add(maxAge))
 }
 
-func expirePartitions(root, ds string, maxAge, minFileAge time.Duration, now time.Time) ([]Expired, error) {
+func expirePartitions(root, ds string, maxAge, minFileAge time.Duration, uploaded func(dataset, dt string) (map[string]bool, error), now time.Time) ([]Expired, error) {
 	dir := filepath.Join(root, ds)
 	parts, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -109,6 +119,8 @@ func expirePartitions(root, ds string, maxAge, minFileAge time.Duration, now tim
 			errs = append(errs, err)
 			continue
 		}
+		var inBucket map[string]bool // what the object store holds, asked at the first file to delete
+		asked, askErr := false, error(nil)
 		for _, f := range files {
 			if f.IsDir() || !strings.HasSuffix(f.Name(), ".parquet") {
 				continue // not ours: left alone, and the directory with it
@@ -121,6 +133,16 @@ func expirePartitions(root, ds string, maxAge, minFileAge time.Duration, now tim
 				e.Kept++
 				continue
 			}
+			if uploaded != nil && !asked {
+				asked = true
+				if inBucket, askErr = uploaded(ds, dt); askErr != nil {
+					errs = append(errs, fmt.Errorf("expiring %s: asking the object store which files it holds (none is deleted before it is uploaded): %w", filepath.Join(ds, p.Name()), askErr))
+				}
+			}
+			if uploaded != nil && (askErr != nil || !inBucket[f.Name()]) {
+				e.NotUploaded++
+				continue
+			}
 			if err := os.Remove(filepath.Join(pdir, f.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, fmt.Errorf("expiring %s: %w", filepath.Join(ds, p.Name(), f.Name()), err))
 				continue
@@ -128,12 +150,12 @@ func expirePartitions(root, ds string, maxAge, minFileAge time.Duration, now tim
 			e.Files++
 			e.Bytes += info.Size()
 		}
-		if e.Kept == 0 {
+		if e.Kept == 0 && e.NotUploaded == 0 {
 			// Fails, harmlessly, when a file was published into it meanwhile: it stays for the
 			// next pass.
 			_ = os.Remove(pdir)
 		}
-		if e.Files > 0 || e.Kept > 0 {
+		if e.Files > 0 || e.Kept > 0 || e.NotUploaded > 0 {
 			out = append(out, e)
 		}
 	}

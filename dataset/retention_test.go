@@ -1,6 +1,7 @@
 package dataset_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,4 +164,43 @@ func TestPartitionExpired(t *testing.T) {
 	assert.True(t, PartitionExpired("2026-03-01", 9*day, now), "ended 2026-03-02, plus 9 days is now")
 	assert.False(t, PartitionExpired("2026-03-02", 9*day, now))
 	assert.False(t, PartitionExpired("not-a-day", day, now))
+}
+
+// With an object store mirroring the root, an expired file goes only once the bucket holds it
+// (Retention.Uploaded names it); the others stay, with their directory, and are counted; a
+// bucket that cannot be asked keeps the whole partition and the error names it.
+func TestExpireKeepsFilesTheObjectStoreDoesNotHold(t *testing.T) {
+	w := newWriter(t)
+	writeDays(t, w, "2020-01-01")
+	before := tree(t, w.Root())
+	require.Len(t, before, 3, "one cases, steps and quarantine file")
+	var asked []string
+	uploaded := func(ds, dt string) (map[string]bool, error) {
+		asked = append(asked, ds+"/"+dt)
+		if ds == Quarantine {
+			return nil, errors.New("AccessDenied (test)")
+		}
+		held := map[string]bool{}
+		for _, f := range before {
+			if parts := strings.Split(f, "/"); parts[0] == Cases { // the steps file is not uploaded yet
+				held[parts[2]] = true
+			}
+		}
+		return held, nil
+	}
+
+	got, err := Expire(w.Root(), Retention{Cases: time.Hour, Quarantine: time.Hour, Uploaded: uploaded}, time.Now())
+	require.ErrorContains(t, err, "expiring quarantine/dt=2020-01-01: asking the object store which files it holds")
+	require.ErrorContains(t, err, "AccessDenied (test)")
+	assert.ElementsMatch(t, []string{"cases/2020-01-01", "steps/2020-01-01", "quarantine/2020-01-01"}, asked, "once per partition")
+	byDataset := map[string]Expired{}
+	for _, e := range got {
+		byDataset[e.Dataset] = e
+	}
+	assert.Equal(t, 1, byDataset[Cases].Files, "the uploaded file goes")
+	assert.Equal(t, 0, byDataset[Cases].NotUploaded)
+	assert.Equal(t, Expired{Dataset: Steps, Partition: "2020-01-01", NotUploaded: 1}, byDataset[Steps])
+	assert.Equal(t, Expired{Dataset: Quarantine, Partition: "2020-01-01", NotUploaded: 1}, byDataset[Quarantine])
+	assert.Len(t, tree(t, w.Root()), 2, "the steps and quarantine files stay")
+	assert.NoDirExists(t, filepath.Join(w.Root(), Cases, "dt=2020-01-01"))
 }

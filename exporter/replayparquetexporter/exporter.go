@@ -32,6 +32,7 @@ type parquetExporter struct {
 	writerOptions []dataset.Option
 
 	retentionStop, retentionDone chan struct{} // the retention loop, when retention is on
+	retentionCancel              context.CancelFunc
 	flushStop, flushDone         chan struct{} // the loop that publishes staged segments, with file_max_age
 	releaseRoot                  func()        // gives up the claim on the local root (roots.go)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -94,4 +95,28 @@ func TestExporterWithAnS3DirectoryUploadsEveryPublishedFile(t *testing.T) {
 		want = append(want, c.CaseID)
 	}
 	assert.ElementsMatch(t, want, read)
+}
+
+// Retention with an object store deletes the expired local files the bucket holds: files
+// published before this start and never uploaded are uploaded by the start's sync, then deleted
+// locally; the bucket keeps them (run by test/objectstore/run.sh).
+func TestRetentionDeletesWhatTheBucketHolds(t *testing.T) {
+	ep, bucket, client := testfixtures.S3Bucket(t)
+	cfg := testConfig(t)
+	cfg.ObjectStore = configoptional.Some(dataset.ObjectStoreConfig{URL: "s3://" + bucket + "/reprise", Endpoint: ep, Region: "us-east-1", PathStyle: true})
+	pipeline(t, cfg, testfixtures.OTelEvents, testfixtures.OTelNoContent)
+	current := files(t, cfg.Directory)
+	require.Equal(t, current, bucketFiles(t, client, bucket, "reprise"))
+	ageInto(t, cfg.Directory, "2001-01-01") // local only
+	aged := files(t, cfg.Directory)
+
+	year := Age(365 * 24 * time.Hour) // the fixture's day stays
+	cfg.Retention = RetentionConfig{Cases: year, Quarantine: year, Interval: time.Hour}
+	exp := newObserved(t, cfg)
+	require.Eventually(t, func() bool { return exp.logs.FilterMessage("retention removed expired data").Len() == 3 }, 30*time.Second, 10*time.Millisecond)
+	require.NoError(t, exp.Shutdown(context.Background()))
+
+	assert.Equal(t, current, files(t, cfg.Directory), "the year-old files are deleted locally")
+	assert.Equal(t, aged, bucketFiles(t, client, bucket, "reprise"), "once the bucket held them")
+	assert.Zero(t, exp.logs.FilterMessage("retention kept expired files the object store does not hold yet; they are deleted once uploaded").Len())
 }

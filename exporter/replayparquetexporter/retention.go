@@ -90,12 +90,15 @@ func (e *parquetExporter) startRetention() {
 		return
 	}
 	e.retentionStop, e.retentionDone = make(chan struct{}), make(chan struct{})
+	// Cancelled by stopRetention: a pass listing the bucket does not hold the shutdown.
+	ctx, cancel := context.WithCancel(context.Background())
+	e.retentionCancel = cancel
 	go func() {
 		defer close(e.retentionDone)
 		t := time.NewTicker(e.cfg.Retention.Interval)
 		defer t.Stop()
 		for {
-			e.expire(context.Background(), time.Now())
+			e.expire(ctx, time.Now())
 			select {
 			case <-e.retentionStop:
 				return
@@ -107,6 +110,7 @@ func (e *parquetExporter) startRetention() {
 
 func (e *parquetExporter) stopRetention() {
 	if e.retentionStop != nil {
+		e.retentionCancel()
 		close(e.retentionStop)
 		<-e.retentionDone
 		e.retentionStop = nil
@@ -114,15 +118,26 @@ func (e *parquetExporter) stopRetention() {
 }
 
 // expire runs one retention pass: every removed partition is counted and logged; a failure is
-// logged and the pass goes on (the next pass tries again).
+// logged and the pass goes on (the next pass tries again). With an object store, a local file
+// is deleted only once the bucket holds it: until its upload succeeds it is the only copy.
 func (e *parquetExporter) expire(ctx context.Context, now time.Time) {
-	got, err := dataset.Expire(e.cfg.root(), e.cfg.Retention.policy(), now)
+	policy := e.cfg.Retention.policy()
+	if e.store != nil {
+		policy.Uploaded = func(ds, dt string) (map[string]bool, error) { return e.store.Uploaded(ctx, ds, dt) }
+	}
+	got, err := dataset.Expire(e.cfg.root(), policy, now)
 	for _, x := range got {
 		attrs := metric.WithAttributes(attribute.String("dataset", x.Dataset))
 		e.telemetry.ExporterReplayParquetExpiredFiles.Add(ctx, int64(x.Files), attrs)
 		e.telemetry.ExporterReplayParquetExpiredBytes.Add(ctx, x.Bytes, attrs)
-		e.logger.Info("retention removed expired data", zap.String("dataset", x.Dataset), zap.String("dt", x.Partition),
-			zap.Int("files", x.Files), zap.Int64("bytes", x.Bytes), zap.Int("kept_recently_published", x.Kept))
+		if x.Files > 0 || x.Kept > 0 {
+			e.logger.Info("retention removed expired data", zap.String("dataset", x.Dataset), zap.String("dt", x.Partition),
+				zap.Int("files", x.Files), zap.Int64("bytes", x.Bytes), zap.Int("kept_recently_published", x.Kept))
+		}
+		if x.NotUploaded > 0 {
+			e.logger.Warn("retention kept expired files the object store does not hold yet; they are deleted once uploaded",
+				zap.String("dataset", x.Dataset), zap.String("dt", x.Partition), zap.Int("files", x.NotUploaded), zap.String("url", e.storeURL))
+		}
 	}
 	if err != nil {
 		e.telemetry.ExporterReplayParquetRetentionFailures.Add(ctx, 1)

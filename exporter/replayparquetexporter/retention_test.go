@@ -2,6 +2,8 @@ package replayparquetexporter
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -94,4 +97,41 @@ func TestRetentionInDaysBeyondADurationIsRefused(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
 	require.NoError(t, confmap.NewFromStringMap(map[string]any{"retention": map[string]any{"cases": "106751d"}}).Unmarshal(cfg))
 	assert.Equal(t, Age(106751*24*time.Hour), cfg.Retention.Cases, "the most days a duration holds")
+}
+
+// With an object store, retention deletes a local file only once the bucket holds it: until
+// then the local copy is the only one, and what the upload is retried from. Here the bucket
+// refuses every request, as S3 does once the credentials have expired: nothing is uploaded, so
+// nothing is deleted, and the pass is counted as failed (the next one tries again).
+func TestRetentionKeepsWhatTheBucketDoesNotHold(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte("<Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message></Error>"))
+	}))
+	t.Cleanup(srv.Close)
+
+	cfg := testConfig(t)
+	pipeline(t, cfg, testfixtures.OTelEvents, testfixtures.OTelNoContent)
+	ageInto(t, cfg.Directory, "2001-01-01") // published in a year-old partition, never uploaded
+	before := files(t, cfg.Directory)
+
+	cfg.ObjectStore = configoptional.Some(dataset.ObjectStoreConfig{URL: "s3://reprise-datasets/team-a", Endpoint: srv.URL, Region: "us-east-1", PathStyle: true})
+	cfg.Retention = RetentionConfig{Cases: Age(24 * time.Hour), Quarantine: Age(24 * time.Hour), Interval: time.Hour}
+	exp := newObserved(t, cfg)
+	require.Eventually(t, func() bool {
+		return exp.logs.FilterMessage("retention removed expired data").Len() > 0 ||
+			exp.logs.FilterMessage("retention could not remove some expired files; the next pass tries again").Len() > 0
+	}, 30*time.Second, 10*time.Millisecond)
+	require.NoError(t, exp.Shutdown(context.Background()))
+
+	assert.Equal(t, before, files(t, cfg.Directory), "no file the bucket lacks is deleted")
+	failed := exp.logs.FilterMessage("retention could not remove some expired files; the next pass tries again").All()
+	require.Len(t, failed, 1)
+	assert.Contains(t, failed[0].ContextMap()["error"], "ExpiredToken", "S3's answer is logged")
+	assert.Equal(t, 3, exp.logs.FilterMessage("retention kept expired files the object store does not hold yet; they are deleted once uploaded").Len(),
+		"one line per partition kept: cases, steps, quarantine")
+	metadatatest.AssertEqualExporterReplayParquetRetentionFailures(t, exp.tel, []metricdata.DataPoint[int64]{{Value: 1}}, metricdatatest.IgnoreTimestamp())
 }
