@@ -15,7 +15,10 @@ import (
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/internal/teststorage"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // flakyStorage is a storage extension whose client keeps values in memory and fails the
@@ -85,4 +88,67 @@ func TestCheckpointSaveFailureDoesNotEmitTwice(t *testing.T) {
 	}
 	assert.Len(t, distinct, 4, "every case emitted")
 	assert.Len(t, rec.accepted, 4, "no case emitted twice")
+}
+
+// A checkpoint counts the rows handled under one row selection: a second re-drive from the same
+// storage and component id with other reason codes, statuses or case ids reads the files again
+// and emits what it selects (it emitted nothing, and reported its backlog done). A file-level
+// change (from, to, datasets) keeps the checkpoints: the files read before are not read again.
+func TestAnotherRowSelectionReadsTheFilesAgain(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 3, strict)
+	rows := rowsOf(t, root, dataset.Quarantine)
+	require.Len(t, rows, 3)
+	storageDir := t.TempDir()
+	run := func(edit func(*Config)) []string {
+		host, ext := teststorage.Start(t, storageDir)
+		rec := &traceRecorder{accept: -1}
+		next, err := consumer.NewTraces(rec.consume)
+		require.NoError(t, err)
+		set := receivertest.NewNopSettings(NewFactory().Type())
+		set.ID = component.MustNewID("replay_parquet") // the same component, the same storage
+		rcv, r := newTestReceiver(t, set, root, edit, next, nil)
+		require.NoError(t, rcv.Start(context.Background(), host))
+		waitBacklog(t, r)
+		require.NoError(t, rcv.Shutdown(context.Background()))
+		require.NoError(t, ext.Shutdown(context.Background()))
+		return rec.accepted
+	}
+	traceOf := func(c replaycase.Case) string { return c.Provenance.TraceID }
+
+	first := run(func(c *Config) { c.Select.CaseIDs = []string{rows[0].c.CaseID} })
+	assert.Equal(t, []string{traceOf(rows[0].c)}, first)
+	second := run(func(c *Config) { c.Select.CaseIDs = []string{rows[1].c.CaseID, rows[2].c.CaseID} })
+	assert.ElementsMatch(t, []string{traceOf(rows[1].c), traceOf(rows[2].c)}, second, "the new selection's cases are emitted")
+	again := run(func(c *Config) { c.Select.CaseIDs = []string{rows[2].c.CaseID, rows[1].c.CaseID} })
+	assert.Empty(t, again, "the same selection, listed in another order, continues after its checkpoints")
+	widened := run(func(c *Config) {
+		c.Select.CaseIDs = []string{rows[1].c.CaseID, rows[2].c.CaseID}
+		c.Select.From = "2000-01-01"
+	})
+	assert.Empty(t, widened, "bounds of dt choose files, not rows: the checkpoints hold")
+}
+
+// A checkpoint value records its selection; one written before selections were recorded (a
+// bare row count) still counts, for whatever the selection is now.
+func TestCheckpointValues(t *testing.T) {
+	ctx := context.Background()
+	st := &flakyStorage{values: map[string][]byte{checkpointKey("quarantine/dt=2026-11-30/old.parquet"): []byte("7")}}
+	a, b := &checkpoints{client: st, selection: "aaaa"}, &checkpoints{client: st, selection: "bbbb"}
+	n, err := b.rowsDone(ctx, "quarantine/dt=2026-11-30/old.parquet")
+	require.NoError(t, err)
+	assert.Equal(t, int64(7), n, "a bare row count")
+
+	require.NoError(t, a.setRowsDone(ctx, "quarantine/dt=2026-11-30/new.parquet", 16))
+	assert.Equal(t, "16 aaaa", string(st.values[checkpointKey("quarantine/dt=2026-11-30/new.parquet")]))
+	n, err = a.rowsDone(ctx, "quarantine/dt=2026-11-30/new.parquet")
+	require.NoError(t, err)
+	assert.Equal(t, int64(16), n)
+	n, err = b.rowsDone(ctx, "quarantine/dt=2026-11-30/new.parquet")
+	require.NoError(t, err)
+	assert.Zero(t, n, "counted under another selection")
+
+	st.values[checkpointKey("x")] = []byte("sixteen aaaa")
+	_, err = a.rowsDone(ctx, "x")
+	assert.ErrorContains(t, err, `checkpoint of x is "sixteen aaaa", not a row count`)
 }

@@ -48,7 +48,9 @@ type Config struct {
 	// PollInterval is how often watch mode lists the dataset for new files. Default 10s.
 	PollInterval time.Duration `mapstructure:"poll_interval"`
 	// Storage is the ID of a storage extension (file_storage) that keeps, per file, how far it
-	// has been read; a restart continues there, so no case is emitted twice. Required.
+	// has been read; a restart continues there, so no case is emitted twice. A checkpoint holds
+	// for the row selection it was counted under (rowSelection): another one reads the files
+	// again. Required.
 	Storage *component.ID `mapstructure:"storage"`
 	// BatchSize is the most cases per push to the next consumer; the checkpoint advances after
 	// each accepted push. Default 16.

@@ -62,7 +62,7 @@ func (r *replayReceiver) Start(ctx context.Context, host component.Host) error {
 	if err != nil {
 		return fmt.Errorf("object_store: %w", err)
 	}
-	cp, err := openCheckpoints(ctx, host, *r.cfg.Storage, r.id)
+	cp, err := openCheckpoints(ctx, host, *r.cfg.Storage, r.id, r.cfg.rowSelection())
 	if err != nil {
 		// A failed Start leaves nothing open: Shutdown closes files only after a run started,
 		// and the collector may not call it at all.
