@@ -2,6 +2,10 @@ package replayparquetreceiver
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/reprise-dev/reprise/dataset"
 )
@@ -38,13 +42,23 @@ func (o objectFiles) scan(ctx context.Context, f dataset.File, from int64, rowsP
 }
 
 // newFiles is the dataset cfg names: the bucket when object_store is set, else the directory.
+// In once mode the directory must exist: a misspelled one would list no file, and the backlog
+// would be done at once. Watch mode lists it until the exporter has created it.
 func newFiles(ctx context.Context, cfg *Config) (files, error) {
 	if !cfg.ObjectStore.HasValue() {
+		if info, err := os.Stat(cfg.Directory); cfg.Mode == ModeOnce && err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("directory: %s does not exist (the directory of the replay_parquet exporter; mode: once would read no file)", cfg.Directory)
+			}
+			return nil, fmt.Errorf("directory: %w", err)
+		} else if err == nil && !info.IsDir() {
+			return nil, fmt.Errorf("directory: %s is not a directory (the dataset root the replay_parquet exporter writes)", cfg.Directory)
+		}
 		return localFiles{dataset.NewLister(cfg.Directory, cfg.Select.Datasets...)}, nil
 	}
 	st, err := dataset.NewObjectStore(ctx, *cfg.ObjectStore.Get())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("object_store: %w", err)
 	}
 	return objectFiles{st.NewObjectLister(cfg.Select.Datasets...)}, nil
 }

@@ -60,7 +60,7 @@ func (r *replayReceiver) Start(ctx context.Context, host component.Host) error {
 	}
 	source, err := openFiles(ctx, r.cfg)
 	if err != nil {
-		return fmt.Errorf("object_store: %w", err)
+		return err
 	}
 	cp, err := openCheckpoints(ctx, host, *r.cfg.Storage, r.id, r.cfg.rowSelection())
 	if err != nil {
@@ -99,6 +99,7 @@ func (r *replayReceiver) run(ctx context.Context) {
 	lister := r.files
 	var pending []dataset.File // listed files not read yet, in order
 	backlog, listed := true, false
+	selected := 0 // files listed and selected so far
 	for {
 		// Once mode reads what is present at start: it lists until a listing succeeds, then
 		// only retries the files it could not read.
@@ -111,6 +112,7 @@ func (r *replayReceiver) run(ctx context.Context) {
 			for _, f := range files {
 				if r.cfg.Select.selectsFile(f) {
 					pending = append(pending, f)
+					selected++
 				}
 			}
 		}
@@ -135,7 +137,14 @@ func (r *replayReceiver) run(ctx context.Context) {
 			backlog = false
 			close(r.backlogDone)
 			if r.cfg.Mode == ModeOnce {
-				r.logger.Info("replay_parquet: backlog done (mode: once); no further files are read", zap.String("dataset", r.cfg.location()))
+				if selected == 0 {
+					// An empty dataset, or a wrong bucket prefix (which lists nothing, as an
+					// empty one does), or select.from/to naming days without files.
+					r.logger.Warn("replay_parquet: backlog done (mode: once) without a file to read: the dataset has no data file of select.datasets (within select.from and select.to)",
+						zap.String("dataset", r.cfg.location()), zap.Strings("datasets", r.cfg.Select.Datasets))
+					return
+				}
+				r.logger.Info("replay_parquet: backlog done (mode: once); no further files are read", zap.String("dataset", r.cfg.location()), zap.Int("files", selected))
 				return
 			}
 		}

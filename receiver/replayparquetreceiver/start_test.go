@@ -2,6 +2,7 @@ package replayparquetreceiver
 
 import (
 	"context"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 
@@ -11,8 +12,11 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/receiver/receivertest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/teststorage"
 )
 
 // closeCounted is the receiver's files, counting its closes.
@@ -55,4 +59,42 @@ func TestFailedStartClosesTheFilesItOpened(t *testing.T) {
 			assert.Equal(t, int32(1), closed.Load(), "closed once")
 		})
 	}
+}
+
+// A directory that does not exist fails a once-mode Start, naming the field: a misspelled path
+// listed no file, and the receiver reported its backlog done. Watch mode waits for it (the
+// exporter creates it at its first start).
+func TestMissingDirectoryFailsOnceModeStart(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "reprise-date")
+	host, ext := teststorage.Start(t, t.TempDir())
+	defer func() { require.NoError(t, ext.Shutdown(context.Background())) }()
+
+	rcv, _ := newTestReceiver(t, receivertest.NewNopSettings(NewFactory().Type()), missing, func(*Config) {}, consumertest.NewNop(), nil)
+	err := rcv.Start(context.Background(), host)
+	require.ErrorContains(t, err, "directory: "+missing+" does not exist")
+	require.NoError(t, rcv.Shutdown(context.Background()))
+
+	watch, _ := newTestReceiver(t, receivertest.NewNopSettings(NewFactory().Type()), missing, func(c *Config) { c.Mode = ModeWatch }, consumertest.NewNop(), nil)
+	require.NoError(t, watch.Start(context.Background(), host))
+	require.NoError(t, watch.Shutdown(context.Background()))
+}
+
+// A once-mode backlog that found no file to read says so, as a warning naming where it looked:
+// an empty dataset and a wrong prefix of a bucket look the same.
+func TestBacklogOfNoFileIsAWarning(t *testing.T) {
+	host, ext := teststorage.Start(t, t.TempDir())
+	defer func() { require.NoError(t, ext.Shutdown(context.Background())) }()
+	core, logs := observer.New(zap.InfoLevel)
+	set := receivertest.NewNopSettings(NewFactory().Type())
+	set.Logger = zap.New(core)
+	root := t.TempDir()
+	rcv, r := newTestReceiver(t, set, root, func(*Config) {}, consumertest.NewNop(), nil)
+	require.NoError(t, rcv.Start(context.Background(), host))
+	waitBacklog(t, r)
+	require.NoError(t, rcv.Shutdown(context.Background()))
+
+	warned := logs.FilterMessage("replay_parquet: backlog done (mode: once) without a file to read: the dataset has no data file of select.datasets (within select.from and select.to)").All()
+	require.Len(t, warned, 1)
+	assert.Equal(t, zap.WarnLevel, warned[0].Level)
+	assert.Equal(t, root, warned[0].ContextMap()["dataset"])
 }
