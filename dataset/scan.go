@@ -33,7 +33,9 @@ func scanCases(pf *parquet.File, path string, from int64, rowsPerRead int, fn fu
 	}
 	row := from
 	for {
-		buf := make([]CaseRow, max(rowsPerRead, 1))
+		// No more rows than the file has left: rowsPerRead bounds a read, and a large one (the
+		// receiver's batch_size) over a small file would allocate its whole size.
+		buf := make([]CaseRow, max(min(int64(rowsPerRead), pf.NumRows()-row), 1))
 		n, err := r.Read(buf)
 		restoreRows(pf, buf[:n])
 		for i := range buf[:n] {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,4 +73,26 @@ func TestCaseFileRoundTrip(t *testing.T) {
 		roundtrip.AssertSameCase(t, rows[i], back[i])
 	}
 	assert.Error(t, WriteCaseFile(filepath.Join(t.TempDir(), "x.parquet"), "lz4", rows), "an unknown codec is refused")
+}
+
+// A read never allocates more rows than the file has left: rowsPerRead (the replay_parquet
+// receiver's batch_size) bounds a read, and a large one over a small file allocated a buffer of
+// its whole size for each file (840 bytes a row: batch_size 1048576 is 880 MB per file read,
+// and a larger one crashed the collector out of memory).
+func TestScanCasesAllocatesForTheRowsTheFileHas(t *testing.T) {
+	w := newWriter(t)
+	res, err := w.Write(manyCases(t))
+	require.NoError(t, err)
+	require.Len(t, res.Files, 1)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var rows []int64
+	require.NoError(t, ScanCases(res.Files[0].Path, 20, 1<<20, func(row int64, _ *CaseRow) error {
+		rows = append(rows, row)
+		return nil
+	}))
+	runtime.ReadMemStats(&after)
+	assert.Equal(t, []int64{20, 21, 22, 23, 24}, rows)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "bytes allocated to read 5 rows")
 }
