@@ -70,6 +70,9 @@ func (l *Lister) Next() ([]File, error) {
 				continue
 			}
 			names, err := os.ReadDir(filepath.Join(dir, p.Name()))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // emptied and removed by retention since the dataset was listed
+			}
 			if err != nil {
 				errs = append(errs, err)
 				continue

@@ -204,3 +204,31 @@ func TestExpireKeepsFilesTheObjectStoreDoesNotHold(t *testing.T) {
 	assert.Len(t, tree(t, w.Root()), 2, "the steps and quarantine files stay")
 	assert.NoDirExists(t, filepath.Join(w.Root(), Cases, "dt=2020-01-01"))
 }
+
+// A partition directory removed while the dataset is listed (retention emptied it between the
+// listing of the dataset and that of the partition) is not a listing error: the readers that
+// list (reprise ls, show, ci, the replay_parquet receiver, the replay extension) list what is
+// there, as for a dataset directory not created yet. It failed the whole listing.
+func TestListerSkipsAPartitionRemovedMeanwhile(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, Cases, "dt=2020-01-01")
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() { // retention removing an empty partition, again and again
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_ = os.MkdirAll(dir, 0o755)
+			_ = os.Remove(dir)
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for range 5000 {
+		files, err := NewLister(root, Cases).Next()
+		require.NoError(t, err)
+		require.Empty(t, files)
+	}
+}
