@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -66,6 +67,9 @@ func scanDataset[T any](root string, pick func(*replaycase.Case) (T, bool)) ([]T
 			byID[c.CaseID] = kept{start: c.StartTime, value: v}
 			return nil
 		})
+		if goneSinceListed(err) {
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", f.Path, err)
 		}
@@ -117,6 +121,11 @@ type caseLocation struct {
 	row  int64
 }
 
+// goneSinceListed tells whether a data file listed a moment ago could not be opened because it
+// is gone: retention deletes an expired partition's files while a command reads the dataset,
+// and a command reads what is there instead of failing on data that expired meanwhile.
+func goneSinceListed(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
 // findCase locates the case ref names (its id, or a unique prefix of one) in the dataset at
 // root, reading only the index columns. Of a case with several rows (a re-delivered or
 // re-driven run), the latest by file name is taken, as readDataset does.
@@ -132,6 +141,9 @@ func findCase(ref, root string) (caseLocation, error) {
 	found := map[string]caseLocation{}
 	for _, f := range files {
 		entries, err := dataset.ReadIndex(f.Path)
+		if goneSinceListed(err) {
+			continue
+		}
 		if err != nil {
 			return caseLocation{}, fmt.Errorf("reading %s: %w", f.Path, err)
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -206,4 +207,29 @@ func (h *heapPeak) sample() {
 
 func (h *heapPeak) report(b *testing.B) {
 	b.ReportMetric(float64(h.top-h.base)/(1<<20), "peak-heap-MiB")
+}
+
+// A data file listed and gone before it is read (retention deleted its expired partition
+// meanwhile; here a link to nothing, which the listing names and opening cannot find) is
+// skipped: the commands read what is there. Any other error still fails them.
+func TestAFileGoneSinceListedIsSkipped(t *testing.T) {
+	root, cases := fixtureDataset(t, testfixtures.OTelEvents, testfixtures.Traceloop)
+	require.Len(t, cases, 2)
+	gone := filepath.Join(root, dataset.Cases, "dt=2020-01-01", "part-expired.zstd.parquet")
+	require.NoError(t, os.MkdirAll(filepath.Dir(gone), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "deleted"), gone))
+
+	all, err := readDataset(root)
+	require.NoError(t, err)
+	assert.Len(t, all, 2)
+	got, err := loadCase(cases[1].CaseID, root)
+	require.NoError(t, err)
+	assert.Equal(t, cases[1].CaseID, got.CaseID)
+
+	require.NoError(t, os.Remove(gone))
+	require.NoError(t, os.WriteFile(gone, []byte("not parquet"), 0o644))
+	_, err = readDataset(root)
+	assert.ErrorContains(t, err, "part-expired")
+	_, err = loadCase(cases[1].CaseID, root)
+	assert.ErrorContains(t, err, "part-expired")
 }
