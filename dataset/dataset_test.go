@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -417,4 +418,64 @@ func TestDeadLetterIsWrittenOnceAndCleared(t *testing.T) {
 	cleared, err = w.ClearDeadLetter(key)
 	require.NoError(t, err)
 	assert.False(t, cleared)
+}
+
+// Every file a Write or Flush publishes is named in one result, those of a batch an earlier
+// Write committed and could not publish included: the exporter uploads what a result names, so
+// a file published by a retry and named in none reached the object store only at a restart.
+func TestEveryPublishedFileIsInOneResult(t *testing.T) {
+	for _, maxAge := range []time.Duration{0, time.Hour} {
+		cfg := ConfigOf(newWriter(t))
+		cfg.FileMaxAge, cfg.FileMaxStagedBytes = maxAge, 1<<30
+		w, err := NewWriter(cfg)
+		require.NoError(t, err)
+		fails := 0
+		SetAfterRename(w, func(int) error {
+			if fails > 0 {
+				fails--
+				return errors.New("rename interrupted")
+			}
+			return nil
+		})
+		var named []string
+		record := func(res Result) {
+			for _, f := range res.Files {
+				named = append(named, f.Path)
+			}
+		}
+		write := func(failing int, cases []*replaycase.Case) {
+			fails = failing
+			res, err := w.Write(cases)
+			if err == nil && maxAge > 0 {
+				fails = failing
+				res2, err2 := w.Flush(true)
+				record(res2)
+				if failing > 0 {
+					require.ErrorIs(t, err2, ErrCommitted, "file_max_age %s", maxAge)
+				}
+			} else if failing > 0 {
+				require.ErrorIs(t, err, ErrCommitted, "file_max_age %s", maxAge)
+			}
+			record(res)
+		}
+		write(1, fixtureCases(t)) // committed, not published
+		write(0, fixtureCases(t)) // publishes it first, then its own
+		write(1, fixtureCases(t))
+		write(0, nil) // a Write of nothing publishes what is pending
+		fails = 0
+		res, err := w.Flush(true)
+		require.NoError(t, err)
+		record(res)
+
+		var onDisk []string
+		require.NoError(t, filepath.WalkDir(w.Root(), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".parquet") {
+				onDisk = append(onDisk, p)
+			}
+			return err
+		}))
+		assert.NotEmpty(t, onDisk)
+		assert.ElementsMatch(t, onDisk, named, "file_max_age %s: each published file in one result", maxAge)
+		require.NoError(t, w.Close())
+	}
 }

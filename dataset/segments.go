@@ -153,7 +153,7 @@ func (w *Writer) due(now time.Time) bool {
 // segment that cannot be read is set aside (Result.Unreadable), and the others are merged
 // without it.
 func (w *Writer) Flush(force bool) (Result, error) {
-	_ = w.retryPending()
+	retried, _ := w.retryPending() // in the result, as Write's
 	now := time.Now()
 	w.mu.Lock()
 	adopt := w.staleAge > 0 && now.Sub(w.lastAdopted) >= adoptEvery
@@ -166,7 +166,7 @@ func (w *Writer) Flush(force bool) (Result, error) {
 		adoptErr = w.adoptSegments(now.Add(-w.staleAge))
 	}
 	if !force && !w.due(now) {
-		return Result{}, adoptErr
+		return Result{Files: retried}, adoptErr
 	}
 	w.merging.Lock()
 	defer w.merging.Unlock()
@@ -174,7 +174,7 @@ func (w *Writer) Flush(force bool) (Result, error) {
 	segs := slices.Clone(w.segments)
 	w.mu.Unlock()
 	segs = w.dropVanished(segs)
-	var res Result
+	res := Result{Files: retried}
 	for len(segs) > 0 {
 		w.segmentWriters.release() // the merge is the largest heap of a paced run (segment_writers.go)
 		b, err := w.mergeCommitted(segs, true)
@@ -189,7 +189,8 @@ func (w *Writer) Flush(force bool) (Result, error) {
 		}
 		// From here the journal owns the segments: they must not be merged a second time.
 		w.forget(segs)
-		res.Files, err = w.publishCommitted(b)
+		files, err := w.publishCommitted(b)
+		res.Files = append(res.Files, files...)
 		return res, err
 	}
 	return res, nil

@@ -171,6 +171,10 @@ type Published struct {
 
 // Result is what one Write did.
 type Result struct {
+	// Files are the files the call published: its own batch's, and those of batches an earlier
+	// call committed and could not publish (ErrCommitted), which it published first. A caller
+	// that mirrors the files (an object store) finds each file a Write or Flush published in
+	// one result; Close publishes such batches too, and names none.
 	Files []Published
 	// RepairedStrings counts the strings whose invalid UTF-8 was replaced by U+FFFD.
 	RepairedStrings int
@@ -202,8 +206,10 @@ var ErrCommitted = errors.New("batch committed, publishing incomplete")
 // the rows are durable in staging, and Flush publishes them. Calling Flush after Write, rather
 // than merging inside it, lets the batch's cases be freed before the merge.
 func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
-	_ = w.retryPending() // what still fails stays pending; this batch is written regardless
-	var res Result
+	// What still fails stays pending; this batch is written regardless. What is published now
+	// is in this Write's result: the caller records and uploads what a result names.
+	retried, _ := w.retryPending()
+	res := Result{Files: retried}
 	if len(cases) == 0 {
 		return res, nil
 	}
@@ -265,7 +271,8 @@ func (w *Writer) publishSegment(seg *batch, stageErr error, res Result) (Result,
 	if err != nil {
 		return res, err
 	}
-	res.Files, err = w.publishCommitted(b)
+	files, err := w.publishCommitted(b)
+	res.Files = append(res.Files, files...)
 	return res, err
 }
 
@@ -336,12 +343,14 @@ func (w *Writer) writeSegment(b *batch, stageErr error, res Result) (Result, err
 	return res, nil
 }
 
-// retryPending publishes the committed batches an earlier Write could not finish.
-func (w *Writer) retryPending() error {
+// retryPending publishes the committed batches an earlier Write could not finish, and returns
+// the files it published.
+func (w *Writer) retryPending() ([]Published, error) {
 	w.mu.Lock()
 	pending := w.pending
 	w.pending = nil
 	w.mu.Unlock()
+	var published []Published
 	var errs []error
 	for _, b := range pending {
 		if err := b.publish(nil); err != nil {
@@ -349,9 +358,11 @@ func (w *Writer) retryPending() error {
 			w.mu.Lock()
 			w.pending = append(w.pending, b)
 			w.mu.Unlock()
+			continue
 		}
+		published = append(published, b.published()...)
 	}
-	return errors.Join(errs...)
+	return published, errors.Join(errs...)
 }
 
 // Close publishes the committed batches an earlier Write could not finish. Those it still
@@ -364,7 +375,7 @@ func (w *Writer) Close() error {
 		w.mu.Unlock()
 		w.owner.release(left)
 	}()
-	if err := w.retryPending(); err != nil {
+	if _, err := w.retryPending(); err != nil {
 		return fmt.Errorf("%w: %w", ErrCommitted, err)
 	}
 	return nil

@@ -130,6 +130,11 @@ func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
 	key := dataset.DeadLetterKey(ids)
 	res, err := e.writer.Write(batch.cases)
 	e.telemetry.ExporterReplayParquetInvalidUtf8Repaired.Add(ctx, int64(res.RepairedStrings))
+	if err != nil && len(res.Files) > 0 {
+		// An earlier batch's files, which this Write published before its own batch failed.
+		e.recordFiles(ctx, res)
+		e.upload(ctx, res)
+	}
 	switch {
 	case err == nil:
 		e.recordFiles(ctx, res)
