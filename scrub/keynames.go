@@ -197,7 +197,7 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 		return nil
 	}
 	var out []span
-	blockEnd := 0 // the end of the last block scalar masked: the pairs inside it are part of it
+	blockEnd := 0 // the end of the last block scalar or strings in parentheses masked: the pairs inside are part of it
 	for _, m := range s.assignment.matches(v) {
 		if m.name < blockEnd {
 			continue
@@ -232,6 +232,16 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 		if v[start] == '{' && cookieJarName(v[keyStart:keyEnd]) {
 			out = append(out, s.jarMemberSpans(v, start)...) // cookies={'sessionid': '…'} (cookiejar.go)
 			continue
+		}
+		if v[start] == '(' {
+			if f, ok := parenthesizedStrings(v, start); ok {
+				if maskableValue(f.value) {
+					f.kind = kind
+					out = append(out, f) // password = (⏎    "hunter2"⏎) (pystring.go)
+					blockEnd = f.end     // a name in the strings is masked with them: not read again
+				}
+				continue
+			}
 		}
 		if v[start] == '[' {
 			// A list under a secret name ("password": ["hunter2"]): each element is masked, as

@@ -140,3 +140,105 @@ func stringPrefix(v string, i int) int {
 	}
 	return n
 }
+
+// A value in parentheses under a secret name is, in Python, the strings inside it, read as one
+// (implicit concatenation; black writes a long string so: `password = (⏎    "hunter2…"⏎)`,
+// `DB_PASSWORD = ("s3cr3t" "more")`). They are masked together, from the first one's text to
+// the last one's, with the placeholder of the string Python reads, the parts concatenated (as
+// `password = "s3cr3tmore"` has), and the `(` is no value. Wrapped key material so written
+// under a name of key material is read by wrappedKeyEnd.
+
+// parenthesizedStrings returns the span of the strings in quotes, each on one line, that follow
+// the '(' at v[open] (with spaces, line breaks and comments between them; a string prefix
+// such as r is allowed), and as its value their texts concatenated; false when no string
+// follows the '(' (a call, `(None)`: the pair rule reads it as before); an empty span when an
+// escape or a triple-quoted string does (they are found in the text with its escapes decoded,
+// and by tripleQuotedSpans). A string that does not close on its line (a cut text) is read to
+// the line's end and ends the strings; so does what is no string (the ')', an operator).
+func parenthesizedStrings(v string, open int) (span, bool) {
+	var read strings.Builder
+	f := span{}
+	for i := open + 1; ; {
+		i = pythonSpaceEnd(v, i)
+		q := i
+		for q < len(v) && q-i < 2 && strings.IndexByte("rRbBuUfF", v[q]) >= 0 {
+			q++
+		}
+		if q == len(v) || v[q] != '"' && v[q] != '\'' {
+			if _, n := escapeAt(v, q); n > 0 && f.end == 0 && q == i {
+				return f, true // `(\n    \"…` in a JSON string: read with its escapes decoded (unescape.go)
+			}
+			break
+		}
+		if _, n := tripleQuoteAt(v, q); n > 0 {
+			if f.end == 0 {
+				return f, true // ("""…"""): tripleQuotedSpans reads its name through the '('
+			}
+			break
+		}
+		end, closed := pythonStringEnd(v, q)
+		if n := placeholderLenAt(v, q+1); n > 0 {
+			end, closed = q+1+n, false // strings masked: `'<secret:…>"` once quotes of both kinds were
+		}
+		if f.end == 0 {
+			f.start = q + 1
+		}
+		f.end = end
+		read.WriteString(v[q+1 : end])
+		if !closed {
+			break
+		}
+		i = end + 1
+	}
+	f.value = read.String()
+	return f, f.end > 0
+}
+
+// pythonStringEnd returns where the text of the string that the quote v[q] opens ends, at its
+// closing quote (true; a backslash escapes the byte after it), or at the end of its line or of
+// v (false).
+func pythonStringEnd(v string, q int) (int, bool) {
+	for j := q + 1; j < len(v); j++ {
+		switch v[j] {
+		case v[q]:
+			return j, true
+		case '\n', '\r':
+			return j, false
+		case '\\':
+			j++
+		}
+	}
+	return len(v), false
+}
+
+// pythonSpaceEnd returns the end of the spaces, line breaks and comments at v[i] (between the
+// strings in parentheses).
+func pythonSpaceEnd(v string, i int) int {
+	for i < len(v) {
+		switch v[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+		case '#':
+			for i < len(v) && v[i] != '\n' {
+				i++
+			}
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// placeholderLenAt returns the length of the placeholder at v[i], or 0.
+func placeholderLenAt(v string, i int) int {
+	if !strings.HasPrefix(v[i:], placeholderOpen) {
+		return 0
+	}
+	if loc := placeholderPattern.FindStringIndex(v[i:min(len(v), i+maxPlaceholder)]); loc != nil && loc[0] == 0 {
+		return loc[1]
+	}
+	return 0
+}
+
+// maxPlaceholder bounds the text placeholderLenAt reads: a placeholder with a rule's kind fits.
+const maxPlaceholder = 256

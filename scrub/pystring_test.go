@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,4 +52,47 @@ func TestEscapedTripleQuotedSecretIsMaskedWhole(t *testing.T) {
 	assert.Equal(t, `log {"code": "password = \"\"\"`+s.placeholder(KindSecretField, "hunter2 and more"), s.Text(cut, &Report{}))
 	plain := `{"code": "note = \"\"\"not a secret name\"\"\"\n", "cut`
 	assert.Equal(t, plain, s.Text(plain, &Report{}))
+}
+
+// A value in parentheses under a secret name is the strings inside it, which Python reads as one
+// (implicit concatenation, black's long strings): they are masked together with the
+// placeholder of that string, the one `password = "…"` gives, and the '(' is kept; in a JSON
+// string in a log line with its escapes decoded; a string cut before its closing quote to the
+// end of its line. What is no string after the '(' is read by the pair rule as before.
+func TestParenthesizedStringsUnderASecretName(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, tc := range []struct{ in, value string }{
+		{"password = (\n    \"hunter2-but-longer\"\n)\n", "hunter2-but-longer"},
+		{`DB_PASSWORD = ("s3cr3t" "more")`, "s3cr3tmore"},
+		{"db_password = (  # black splits long strings\n    'hunter2-but'\n    \"-longer\"\n)\n", "hunter2-but-longer"},
+		{"API_TOKEN = (\r\n    r\"hunter2\\-but\"\r\n    f'-longer'\r\n)\r\n", `hunter2\-but-longer`},
+		{`2026-12-06 wrote {"code": "password = (\n    \"hunter2-but-longer\"\n)\n"} done`, "hunter2-but-longer"},
+		{"password = (\n    \"hunter2-but-lon", "hunter2-but-lon"}, // cut
+	} {
+		assertMaskedOnce(t, s, tc.in, tc.value)
+		out := s.Text(tc.in, &Report{})
+		assert.Contains(t, out, s.placeholder(KindSecretField, tc.value), "%q", tc.in)
+		assert.Contains(t, out, "= (", "the ( is kept: %q", tc.in)
+	}
+	// As on the base: the pair rule's value, the text up to the space or the end (a trailing
+	// ')' stripped), or nothing for a literal in quotes.
+	for _, tc := range []struct{ in, masked string }{
+		{"password = get_password()", "get_password("},
+		{"password=(None)", "(None"},
+	} {
+		want := strings.Replace(tc.in, tc.masked, s.placeholder(KindSecretField, tc.masked), 1)
+		assert.Equal(t, want, s.Text(tc.in, &Report{}), tc.in)
+	}
+	for _, in := range []string{`password = ("None")`, "password = (\n    ''\n)"} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}
+
+// Reading strings in parentheses is one pass, however many names and quotes the strings hold.
+func TestParenthesizedStringsAreOnePass(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, unit := range []string{`password=("password=(" `, `password=("x`, `password=("a" 'password=(' `, "token = (\n '#' # \n"} {
+		in := strings.Repeat(unit, 1<<14)
+		quickEnough(t, 2*time.Second, func() { s.assignmentSpans(in) }, unit)
+	}
 }
