@@ -288,6 +288,8 @@ func cookieMember(member string) bool {
 func (o *cookieObject) set(v, member string, end int) int {
 	start, valueEnd, closed := memberValue(v, end)
 	switch {
+	case valueEnd == 0 && !o.call && member[0] <= 'Z' && end < len(v) && v[end] == ':':
+		return o.setGoField(v, member, end+1) // Name:sessionid, a Go field (upper case) in %+v
 	case valueEnd == 0:
 		return end
 	case member[0] == 'n' || member[0] == 'N':
@@ -300,6 +302,37 @@ func (o *cookieObject) set(v, member string, end int) int {
 		o.valueStart, o.valueEnd = start+1, start+1+cookieOctets(v[start+1:valueEnd])
 	}
 	return valueEnd
+}
+
+// Go's %+v of an http.Cookie (a struct value, in a slice or alone; &{…} through a pointer to
+// a type without its String method) writes its fields unquoted, `Field:value` separated by
+// spaces: {Name:sessionid Value:… Quoted:false Path:/ Domain: …}. A value ends at the space
+// before the next field (an upper-case word and ':'), at the '}' when it is the last field,
+// or at the end of its line.
+
+// setGoField records in o the unquoted value of a Go struct's field Name or Value that starts
+// at v[start], and returns its end.
+func (o *cookieObject) setGoField(v, member string, start int) int {
+	end := start
+	for end < len(v) && v[end] != '\n' && v[end] != '}' && !(v[end] == ' ' && goFieldAt(v, end+1)) {
+		end++
+	}
+	if member == "Name" {
+		o.name = v[start:end]
+	} else {
+		o.valueStart, o.valueEnd = start, end
+	}
+	return end
+}
+
+// goFieldAt tells whether a field of Go's %+v, an upper-case word and ':', starts at v[i].
+func goFieldAt(v string, i int) bool {
+	if i == len(v) || v[i] < 'A' || v[i] > 'Z' {
+		return false
+	}
+	for i++; i < len(v) && isIdentifierByte(v[i]); i++ {
+	}
+	return i < len(v) && v[i] == ':'
 }
 
 // cookieOctets returns the length of the run of cookie-value bytes (RFC 6265's cookie-octet:

@@ -1,6 +1,8 @@
 package scrub
 
 import (
+	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -229,4 +231,25 @@ func TestCookieJarsWrittenAsMapsAreMasked(t *testing.T) {
 	} {
 		assert.Equal(t, in, s.Text(in, &Report{}), in)
 	}
+}
+
+// Go's %+v of an http.Cookie (net/http's struct, as fmt writes it: fields unquoted, a slice of
+// them, a pointer to a copy of the type without its String method) has the value of its
+// session cookie masked, to the space before the next field or the closing brace; a cookie
+// that carries no credential keeps its value.
+func TestGoCookieStructsAreMasked(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	c := http.Cookie{Name: "sessionid", Value: phpSession, Path: "/", HttpOnly: true}
+	type cookie http.Cookie // no String method: fmt writes &{…}
+	for _, in := range []string{
+		fmt.Sprintf("%+v", c),
+		fmt.Sprintf("cookies: %+v", []http.Cookie{{Name: "theme", Value: "dark-mode-enabled-x"}, c}),
+		fmt.Sprintf("set %+v", &cookie{Name: "auth_token", Value: phpSession}),
+		fmt.Sprintf("%+v", struct{ Name, Value string }{"JSESSIONID", phpSession}),
+	} {
+		assertMaskedOnce(t, s, in, phpSession)
+		assert.Contains(t, s.Text(in, &Report{}), "Value:<secret:", in)
+	}
+	kept := fmt.Sprintf("%+v", []http.Cookie{{Name: "theme", Value: "dark-mode-enabled-x"}, {Name: "sessionid"}})
+	assert.Equal(t, kept, s.Text(kept, &Report{}))
 }
