@@ -18,8 +18,17 @@ const cardNumber = `\d(?:[ .-]?\d){12,18}`
 // (josé@example.com, müller@exämple.de: \b and [A-Za-z] would cut them and leave part of the
 // name), its @ also percent-encoded as in a URL's query (?email=alice%40example.com). Group 1
 // is the address; what comes before it is not a letter, digit or local-part character, which
-// \b, ASCII-only in Go, cannot say.
-const emailAddress = `(?:^|[^\p{L}\p{N}._%+-])([\p{L}\p{N}._%+-]+(?:@|%40)[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,})`
+// \b, ASCII-only in Go, cannot say. What comes after it is no letter or digit either: the
+// domain took in every letter, and a digit after it (8@7.BY1@7.BY) left an address cut at the
+// digit, which became a placeholder, and the second pass found the address the digit starts,
+// no longer touched, so scrubbing was not idempotent. \b asks it without taking the character
+// (a@b.co,c@d.co keeps its ',' for the next address), after a domain that ends with an ASCII
+// letter (group 1); after another letter (.テスト, group 2) it cannot, and that one is taken as
+// before.
+const emailAddress = `(?:^|[^\p{L}\p{N}._%+-])(?:(` + emailBody + `\p{L}*[A-Za-z])\b|(` + emailBody + `\p{L}*[^\x00-\x7F\P{L}]))`
+
+// emailBody is an address up to the last letter of its top-level domain.
+const emailBody = `[\p{L}\p{N}._%+-]+(?:@|%40)[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}`
 
 // personalDetectors find personal data. Each candidate shape is confirmed by a check (Luhn,
 // mod-97, libphonenumber's validation, an address parse) so ordinary numbers stay.
@@ -35,8 +44,11 @@ func personalDetectors(phoneRegions []string) []detector {
 		{kind: "ip_address", minDigits: 4, re: regexp.MustCompile(wordStart + `((?:\d{1,3}\.){3}\d{1,3})` + wordEnd), group: 1, valid: ipAddress},
 		// An IPv6 address ends with a hex group or "::", never with one colon: "2001:db8::1:" (a
 		// colon after it, as in prose or a log line) was taken whole, failed the parse and was
-		// lost. Leftmost-longest, so that "2001:db8:8000::" is not cut to "2001:db8:8000".
-		{kind: "ip_address", hints: []string{":"}, re: longest(`(?:^|[^0-9A-Za-z:])((?i)[0-9a-f]{0,4}(?:(?::[0-9a-f]{0,4}){1,6}:[0-9a-f]{1,4}|(?::[0-9a-f]{0,4}){0,6}::))`), group: 1, valid: ipAddress},
+		// lost. Leftmost-longest, so that "2001:db8:8000::" is not cut to "2001:db8:8000". A
+		// letter or digit after it touches it, as one before it does (wordEnd after a group, \B or _
+		// after "::"): "3::a2ea3::" was taken up to the 3, and once it was a placeholder the
+		// second pass found "3::", and scrubbing was not idempotent.
+		{kind: "ip_address", hints: []string{":"}, re: longest(`(?:^|[^0-9A-Za-z:])(?i:(` + ipv6Head + `(?::[0-9a-f]{0,4}){1,6}:[0-9a-f]{1,4})` + wordEnd + `|(` + ipv6Head + `(?::[0-9a-f]{0,4}){0,6}::)(?:\B|_))`), group: 1, valid: ipAddress},
 		// part: a run of digit groups that is no valid number is searched for one between its
 		// separators, as for cards: "0100000000 00@0.aa" matches as 12 digits, and the number
 		// was found only once the address after it had become a placeholder.
@@ -48,6 +60,9 @@ func personalDetectors(phoneRegions []string) []detector {
 	}
 	return ds
 }
+
+// ipv6Head is the first group of an IPv6 address, or none.
+const ipv6Head = `[0-9a-f]{0,4}`
 
 // longest compiles a regular expression that prefers the longest of the matches at a position.
 func longest(expr string) *regexp.Regexp {
