@@ -23,6 +23,8 @@ func TestScrubbingTwiceChangesNothing(t *testing.T) {
 		{in: "0@2.AA000010@2.AA", want: "0@<secret:email:", counts: map[string]int64{"email": 1}},
 		// Neither "3::a2ea" (a 3 after it) nor "3::" (an a before it) is an address.
 		{in: "3::a2ea3::", want: "3::a2ea3::"},
+		// Both numbers are found on the first pass: "07.004001114" and "020000 1001".
+		{in: "07.004001114.2.020000 1001", want: "<secret:phone_number:", counts: map[string]int64{"phone_number": 2}},
 	} {
 		var r Report
 		once := s.Text(tc.in, &r)

@@ -224,8 +224,32 @@ func (s *Scrubber) detectorSpans(d *detector, v string, digits int) []span {
 		return nil
 	}
 	var out []span
-	for _, m := range d.re.FindAllStringSubmatchIndex(v, -1) {
-		start, end := m[0], m[1]
+	for from, restarts := 0, 0; from >= 0; restarts++ {
+		from = d.spansFrom(v, from, restarts < maxRestarts, &out)
+	}
+	if d.credential && len(out) > 0 {
+		return everyOccurrence(v, out)
+	}
+	return out
+}
+
+// maxRestarts bounds how often detectorSpans searches again after a finding (spansFrom): a text
+// made of findings that each touch the next would otherwise be searched once per finding.
+const maxRestarts = 16
+
+// spansFrom appends to out the findings of d's matches in v[from:], and returns where the search
+// must start again, or -1. A finding becomes a placeholder, whose '>' is no letter or digit: the
+// text after it is read as the start of a text, as the second pass reads it. The search went on
+// after the whole match instead, with the character before it (the finding's last digit) or the
+// one after it taken by the match (wordEnd's '_'), and missed what the second pass found:
+// "07.004001114.2.020000 1001" matched up to "020000" and had its first number taken
+// (validParts), and "020000 1001" was masked on the second pass only. With restart, the search
+// starts again after a finding when the next match found from there is not the next match of
+// this search; without it, this search goes on.
+func (d *detector) spansFrom(v string, from int, restart bool, out *[]span) int {
+	ms := d.re.FindAllStringSubmatchIndex(v[from:], -1)
+	for k, m := range ms {
+		start, end := m[0]+from, m[1]+from
 		if d.group > 0 {
 			g := d.group
 			for 2*g+1 < len(m) && m[2*g] < 0 {
@@ -234,26 +258,32 @@ func (s *Scrubber) detectorSpans(d *detector, v string, digits int) []span {
 			if len(m) <= 2*g+1 {
 				continue
 			}
-			start, end = m[2*g], m[2*g+1]
+			start, end = m[2*g]+from, m[2*g+1]+from
 		}
 		if start == end {
 			continue
 		}
+		found := len(*out)
 		if d.valid != nil && !d.valid(v[start:end]) {
 			if d.part != nil {
-				out = append(out, d.validParts(v, start, end, true)...)
+				*out = append(*out, d.validParts(v, start, end, true)...)
 			}
+		} else if d.near == nil || d.near(v, start) {
+			*out = append(*out, span{start: start, end: end, kind: d.kind, personal: d.personal})
+		}
+		if !restart || len(*out) == found {
 			continue
 		}
-		if d.near != nil && !d.near(v, start) {
-			continue
+		after := (*out)[len(*out)-1].end
+		next := d.re.FindStringIndex(v[after:])
+		if next == nil {
+			return -1 // nor any match of this search
 		}
-		out = append(out, span{start: start, end: end, kind: d.kind, personal: d.personal})
+		if k+1 == len(ms) || next[0]+after != ms[k+1][0]+from || next[1]+after != ms[k+1][1]+from {
+			return after
+		}
 	}
-	if d.credential && len(out) > 0 {
-		return everyOccurrence(v, out)
-	}
-	return out
+	return -1
 }
 
 // everyOccurrence returns found with every other occurrence in v of a credential it holds, as
