@@ -25,6 +25,7 @@ func TestScrubbingTwiceChangesNothing(t *testing.T) {
 		{in: "3::a2ea3::", want: "3::a2ea3::"},
 		// Both numbers are found on the first pass: "07.004001114" and "020000 1001".
 		{in: "07.004001114.2.020000 1001", want: "<secret:phone_number:", counts: map[string]int64{"phone_number": 2}},
+		{in: "&apikey=000000000000&api.key=0", want: "&apikey=<secret:secret_field:", counts: map[string]int64{"secret_field": 2}},
 	} {
 		var r Report
 		once := s.Text(tc.in, &r)
@@ -33,7 +34,7 @@ func TestScrubbingTwiceChangesNothing(t *testing.T) {
 		assert.Equal(t, once, s.Text(once, &Report{}), "idempotent: %s", tc.in)
 	}
 	// What the end boundaries keep: an address before punctuation, another address, a ':', a
-	// fragment; one in any script.
+	// fragment; one in any script; the next parameter after a query value.
 	for in, want := range map[string]string{
 		"mail a@b.co,c@d.co.":                "mail <secret:email:X>,<secret:email:X>.",
 		"x@例え.テスト, fe80::1%eth0":             "<secret:email:X>, <secret:ip_address:X>%eth0",

@@ -149,7 +149,7 @@ func (a *assignment) matches(v string) []pair {
 			continue // and the pairs below are matched: the next line's name is not skipped
 		}
 		next = at + m[1]
-		if c := pairInWord(v, p.start, p.end); c < p.end {
+		if c := pairInWord(v, at, p.start, p.end); c < p.end {
 			p.end, next = c, c // secret: x,user=bob: the value is x, and user= is matched by its own name
 		}
 		out = append(out, p)
@@ -160,12 +160,24 @@ func (a *assignment) matches(v string) []pair {
 	return out
 }
 
-// pairInWord returns where the unquoted value v[start:end] ends when another pair starts in it
-// after a comma (`x,user=bob`, `x,user: bob`), as the value of a strong name ends at one after a
-// comma and a space (wholeline.go); end when none does.
-func pairInWord(v string, start, end int) int {
+// pairInWord returns where the unquoted value v[start:end] of the name at v[name] ends when
+// another pair starts in it after a comma (`x,user=bob`, `x,user: bob`), as the value of a
+// strong name ends at one after a comma and a space (wholeline.go), or, in a query string (a
+// key after '?' or '&'), at the next parameter or the fragment; end when none does. The value
+// was cut at the next parameter only once found, and the pairs after it were skipped:
+// `&apikey=…&api.key=0` had api.key masked on the second pass, once the value before it was a
+// placeholder, and scrubbing was not idempotent.
+func pairInWord(v string, name, start, end int) int {
 	if c := v[start]; c == '"' || c == '\'' || c == '\\' {
 		return end
+	}
+	for name > 0 && isKeyByte(v[name-1]) {
+		name--
+	}
+	if name > 0 && (v[name-1] == '?' || v[name-1] == '&') {
+		if i := strings.IndexAny(v[start:end], "&#"); i >= 0 {
+			end = start + i
+		}
 	}
 	for i := start + 1; i < end; i++ {
 		if v[i] == ',' && startsPair(v[:end], i+1, ":=") {
@@ -254,13 +266,8 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 		} else if end-start >= 2 && (v[start] == '"' || v[start] == '\'') {
 			start, end = start+1, end-1
 		} else {
-			// Unquoted: in a query string the value ends at the next parameter; a trailing
-			// comma or closing bracket belongs to the text around it.
-			if keyStart > 0 && (v[keyStart-1] == '?' || v[keyStart-1] == '&') {
-				if i := strings.IndexAny(v[start:end], "&#"); i >= 0 {
-					end = start + i
-				}
-			}
+			// Unquoted (in a query string it ends at the next parameter: pairInWord): a
+			// trailing comma or closing bracket belongs to the text around it.
 			for end > start && strings.IndexByte(",)}]", v[end-1]) >= 0 {
 				end--
 			}
