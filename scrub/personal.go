@@ -38,7 +38,7 @@ func personalDetectors(phoneRegions []string) []detector {
 		// Between wordStart and wordEnd (detectors.go): '_' is a boundary (id_4111111111111111_x).
 		// (?i) only inside the value: a case-insensitive [^A-Za-z] would not match the Kelvin
 		// sign, which folds to k.
-		{kind: "iban", minDigits: 10, re: regexp.MustCompile(wordStart + `((?i)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)` + wordEnd), group: 1, valid: ibanChecksum},
+		{kind: "iban", minDigits: ibanMinDigits, re: regexp.MustCompile(wordStart + `((?i)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?)` + wordEnd), group: 1, valid: ibanChecksum},
 		{kind: "payment_card", minDigits: 13, re: regexp.MustCompile(wordStart + `(` + cardNumber + `)` + wordEnd), group: 1, valid: luhn, part: regexp.MustCompile(`^` + cardNumber + `$`)},
 		{kind: "us_ssn", minDigits: 9, re: regexp.MustCompile(wordStart + `(\d{3}-\d{2}-\d{4})` + wordEnd), group: 1, valid: ssn},
 		{kind: "ip_address", minDigits: 4, re: regexp.MustCompile(wordStart + `((?:\d{1,3}\.){3}\d{1,3})` + wordEnd), group: 1, valid: ipAddress},
@@ -95,10 +95,16 @@ func luhn(s string) bool {
 	return sum%10 == 0
 }
 
+// ibanMinDigits is the fewest digits an IBAN is taken with. The IBAN itself must hold them, not
+// only the text around it: the text's digits alone (the prefilter) let a second pass find
+// "Nx81NNNNNNx81secret" once the value after it had become a placeholder, whose hash holds
+// digits, and scrubbing was not idempotent.
+const ibanMinDigits = 10
+
 // ibanChecksum validates an IBAN, in any letter case, with the ISO 13616 mod-97 check.
 func ibanChecksum(s string) bool {
 	s = strings.ToUpper(strings.ReplaceAll(s, " ", ""))
-	if len(s) < 15 || len(s) > 34 {
+	if len(s) < 15 || len(s) > 34 || countDigits(s) < ibanMinDigits {
 		return false
 	}
 	var b strings.Builder
