@@ -50,7 +50,12 @@ func cookieSpans(v string) []span {
 			valueEnd-- // dict(sessionid=…)
 		}
 		key, value := v[keyStart:eq], v[eq+1:valueEnd]
-		if key != "" && (sessionCookieName(key) && sessionCookieValue(value) || cookieCredential(value) && cookieAttributesAt(v, end)) {
+		// A value that runs into a placeholder was longer when it was scrubbed, and judged so:
+		// sid=0seCret:f(x) is no session id (its parentheses are code), and once secret: had its
+		// value masked, the second pass took "0seCret:" for one, and scrubbing was not
+		// idempotent.
+		intoPlaceholder := strings.HasPrefix(v[end:], "<secret:")
+		if key != "" && !intoPlaceholder && (sessionCookieName(key) && sessionCookieValue(value) || cookieCredential(value) && cookieAttributesAt(v, end)) {
 			out = append(out, span{start: eq + 1, end: valueEnd, kind: KindSecretField})
 		}
 		eq = indexFrom(v, end, '=')

@@ -11,7 +11,8 @@ import (
 // address's domain before a digit, an IPv6 address before a hex digit), a finding after which
 // the search went on past what became its placeholder (a phone number inside a longer run of
 // digit groups), a query parameter skipped inside the value before it, and an IBAN whose digits
-// were counted in the text, the placeholder's included. Each is now judged
+// were counted in the text, the placeholder's included, and a session cookie's value judged
+// with a value in it that became a placeholder. Each is now judged
 // on the first pass as the second pass judges it; what must stay as it is stays.
 func TestScrubbingTwiceChangesNothing(t *testing.T) {
 	s := newScrubber(t, Config{Enabled: true, Key: "k"})
@@ -28,6 +29,8 @@ func TestScrubbingTwiceChangesNothing(t *testing.T) {
 		{in: "07.004001114.2.020000 1001", want: "<secret:phone_number:", counts: map[string]int64{"phone_number": 2}},
 		// An IBAN's checksum by chance, with 4 digits: the placeholder's digits made up the 10.
 		{in: "Nx81NNNNNNx81secret:B", want: "Nx81NNNNNNx81secret:<secret:secret_field:", counts: map[string]int64{"secret_field": 1}},
+		// A session cookie's value that is code up to a pair whose value is masked.
+		{in: "sid=0seCret:f(x) sid=0seCret:\x10", want: "sid=0seCret:<secret:secret_field:", counts: map[string]int64{"secret_field": 2}},
 		{in: "&apikey=000000000000&api.key=0", want: "&apikey=<secret:secret_field:", counts: map[string]int64{"secret_field": 2}},
 	} {
 		var r Report
