@@ -303,18 +303,21 @@ func everyOccurrence(v string, found []span) []span {
 			seen = map[string]bool{}
 		}
 		seen[secret] = true
-		for from := 0; ; {
-			i := strings.Index(v[from:], secret)
-			if i < 0 {
-				break
-			}
-			if from+i != f.start {
-				out = append(out, span{start: from + i, end: from + i + len(secret), kind: f.kind})
-			}
-			from += i + len(secret)
-		}
+		out = appendOccurrences(out, v, secret, f.kind)
 	}
 	return out
+}
+
+// appendOccurrences appends to out a span of kind for each occurrence of secret in v.
+func appendOccurrences(out []span, v, secret, kind string) []span {
+	for from := 0; ; {
+		i := strings.Index(v[from:], secret)
+		if i < 0 {
+			return out
+		}
+		out = append(out, span{start: from + i, end: from + i + len(secret), kind: kind})
+		from += i + len(secret)
+	}
 }
 
 // gitleaksSpans reports every occurrence of each secret gitleaks finds (it reports the secret,
@@ -353,14 +356,7 @@ func (s *Scrubber) gitleaksFind(v string, widened bool, seen *map[gitleaksFound]
 			*seen = map[gitleaksFound]bool{}
 		}
 		(*seen)[key] = true
-		for from := 0; ; {
-			i := strings.Index(v[from:], secret)
-			if i < 0 {
-				break
-			}
-			out = append(out, span{start: from + i, end: from + i + len(secret), kind: key.kind})
-			from += i + len(secret)
-		}
+		out = appendOccurrences(out, v, secret, key.kind)
 	}
 	return out
 }

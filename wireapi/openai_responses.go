@@ -388,12 +388,13 @@ func ResponsesID(st *replaycase.Step) string {
 
 // finalStatus is how the recorded response ended: "incomplete", with the reason, when the model
 // stopped at the token limit or a content filter (the API's status, which agents check: the
-// OpenAI Agents SDK raises on it), else "completed". Anthropic's model_context_window_exceeded
-// (kept as recorded, or given to reprise mutate) is the token limit, as Chat Completions' length.
+// OpenAI Agents SDK raises on it), else "completed". A reason is read as Chat Completions reads
+// it (finishReason): Anthropic's own, kept as recorded, end the answer the same way through
+// both OpenAI APIs (model_context_window_exceeded is the token limit).
 func finalStatus(st *replaycase.Step) (status string, details any) {
 	for _, m := range st.OutputMessages {
-		switch m.FinishReason {
-		case "length", "max_output_tokens", "model_context_window_exceeded":
+		switch finishReason(m.FinishReason) {
+		case "length", "max_output_tokens":
 			return "incomplete", map[string]string{"reason": "max_output_tokens"}
 		case "content_filter":
 			return "incomplete", map[string]string{"reason": "content_filter"}

@@ -130,15 +130,14 @@ func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
 	key := dataset.DeadLetterKey(ids)
 	res, err := e.writer.Write(batch.cases)
 	e.telemetry.ExporterReplayParquetInvalidUtf8Repaired.Add(ctx, int64(res.RepairedStrings))
-	if err != nil && len(res.Files) > 0 {
-		// An earlier batch's files, which this Write published before its own batch failed.
+	if err == nil || len(res.Files) > 0 {
+		// Also when the batch failed: the files of an earlier batch it published first. The
+		// upload runs after every written batch, as it syncs what a failure left behind.
 		e.recordFiles(ctx, res)
 		e.upload(ctx, res)
 	}
 	switch {
 	case err == nil:
-		e.recordFiles(ctx, res)
-		e.upload(ctx, res)
 		e.clearDeadLetter(key)
 		if e.cfg.FileMaxAge > 0 {
 			e.flush(ctx, false) // the batch was staged; publish the staged batches if due

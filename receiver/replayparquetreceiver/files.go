@@ -46,13 +46,14 @@ func (o objectFiles) scan(ctx context.Context, f dataset.File, from int64, rowsP
 // would be done at once. Watch mode lists it until the exporter has created it.
 func newFiles(ctx context.Context, cfg *Config) (files, error) {
 	if !cfg.ObjectStore.HasValue() {
-		if info, err := os.Stat(cfg.Directory); cfg.Mode == ModeOnce && err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("directory: %s does not exist (the directory of the replay_parquet exporter; mode: once would read no file)", cfg.Directory)
-			}
-			return nil, fmt.Errorf("directory: %w", err)
-		} else if err == nil && !info.IsDir() {
+		switch info, err := os.Stat(cfg.Directory); {
+		case err == nil && !info.IsDir():
 			return nil, fmt.Errorf("directory: %s is not a directory (the dataset root the replay_parquet exporter writes)", cfg.Directory)
+		case err == nil || cfg.Mode != ModeOnce:
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("directory: %s does not exist (the directory of the replay_parquet exporter; mode: once would read no file)", cfg.Directory)
+		default:
+			return nil, fmt.Errorf("directory: %w", err)
 		}
 		return localFiles{dataset.NewLister(cfg.Directory, cfg.Select.Datasets...)}, nil
 	}
