@@ -20,12 +20,14 @@ import (
 // into the same root, and its directory is left in place. Files being written are in the staging
 // directory, never under the root, so they cannot be touched. With an object store mirroring the
 // root (Retention.Uploaded), a file the bucket does not hold yet is never deleted either: the local
-// copy is the only one until its upload succeeds, and what the upload is retried from.
+// copy is the only one until its upload succeeds, and what the upload is retried from. The
+// steps/ files of a day go only once the cases/ partition of that day holds no file: a case that
+// stays for any of these reasons keeps its steps, which a replay needs.
 
 // Retention is how long each dataset keeps its partitions. A zero age keeps them forever.
 type Retention struct {
-	// Cases applies to cases/ and steps/ together: a case row never outlives its steps rows,
-	// nor the other way round.
+	// Cases applies to cases/ and steps/ together: a case row never outlives its steps rows
+	// (a day's steps files wait for its cases files to go, see KeptForCases).
 	Cases time.Duration
 	// Quarantine applies to quarantine/.
 	Quarantine time.Duration
@@ -53,6 +55,10 @@ type Expired struct {
 	// NotUploaded counts files of an expired partition left in place because the object store
 	// is not known to hold them (Retention.Uploaded); a pass after their upload removes them.
 	NotUploaded int
+	// KeptForCases counts steps/ files of an expired partition left in place because the
+	// cases/ partition of the same day still holds a file (kept, not uploaded, or not
+	// removable): a case row never outlives its steps rows. A pass after those go removes them.
+	KeptForCases int
 }
 
 // Expire deletes, under root, the partitions and dead letters older than r allows at now, and
@@ -65,6 +71,9 @@ func Expire(root string, r Retention, now time.Time) ([]Expired, error) {
 	}
 	var out []Expired
 	var errs []error
+	// cases/ before steps/: a day's steps files go only once its cases files are gone (see
+	// expirePartitions), and a pass stopped between the two leaves steps rows, never a case
+	// row without them.
 	for _, ds := range []struct {
 		name   string
 		maxAge time.Duration
@@ -119,11 +128,19 @@ func expirePartitions(root, ds string, maxAge, minFileAge time.Duration, uploade
 			errs = append(errs, err)
 			continue
 		}
+		// Steps files of a day whose cases/ still holds a file all stay: which case a steps file
+		// belongs to is in its rows, not its name, and a steps row outliving its case is
+		// harmless where the reverse is a case that cannot be replayed.
+		casesLeft := ds == Steps && holdsDataFiles(filepath.Join(root, Cases, p.Name()))
 		var inBucket map[string]bool // what the object store holds, asked at the first file to delete
 		asked, askErr := false, error(nil)
 		for _, f := range files {
 			if f.IsDir() || !strings.HasSuffix(f.Name(), ".parquet") {
 				continue // not ours: left alone, and the directory with it
+			}
+			if casesLeft {
+				e.KeptForCases++
+				continue
 			}
 			info, err := f.Info()
 			if err != nil {
@@ -150,16 +167,31 @@ func expirePartitions(root, ds string, maxAge, minFileAge time.Duration, uploade
 			e.Files++
 			e.Bytes += info.Size()
 		}
-		if e.Kept == 0 && e.NotUploaded == 0 {
+		if e.Kept == 0 && e.NotUploaded == 0 && e.KeptForCases == 0 {
 			// Fails, harmlessly, when a file was published into it meanwhile: it stays for the
 			// next pass.
 			_ = os.Remove(pdir)
 		}
-		if e.Files > 0 || e.Kept > 0 || e.NotUploaded > 0 {
+		if e.Files > 0 || e.Kept > 0 || e.NotUploaded > 0 || e.KeptForCases > 0 {
 			out = append(out, e)
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// holdsDataFiles reports whether the partition directory pdir holds a *.parquet file. A
+// directory that cannot be read holds one, as far as retention knows.
+func holdsDataFiles(pdir string) bool {
+	files, err := os.ReadDir(pdir)
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist)
+	}
+	for _, f := range files {
+		if !f.IsDir() && strings.HasSuffix(f.Name(), ".parquet") {
+			return true
+		}
+	}
+	return false
 }
 
 func expireDeadLetters(root string, maxAge time.Duration, now time.Time) (Expired, error) {

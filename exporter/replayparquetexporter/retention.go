@@ -130,9 +130,10 @@ func (e *parquetExporter) expire(ctx context.Context, now time.Time) {
 		attrs := metric.WithAttributes(attribute.String("dataset", x.Dataset))
 		e.telemetry.ExporterReplayParquetExpiredFiles.Add(ctx, int64(x.Files), attrs)
 		e.telemetry.ExporterReplayParquetExpiredBytes.Add(ctx, x.Bytes, attrs)
-		if x.Files > 0 || x.Kept > 0 {
+		if x.Files > 0 || x.Kept > 0 || x.KeptForCases > 0 {
 			e.logger.Info("retention removed expired data", zap.String("dataset", x.Dataset), zap.String("dt", x.Partition),
-				zap.Int("files", x.Files), zap.Int64("bytes", x.Bytes), zap.Int("kept_recently_published", x.Kept))
+				zap.Int("files", x.Files), zap.Int64("bytes", x.Bytes), zap.Int("kept_recently_published", x.Kept),
+				zap.Int("kept_for_cases", x.KeptForCases))
 		}
 		if x.NotUploaded > 0 {
 			e.logger.Warn("retention kept expired files the object store does not hold yet; they are deleted once uploaded",

@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.uber.org/zap"
 
 	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadatatest"
@@ -131,7 +132,12 @@ func TestRetentionKeepsWhatTheBucketDoesNotHold(t *testing.T) {
 	failed := exp.logs.FilterMessage("retention could not remove some expired files; the next pass tries again").All()
 	require.Len(t, failed, 1)
 	assert.Contains(t, failed[0].ContextMap()["error"], "ExpiredToken", "S3's answer is logged")
-	assert.Equal(t, 3, exp.logs.FilterMessage("retention kept expired files the object store does not hold yet; they are deleted once uploaded").Len(),
-		"one line per partition kept: cases, steps, quarantine")
+	assert.Equal(t, 2, exp.logs.FilterMessage("retention kept expired files the object store does not hold yet; they are deleted once uploaded").Len(),
+		"one line per partition kept: cases, quarantine")
+	kept := exp.logs.FilterMessage("retention removed expired data").FilterField(zap.Int("kept_for_cases", 1)).All()
+	require.NotEmpty(t, kept, "the steps files stay with their cases, the bucket not asked for them")
+	for _, l := range kept {
+		assert.Equal(t, "steps", l.ContextMap()["dataset"])
+	}
 	metadatatest.AssertEqualExporterReplayParquetRetentionFailures(t, exp.tel, []metricdata.DataPoint[int64]{{Value: 1}}, metricdatatest.IgnoreTimestamp())
 }
