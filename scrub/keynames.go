@@ -246,11 +246,13 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 			continue
 		}
 		if v[start] == '(' {
-			if f, ok := parenthesizedStrings(v, start); ok {
-				if maskableValue(f.value) {
-					f.kind = kind
-					out = append(out, f) // password = (⏎    "hunter2"⏎) (pystring.go)
-					blockEnd = f.end     // a name in the strings is masked with them: not read again
+			if elements, ok := parenthesizedStrings(v, start); ok {
+				for _, f := range elements {
+					if maskableValue(f.value) {
+						f.kind = kind
+						out = append(out, f) // password = (⏎    "hunter2"⏎), ("a", "b") (pystring.go)
+						blockEnd = f.end     // a name in the strings is masked with them: not read again
+					}
 				}
 				continue
 			}

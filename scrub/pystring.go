@@ -145,34 +145,43 @@ func stringPrefix(v string, i int) int {
 // (implicit concatenation; black writes a long string so: `password = (⏎    "hunter2…"⏎)`,
 // `DB_PASSWORD = ("s3cr3t" "more")`). They are masked together, from the first one's text to
 // the last one's, with the placeholder of the string Python reads, the parts concatenated (as
-// `password = "s3cr3tmore"` has), and the `(` is no value. Wrapped key material so written
-// under a name of key material is read by wrappedKeyEnd.
+// `password = "s3cr3tmore"` has), and the `(` is no value. A tuple (`password = ("a", "b")`)
+// is such strings for each element, each masked as a list's element is. Wrapped key material
+// so written under a name of key material is read by wrappedKeyEnd.
 
-// parenthesizedStrings returns the span of the strings in quotes, each on one line, that follow
-// the '(' at v[open] (with spaces, line breaks and comments between them; a string prefix
-// such as r is allowed), and as its value their texts concatenated; false when no string
-// follows the '(' (a call, `(None)`: the pair rule reads it as before); an empty span when an
-// escape or a triple-quoted string does (they are found in the text with its escapes decoded,
-// and by tripleQuotedSpans). A string that does not close on its line (a cut text) is read to
-// the line's end and ends the strings; so does what is no string (the ')', an operator).
-func parenthesizedStrings(v string, open int) (span, bool) {
+// parenthesizedStrings returns, for each element of the tuple that opens at v[open] ('('; one
+// element when there is no comma), the span of its strings in quotes, each on one line (with
+// spaces, line breaks and comments between them; a string prefix such as r is allowed), and as
+// its value their texts concatenated; false when no string follows the '(' (a call, `(None)`:
+// the pair rule reads it as before); no span when an escape or a triple-quoted string does
+// (they are found in the text with its escapes decoded, and by tripleQuotedSpans). A string
+// that does not close on its line (a cut text) is read to the line's end and ends the strings;
+// so does what is no string (the ')', an operator, an element that is no string).
+func parenthesizedStrings(v string, open int) ([]span, bool) {
+	var out []span
 	var read strings.Builder
 	f := span{}
 	for i := open + 1; ; {
 		i = pythonSpaceEnd(v, i)
+		if i < len(v) && v[i] == ',' && f.end > 0 {
+			f.value = read.String() // the next element of a tuple
+			out, f = append(out, f), span{}
+			read.Reset()
+			i = pythonSpaceEnd(v, i+1)
+		}
 		q := i
 		for q < len(v) && q-i < 2 && strings.IndexByte("rRbBuUfF", v[q]) >= 0 {
 			q++
 		}
 		if q == len(v) || v[q] != '"' && v[q] != '\'' {
-			if _, n := escapeAt(v, q); n > 0 && f.end == 0 && q == i {
-				return f, true // `(\n    \"…` in a JSON string: read with its escapes decoded (unescape.go)
+			if _, n := escapeAt(v, q); n > 0 && f.end == 0 && len(out) == 0 && q == i {
+				return nil, true // `(\n    \"…` in a JSON string: read with its escapes decoded (unescape.go)
 			}
 			break
 		}
 		if _, n := tripleQuoteAt(v, q); n > 0 {
-			if f.end == 0 {
-				return f, true // ("""…"""): tripleQuotedSpans reads its name through the '('
+			if f.end == 0 && len(out) == 0 {
+				return nil, true // ("""…"""): tripleQuotedSpans reads its name through the '('
 			}
 			break
 		}
@@ -190,8 +199,11 @@ func parenthesizedStrings(v string, open int) (span, bool) {
 		}
 		i = end + 1
 	}
-	f.value = read.String()
-	return f, f.end > 0
+	if f.end > 0 {
+		f.value = read.String()
+		out = append(out, f)
+	}
+	return out, len(out) > 0
 }
 
 // pythonStringEnd returns where the text of the string that the quote v[q] opens ends, at its

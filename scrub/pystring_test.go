@@ -96,3 +96,37 @@ func TestParenthesizedStringsAreOnePass(t *testing.T) {
 		quickEnough(t, 2*time.Second, func() { s.assignmentSpans(in) }, unit)
 	}
 }
+
+// A tuple in parentheses under a secret name (`password = ("a", "b")`) has every string masked,
+// each element with the placeholder of the string Python reads for it (strings next to each
+// other in one element are one), as the elements of a list under a secret name are; what is no
+// string ends the tuple, and calls and tuples under other names keep their strings.
+func TestTuplesUnderASecretNameHaveEveryStringMasked(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, tc := range []struct {
+		in     string
+		values []string
+	}{
+		{`password = ("hunter2-first", "hunter2-second")`, []string{"hunter2-first", "hunter2-second"}},
+		{"DB_PASSWORD = (\n    'old-s3cr3t',  # rotated\n    \"new\" \"-s3cr3t\",\n)\n", []string{"old-s3cr3t", "new-s3cr3t"}},
+		{`api_token = ("tok-one", "tok-two", get_more())`, []string{"tok-one", "tok-two"}},
+	} {
+		var r Report
+		out := s.Text(tc.in, &r)
+		for _, v := range tc.values {
+			assert.Contains(t, out, s.placeholder(KindSecretField, v), "%q", tc.in)
+		}
+		assert.NotContains(t, out, "s3cr3t\"", tc.in)
+		assert.NotContains(t, out, "tok-", tc.in)
+		assert.NotContains(t, out, "hunter2", tc.in)
+		assert.Equal(t, map[string]int64{KindSecretField: int64(len(tc.values))}, r.Counts, tc.in)
+		assert.Equal(t, out, s.Text(out, &Report{}), "idempotent: %q", tc.in)
+	}
+	for _, in := range []string{
+		`user = ("alice-admin", "bob-builder")`,
+		`check_password("alice-admin", "hunter2-first")`,
+		`password = ("None", None)`,
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}
