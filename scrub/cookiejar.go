@@ -108,24 +108,25 @@ func (s *Scrubber) mapJar(jar pcommon.Map, r *Report) {
 
 // jarMemberSpans returns, for the map that opens at v[open] ('{') after a name of cookies in
 // text, the spans of the values of its cookies that carry a credential: members 'name':
-// 'value' in ' or " quotes (or name=value); a member whose value is no string (a number) is
-// passed over, and the map is read up to its '}' or to what is no such member (an object
-// inside it, a name without quotes).
+// 'value' in ' or " quotes (or name=value), the name also unquoted (a JavaScript object
+// literal, a YAML flow mapping: {sessionid: '…'}); a member whose value is no string (a
+// number) is passed over, and the map is read up to its '}' or to what is no such member (an
+// object inside it).
 func (s *Scrubber) jarMemberSpans(v string, open int) []span {
 	var out []span
 	for i := open + 1; i < len(v); {
 		switch c := v[i]; {
 		case c == ' ' || c == ',' || c == '\t' || c == '\n' || c == '\r':
 			i++
-		case c == '"' || c == '\'':
-			nameEnd := closingQuote(v, i+1, c)
-			if nameEnd < 0 {
+		case c == '"' || c == '\'' || isKeyByte(c):
+			name, after := jarMemberName(v, i)
+			if after < 0 {
 				return out
 			}
-			start, end, closed := memberValue(v, nameEnd+1)
+			start, end, closed := memberValue(v, after)
 			if end == 0 {
-				next := nameEnd + 1 + strings.IndexAny(v[nameEnd+1:], ",}{[")
-				if next == nameEnd || v[next] == '{' || v[next] == '[' {
+				next := after + strings.IndexAny(v[after:], ",}{[")
+				if next < after || v[next] == '{' || v[next] == '[' {
 					return out
 				}
 				i = next
@@ -134,9 +135,10 @@ func (s *Scrubber) jarMemberSpans(v string, open int) []span {
 			if !closed {
 				return out
 			}
-			name, value := v[i+1:nameEnd], v[start+1:end-1]
-			if kind := s.cookieKind(name, value); kind != "" && maskableValue(value) {
-				out = append(out, span{start: start + 1, end: end - 1, kind: kind})
+			if value := v[start+1 : end-1]; maskableValue(value) {
+				if kind := s.cookieKind(name, value); kind != "" {
+					out = append(out, span{start: start + 1, end: end - 1, kind: kind})
+				}
 			}
 			i = end
 		default:
@@ -144,6 +146,32 @@ func (s *Scrubber) jarMemberSpans(v string, open int) []span {
 		}
 	}
 	return out
+}
+
+// jarMemberName returns the name of the jar's member that starts at v[i], in quotes or
+// unquoted (a run of key bytes), and where the text after it starts, or -1 when a quoted name
+// does not close.
+func jarMemberName(v string, i int) (string, int) {
+	if q := v[i]; q == '"' || q == '\'' {
+		end := closingQuote(v, i+1, q)
+		if end < 0 {
+			return "", -1
+		}
+		return v[i+1 : end], end + 1
+	}
+	end := i
+	for end < len(v) && isKeyByte(v[end]) {
+		end++
+	}
+	return v[i:end], end
+}
+
+// jarCallBefore tells whether the text before v[eq] ('='), spaces aside, is requests'
+// RequestsCookieJar.get_dict(), the call that writes a jar as a map from cookie names to values
+// (a log line `jar.get_dict() = {'sessionid': '…'}`), so that the map after the '=' is a jar
+// under no name of cookies.
+func jarCallBefore(v string, eq int) bool {
+	return strings.HasSuffix(strings.TrimRight(v[:eq], " "), "get_dict()")
 }
 
 // maxCookieDepth is the deepest a cookie object is found in a text: a text of braces alone

@@ -253,3 +253,30 @@ func TestGoCookieStructsAreMasked(t *testing.T) {
 	kept := fmt.Sprintf("%+v", []http.Cookie{{Name: "theme", Value: "dark-mode-enabled-x"}, {Name: "sessionid"}})
 	assert.Equal(t, kept, s.Text(kept, &Report{}))
 }
+
+// A jar written as a map from cookie names to values is found also with its member names
+// unquoted (a JavaScript object literal, a YAML flow mapping: cookies: {sessionid: '…'}) and
+// after requests' get_dict(), the call that makes one, under no name of cookies (a log line
+// `get_dict() = {'sessionid': '…'}`). A map after another call, and the options of a cookie
+// written so, keep their values.
+func TestCookieJarsWithUnquotedNamesOrFromGetDictAreMasked(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, in := range []string{
+		`cookies: {sessionid: '` + phpSession + `', theme: 'dark'}`,
+		`cookies: {lang: en, visits: 3, "connect.sid": "` + phpSession + `"}`,
+		`cookies = {lang: "en", PHPSESSID: "` + phpSession + `"}`,
+		`DEBUG jar.get_dict() = {'sessionid': '` + phpSession + `', 'lang': 'en'}`,
+		`get_dict()={"PHPSESSID": "` + phpSession + `"}`,
+	} {
+		assertMaskedOnce(t, s, in, phpSession)
+	}
+	for _, in := range []string{
+		`app.use(session({cookie: {secure: true, sameSite: 'lax', maxAge: 86400000}}))`,
+		`cookies: {theme: 'dark-mode-enabled-x', sessionid: 'expired'}`,
+		`cookies = {k: v for k, v in pairs}`,
+		`config.to_dict() = {'sessionid': '` + phpSession + `'}`,
+		`get_dict() = {'session_timeout': '3600000000'}`,
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}

@@ -14,10 +14,14 @@ import "strings"
 // session ids written as JSON keys or attributes (session.id, sessionId): those group
 // telemetry, and the JSON walk takes no cookie for them.
 
-// cookieSpans returns the spans of the cookie values in v that are credentials.
-func cookieSpans(v string) []span {
+// cookieSpans returns the spans of the cookie values in v that are credentials, and those of
+// the jars written as maps after get_dict() = (cookiejar.go).
+func (s *Scrubber) cookieSpans(v string) []span {
 	var out []span
 	for eq := strings.IndexByte(v, '='); eq >= 0; {
+		if open := indentEnd(v, eq+1); open < len(v) && v[open] == '{' && jarCallBefore(v, eq) {
+			out = append(out, s.jarMemberSpans(v, open)...)
+		}
 		keyStart := eq
 		for keyStart > 0 && eq-keyStart < maxNameBefore && isKeyByte(v[keyStart-1]) {
 			keyStart--

@@ -204,7 +204,7 @@ func (s *Scrubber) textSpans(v string, offset int) []span {
 	if s.assignment != nil {
 		// Session cookies: name=value with no secret name (cookies.go), and cookie objects
 		// {"name": "sessionid", "value": …} (cookiejar.go).
-		found = append(append(found, cookieSpans(v)...), s.cookieObjectSpans(v)...)
+		found = append(append(found, s.cookieSpans(v)...), s.cookieObjectSpans(v)...)
 		found = append(found, s.tripleQuotedSpans(v)...) // password = '''…''' (pystring.go)
 	}
 	digits := countDigits(v)
