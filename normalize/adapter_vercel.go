@@ -42,7 +42,7 @@ func vercelAI(in *spanInput, b *stepBuilder) bool {
 	case strings.HasSuffix(op, ".doGenerate"), strings.HasSuffix(op, ".doStream"):
 		b.kind(replaycase.StepLLM, "chat")
 		if raw, ok := jsonAttr(a, "ai.prompt.messages", b); ok {
-			msgs, err := vercelMessages(raw)
+			msgs, err := vercelMessages(raw, modelAPI(in.Span.Name(), a, st) == replaycase.APIOpenAIResponses)
 			if err != nil {
 				b.problem("ai.prompt.messages", err)
 			}
@@ -144,8 +144,10 @@ func vercelToolCall(m map[string]any) replaycase.Part {
 }
 
 // vercelMessages reads ai.prompt.messages: [{role, content}] where content is a string or a
-// list of parts {type: text|tool-call|tool-result|image|file, …}.
-func vercelMessages(raw any) ([]replaycase.Message, error) {
+// list of parts {type: text|tool-call|tool-result|image|file, …}. For a call to the OpenAI
+// Responses API (responses), a result its provider does not send (vercelDeniedByApproval) is
+// left out, and so is a message left with nothing sent.
+func vercelMessages(raw any, responses bool) ([]replaycase.Message, error) {
 	list, ok := raw.([]any)
 	if !ok {
 		return nil, errNotArray(raw)
@@ -157,6 +159,7 @@ func vercelMessages(raw any) ([]replaycase.Message, error) {
 			continue
 		}
 		msg := replaycase.Message{Role: canonicalRole(mapStr(m, "role"))}
+		unsent := false
 		switch c := m["content"].(type) {
 		case string:
 			msg.Parts = append(msg.Parts, replaycase.Part{Type: "text", Content: c})
@@ -172,6 +175,10 @@ func vercelMessages(raw any) ([]replaycase.Message, error) {
 				case "tool-call":
 					msg.Parts = append(msg.Parts, vercelToolCall(pm))
 				case "tool-result":
+					if responses && vercelDeniedByApproval(pm) {
+						unsent = true
+						continue
+					}
 					msg.Parts = append(msg.Parts, vercelToolResult(pm))
 				case "image", "file":
 					msg.Parts = append(msg.Parts, replaycase.Part{Type: "uri", MimeType: mapStr(pm, "mediaType", "mimeType"), URI: mapStr(pm, "image", "data", "url")})
@@ -180,9 +187,26 @@ func vercelMessages(raw any) ([]replaycase.Message, error) {
 				}
 			}
 		}
+		if unsent && len(msg.Parts) == 0 {
+			continue
+		}
 		out = append(out, msg)
 	}
 	return out, nil
+}
+
+// vercelDeniedByApproval reports whether a tool-result part is a call the approval flow refused
+// that carries an OpenAI approvalId (output.providerOptions.openai.approvalId, which the AI SDK
+// sets for a provider-executed call: an MCP call the Responses API asked approval for).
+// @ai-sdk/openai's Responses provider does not send such a result: the refusal reached the
+// model as an mcp_approval_response. Its Chat Completions provider and @ai-sdk/anthropic read
+// no approvalId and send the text (vercelToolResult).
+func vercelDeniedByApproval(pm map[string]any) bool {
+	o, _ := pm["output"].(map[string]any)
+	options, _ := o["providerOptions"].(map[string]any)
+	openai, _ := options["openai"].(map[string]any)
+	id, _ := openai["approvalId"].(string)
+	return mapStr(o, "type") == "execution-denied" && id != ""
 }
 
 // vercelDeniedResult is the text the AI SDK's provider packages (@ai-sdk/anthropic, and
@@ -194,7 +218,8 @@ const vercelDeniedResult = "Tool call execution denied."
 // or "json" for a success and "error-text" or "error-json" for a failure (the provider package
 // sends that as Anthropic's is_error); before v5 {result, isError?}. The value is the response.
 // A refused call (v6 {output: {type: "execution-denied", reason?}}) is sent as its reason, or
-// vercelDeniedResult, with no is_error: it is a result the model read, not a failure mark.
+// vercelDeniedResult, with no is_error: it is a result the model read, not a failure mark
+// (one the Responses provider does not send is left out before: vercelDeniedByApproval).
 func vercelToolResult(pm map[string]any) replaycase.Part {
 	result := pm["output"]
 	if result == nil {
@@ -226,7 +251,7 @@ func vercelPrompt(m map[string]any) []replaycase.Message {
 		msgs = append(msgs, replaycase.Message{Role: "user", Parts: []replaycase.Part{{Type: "text", Content: p}}})
 	}
 	if list, ok := m["messages"]; ok {
-		more, _ := vercelMessages(list)
+		more, _ := vercelMessages(list, false) // the agent's own input, whatever model it goes to
 		msgs = append(msgs, more...)
 	}
 	return msgs

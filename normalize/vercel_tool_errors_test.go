@@ -150,13 +150,55 @@ func TestVercelExecutionDeniedIsTheTextSent(t *testing.T) {
 	assert.Equal(t, sent.CallSiteID, denied.CallSiteID)
 }
 
+// A call the approval flow refused that carries an OpenAI approvalId (output.providerOptions.openai,
+// set by the AI SDK for a provider-executed call: an MCP call the Responses API asked approval
+// for) is not sent back by @ai-sdk/openai's Responses provider: the denial went as an
+// mcp_approval_response instead. The recorded Responses run with its Paris lookup so denied and
+// its Lyon one denied without an id sends Lyon's text alone, and the Paris call stays in the
+// assistant turn; with both so denied, the tool message sends nothing and is no message. The
+// Anthropic provider reads no approvalId and sends the text. Before, each denial was recorded
+// as a result sent.
+func TestVercelDenialWithAnOpenAIApprovalIDIsNotSent(t *testing.T) {
+	deniedByApproval := map[string]any{"type": "execution-denied", "reason": "the user refused the MCP call",
+		"providerOptions": map[string]any{"openai": map[string]any{"approvalId": "mcpr_1"}}}
+	build := func(run string, outputs map[string]map[string]any) *replaycase.Step {
+		td, ld := recordedRun(t, "node", run)
+		editVercelToolResults(t, td, func(part map[string]any) { part["output"] = outputs[part["toolCallId"].(string)] })
+		c, findings, _ := Build(td, ld)
+		require.Empty(t, findings)
+		return lastModelCall(t, c)
+	}
+
+	st := build("vercel-openai-generate", map[string]map[string]any{"call_1_0": deniedByApproval, "call_1_1": {"type": "execution-denied"}})
+	assert.Equal(t, []string{"call_1_1"}, toolResultMarks(st))
+	assert.Equal(t, []string{"Tool call execution denied."}, toolResponses(st))
+	assert.Equal(t, []string{"call_1_0", "call_1_1"}, toolCallIDs(st), "the refused call stays in the case")
+
+	st = build("vercel-openai-generate", map[string]map[string]any{"call_1_0": deniedByApproval, "call_1_1": deniedByApproval})
+	assert.Empty(t, toolResultMarks(st))
+	assert.Equal(t, "assistant", st.InputMessages[len(st.InputMessages)-1].Role, "no tool message left empty")
+
+	st = build("vercel-anthropic-generate", map[string]map[string]any{"toolu_1_0": deniedByApproval, "toolu_1_1": {"type": "execution-denied"}})
+	assert.Equal(t, []string{"the user refused the MCP call", "Tool call execution denied."}, toolResponses(st))
+}
+
 // toolResponses lists the responses of a step's tool results, in order.
 func toolResponses(st *replaycase.Step) []string {
+	return inputParts(st, "tool_call_response", func(p replaycase.Part) string { return p.Response })
+}
+
+// toolCallIDs lists the ids of the tool calls in a step's input, in order.
+func toolCallIDs(st *replaycase.Step) []string {
+	return inputParts(st, "tool_call", func(p replaycase.Part) string { return p.ID })
+}
+
+// inputParts lists what of each part of type typ in a step's input, in order.
+func inputParts(st *replaycase.Step, typ string, what func(replaycase.Part) string) []string {
 	var out []string
 	for _, m := range st.InputMessages {
 		for _, p := range m.Parts {
-			if p.Type == "tool_call_response" {
-				out = append(out, p.Response)
+			if p.Type == typ {
+				out = append(out, what(p))
 			}
 		}
 	}
