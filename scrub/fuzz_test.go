@@ -25,6 +25,8 @@ func FuzzText(f *testing.F) {
 	f.Add(`log {"code": "client_key = \"\"\"` + strings.Repeat(strings.Repeat("MIIB", 16)+`\n`, 20) + `\"\"\"\n", "key": "\\\"\\\"\\\"x`)
 	f.Add("password = (  # x\n    'hunter2-but'\n    r\"-longer\"\n)\nDB_PASSWORD = (\"s3cr3t\" \"more\") token=(\"cut")
 	f.Add("[{Name:sessionid Value:9k2mq7d1v4b8c3n6x5z0 Quoted:false Path:/ Domain: Raw: Unparsed:[]} &{Name:sid Value:x y}]")
+	f.Add(`password = ("hunter2-a", 'b' "c",  # x` + "\n" + ` None) cookies: {sessionid: '9k2mq7d1v4b8c3n6x5z0', theme: 'dark'}`)
+	f.Add(`jar.get_dict() = {'sessionid': '9k2mq7d1v4b8c3n6x5z0', "x": 3} get_dict()={a: "b"`)
 	s := newScrubber(f, Config{Enabled: true, Key: "fuzz"})
 	planted := scrubtest.Planted[0].Text // an OpenAI key
 	f.Fuzz(func(t *testing.T, in string) {
