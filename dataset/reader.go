@@ -289,14 +289,18 @@ func open(path string, opts ...parquet.FileOption) (*os.File, *parquet.File, err
 }
 
 // openFile reads a data file's footer and checks that it names a schema version this build
-// reads.
+// reads. An error of the file's bytes wraps ErrUnreadable; a failed read does not.
 func openFile(in io.ReaderAt, size int64, opts ...parquet.FileOption) (*parquet.File, error) {
-	pf, err := parquet.OpenFile(in, size, append(opts, parquet.SkipBloomFilters(true))...)
+	reads := &readErrors{ReaderAt: in}
+	pf, err := parquet.OpenFile(reads, size, append(opts, parquet.SkipBloomFilters(true))...)
 	if err != nil {
-		return nil, err
+		if reads.failed.Load() {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", ErrUnreadable, err)
 	}
 	if v, _ := pf.Lookup(SchemaVersionKey); v != SchemaVersion {
-		return nil, fmt.Errorf("footer %s is %q; this build reads %q", SchemaVersionKey, v, SchemaVersion)
+		return nil, fmt.Errorf("%w: footer %s is %q; this build reads %q", ErrUnreadable, SchemaVersionKey, v, SchemaVersion)
 	}
 	return pf, nil
 }

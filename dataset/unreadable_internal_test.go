@@ -1,0 +1,58 @@
+package dataset
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"syscall"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// caseFileBytes is a one-row cases/ file whose footer names version.
+func caseFileBytes(t *testing.T, version string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	pw := parquet.NewGenericWriter[CaseRow](&buf, parquet.KeyValueMetadata(SchemaVersionKey, version))
+	_, err := pw.Write([]CaseRow{{CaseID: "a"}})
+	require.NoError(t, err)
+	require.NoError(t, pw.Close())
+	return buf.Bytes()
+}
+
+// failingReader fails every read, as a disk, a permission or a network does.
+type failingReader struct{}
+
+func (failingReader) ReadAt([]byte, int64) (int, error) { return 0, syscall.EIO }
+
+// An error in the file's own bytes wraps ErrUnreadable, since reading the file again cannot
+// help; an error of reading it does not, since a later read may succeed.
+func TestOpenTellsUnreadableBytesFromReadErrors(t *testing.T) {
+	good := caseFileBytes(t, SchemaVersion)
+	for _, tc := range []struct {
+		name       string
+		in         io.ReaderAt
+		size       int
+		unreadable bool
+	}{
+		{"not parquet", bytes.NewReader([]byte("not parquet")), len("not parquet"), true},
+		{"empty", bytes.NewReader(nil), 0, true},
+		{"truncated footer", bytes.NewReader(good[:len(good)-3]), len(good) - 3, true},
+		{"another schema version", bytes.NewReader(caseFileBytes(t, "replay-case.v99")), len(caseFileBytes(t, "replay-case.v99")), true},
+		{"no schema version (not a dataset file)", bytes.NewReader(caseFileBytes(t, "")), len(caseFileBytes(t, "")), true},
+		{"read error", failingReader{}, len(good), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := openFile(tc.in, int64(tc.size))
+			require.Error(t, err)
+			assert.Equal(t, tc.unreadable, errors.Is(err, ErrUnreadable), err)
+		})
+	}
+	_, err := openFile(failingReader{}, int64(len(good)))
+	assert.ErrorIs(t, err, syscall.EIO, "the read error is kept")
+	_, err = openFile(bytes.NewReader(good), int64(len(good)))
+	assert.NoError(t, err)
+}
