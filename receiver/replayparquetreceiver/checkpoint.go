@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/internal/storageclient"
 )
 
@@ -21,6 +22,11 @@ import (
 // another one (a second re-drive with other reason codes, from the same storage and component
 // id), the file is read again from its start. A value without a selection (written before
 // selections were recorded) counts for any.
+//
+// A file set aside (its bytes are not a data file this build reads, dataset.ErrUnreadable)
+// has the value setAsideMark, a space and the schema version the build reads: it is not read
+// again, under any selection, by a build that reads that version; a build that reads another
+// one (an upgrade) reads it again.
 type checkpoints struct {
 	client    storage.Client
 	selection string
@@ -36,25 +42,37 @@ func openCheckpoints(ctx context.Context, host component.Host, storageID, owner 
 
 func checkpointKey(rel string) string { return "file/" + rel }
 
-// rowsDone is how many rows of the file were handled before.
-func (c *checkpoints) rowsDone(ctx context.Context, rel string) (int64, error) {
+const setAsideMark = "unreadable"
+
+// rowsDone is how many rows of the file were handled before, or setAside when the file was
+// set aside by a build that reads the same schema version.
+func (c *checkpoints) rowsDone(ctx context.Context, rel string) (n int64, setAside bool, err error) {
 	b, err := c.client.Get(ctx, checkpointKey(rel))
 	if err != nil || b == nil {
-		return 0, err
+		return 0, false, err
 	}
 	count, selection, recorded := strings.Cut(string(b), " ")
-	n, err := strconv.ParseInt(count, 10, 64)
+	if count == setAsideMark {
+		return 0, selection == dataset.SchemaVersion, nil
+	}
+	n, err = strconv.ParseInt(count, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("checkpoint of %s is %q, not a row count: %w", rel, b, err)
+		return 0, false, fmt.Errorf("checkpoint of %s is %q, not a row count: %w", rel, b, err)
 	}
 	if recorded && selection != c.selection {
-		return 0, nil // counted under another selection: none of its rows is handled for this one
+		return 0, false, nil // counted under another selection: none of its rows is handled for this one
 	}
-	return n, nil
+	return n, false, nil
 }
 
 func (c *checkpoints) setRowsDone(ctx context.Context, rel string, n int64) error {
 	return c.client.Set(ctx, checkpointKey(rel), []byte(strconv.FormatInt(n, 10)+" "+c.selection))
+}
+
+// setAside records that the file is not read again: its bytes are not a data file this build
+// reads.
+func (c *checkpoints) setAside(ctx context.Context, rel string) error {
+	return c.client.Set(ctx, checkpointKey(rel), []byte(setAsideMark+" "+dataset.SchemaVersion))
 }
 
 func (c *checkpoints) close(ctx context.Context) error { return c.client.Close(ctx) }

@@ -135,20 +135,40 @@ func TestCheckpointValues(t *testing.T) {
 	ctx := context.Background()
 	st := &flakyStorage{values: map[string][]byte{checkpointKey("quarantine/dt=2026-11-30/old.parquet"): []byte("7")}}
 	a, b := &checkpoints{client: st, selection: "aaaa"}, &checkpoints{client: st, selection: "bbbb"}
-	n, err := b.rowsDone(ctx, "quarantine/dt=2026-11-30/old.parquet")
+	n, _, err := b.rowsDone(ctx, "quarantine/dt=2026-11-30/old.parquet")
 	require.NoError(t, err)
 	assert.Equal(t, int64(7), n, "a bare row count")
 
 	require.NoError(t, a.setRowsDone(ctx, "quarantine/dt=2026-11-30/new.parquet", 16))
 	assert.Equal(t, "16 aaaa", string(st.values[checkpointKey("quarantine/dt=2026-11-30/new.parquet")]))
-	n, err = a.rowsDone(ctx, "quarantine/dt=2026-11-30/new.parquet")
+	n, _, err = a.rowsDone(ctx, "quarantine/dt=2026-11-30/new.parquet")
 	require.NoError(t, err)
 	assert.Equal(t, int64(16), n)
-	n, err = b.rowsDone(ctx, "quarantine/dt=2026-11-30/new.parquet")
+	n, _, err = b.rowsDone(ctx, "quarantine/dt=2026-11-30/new.parquet")
 	require.NoError(t, err)
 	assert.Zero(t, n, "counted under another selection")
 
 	st.values[checkpointKey("x")] = []byte("sixteen aaaa")
-	_, err = a.rowsDone(ctx, "x")
+	_, _, err = a.rowsDone(ctx, "x")
 	assert.ErrorContains(t, err, `checkpoint of x is "sixteen aaaa", not a row count`)
+}
+
+// A file set aside is not read again under any selection by a build that reads the same schema
+// version; a build that reads another version reads it again (it may read the file now).
+func TestSetAsideCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	st := &flakyStorage{values: map[string][]byte{}}
+	a, b := &checkpoints{client: st, selection: "aaaa"}, &checkpoints{client: st, selection: "bbbb"}
+	require.NoError(t, a.setAside(ctx, "bad.parquet"))
+	for _, c := range []*checkpoints{a, b} {
+		n, setAside, err := c.rowsDone(ctx, "bad.parquet")
+		require.NoError(t, err)
+		assert.True(t, setAside)
+		assert.Zero(t, n)
+	}
+	st.values[checkpointKey("old.parquet")] = []byte(setAsideMark + " replay-case.v0")
+	n, setAside, err := a.rowsDone(ctx, "old.parquet")
+	require.NoError(t, err)
+	assert.False(t, setAside, "set aside by a build that reads another version")
+	assert.Zero(t, n)
 }

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/receiver/receivertest"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 	"go.uber.org/zap"
@@ -139,6 +140,9 @@ func TestObjectStoreOnceModeLeavesAnObjectDeletedAfterListing(t *testing.T) {
 	assert.Empty(t, logs.FilterLevelExact(zap.ErrorLevel).All(), "no read error")
 	assert.Len(t, logs.FilterMessageSnippet("backlog done").All(), 1)
 	metadatatest.AssertEqualReceiverReplayParquetCasesEmitted(t, tt, []metricdata.DataPoint[int64]{{Value: 2}}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualReceiverReplayParquetFilesSkipped(t, tt, []metricdata.DataPoint[int64]{
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("dataset", "cases"), attribute.String("reason", "removed"))},
+	}, metricdatatest.IgnoreTimestamp())
 }
 
 func TestObjectStoreConfig(t *testing.T) {

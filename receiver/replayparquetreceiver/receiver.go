@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -118,19 +117,15 @@ func (r *replayReceiver) run(ctx context.Context) {
 		}
 		var failed []dataset.File
 		for _, f := range pending {
-			if err := r.processFile(ctx, f); err != nil {
-				if ctx.Err() != nil {
-					return
-				}
-				if errors.Is(err, fs.ErrNotExist) {
-					// Removed from the dataset (published files are never removed by Reprise):
-					// its rows are no longer there to select.
-					r.logger.Warn("a data file was removed before it was read; its rows are not emitted", zap.String("file", f.Path))
-					continue
-				}
-				failed = append(failed, f)
-				r.logger.Error("reading a data file; it is read again at the next poll", zap.String("file", f.Path), zap.Error(err))
+			err := r.processFile(ctx, f)
+			if err == nil || ctx.Err() == nil && r.skipped(ctx, f, err) {
+				continue
 			}
+			if ctx.Err() != nil {
+				return // shutdown, also while the checkpoint of a file set aside was being saved
+			}
+			failed = append(failed, f)
+			r.logger.Error("reading a data file; it is read again at the next poll", zap.String("file", f.Path), zap.Error(err))
 		}
 		pending = failed
 		if backlog && listed && len(pending) == 0 {
@@ -160,8 +155,8 @@ func (r *replayReceiver) run(ctx context.Context) {
 // decoding batch_size rows at a time.
 func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error {
 	src := sourceOf(f)
-	done, err := r.checkpoints.rowsDone(ctx, src.rel)
-	if err != nil {
+	done, setAside, err := r.checkpoints.rowsDone(ctx, src.rel)
+	if err != nil || setAside {
 		return err
 	}
 	b, selected, next := newBatch(), 0, done
@@ -169,7 +164,7 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 		if err := r.push(ctx, b); err != nil {
 			return err
 		}
-		if err := r.saveCheckpoint(ctx, src.rel, through); err != nil {
+		if err := r.saveCheckpoint(ctx, src.rel, func() error { return r.checkpoints.setRowsDone(ctx, src.rel, through) }); err != nil {
 			return fmt.Errorf("saving the checkpoint after row %d (those cases were emitted and may be emitted again after a restart): %w", through, err)
 		}
 		r.account(ctx, b, selected)
@@ -201,17 +196,17 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 	return nil
 }
 
-// saveCheckpoint records that the rows before `through` were handled, once the next consumer
-// took them. A failed save is retried every retry_interval until it succeeds or shutdown:
-// giving up on the file instead would read it again from the old checkpoint at the next poll,
-// and push a second time the cases just taken.
-func (r *replayReceiver) saveCheckpoint(ctx context.Context, rel string, through int64) error {
+// saveCheckpoint saves the checkpoint of a file (save: the rows handled, once the next consumer
+// took them, or that the file is set aside). A failed save is retried every retry_interval
+// until it succeeds or shutdown: giving up on the file instead would read it again from the
+// old checkpoint at the next poll, and push a second time the cases just taken.
+func (r *replayReceiver) saveCheckpoint(ctx context.Context, rel string, save func() error) error {
 	for {
-		err := r.checkpoints.setRowsDone(ctx, rel, through)
+		err := save()
 		if err == nil {
 			return nil
 		}
-		r.logger.Warn("saving the checkpoint of a data file; saving again", zap.String("file", rel), zap.Int64("rows_done", through), zap.Error(err))
+		r.logger.Warn("saving the checkpoint of a data file; saving again", zap.String("file", rel), zap.Error(err))
 		select {
 		case <-ctx.Done():
 			return errors.Join(ctx.Err(), err)

@@ -3,7 +3,6 @@ package replayparquetreceiver
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -430,41 +429,6 @@ func TestCaseWithoutRawSpansIsACountedDrop(t *testing.T) {
 	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
 	metadatatest.AssertEqualReceiverReplayParquetCasesSelected(t, tt, []metricdata.DataPoint[int64]{{Value: 3}}, opts...)
 	metadatatest.AssertEqualReceiverReplayParquetCasesDropped(t, tt, []metricdata.DataPoint[int64]{{Value: 3, Attributes: attribute.NewSet(attribute.String("reason", "no_raw_spans"))}}, opts...)
-}
-
-// A file that cannot be read is retried, never skipped: once mode does not call its backlog
-// done while it fails, and the readable files are emitted meanwhile.
-func TestUnreadableFileIsRetriedNotSkipped(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "data")
-	capture(t, root, testfixtures.OTelNoContent, 1, 2, strict)
-	files, err := dataset.NewLister(root, dataset.Quarantine).Next()
-	require.NoError(t, err)
-	require.Len(t, files, 1)
-	broken := filepath.Join(filepath.Dir(files[0].Path), "part-00000000-0000-7000-8000-000000000000.zstd.parquet")
-	require.NoError(t, os.WriteFile(broken, []byte("not parquet"), 0o644))
-
-	host, ext := teststorage.Start(t, t.TempDir())
-	rec := &traceRecorder{accept: -1}
-	next, err := consumer.NewTraces(rec.consume)
-	require.NoError(t, err)
-	rcv, r := newTestReceiver(t, receivertest.NewNopSettings(NewFactory().Type()), root, func(c *Config) { c.PollInterval = 10 * time.Millisecond }, next, nil)
-	require.NoError(t, rcv.Start(context.Background(), host))
-	require.Eventually(t, func() bool {
-		rec.mu.Lock()
-		defer rec.mu.Unlock()
-		return len(rec.accepted) == 2
-	}, 30*time.Second, 10*time.Millisecond)
-	time.Sleep(100 * time.Millisecond) // several polls
-	select {
-	case <-r.backlogDone:
-		t.Fatal("the backlog is not done while a file of it cannot be read")
-	default:
-	}
-	require.NoError(t, os.Remove(broken))
-	waitBacklog(t, r)
-	require.NoError(t, rcv.Shutdown(context.Background()))
-	require.NoError(t, ext.Shutdown(context.Background()))
-	assert.Len(t, rec.accepted, 2)
 }
 
 // A permanent refusal cannot be helped by retrying: the cases are counted drops, logged, and

@@ -30,6 +30,7 @@ type TelemetryBuilder struct {
 	ReceiverReplayParquetCasesEmitted   metric.Int64Counter
 	ReceiverReplayParquetCasesSelected  metric.Int64Counter
 	ReceiverReplayParquetFilesProcessed metric.Int64Counter
+	ReceiverReplayParquetFilesSkipped   metric.Int64Counter
 	ReceiverReplayParquetPushRetries    metric.Int64Counter
 }
 
@@ -83,6 +84,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.ReceiverReplayParquetFilesProcessed, err = builder.meter.Int64Counter(
 		"otelcol_receiver_replay_parquet_files_processed",
 		metric.WithDescription("Data files read to the end and checkpointed, by dataset [Development]"),
+		metric.WithUnit("{files}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverReplayParquetFilesSkipped, err = builder.meter.Int64Counter(
+		"otelcol_receiver_replay_parquet_files_skipped",
+		metric.WithDescription("Data files whose rows were not read, by dataset and reason (unreadable, its bytes not a data file this build reads; removed, gone before it was read); each is logged with its path [Development]"),
 		metric.WithUnit("{files}"),
 	)
 	errs = errors.Join(errs, err)

@@ -85,6 +85,22 @@ func AssertEqualReceiverReplayParquetFilesProcessed(t *testing.T, tt *componentt
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualReceiverReplayParquetFilesSkipped(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_receiver_replay_parquet_files_skipped",
+		Description: "Data files whose rows were not read, by dataset and reason (unreadable, its bytes not a data file this build reads; removed, gone before it was read); each is logged with its path [Development]",
+		Unit:        "{files}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_receiver_replay_parquet_files_skipped")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualReceiverReplayParquetPushRetries(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_receiver_replay_parquet_push_retries",

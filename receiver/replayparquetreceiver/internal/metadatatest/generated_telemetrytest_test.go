@@ -23,6 +23,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ReceiverReplayParquetCasesEmitted.Add(context.Background(), 1)
 	tb.ReceiverReplayParquetCasesSelected.Add(context.Background(), 1)
 	tb.ReceiverReplayParquetFilesProcessed.Add(context.Background(), 1)
+	tb.ReceiverReplayParquetFilesSkipped.Add(context.Background(), 1)
 	tb.ReceiverReplayParquetPushRetries.Add(context.Background(), 1)
 	AssertEqualReceiverReplayParquetCasesDropped(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
@@ -34,6 +35,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverReplayParquetFilesProcessed(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverReplayParquetFilesSkipped(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverReplayParquetPushRetries(t, testTel,

@@ -1,0 +1,203 @@
+package replayparquetreceiver
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/internal/teststorage"
+	"github.com/reprise-dev/reprise/receiver/replayparquetreceiver/internal/metadatatest"
+)
+
+const filesSkipped = "otelcol_receiver_replay_parquet_files_skipped"
+
+// observedRun is one once-mode run of the receiver over root, as component id replay_parquet
+// with the storage in storageDir, until its backlog is done.
+type observedRun struct {
+	accepted []string
+	logs     *observer.ObservedLogs
+	tt       *componenttest.Telemetry
+}
+
+func runObserved(t *testing.T, root, storageDir string, next func(*traceRecorder) consumer.Traces) observedRun {
+	t.Helper()
+	rec := &traceRecorder{accept: -1}
+	tt := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
+	core, logs := observer.New(zap.InfoLevel)
+	set := metadatatest.NewSettings(tt)
+	set.Logger = zap.New(core)
+	set.ID = component.MustNewID("replay_parquet") // the same component across restarts
+	host, ext := teststorage.Start(t, storageDir)
+	rcv, r := newTestReceiver(t, set, root, func(*Config) {}, next(rec), nil)
+	require.NoError(t, rcv.Start(context.Background(), host))
+	waitBacklog(t, r)
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	require.NoError(t, ext.Shutdown(context.Background()))
+	return observedRun{rec.accepted, logs, tt}
+}
+
+func recorded(rec *traceRecorder) consumer.Traces {
+	next, _ := consumer.NewTraces(rec.consume)
+	return next
+}
+
+// A file whose bytes are not a data file this build reads fails the same way at every read:
+// once mode sets it aside (logged once with its path and why, counted, recorded in the
+// checkpoint) and finishes its backlog with the readable files' cases; a restart does not read
+// it again.
+func TestUnreadableFileIsSetAsideOnceAndCounted(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 2, strict)
+	// One file, or one per case when the processor closed them in two sweeps.
+	files, err := dataset.NewLister(root, dataset.Quarantine).Next()
+	require.NoError(t, err)
+	good, err := os.ReadFile(files[0].Path)
+	require.NoError(t, err)
+	dir := filepath.Dir(files[0].Path)
+	notParquet := filepath.Join(dir, "part-00000000-0000-7000-8000-000000000000.zstd.parquet")
+	truncated := filepath.Join(dir, "part-00000000-0000-7000-8000-000000000001.zstd.parquet")
+	require.NoError(t, os.WriteFile(notParquet, []byte("not parquet"), 0o644))
+	require.NoError(t, os.WriteFile(truncated, good[:len(good)/2], 0o644))
+	storageDir := t.TempDir()
+
+	first := runObserved(t, root, storageDir, recorded)
+	assert.Len(t, first.accepted, 2, "the readable file's cases")
+	setAside := first.logs.FilterMessageSnippet("not a data file this build reads").All()
+	require.Len(t, setAside, 2, "each logged once")
+	for i, path := range []string{notParquet, truncated} {
+		assert.Equal(t, zap.ErrorLevel, setAside[i].Level)
+		assert.Equal(t, path, setAside[i].ContextMap()["file"])
+		assert.Contains(t, setAside[i].ContextMap()["error"], "magic", "the reason")
+	}
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+	metadatatest.AssertEqualReceiverReplayParquetFilesSkipped(t, first.tt, []metricdata.DataPoint[int64]{
+		{Value: 2, Attributes: attribute.NewSet(attribute.String("dataset", "quarantine"), attribute.String("reason", "unreadable"))},
+	}, opts...)
+	metadatatest.AssertEqualReceiverReplayParquetFilesProcessed(t, first.tt, []metricdata.DataPoint[int64]{
+		{Value: int64(len(files)), Attributes: attribute.NewSet(attribute.String("dataset", "quarantine"))},
+	}, opts...)
+
+	again := runObserved(t, root, storageDir, recorded)
+	assert.Empty(t, again.accepted)
+	assert.Empty(t, again.logs.FilterMessageSnippet("not a data file this build reads").All(), "not read, nor logged, again")
+	assert.Empty(t, again.logs.FilterLevelExact(zap.ErrorLevel).All())
+	_, err = again.tt.GetMetric(filesSkipped)
+	assert.Error(t, err, "not counted again")
+}
+
+// captureThenOneMore quarantines two cases, then a third one in a file of its own, read last,
+// and returns the root and that last file.
+func captureThenOneMore(t *testing.T) (root string, last dataset.File) {
+	t.Helper()
+	root = filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 2, strict)
+	time.Sleep(5 * time.Millisecond) // the third case's file is named (UUIDv7) and so read last
+	capture(t, root, testfixtures.OTelNoContent, 3, 1, strict)
+	listed, err := dataset.NewLister(root, dataset.Quarantine).Next()
+	require.NoError(t, err)
+	return root, listed[len(listed)-1]
+}
+
+// failingScans is the receiver's files, failing every scan of one file with an I/O error while
+// failing is set.
+type failingScans struct {
+	files
+	path    string
+	failing *atomic.Bool
+	scans   *atomic.Int32
+}
+
+func (f failingScans) scan(ctx context.Context, file dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error) error {
+	if file.Path == f.path && f.failing.Load() {
+		f.scans.Add(1)
+		return fmt.Errorf("%s: %w", file.Path, &fs.PathError{Op: "read", Path: file.Path, Err: syscall.EIO})
+	}
+	return f.files.scan(ctx, file, from, rowsPerRead, fn)
+}
+
+// A file that fails to be read (the disk, a permission, the network) may be read later: it is
+// read again every poll_interval, never set aside, and once mode does not call its backlog done
+// while it fails; the readable files are emitted meanwhile.
+func TestFileReadErrorIsRetriedNotSkipped(t *testing.T) {
+	root, last := captureThenOneMore(t)
+
+	var failing atomic.Bool
+	var scans atomic.Int32
+	failing.Store(true)
+	defer func(orig func(context.Context, *Config) (files, error)) { openFiles = orig }(openFiles)
+	openFiles = func(ctx context.Context, cfg *Config) (files, error) {
+		f, err := newFiles(ctx, cfg)
+		return failingScans{f, last.Path, &failing, &scans}, err
+	}
+
+	tt := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
+	host, ext := teststorage.Start(t, t.TempDir())
+	rec := &traceRecorder{accept: -1}
+	rcv, r := newTestReceiver(t, metadatatest.NewSettings(tt), root, func(c *Config) { c.PollInterval = 10 * time.Millisecond }, recorded(rec), nil)
+	require.NoError(t, rcv.Start(context.Background(), host))
+	require.Eventually(t, func() bool {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return len(rec.accepted) == 2 && scans.Load() >= 3
+	}, 30*time.Second, 10*time.Millisecond, "the first two cases, and the third case's file read again at each poll")
+	select {
+	case <-r.backlogDone:
+		t.Fatal("the backlog is not done while a file of it cannot be read")
+	default:
+	}
+	failing.Store(false)
+	waitBacklog(t, r)
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	require.NoError(t, ext.Shutdown(context.Background()))
+	assert.Len(t, rec.accepted, 3)
+	_, err := tt.GetMetric(filesSkipped)
+	assert.Error(t, err, "a read error is not a skipped file")
+}
+
+// A file removed from the dataset before it was read (retention, an operator) is logged once
+// and counted, and once mode still finishes its backlog.
+func TestFileRemovedBeforeItIsReadIsCounted(t *testing.T) {
+	root, last := captureThenOneMore(t)
+
+	// The third case's file is removed while the first cases are pushed: after the listing,
+	// before the receiver opens it.
+	removeLast := func(rec *traceRecorder) consumer.Traces {
+		next, _ := consumer.NewTraces(func(ctx context.Context, td ptrace.Traces) error {
+			if err := os.Remove(last.Path); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+			return rec.consume(ctx, td)
+		})
+		return next
+	}
+	run := runObserved(t, root, t.TempDir(), removeLast)
+	assert.Len(t, run.accepted, 2)
+	removed := run.logs.FilterMessage("a data file was removed before it was read; its rows are not emitted").All()
+	require.Len(t, removed, 1, "logged once")
+	assert.Equal(t, last.Path, removed[0].ContextMap()["file"])
+	metadatatest.AssertEqualReceiverReplayParquetFilesSkipped(t, run.tt, []metricdata.DataPoint[int64]{
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("dataset", "quarantine"), attribute.String("reason", "removed"))},
+	}, metricdatatest.IgnoreTimestamp())
+}
