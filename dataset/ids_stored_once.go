@@ -189,11 +189,11 @@ func withIDsOnce(opts []parquet.WriterOption) []parquet.WriterOption {
 // others (a batch with a case the rules do not fit, or a segment left by an earlier build).
 func byIDsLayout(files []mergeSource) (once, every []mergeSource, err error) {
 	for _, src := range files {
-		f, pf, err := open(src.path, parquet.SkipPageIndex(true)) // the footer tells the layout
+		f, df, err := open(src.path, parquet.SkipPageIndex(true)) // the footer tells the layout
 		if err != nil {
 			return nil, nil, err
 		}
-		if storesSpanIDsOnce(pf) {
+		if storesSpanIDsOnce(df.pf) {
 			once = append(once, src)
 		} else {
 			every = append(every, src)

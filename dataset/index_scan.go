@@ -38,12 +38,12 @@ type ReplayIndexStep struct {
 // most of the memory allocated while indexing a file. An error from fn stops the scan and is
 // returned.
 func ScanReplayIndex(path string, fn func(row int64, r *ReplayIndexRow) error) error {
-	f, pf, err := open(path, parquet.SkipPageIndex(true))
+	f, df, err := open(path, parquet.SkipPageIndex(true))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := scanReplayIndex(pf, fn); err != nil {
+	if err := scanReplayIndex(df.pf, fn); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
@@ -51,11 +51,11 @@ func ScanReplayIndex(path string, fn func(row int64, r *ReplayIndexRow) error) e
 
 // ScanReplayIndex scans a listed file (see ScanReplayIndex).
 func (l *ObjectLister) ScanReplayIndex(ctx context.Context, path string, fn func(row int64, r *ReplayIndexRow) error) error {
-	pf, err := l.open(ctx, path)
+	df, err := l.open(ctx, path)
 	if err != nil {
 		return err
 	}
-	if err := scanReplayIndex(pf, fn); err != nil {
+	if err := scanReplayIndex(df.pf, fn); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

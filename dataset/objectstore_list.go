@@ -7,8 +7,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -102,36 +100,36 @@ func (l *ObjectLister) ReadIndex(ctx context.Context, path string) ([]IndexEntry
 
 // ReadCase reads one case row of a listed file (see ReadCase).
 func (l *ObjectLister) ReadCase(ctx context.Context, path string, row int64) (*replaycase.Case, error) {
-	pf, err := l.open(ctx, path)
+	df, err := l.open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	return readRow(pf, path, row)
+	return readRow(df, path, row)
 }
 
 // ReadRows reads several case rows of a listed file in one pass (see ReadRows).
 func (l *ObjectLister) ReadRows(ctx context.Context, path string, rows []int64) (map[int64]*replaycase.Case, error) {
-	pf, err := l.open(ctx, path)
+	df, err := l.open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	return readRows(pf, path, rows)
+	return readRows(df, path, rows)
 }
 
 // ScanCases scans the rows of a listed file from row `from` on (see ScanCases).
 func (l *ObjectLister) ScanCases(ctx context.Context, path string, from int64, rowsPerRead int, fn func(row int64, c *CaseRow) error) error {
-	pf, err := l.open(ctx, path)
+	df, err := l.open(ctx, path)
 	if err != nil {
 		return err
 	}
-	return scanCases(pf, path, from, rowsPerRead, fn)
+	return scanCases(df, path, from, rowsPerRead, fn)
 }
 
 // open opens a listed file for reading.
-func (l *ObjectLister) open(ctx context.Context, path string) (*parquet.File, error) {
+func (l *ObjectLister) open(ctx context.Context, path string) (dataFile, error) {
 	f, err := l.file(path)
 	if err != nil {
-		return nil, err
+		return dataFile{}, err
 	}
-	return l.store.OpenObject(ctx, f)
+	return l.store.openObject(ctx, f)
 }

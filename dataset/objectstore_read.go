@@ -95,11 +95,16 @@ func objectMissing(err error) bool {
 
 // OpenObject opens a data file in the bucket for reading, checking its schema version.
 func (s *ObjectStore) OpenObject(ctx context.Context, f ObjectFile) (*parquet.File, error) {
-	pf, err := openFile(&objectReader{ctx: ctx, client: s.client, bucket: s.bucket, key: f.Key, size: f.Size}, f.Size)
+	df, err := s.openObject(ctx, f)
+	return df.pf, err
+}
+
+func (s *ObjectStore) openObject(ctx context.Context, f ObjectFile) (dataFile, error) {
+	df, err := openFile(&objectReader{ctx: ctx, client: s.client, bucket: s.bucket, key: f.Key, size: f.Size}, f.Size)
 	if err != nil {
-		return nil, fmt.Errorf("s3://%s/%s: %w", s.bucket, f.Key, err)
+		return dataFile{}, fmt.Errorf("s3://%s/%s: %w", s.bucket, f.Key, err)
 	}
-	return pf, nil
+	return df, nil
 }
 
 // ReadObjectCases reads every row of a cases/ or quarantine/ file in the bucket.
@@ -122,17 +127,17 @@ func (s *ObjectStore) ReadObjectIndex(ctx context.Context, f ObjectFile) ([]Inde
 }
 
 func readObject[T any](ctx context.Context, s *ObjectStore, f ObjectFile) ([]T, error) {
-	pf, err := s.OpenObject(ctx, f)
+	df, err := s.openObject(ctx, f)
 	if err != nil {
 		return nil, err
 	}
-	r := parquet.NewGenericReader[T](pf)
+	r := newRowReader[T](df)
 	defer r.Close()
 	rows := make([]T, r.NumRows())
 	n, err := r.Read(rows)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("s3://%s/%s: %w", s.bucket, f.Key, err)
 	}
-	restoreRows(pf, rows[:n])
+	restoreRows(df.pf, rows[:n])
 	return rows[:n], nil
 }

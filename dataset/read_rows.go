@@ -20,18 +20,18 @@ import (
 // page reads its cases this way; ReadCase, one row per open, serves single lookups. Raw spans
 // and events are left out: whoever serves cases does not serve them.
 func ReadRows(path string, rows []int64) (map[int64]*replaycase.Case, error) {
-	f, pf, err := open(path)
+	f, df, err := open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readRows(pf, path, rows)
+	return readRows(df, path, rows)
 }
 
 // readRows reads rows of an open cases/ or quarantine/ file; path names it in errors.
-func readRows(pf *parquet.File, path string, rows []int64) (map[int64]*replaycase.Case, error) {
-	out, err := readRowsOf[CaseRow](pf, path, rows)
-	fillSpanIDsOf(pf, out)
+func readRows(df dataFile, path string, rows []int64) (map[int64]*replaycase.Case, error) {
+	out, err := readRowsOf[CaseRow](df, path, rows)
+	fillSpanIDsOf(df.pf, out)
 	for _, c := range out {
 		c.RawSpans, c.RawEvents = nil, nil
 	}
@@ -39,8 +39,8 @@ func readRows(pf *parquet.File, path string, rows []int64) (map[int64]*replaycas
 }
 
 // readRowsOf reads rows of an open file as T, whose columns may be a projection of the file's.
-func readRowsOf[T any](pf *parquet.File, path string, rows []int64) (map[int64]*T, error) {
-	r := parquet.NewGenericReader[T](pf)
+func readRowsOf[T any](df dataFile, path string, rows []int64) (map[int64]*T, error) {
+	r := newRowReader[T](df)
 	defer r.Close()
 	rows = slices.Clone(rows)
 	slices.Sort(rows)
@@ -55,7 +55,7 @@ func readRowsOf[T any](pf *parquet.File, path string, rows []int64) (map[int64]*
 		}
 		if n, err := r.Read(buf); n != 1 {
 			if err == nil || errors.Is(err, io.EOF) {
-				err = fmt.Errorf("the file has %d rows", pf.NumRows())
+				err = fmt.Errorf("the file has %d rows", df.pf.NumRows())
 			}
 			return nil, fmt.Errorf("%s: row %d: %w", path, row, err)
 		}
@@ -95,11 +95,11 @@ type CaseFile struct {
 // its row group only, and the page index of the whole file is a third of what an open file
 // would hold.
 func OpenCaseFile(path string) (*CaseFile, error) {
-	f, pf, err := open(path, parquet.SkipPageIndex(true))
+	f, df, err := open(path, parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, err
 	}
-	c, err := newCaseFile(path, pf)
+	c, err := newCaseFile(path, df.pf)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -110,11 +110,11 @@ func OpenCaseFile(path string) (*CaseFile, error) {
 
 // OpenCaseFile opens a listed file for reads of single rows (see OpenCaseFile).
 func (l *ObjectLister) OpenCaseFile(ctx context.Context, path string) (*CaseFile, error) {
-	pf, err := l.open(ctx, path)
+	df, err := l.open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	return newCaseFile(path, pf)
+	return newCaseFile(path, df.pf)
 }
 
 func newCaseFile(path string, pf *parquet.File) (*CaseFile, error) {

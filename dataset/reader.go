@@ -182,11 +182,11 @@ func ReadIndex(path string) ([]IndexEntry, error) {
 }
 
 func readIndex(in io.ReaderAt, size int64) ([]IndexEntry, error) {
-	pf, err := openFile(in, size, parquet.SkipPageIndex(true))
+	df, err := openFile(in, size, parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, err
 	}
-	r := parquet.NewGenericReader[indexRow](pf)
+	r := newRowReader[indexRow](df)
 	defer r.Close()
 	out := make([]IndexEntry, 0, r.NumRows())
 	buf := make([]indexRow, indexBatch)
@@ -222,20 +222,21 @@ func readIndex(in io.ReaderAt, size int64) ([]IndexEntry, error) {
 
 // ReadCase reads the case at row (IndexEntry.Row) of a cases/ or quarantine/ file.
 func ReadCase(path string, row int64) (*replaycase.Case, error) {
-	f, pf, err := open(path)
+	f, df, err := open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readRow(pf, path, row)
+	return readRow(df, path, row)
 }
 
 // readRow reads one case row of an open cases/ or quarantine/ file; path names it in errors.
-func readRow(pf *parquet.File, path string, row int64) (*replaycase.Case, error) {
+func readRow(df dataFile, path string, row int64) (*replaycase.Case, error) {
+	pf := df.pf
 	if row < 0 || row >= pf.NumRows() {
 		return nil, fmt.Errorf("%s: row %d out of range (the file has %d rows)", path, row, pf.NumRows())
 	}
-	r := parquet.NewGenericReader[CaseRow](pf)
+	r := newRowReader[CaseRow](df)
 	defer r.Close()
 	if err := r.SeekToRow(row); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -255,52 +256,49 @@ func ReadCases(path string) ([]CaseRow, error) { return readAll[CaseRow](path) }
 func ReadSteps(path string) ([]StepRow, error) { return readAll[StepRow](path) }
 
 func readAll[T any](path string) ([]T, error) {
-	f, pf, err := open(path)
+	f, df, err := open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r := parquet.NewGenericReader[T](pf)
+	r := newRowReader[T](df)
 	defer r.Close()
 	rows := make([]T, r.NumRows())
 	n, err := r.Read(rows)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	restoreRows(pf, rows[:n])
+	restoreRows(df.pf, rows[:n])
 	return rows[:n], nil
 }
 
 // open opens a data file and checks its schema version.
-func open(path string, opts ...parquet.FileOption) (*os.File, *parquet.File, error) {
+func open(path string, opts ...parquet.FileOption) (*os.File, dataFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, dataFile{}, err
 	}
 	info, err := f.Stat()
 	if err == nil {
-		var pf *parquet.File
-		if pf, err = openFile(f, info.Size(), opts...); err == nil {
-			return f, pf, nil
+		var df dataFile
+		if df, err = openFile(f, info.Size(), opts...); err == nil {
+			return f, df, nil
 		}
 	}
 	f.Close()
-	return nil, nil, fmt.Errorf("%s: %w", path, err)
+	return nil, dataFile{}, fmt.Errorf("%s: %w", path, err)
 }
 
 // openFile reads a data file's footer and checks that it names a schema version this build
 // reads. An error of the file's bytes wraps ErrUnreadable; a failed read does not.
-func openFile(in io.ReaderAt, size int64, opts ...parquet.FileOption) (*parquet.File, error) {
+func openFile(in io.ReaderAt, size int64, opts ...parquet.FileOption) (dataFile, error) {
 	reads := &readErrors{ReaderAt: in}
 	pf, err := parquet.OpenFile(reads, size, append(opts, parquet.SkipBloomFilters(true))...)
 	if err != nil {
-		if reads.failed.Load() {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %w", ErrUnreadable, err)
+		return dataFile{}, reads.ofBytes(err)
 	}
 	if v, _ := pf.Lookup(SchemaVersionKey); v != SchemaVersion {
-		return nil, fmt.Errorf("%w: footer %s is %q; this build reads %q", ErrUnreadable, SchemaVersionKey, v, SchemaVersion)
+		return dataFile{}, fmt.Errorf("%w: footer %s is %q; this build reads %q", ErrUnreadable, SchemaVersionKey, v, SchemaVersion)
 	}
-	return pf, nil
+	return dataFile{pf, reads}, nil
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
-	"github.com/parquet-go/parquet-go"
 )
 
 // ScanCases calls fn for each row of a cases/ or quarantine/ file from row `from` on, in file
@@ -13,20 +11,21 @@ import (
 // file already read to the end costs only its footer. fn may keep the case (each read
 // decodes into fresh memory). An error from fn stops the scan and is returned.
 func ScanCases(path string, from int64, rowsPerRead int, fn func(row int64, c *CaseRow) error) error {
-	f, pf, err := open(path)
+	f, df, err := open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return scanCases(pf, path, from, rowsPerRead, fn)
+	return scanCases(df, path, from, rowsPerRead, fn)
 }
 
 // scanCases scans an open cases/ or quarantine/ file; path names it in errors.
-func scanCases(pf *parquet.File, path string, from int64, rowsPerRead int, fn func(row int64, c *CaseRow) error) error {
+func scanCases(df dataFile, path string, from int64, rowsPerRead int, fn func(row int64, c *CaseRow) error) error {
+	pf := df.pf
 	if from >= pf.NumRows() {
 		return nil
 	}
-	r := parquet.NewGenericReader[CaseRow](pf)
+	r := newRowReader[CaseRow](df)
 	defer r.Close()
 	if err := r.SeekToRow(from); err != nil {
 		return fmt.Errorf("%s: %w", path, err)

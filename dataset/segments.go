@@ -282,11 +282,12 @@ func (w *Writer) readSegment(s segment) error {
 // groups, m set to read their pages (a segment written with GenericWriter.Write has its NULLs
 // restored, segment_nulls.go).
 func (m *columnMerge) eachSourceRowGroup(path string, fn func(parquet.RowGroup) error) error {
-	f, pf, err := open(path, parquet.SkipPageIndex(true)) // read in page order: no index needed
+	f, df, err := open(path, parquet.SkipPageIndex(true)) // read in page order: no index needed
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	pf := df.pf
 	m.zeroNulls = nil
 	if writtenWithWrite(pf) {
 		if !parquet.EqualNodes(pf.Schema(), m.w.caseZeroNulls.schema) {

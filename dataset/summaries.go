@@ -31,19 +31,19 @@ func SummaryOf(c *replaycase.Case) *CaseSummary {
 // ReadSummaries reads the summaries of several rows of one cases/ or quarantine/ file in one
 // pass (see ReadRows).
 func ReadSummaries(path string, rows []int64) (map[int64]*CaseSummary, error) {
-	f, pf, err := open(path)
+	f, df, err := open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readRowsOf[CaseSummary](pf, path, rows)
+	return readRowsOf[CaseSummary](df, path, rows)
 }
 
 // ReadSummaries reads summaries of a listed file (see ReadSummaries).
 func (l *ObjectLister) ReadSummaries(ctx context.Context, path string, rows []int64) (map[int64]*CaseSummary, error) {
-	pf, err := l.open(ctx, path)
+	df, err := l.open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	return readRowsOf[CaseSummary](pf, path, rows)
+	return readRowsOf[CaseSummary](df, path, rows)
 }

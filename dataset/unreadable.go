@@ -2,14 +2,18 @@ package dataset
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"sync/atomic"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // ErrUnreadable is wrapped by the error of opening a data file whose own bytes this build
 // cannot read: not Parquet (no magic bytes, a truncated or corrupt footer), or a footer that
-// names no schema version or one this build does not read. Reading the file again fails the
-// same way, so a reader can set it aside. An error of reading the bytes (the disk, a
+// names no schema version or one this build does not read; and by the error of reading rows
+// of a file one of whose pages is corrupt (rowReader). Reading the file again fails the same
+// way, so a reader can set it aside. An error of reading the bytes (the disk, a
 // permission, the network, a cancelled context) does not wrap it: a later read may succeed.
 var ErrUnreadable = errors.New("not a data file this build reads")
 
@@ -27,4 +31,50 @@ func (r *readErrors) ReadAt(p []byte, off int64) (int, error) {
 		r.failed.Store(true)
 	}
 	return n, err
+}
+
+// ofBytes is err, an error of decoding what was read through r, wrapped in ErrUnreadable when
+// it is an error of the bytes: no read through r failed, so reading them again decodes them the
+// same way.
+func (r *readErrors) ofBytes(err error) error {
+	if err == nil || r.failed.Load() {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnreadable, err)
+}
+
+// dataFile is an open data file: its decoded footer, and the reader of its bytes, which tells
+// an error of a page's bytes from a failed read (parquet-go keeps its reader to itself).
+type dataFile struct {
+	pf    *parquet.File
+	reads *readErrors
+}
+
+// rowReader reads the rows of an open data file as T. Its errors of decoding a page (a header
+// that does not decode, a checksum that does not match, bytes that do not decompress or
+// values that do not decode) wrap ErrUnreadable, as an open's errors of the footer do.
+type rowReader[T any] struct {
+	*parquet.GenericReader[T]
+	reads *readErrors
+}
+
+func newRowReader[T any](f dataFile) rowReader[T] {
+	return rowReader[T]{parquet.NewGenericReader[T](f.pf), f.reads}
+}
+
+func (r rowReader[T]) Read(rows []T) (int, error) {
+	n, err := r.GenericReader.Read(rows)
+	return n, r.rowsError(err)
+}
+
+func (r rowReader[T]) SeekToRow(row int64) error {
+	return r.rowsError(r.GenericReader.SeekToRow(row))
+}
+
+// rowsError passes io.EOF (no more rows) on as it is: its callers stop at it.
+func (r rowReader[T]) rowsError(err error) error {
+	if errors.Is(err, io.EOF) {
+		return err
+	}
+	return r.reads.ofBytes(err)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -55,4 +56,32 @@ func TestOpenTellsUnreadableBytesFromReadErrors(t *testing.T) {
 	assert.ErrorIs(t, err, syscall.EIO, "the read error is kept")
 	_, err = openFile(bytes.NewReader(good), int64(len(good)))
 	assert.NoError(t, err)
+}
+
+// failsAfterOpen reads its bytes until fail is set, then fails every read, as a disk or a
+// network that goes away while a file's rows are read.
+type failsAfterOpen struct {
+	*bytes.Reader
+	fail atomic.Bool
+}
+
+func (r *failsAfterOpen) ReadAt(p []byte, off int64) (int, error) {
+	if r.fail.Load() {
+		return 0, syscall.EIO
+	}
+	return r.Reader.ReadAt(p, off)
+}
+
+// A read that fails while the rows are decoded is no error of the file's bytes: a later read
+// may succeed.
+func TestReadErrorInTheRowsIsNotUnreadable(t *testing.T) {
+	good := caseFileBytes(t, SchemaVersion)
+	in := &failsAfterOpen{Reader: bytes.NewReader(good)}
+	df, err := openFile(in, int64(len(good)))
+	require.NoError(t, err)
+	in.fail.Store(true)
+	err = scanCases(df, "a.parquet", 0, 1, func(int64, *CaseRow) error { return nil })
+	require.Error(t, err)
+	assert.ErrorIs(t, err, syscall.EIO)
+	assert.NotErrorIs(t, err, ErrUnreadable)
 }

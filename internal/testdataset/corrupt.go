@@ -1,0 +1,85 @@
+package testdataset
+
+import (
+	"bytes"
+	"hash/crc32"
+	"os"
+	"testing"
+
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+	"github.com/stretchr/testify/require"
+)
+
+// Corruption is a way a data page's bytes go bad while the file's footer stays sound.
+type Corruption int
+
+const (
+	// PageHeaderGarbage overwrites the page header: it no longer decodes.
+	PageHeaderGarbage Corruption = iota
+	// PageSizeWrong makes the header's compressed page size one byte short.
+	PageSizeWrong
+	// PageBodyBadCRC flips bytes of the page's (compressed) body; its checksum no longer matches.
+	PageBodyBadCRC
+	// PageBodyBadBytes flips bytes of the page's body and writes their checksum into the
+	// header, so that the bytes reach the decompressor (or, uncompressed, the value decoder).
+	PageBodyBadBytes
+)
+
+// CorruptPage corrupts the first data page of a column in one row group of the data file at
+// path, found through the footer's column chunk metadata; the footer is left as it was.
+func CorruptPage(t testing.TB, path string, rowGroup int, how Corruption, column ...string) {
+	t.Helper()
+	pf := OpenParquet(t, path)
+	leaf, ok := pf.Schema().Lookup(column...)
+	require.True(t, ok, "%s has no column %v", path, column)
+	offset := pf.Metadata().RowGroups[rowGroup].Columns[leaf.ColumnIndex].MetaData.DataPageOffset
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	var header format.PageHeader
+	protocol := new(thrift.CompactProtocol)
+	r := protocol.NewReaderFromBytes(b[offset:])
+	require.NoError(t, thrift.NewDecoder(r).Decode(&header))
+	headerSize := r.BytesRead()
+	body := b[offset+int64(headerSize) : offset+int64(headerSize)+int64(header.CompressedPageSize)]
+	flip := func(mask byte) {
+		for i := len(body) / 3; i < len(body)/3+4 && i < len(body); i++ {
+			body[i] ^= mask
+		}
+	}
+	// rewrite puts the header back; it must keep its size, or the pages after it would move.
+	rewrite := func() bool {
+		encoded, err := thrift.Marshal(protocol, &header)
+		require.NoError(t, err)
+		if len(encoded) != headerSize {
+			return false
+		}
+		copy(b[offset:], encoded)
+		return true
+	}
+
+	switch how {
+	case PageHeaderGarbage:
+		for i := range headerSize {
+			b[offset+int64(i)] = 0xff
+		}
+	case PageSizeWrong:
+		header.CompressedPageSize--
+		require.True(t, rewrite(), "the header keeps its size")
+	case PageBodyBadCRC:
+		flip(0xa5)
+	case PageBodyBadBytes:
+		// The checksum's encoded size depends on its value: try masks until it keeps its size.
+		original := bytes.Clone(body)
+		rewritten := false
+		for mask := 1; mask < 256 && !rewritten; mask++ {
+			copy(body, original)
+			flip(byte(mask))
+			header.CRC = int32(crc32.ChecksumIEEE(body))
+			rewritten = rewrite()
+		}
+		require.True(t, rewritten, "a corruption whose checksum keeps the header's size")
+	}
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+}
