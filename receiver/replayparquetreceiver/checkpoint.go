@@ -24,9 +24,11 @@ import (
 // selections were recorded) counts for any.
 //
 // A file set aside (its bytes are not a data file this build reads, dataset.ErrUnreadable)
-// has the value setAsideMark, a space and the schema version the build reads: it is not read
-// again, under any selection, by a build that reads that version; a build that reads another
-// one (an upgrade) reads it again.
+// has the value setAsideMark, a space, the schema version the build reads, a space and the
+// value it had before (the rows handled before a corrupt page; none for a file set aside at
+// its footer): it is not read again, under any selection, by a build that reads that version;
+// a build that reads another one (an upgrade) reads it again after the rows handled before,
+// so that it emits none of them twice.
 type checkpoints struct {
 	client    storage.Client
 	selection string
@@ -53,7 +55,11 @@ func (c *checkpoints) rowsDone(ctx context.Context, rel string) (n int64, setAsi
 	}
 	count, selection, recorded := strings.Cut(string(b), " ")
 	if count == setAsideMark {
-		return 0, selection == dataset.SchemaVersion, nil
+		version, before, _ := strings.Cut(selection, " ")
+		if version == dataset.SchemaVersion || before == "" {
+			return 0, version == dataset.SchemaVersion, nil
+		}
+		count, selection, recorded = strings.Cut(before, " ")
 	}
 	n, err = strconv.ParseInt(count, 10, 64)
 	if err != nil {
@@ -66,13 +72,20 @@ func (c *checkpoints) rowsDone(ctx context.Context, rel string) (n int64, setAsi
 }
 
 func (c *checkpoints) setRowsDone(ctx context.Context, rel string, n int64) error {
-	return c.client.Set(ctx, checkpointKey(rel), []byte(strconv.FormatInt(n, 10)+" "+c.selection))
+	return c.client.Set(ctx, checkpointKey(rel), []byte(c.rowsValue(n)))
 }
 
+// rowsValue is the value that counts n rows handled under the selection.
+func (c *checkpoints) rowsValue(n int64) string { return strconv.FormatInt(n, 10) + " " + c.selection }
+
 // setAside records that the file is not read again: its bytes are not a data file this build
-// reads.
+// reads. It keeps the rows handled before.
 func (c *checkpoints) setAside(ctx context.Context, rel string) error {
-	return c.client.Set(ctx, checkpointKey(rel), []byte(setAsideMark+" "+dataset.SchemaVersion))
+	n, _, err := c.rowsDone(ctx, rel)
+	if err != nil {
+		return err
+	}
+	return c.client.Set(ctx, checkpointKey(rel), []byte(setAsideMark+" "+dataset.SchemaVersion+" "+c.rowsValue(n)))
 }
 
 func (c *checkpoints) close(ctx context.Context) error { return c.client.Close(ctx) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -171,4 +172,30 @@ func TestSetAsideCheckpoint(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, setAside, "set aside by a build that reads another version")
 	assert.Zero(t, n)
+}
+
+// A file set aside after some of its rows were handled (a corrupt page after them) keeps their
+// count: a build that reads another version reads it again after them, under the selection
+// that handled them, and so emits none of them twice.
+func TestSetAsideKeepsTheRowsDone(t *testing.T) {
+	ctx := context.Background()
+	st := &flakyStorage{values: map[string][]byte{}}
+	a, b := &checkpoints{client: st, selection: "aaaa"}, &checkpoints{client: st, selection: "bbbb"}
+	require.NoError(t, a.setRowsDone(ctx, "part.parquet", 3))
+	require.NoError(t, a.setAside(ctx, "part.parquet"))
+	n, setAside, err := a.rowsDone(ctx, "part.parquet")
+	require.NoError(t, err)
+	assert.True(t, setAside)
+	assert.Zero(t, n)
+
+	// The same value, as a build that reads another schema version finds it.
+	key := checkpointKey("part.parquet")
+	st.values[key] = []byte(strings.Replace(string(st.values[key]), dataset.SchemaVersion, "replay-case.v0", 1))
+	n, setAside, err = a.rowsDone(ctx, "part.parquet")
+	require.NoError(t, err)
+	assert.False(t, setAside)
+	assert.Equal(t, int64(3), n, "the rows handled before it was set aside")
+	n, _, err = b.rowsDone(ctx, "part.parquet")
+	require.NoError(t, err)
+	assert.Zero(t, n, "handled under another selection")
 }

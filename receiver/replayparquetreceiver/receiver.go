@@ -183,6 +183,13 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 		}
 		return nil
 	})
+	if errors.Is(err, dataset.ErrUnreadable) && next > done {
+		// A corrupt page: the rows read before it are emitted, and their checkpoint saved,
+		// before the rest of the file is set aside (skipped).
+		if ferr := flush(next); ferr != nil {
+			return ferr
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -22,8 +22,9 @@ const (
 // reading it again cannot help, so it is logged, counted and not read again. A file removed
 // from the dataset (published files are never removed by Reprise) has no rows left to select;
 // a file whose bytes are not a data file this build reads (not Parquet, a truncated footer,
-// another schema version) fails the same way at every read, so it is set aside in its
-// checkpoint, which keeps a restart from reading it again. Any other error may pass (the disk,
+// another schema version, a corrupt page) fails the same way at every read, so it is set aside
+// in its checkpoint, which keeps a restart from reading it again (the rows before a corrupt
+// page were emitted by processFile). Any other error may pass (the disk,
 // a permission, the network): the file is not done with, and is read again at the next poll.
 func (r *replayReceiver) skipped(ctx context.Context, f dataset.File, err error) bool {
 	switch {
@@ -36,7 +37,7 @@ func (r *replayReceiver) skipped(ctx context.Context, f dataset.File, err error)
 		if r.saveCheckpoint(ctx, rel, func() error { return r.checkpoints.setAside(ctx, rel) }) != nil {
 			return false // shutdown: the next start reads it, and sets it aside, again
 		}
-		r.logger.Error("set aside a file that is not a data file this build reads; its rows are not emitted, and it is not read again", zap.String("file", f.Path), zap.Error(err))
+		r.logger.Error("set aside a file that is not a data file this build reads; its rows not read before are not emitted, and it is not read again", zap.String("file", f.Path), zap.Error(err))
 		r.countSkipped(ctx, f, skipUnreadable)
 		return true
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -32,14 +33,14 @@ import (
 const filesSkipped = "otelcol_receiver_replay_parquet_files_skipped"
 
 // observedRun is one once-mode run of the receiver over root, as component id replay_parquet
-// with the storage in storageDir, until its backlog is done.
+// with the storage in storageDir and its config changed by edit, until its backlog is done.
 type observedRun struct {
 	accepted []string
 	logs     *observer.ObservedLogs
 	tt       *componenttest.Telemetry
 }
 
-func runObserved(t *testing.T, root, storageDir string, next func(*traceRecorder) consumer.Traces) observedRun {
+func runObserved(t *testing.T, root, storageDir string, edit func(*Config), next func(*traceRecorder) consumer.Traces) observedRun {
 	t.Helper()
 	rec := &traceRecorder{accept: -1}
 	tt := componenttest.NewTelemetry()
@@ -49,13 +50,15 @@ func runObserved(t *testing.T, root, storageDir string, next func(*traceRecorder
 	set.Logger = zap.New(core)
 	set.ID = component.MustNewID("replay_parquet") // the same component across restarts
 	host, ext := teststorage.Start(t, storageDir)
-	rcv, r := newTestReceiver(t, set, root, func(*Config) {}, next(rec), nil)
+	rcv, r := newTestReceiver(t, set, root, edit, next(rec), nil)
 	require.NoError(t, rcv.Start(context.Background(), host))
 	waitBacklog(t, r)
 	require.NoError(t, rcv.Shutdown(context.Background()))
 	require.NoError(t, ext.Shutdown(context.Background()))
 	return observedRun{rec.accepted, logs, tt}
 }
+
+func noEdit(*Config) {}
 
 func recorded(rec *traceRecorder) consumer.Traces {
 	next, _ := consumer.NewTraces(rec.consume)
@@ -81,7 +84,7 @@ func TestUnreadableFileIsSetAsideOnceAndCounted(t *testing.T) {
 	require.NoError(t, os.WriteFile(truncated, good[:len(good)/2], 0o644))
 	storageDir := t.TempDir()
 
-	first := runObserved(t, root, storageDir, recorded)
+	first := runObserved(t, root, storageDir, noEdit, recorded)
 	assert.Len(t, first.accepted, 2, "the readable file's cases")
 	setAside := first.logs.FilterMessageSnippet("not a data file this build reads").All()
 	require.Len(t, setAside, 2, "each logged once")
@@ -98,7 +101,7 @@ func TestUnreadableFileIsSetAsideOnceAndCounted(t *testing.T) {
 		{Value: int64(len(files)), Attributes: attribute.NewSet(attribute.String("dataset", "quarantine"))},
 	}, opts...)
 
-	again := runObserved(t, root, storageDir, recorded)
+	again := runObserved(t, root, storageDir, noEdit, recorded)
 	assert.Empty(t, again.accepted)
 	assert.Empty(t, again.logs.FilterMessageSnippet("not a data file this build reads").All(), "not read, nor logged, again")
 	assert.Empty(t, again.logs.FilterLevelExact(zap.ErrorLevel).All())
@@ -119,21 +122,66 @@ func captureThenOneMore(t *testing.T) (root string, last dataset.File) {
 	return root, listed[len(listed)-1]
 }
 
-// failingScans is the receiver's files, failing every scan of one file with an I/O error while
-// failing is set.
+// failingScans is the receiver's files, failing the scan of one file with an I/O error at row
+// failFrom (0: its first row) while failing is set, as a disk or a network that goes away.
 type failingScans struct {
 	files
-	path    string
-	failing *atomic.Bool
-	scans   *atomic.Int32
+	path     string
+	failFrom int64
+	failing  *atomic.Bool
+	scans    *atomic.Int32
 }
 
 func (f failingScans) scan(ctx context.Context, file dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error) error {
-	if file.Path == f.path && f.failing.Load() {
-		f.scans.Add(1)
-		return fmt.Errorf("%s: %w", file.Path, &fs.PathError{Op: "read", Path: file.Path, Err: syscall.EIO})
+	if file.Path != f.path {
+		return f.files.scan(ctx, file, from, rowsPerRead, fn)
 	}
-	return f.files.scan(ctx, file, from, rowsPerRead, fn)
+	f.scans.Add(1)
+	return f.files.scan(ctx, file, from, rowsPerRead, func(row int64, c *dataset.CaseRow) error {
+		if row >= f.failFrom && f.failing.Load() {
+			return fmt.Errorf("%s: %w", file.Path, &fs.PathError{Op: "read", Path: file.Path, Err: syscall.EIO})
+		}
+		return fn(row, c)
+	})
+}
+
+// retriedWhileFailing runs the receiver over root in once mode, a row a batch, while the scans
+// of the file at path fail at row failFrom: it checks that the file is read again at each poll
+// and that the backlog is not done meanwhile, then lets the scans succeed. It returns the
+// traces emitted while they failed and in all, and the receiver's telemetry.
+func retriedWhileFailing(t *testing.T, root, path string, failFrom int64) (meanwhile, accepted []string, tt *componenttest.Telemetry) {
+	t.Helper()
+	var failing atomic.Bool
+	var scans atomic.Int32
+	failing.Store(true)
+	defer func(orig func(context.Context, *Config) (files, error)) { openFiles = orig }(openFiles)
+	openFiles = func(ctx context.Context, cfg *Config) (files, error) {
+		f, err := newFiles(ctx, cfg)
+		return failingScans{f, path, failFrom, &failing, &scans}, err
+	}
+
+	tt = componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
+	host, ext := teststorage.Start(t, t.TempDir())
+	rec := &traceRecorder{accept: -1}
+	rcv, r := newTestReceiver(t, metadatatest.NewSettings(tt), root, func(c *Config) {
+		c.PollInterval, c.BatchSize = 10*time.Millisecond, 1
+	}, recorded(rec), nil)
+	require.NoError(t, rcv.Start(context.Background(), host))
+	require.Eventually(t, func() bool { return scans.Load() >= 3 }, 30*time.Second, 10*time.Millisecond, "the file read again at each poll")
+	select {
+	case <-r.backlogDone:
+		t.Fatal("the backlog is not done while a file of it cannot be read")
+	default:
+	}
+	rec.mu.Lock()
+	meanwhile = slices.Clone(rec.accepted)
+	rec.mu.Unlock()
+	failing.Store(false)
+	waitBacklog(t, r)
+	require.NoError(t, rcv.Shutdown(context.Background()))
+	require.NoError(t, ext.Shutdown(context.Background()))
+	return meanwhile, rec.accepted, tt
 }
 
 // A file that fails to be read (the disk, a permission, the network) may be read later: it is
@@ -141,37 +189,25 @@ func (f failingScans) scan(ctx context.Context, file dataset.File, from int64, r
 // while it fails; the readable files are emitted meanwhile.
 func TestFileReadErrorIsRetriedNotSkipped(t *testing.T) {
 	root, last := captureThenOneMore(t)
+	meanwhile, accepted, tt := retriedWhileFailing(t, root, last.Path, 0)
+	assert.Len(t, meanwhile, 2, "the first two cases")
+	assert.Len(t, accepted, 3)
+	_, err := tt.GetMetric(filesSkipped)
+	assert.Error(t, err, "a read error is not a skipped file")
+}
 
-	var failing atomic.Bool
-	var scans atomic.Int32
-	failing.Store(true)
-	defer func(orig func(context.Context, *Config) (files, error)) { openFiles = orig }(openFiles)
-	openFiles = func(ctx context.Context, cfg *Config) (files, error) {
-		f, err := newFiles(ctx, cfg)
-		return failingScans{f, last.Path, &failing, &scans}, err
+// A read that fails in the middle of a file's rows is retried too, from the first row not
+// emitted; once it succeeds, every row is emitted once.
+func TestReadErrorMidFileIsRetried(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	path, rows := sixRowFile(t, root)
+	var want []string
+	for _, c := range rows {
+		want = append(want, c.Provenance.TraceID)
 	}
-
-	tt := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
-	host, ext := teststorage.Start(t, t.TempDir())
-	rec := &traceRecorder{accept: -1}
-	rcv, r := newTestReceiver(t, metadatatest.NewSettings(tt), root, func(c *Config) { c.PollInterval = 10 * time.Millisecond }, recorded(rec), nil)
-	require.NoError(t, rcv.Start(context.Background(), host))
-	require.Eventually(t, func() bool {
-		rec.mu.Lock()
-		defer rec.mu.Unlock()
-		return len(rec.accepted) == 2 && scans.Load() >= 3
-	}, 30*time.Second, 10*time.Millisecond, "the first two cases, and the third case's file read again at each poll")
-	select {
-	case <-r.backlogDone:
-		t.Fatal("the backlog is not done while a file of it cannot be read")
-	default:
-	}
-	failing.Store(false)
-	waitBacklog(t, r)
-	require.NoError(t, rcv.Shutdown(context.Background()))
-	require.NoError(t, ext.Shutdown(context.Background()))
-	assert.Len(t, rec.accepted, 3)
+	meanwhile, accepted, tt := retriedWhileFailing(t, root, path, 1)
+	assert.Equal(t, want[:1], meanwhile, "the row before the failing read")
+	assert.Equal(t, want, accepted, "each row once, in order")
 	_, err := tt.GetMetric(filesSkipped)
 	assert.Error(t, err, "a read error is not a skipped file")
 }
@@ -192,7 +228,7 @@ func TestFileRemovedBeforeItIsReadIsCounted(t *testing.T) {
 		})
 		return next
 	}
-	run := runObserved(t, root, t.TempDir(), removeLast)
+	run := runObserved(t, root, t.TempDir(), noEdit, removeLast)
 	assert.Len(t, run.accepted, 2)
 	removed := run.logs.FilterMessage("a data file was removed before it was read; its rows are not emitted").All()
 	require.Len(t, removed, 1, "logged once")
