@@ -189,7 +189,7 @@ const maxCookieDepth = 64
 // still open where the text ends (a log line or an attribute cut at a length limit) is read
 // as it is, and so is a value cut before its closing quote (cookieObject.set).
 func (s *Scrubber) cookieObjectSpans(v string) []span {
-	if !strings.Contains(v, "alue") || strings.IndexAny(v, "{(") < 0 {
+	if !mayHoldCookieObject(v) || strings.IndexAny(v, "{(") < 0 {
 		return nil
 	}
 	return s.cookieObjects(v, false)
@@ -212,7 +212,7 @@ func (s *Scrubber) cookieObjects(v string, escaped bool) []span {
 		case (c == '{' || c == '(') && (deeper > 0 || len(open) == maxCookieDepth):
 			deeper++
 		case c == '{' || c == '(':
-			open = append(open, cookieObject{call: c == '('})
+			open = append(open, cookieObject{call: c == '(', open: i + 1})
 			if c == '(' {
 				calls++
 			}
@@ -246,8 +246,12 @@ func (s *Scrubber) cookieObjects(v string, escaped bool) []span {
 				unquoted[q] = end
 				continue
 			}
+			o := &open[len(open)-1]
+			if o.call {
+				o.argument(v, i, end)
+			}
 			if member := v[i+1 : end-1]; cookieMember(member) {
-				end = open[len(open)-1].set(v, member, end)
+				end = o.set(v, member, end)
 			}
 			i = end - 1 // past the string: its braces are text
 		case len(open) > 0 && deeper == 0 && (i == 0 || !isIdentifierByte(v[i-1])):
@@ -286,7 +290,7 @@ func (s *Scrubber) appendCookie(out []span, v string, o cookieObject) []span {
 		return out
 	}
 	value := v[o.valueStart:o.valueEnd]
-	if !maskableValue(value) {
+	if !maskableValue(value) || o.bareValue && !o.bareName {
 		return out
 	}
 	if kind := s.cookieKind(o.name, value); kind != "" {
@@ -301,6 +305,12 @@ type cookieObject struct {
 	valueStart int // of the value member's string, after its quote; 0 when there is none
 	valueEnd   int
 	call       bool // opened by '(': a keyword call
+	open       int  // where its members start, after the '{' or '('
+	// An unquoted value is a toString's (Cookie(name=sessionid, value=…)) when its name is
+	// unquoted too; after a quoted name it is a variable in code (value=session_key).
+	bareName, bareValue bool
+	args                int // a call's positional string arguments read (argument): up to 2
+	argEnd              int // the end of the first
 }
 
 // cookieMember tells whether member is the name of a cookie object's name or value member.
@@ -319,7 +329,7 @@ func (o *cookieObject) set(v, member string, end int) int {
 	case valueEnd == 0 && !o.call && member[0] <= 'Z' && end < len(v) && v[end] == ':':
 		return o.setGoField(v, member, end+1) // Name:sessionid, a Go field (upper case) in %+v
 	case valueEnd == 0:
-		return end
+		return o.setBare(v, member, end)
 	case member[0] == 'n' || member[0] == 'N':
 		if closed {
 			o.name = v[start+1 : valueEnd-1]

@@ -98,6 +98,11 @@ func TestCookieObjectsInLongTextsAreOnePass(t *testing.T) {
 		"value " + strings.Repeat(`(name='x', value='yyyyyyyyyyyy'`, 1<<15),
 		"value " + strings.Repeat(`{"a":"\"`+"\n", 1<<17),
 		"value {" + strings.Repeat(`"a\"{\"name\":\"sid\",\"value\":\"yyyyyyyyyyyy\"", `, 1<<14),
+		"value " + strings.Repeat("(name=x value=", 1<<16),
+		"value " + strings.Repeat("(value = ", 1<<17),
+		strings.Repeat("jar.set('sid', ", 1<<15),
+		"jar.set(" + strings.Repeat(" ", 1<<20) + "'sid'" + strings.Repeat(" ,'x'", 1<<17),
+		strings.Repeat("a", 1<<20) + strings.Repeat("jar.set('", 1<<16),
 	} {
 		quickEnough(t, time.Second, func() { s.cookieObjectSpans(in) }, in[:40])
 	}
@@ -276,6 +281,70 @@ func TestCookieJarsWithUnquotedNamesOrFromGetDictAreMasked(t *testing.T) {
 		`cookies = {k: v for k, v in pairs}`,
 		`config.to_dict() = {'sessionid': '` + phpSession + `'}`,
 		`get_dict() = {'session_timeout': '3600000000'}`,
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}
+
+// A cookie's toString that writes its fields unquoted, name=value in parentheses or braces (a
+// Kotlin data class, Lombok's @ToString, Guava's toStringHelper), is a cookie object too: its
+// value is masked to the ',', ')', '}' or space after it. OkHttp's Cookie.toString() is the
+// Set-Cookie form (cookies.go). An unquoted value after a quoted name is a variable in code.
+func TestCookieToStringWithUnquotedValuesIsMasked(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, in := range []string{
+		"Cookie(name=sessionid, value=" + phpSession + ", expiresAt=253402300799999, domain=example.com, path=/, secure=true, httpOnly=true, persistent=false, hostOnly=true)",
+		"SessionCookie{name=JSESSIONID, value=" + phpSession + "}",
+		"[Cookie(name=theme, value=dark), Cookie(name=connect.sid, value=" + phpSession + ")]",
+		"Cookie(value=" + phpSession + ", name=sid)",
+		"Cookie(name = auth_token, value = " + phpSession + " )",
+		"sessionid=" + phpSession + "; path=/; domain=example.com", // OkHttp
+	} {
+		assertMaskedOnce(t, s, in, phpSession)
+	}
+	for _, in := range []string{
+		"Cookie(name=theme, value=dark)",
+		"Cookie(name=theme, value=" + phpSession + ")",
+		"Cookie(name=sessionid, value=expired)",
+		"Cookie(name=sessionid, value=)",
+		`create_cookie(name="sessionid", value=sessionKeyValue)`,
+		"Option(name=model, value=gpt-4o-mini-2024-07-18)",
+		"if (name == sessionid && value == " + phpSession + ")",
+	} {
+		assert.Equal(t, in, s.Text(in, &Report{}), in)
+	}
+}
+
+// A call that sets a cookie with its name and value as its first two arguments (a jar's or a
+// cookie store's set, Django's set_cookie, Express's res.cookie, PHP's setcookie, Java's
+// new Cookie) is the cookie name=value: the value is masked when the name is a session
+// cookie's or a secret name. Other calls, and other arguments, keep their strings.
+func TestCookieSetterArgumentsAreMasked(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	for _, in := range []string{
+		`jar.set('sessionid', '` + phpSession + `')`,
+		`session.cookies.set("sessionid", "` + phpSession + `", domain="example.com")`,
+		`response.set_cookie('sessionid', '` + phpSession + `', httponly=True)`,
+		`response.set_cookie('sessionid', value='` + phpSession + `')`,
+		`res.cookie('connect.sid', '` + phpSession + `', { httpOnly: true })`,
+		`setcookie("PHPSESSID", "` + phpSession + `");`,
+		`resp.addCookie(new Cookie("JSESSIONID", "` + phpSession + `"));`,
+		`await cookieStore.set( 'sid' ,` + "\n" + `  '` + phpSession + `' )`,
+		`jar.set('auth_token', '` + phpSession + `')`,
+		`{"code": "cookies.set(\"sessionid\", \"` + phpSession + `\")"} x`,
+	} {
+		assertMaskedOnce(t, s, in, phpSession)
+	}
+	for _, in := range []string{
+		`set('color', 'blue')`,
+		`jar.set('theme', '` + phpSession + `')`,
+		`jar.set('sessionid', 'expired')`,
+		`cache.set('session', '` + phpSession + `')`,
+		`text.replace('sid', 'identifier')`,
+		`jar.set(name, '` + phpSession + `')`,
+		`jar.set('x', 'sessionid', '` + phpSession + `')`,
+		`jar.set('sessionid' + '` + phpSession + `')`,
+		`jar.get('sessionid') or '` + phpSession + `'`,
 	} {
 		assert.Equal(t, in, s.Text(in, &Report{}), in)
 	}

@@ -27,6 +27,8 @@ func FuzzText(f *testing.F) {
 	f.Add("[{Name:sessionid Value:9k2mq7d1v4b8c3n6x5z0 Quoted:false Path:/ Domain: Raw: Unparsed:[]} &{Name:sid Value:x y}]")
 	f.Add(`password = ("hunter2-a", 'b' "c",  # x` + "\n" + ` None) cookies: {sessionid: '9k2mq7d1v4b8c3n6x5z0', theme: 'dark'}`)
 	f.Add(`jar.get_dict() = {'sessionid': '9k2mq7d1v4b8c3n6x5z0', "x": 3} get_dict()={a: "b"`)
+	f.Add("Cookie(name=sessionid, value=9k2mq7d1v4b8c3n6x5z0, domain=x) SessionCookie{name = sid, value = 9k2mq7d1v4b8c3n6x5z0}")
+	f.Add("jar.set('sessionid', '9k2mq7d1v4b8c3n6x5z0') res.cookie( \"sid\" ,\n \"9k2mq7d1v4b8c3n6x5z0\", {}) cookies.get('sid', 'x') setcookie(\"sid\", value=")
 	s := newScrubber(f, Config{Enabled: true, Key: "fuzz"})
 	planted := scrubtest.Planted[0].Text // an OpenAI key
 	f.Fuzz(func(t *testing.T, in string) {
