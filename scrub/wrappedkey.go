@@ -37,7 +37,9 @@ var keyLineBreaks = [...]keyLineBreak{{"\r\n", "\r\n"}, {"\n", "\n"}, {`\r\n`, "
 // (one space; nothing after an escaped line break). Lines in quotes, each closed at the end of
 // its line and the next opened after the indentation, are one string (Python's implicit
 // concatenation: nothing between them). A line break between the last line and a closing quote
-// is the value's too (closingLineBreak).
+// is the value's too (closingLineBreak). A line may end in spaces or tabs before a newline,
+// and blank lines may follow it (keyLineGap): as written in the value, as YAML reads them in
+// indented lines (the spaces dropped); a blank line among indented lines ends the key.
 // It is taken when it has two lines or more, opaqueRun base64 characters or more and decodes to
 // no text (a DER key); a short last line must end the value (end of v, whitespace, a quote, a
 // separator) or it is not the key's. One pass over the lines.
@@ -45,6 +47,7 @@ func wrappedKeyEnd(v string, start int) (end int, value string, ok bool) {
 	var b, read strings.Builder // the base64 alone, to decode; the value
 	var lb keyLineBreak
 	width, lines, indented, sep := 0, 0, false, ""
+	blanks := 0 // blank lines before the line read
 	end = start
 	for i := start; ; lines++ {
 		j := i
@@ -60,27 +63,36 @@ func wrappedKeyEnd(v string, start int) (end int, value string, ok bool) {
 				return 0, "", false
 			}
 			width = n
-			if lb = keyLineBreakAt(v, j); lb.written == "" {
+			if lb = keyLineBreakAt(v, indentEnd(v, j)); !newlineBreak(lb) {
+				lb = keyLineBreakAt(v, j) // spaces at the end of a line only before a newline
+			}
+			if lb.written == "" {
 				return 0, "", false
 			}
-			indented = lb.written != " " && indentEnd(v, j+len(lb.written)) > j+len(lb.written)
+			next, _ := keyLineGap(v, j, lb)
+			indented = lb.written != " " && indentEnd(v, next) > next
 		}
-		if n > width || n < width && !endsValue(v, j) || n == 0 {
+		if n > width || n < width && (!endsValue(v, j) || blanks > 0 && !lineEndAt(v, j, lb)) || n == 0 {
 			break // not a line of the key: it ended at the line break before
 		}
 		b.WriteString(v[i:j])
 		read.WriteString(sep)
 		read.WriteString(v[i:j])
 		end = j
-		if n < width || j > i+n || !strings.HasPrefix(v[j:], lb.written) {
+		next, blankLines := keyLineGap(v, j, lb)
+		if n < width || j > i+n || next < 0 {
 			lines++
 			break // a short or padded line is the last
 		}
-		i = j + len(lb.written)
+		i, blanks = next, blankLines
 		k := indentEnd(v, i)
-		if (k > i) != indented {
+		if (k > i) != indented || indented && blanks > 0 {
+			// An indented line among lines that are not, or the reverse: not the key's. A
+			// blank line in YAML is read as a line break among the spaces YAML folds the
+			// others to, a value a YAML parser writes that is no lines of one break: the
+			// key ends before it, as that value's would.
 			lines++
-			break // an indented line among lines that are not, or the reverse: not the key's
+			break
 		}
 		if q := lb.written[0]; q == '"' || q == '\'' {
 			if k == len(v) || v[k] != q {
@@ -89,10 +101,15 @@ func wrappedKeyEnd(v string, start int) (end int, value string, ok bool) {
 			}
 			k++
 		}
-		i = k
-		if sep = lb.read; indented && sep != "" {
-			sep = " "
+		switch {
+		case !indented:
+			sep = strings.ReplaceAll(v[j:i], lb.written, lb.read) // as written, escapes decoded
+		case lb.read != "":
+			sep = " " // YAML reads a line break, with the spaces around it, as one space
+		default:
+			sep = ""
 		}
+		i = k
 	}
 	if lines < 2 || b.Len() < opaqueRun {
 		return 0, "", false
@@ -117,6 +134,41 @@ func closingLineBreak(v string, i int) (int, string) {
 		}
 	}
 	return 0, ""
+}
+
+// keyLineGap returns where the line after the one that ends at v[j] starts, past the line
+// break lb, and how many blank lines it passed, or -1. Before a newline (escaped or not) a
+// line may end in spaces or tabs, and blank lines (spaces or tabs alone) may follow it: a key
+// pasted from an editor or a terminal.
+func keyLineGap(v string, j int, lb keyLineBreak) (next, blanks int) {
+	if newlineBreak(lb) {
+		j = indentEnd(v, j)
+	}
+	if !strings.HasPrefix(v[j:], lb.written) {
+		return -1, 0
+	}
+	next = j + len(lb.written)
+	for newlineBreak(lb) {
+		k := indentEnd(v, next)
+		if !strings.HasPrefix(v[k:], lb.written) {
+			break
+		}
+		next, blanks = k+len(lb.written), blanks+1
+	}
+	return next, blanks
+}
+
+// newlineBreak tells whether lb is a newline, written or escaped.
+func newlineBreak(lb keyLineBreak) bool {
+	return strings.HasSuffix(lb.read, "\n")
+}
+
+// lineEndAt tells whether the line ends at v[j], after spaces or tabs: at a line break (lb, or
+// a newline), a quote or the end of v. A short line after a blank line ends there, or it is text (prose
+// after the key), not the key's last line.
+func lineEndAt(v string, j int, lb keyLineBreak) bool {
+	j = indentEnd(v, j)
+	return j == len(v) || v[j] == '\n' || v[j] == '\r' || strings.HasPrefix(v[j:], lb.written) || quoteAt(v, j)
 }
 
 // keyLineBreakAt returns the line break of keyLineBreaks at v[i], or none.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -218,5 +219,62 @@ func TestKeyInImplicitConcatenationIsOneKey(t *testing.T) {
 		"sign(\n    \"" + wrapKey(key, 64, "\"\n    \"") + "\"\n)\n",
 	} {
 		assert.Equal(t, in, s.Text(in, &Report{}), in[:12])
+	}
+}
+
+// Wrapped key material whose lines end in spaces or tabs, or with blank lines among its lines
+// (a key pasted from an editor or a terminal), is one key: masked whole, with the placeholder
+// of the value as written (its escapes decoded), the one it gets as a JSON value and as an
+// attribute; in YAML, that of the value YAML reads (trailing spaces dropped). Text after the
+// key stays, also after a blank line.
+func TestWrappedKeyWithTrailingSpacesOrBlankLinesIsOneKey(t *testing.T) {
+	s := newScrubber(t, Config{Enabled: true, Key: "k"})
+	key := rsaKey(t)
+	for _, width := range []int{64, 76} {
+		blankAmong := func(lb string) string {
+			return wrapKey(key[:width*5], width, lb) + lb + lb + wrapKey(key[width*5:], width, lb)
+		}
+		for _, wrapped := range []string{
+			wrapKey(key, width, "  \n"),
+			wrapKey(key, width, "\n\n"),
+			blankAmong("\n"),
+			wrapKey(key, width, "\t\r\n \r\n"),
+			wrapKey(key, width, ` \n`),
+			blankAmong(`\r\n`),
+		} {
+			var read string
+			require.NoError(t, json.Unmarshal([]byte(`"`+strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(wrapped)+`"`), &read))
+			want := s.placeholder(KindSecretField, read)
+			for _, in := range []string{
+				"signing_key: " + wrapped + "\nnext: 1\n",
+				`level=info signing_key="` + wrapped + `" user=bob`,
+			} {
+				var r Report
+				out := s.Text(in, &r)
+				assert.Equal(t, in[:strings.Index(in, "MII")]+want+in[strings.Index(in, wrapped)+len(wrapped):], out, "%d %q", width, wrapped[width:width+6])
+				assert.Equal(t, map[string]int64{KindSecretField: 1}, r.Counts)
+				assert.Equal(t, out, s.Text(out, &Report{}), "idempotent")
+			}
+			whole, err := json.Marshal(map[string]string{"signing_key": read})
+			require.NoError(t, err)
+			assert.Contains(t, s.Text(string(whole), &Report{}), want, "whole JSON")
+		}
+		assertYAMLKeyMasked(t, s, "signing_key: ", wrapKey(key, width, "  \n  "), "\nnext: 1\n")
+		assertYAMLKeyMasked(t, s, "tls:\n  signing_key: ", wrapKey(key, width, "\t\n    "), "\n  host: x\n")
+	}
+	// After a blank line, prose is no line of the key; another name keeps its lines.
+	for _, in := range []string{
+		"signing_key: " + wrapKey(key[:64*20], 64, "\n") + "\n\nNext we rotate it\n",
+		"image_key: " + wrapKey(key, 64, "\n\n"),
+	} {
+		out := s.Text(in, &Report{})
+		assert.Contains(t, out, in[strings.LastIndex(in, "\n\n"):], in[:12])
+	}
+	// Blank lines are passed once, each line once: 1 MiB of them, between lines of a key.
+	for _, in := range []string{
+		key[:64] + strings.Repeat(" \n", 1<<19) + key[64:128],
+		wrapKey(strings.Repeat(key[:64], 1<<10), 64, "\n \t\n"),
+	} {
+		quickEnough(t, time.Second, func() { wrappedKeyEnd(in, 0) }, in[:20])
 	}
 }
