@@ -159,6 +159,8 @@ def test_replay_in_process_with_the_plugin(collector, model, reprise):
 
     with pytest.raises(openai.NotFoundError, match="strict replay: no recorded"):
         client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "Lyon?"}])
+    # The refusal is in the session's log; reading it tells the plugin the test judged it.
+    assert [d["refused"] for d in reprise.divergences()] == [True]
 
     reprise.mode = "lenient"
     reprise.session += "-lenient"

@@ -20,6 +20,9 @@ def test_urls(reprise, reprise_url):
     assert kwargs["base_url"] == EXPECTED + "/v1/cases/abc/openai/v1"
     assert kwargs["default_headers"]["X-Replay-Mode"] == "strict"
     assert re.fullmatch(r"test_user.py-test_urls-[0-9a-f]{12}", kwargs["default_headers"]["X-Replay-Session"])
+    # no request was sent: nothing for the plugin to check when the test ends
+    reprise.cases_used.clear()
+    reprise.sent_in.clear()
 """
 
 
@@ -61,9 +64,20 @@ from reprise_pytest import ReplayError
 def test_lookup(reprise):
     with pytest.raises(ReplayError, match="is the reprise collector running"):
         reprise.case_id(agent="weather-bot")
+
+def test_agent_catches_the_connection_error(reprise):
+    import openai
+
+    try:
+        openai.OpenAI(**reprise.openai_kwargs("a" * 32)).models.list()
+    except openai.APIConnectionError:
+        pass  # an agent that falls back when the model is unreachable
 """
     )
-    pytester.runpytest_subprocess("--reprise-url=http://127.0.0.1:9").assert_outcomes(passed=1)
+    result = pytester.runpytest_subprocess("--reprise-url=http://127.0.0.1:9")
+    # A test whose agent caught the connection error replayed nothing: it fails, saying so.
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*whose replay URL this test used, is not served*is the reprise collector running*"])
 
 
 def test_case_id_wants_exactly_one_case(collector, reprise):
@@ -103,9 +117,13 @@ class FakeListing(BaseHTTPRequestHandler):
     seen = []
 
     def do_GET(self):
-        query = parse_qs(urlparse(self.path).query)
+        url = urlparse(self.path)
+        query = parse_qs(url.query)
         FakeListing.seen.append((self.path, self.headers.get("Authorization")))
-        body = json.dumps(self.pages[int(query.get("page_token", ["0"])[0])]).encode()
+        if url.path == "/v1/divergences":
+            body = json.dumps({"divergences": []}).encode()
+        else:
+            body = json.dumps(self.pages[int(query.get("page_token", ["0"])[0])]).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -159,3 +177,42 @@ def test_token(reprise):
     pytester.runpytest_subprocess(f"--reprise-url={fake_listing}", *args).assert_outcomes(passed=1)
     want = f"Bearer {expected}" if expected else None
     assert FakeListing.seen and all(auth == want for _, auth in FakeListing.seen), FakeListing.seen
+    assert any(path.startswith("/v1/divergences") for path, _ in FakeListing.seen), "the session was checked"
+
+
+SWALLOWED_MISS_TEST = """
+import openai
+
+CASE_ID = {case_id!r}
+
+def test_agent_falls_back(reprise):
+    client = openai.OpenAI(**reprise.openai_kwargs(CASE_ID))
+    try:
+        client.chat.completions.create(model="gpt-4o-mini", messages=[{{"role": "user", "content": "Lyon?"}}])
+    except openai.NotFoundError:
+        pass  # the agent under test catches the error and answers from a canned reply
+"""
+
+
+def test_a_refusal_the_agent_swallowed_fails_the_test(pytester, collector, dataset):
+    """A request strict replay refused fails the test even when the agent caught the 404 and
+    carried on: the test would otherwise pass on a run the recording never had."""
+    pytester.makepyfile(test_user=SWALLOWED_MISS_TEST.format(case_id=dataset.quickstart["case_id"]))
+    result = pytester.runpytest_subprocess(f"--reprise-url={collector.replay_url}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*the replay server refused 1 request(s) of this test*",
+            "*chat request to case*differs at*messages*(model_config_changed, prompt_changed)",
+        ]
+    )
+
+
+def test_a_case_id_the_server_does_not_hold_fails_the_test(pytester, collector, dataset):
+    """A case id the replay server does not hold (a typo, a prefix, a server reading another
+    dataset) fails the test: every request of it was a 404 that the agent may have caught."""
+    prefix = dataset.quickstart["case_id"][:8]
+    pytester.makepyfile(test_user=SWALLOWED_MISS_TEST.format(case_id=prefix))
+    result = pytester.runpytest_subprocess(f"--reprise-url={collector.replay_url}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"*case '{prefix}', whose replay URL this test used, is not served*404*"])

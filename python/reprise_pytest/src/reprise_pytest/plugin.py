@@ -16,6 +16,9 @@ import pytest
 
 DEFAULT_URL = "http://127.0.0.1:8790"
 
+# The `reprise` fixture's Replay, kept on the test item for the check after the test.
+REPLAY_KEY = pytest.StashKey()
+
 
 class ReplayError(AssertionError):
     """The replay extension did not answer, or no single case matched."""
@@ -29,14 +32,21 @@ class Replay:
         self.session = session
         self.mode = mode
         self.token = token
+        # What check() looks at when the test ends: the cases whose replay URL the test used,
+        # the sessions its headers named, and those of them whose divergences the test read.
+        self.cases_used = set()
+        self.sent_in = set()
+        self.read = set()
 
     def base_url(self, case_id: str) -> str:
         """The OpenAI base URL that replays only `case_id` (give it to the SDK as `base_url`)."""
+        self.cases_used.add(case_id)
         return f"{self.url}/v1/cases/{urllib.parse.quote(case_id, safe='')}/openai/v1"
 
     @property
     def headers(self) -> dict:
         """The headers that keep this test's calls in its own replay session, in its mode."""
+        self.sent_in.add(self.session)
         return {"X-Replay-Session": self.session, "X-Replay-Mode": self.mode}
 
     def openai_kwargs(self, case_id: str) -> dict:
@@ -83,8 +93,34 @@ class Replay:
         return self._get(f"/v1/cases/{urllib.parse.quote(case_id, safe='')}")
 
     def divergences(self) -> list:
-        """What differed from the recording in this test's session (lenient mode)."""
-        return self._get(f"/v1/divergences?session={urllib.parse.quote(self.session)}")["divergences"]
+        """What differed from the recording in this test's session: lenient answers, and the
+        requests replay refused (`refused: true`). A test that reads them judges them itself."""
+        self.read.add(self.session)
+        return self._divergences(self.session)
+
+    def check(self):
+        """Fails (ReplayError) a test that passed although replay answered none or not all of its
+        requests: an agent that catches the 404 and carries on (a fallback answer, a retry without
+        the change) would otherwise pass on a run the recording never had. Checked: every case
+        whose replay URL the test used is served (a typo'd id or a prefix, or a server reading
+        another dataset, is a 404 for every request), and no request was refused in a session the
+        test's headers named, unless the test read that session's divergences itself."""
+        for case_id in sorted(self.cases_used):
+            try:
+                self.case(case_id)
+            except ReplayError as err:
+                raise ReplayError(f"case {case_id!r}, whose replay URL this test used, is not served: {err}") from None
+        refused = [d for s in sorted(self.sent_in - self.read) for d in self._divergences(s) if d.get("refused")]
+        if refused:
+            raise ReplayError(
+                f"the replay server refused {len(refused)} request(s) of this test, which passed anyway "
+                "(the agent caught the error?):\n"
+                + "".join(f"  {refusal_text(d)}\n" for d in refused)
+                + "read reprise.divergences() in the test to judge refusals it expects"
+            )
+
+    def _divergences(self, session: str) -> list:
+        return self._get(f"/v1/divergences?session={urllib.parse.quote(session)}")["divergences"]
 
     def _page(self, filters: dict) -> dict:
         query = urllib.parse.urlencode({k: v for k, v in filters.items() if v is not None})
@@ -101,6 +137,16 @@ class Replay:
             raise ReplayError(
                 f"GET {self.url}{path}: {err} (is the reprise collector running with the replay extension?)"
             ) from None
+
+
+def refusal_text(d: dict) -> str:
+    """A refused request as the divergence log gives it: where it left the recording (paths and
+    finding types, never values)."""
+    where = (
+        f"differs at {', '.join(d['paths'])}" if d.get("paths") else "made more often than recorded, or after the last"
+    )
+    types = ", ".join(dict.fromkeys(f["type"] for f in d.get("findings") or []))
+    return f"{d['endpoint']} request to case {d['case_id']}: {where} ({types})"
 
 
 def pytest_addoption(parser):
@@ -143,4 +189,17 @@ def reprise(request, reprise_url, reprise_token) -> Replay:
     cursors and divergence log for `sessions.idle_timeout`, so a test run again against the same
     collector (or two node ids that read alike) must not continue an earlier session."""
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", request.node.nodeid).strip("-")
-    return Replay(reprise_url, f"{name}-{uuid.uuid4().hex[:12]}", token=reprise_token)
+    replay = Replay(reprise_url, f"{name}-{uuid.uuid4().hex[:12]}", token=reprise_token)
+    request.node.stash[REPLAY_KEY] = replay
+    return replay
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """A test that passed fails when replay could not answer its requests (Replay.check).
+    A test that failed already is left as it is: yield raises its error."""
+    result = yield
+    replay = item.stash.get(REPLAY_KEY, None)
+    if replay is not None:
+        replay.check()
+    return result
