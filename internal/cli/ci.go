@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"slices"
@@ -79,7 +80,18 @@ Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error
 		fmt.Fprintln(stderr, "reprise ci:", err)
 		return ExitError
 	}
+	// The quarantined cases --status accepted leaves out but the other filters select: their
+	// recordings are not whole, so they are not replayed, and the output says so. Like the
+	// selection, a case's latest row decides.
+	notReplayed := map[string]bool{}
+	anyStatus := o.sel
+	anyStatus.status = "all"
 	cases, err := scanDataset(o.dataset, func(c *replaycase.Case) (*replaycase.Case, bool) {
+		if o.sel.status == "accepted" && c.Status == replaycase.StatusQuarantined && anyStatus.keep(c) {
+			notReplayed[c.CaseID] = true
+		} else {
+			delete(notReplayed, c.CaseID)
+		}
 		if !o.sel.keep(c) {
 			return nil, false
 		}
@@ -90,8 +102,14 @@ Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error
 		fmt.Fprintln(stderr, "reprise ci:", err)
 		return ExitError
 	}
+	sayNotReplayed := func() {
+		if len(notReplayed) > 0 {
+			fmt.Fprintf(stderr, "reprise ci: %d quarantined cases not replayed (%s): --status all replays them\n", len(notReplayed), someIDs(notReplayed))
+		}
+	}
 	if len(cases) == 0 {
 		fmt.Fprintf(stderr, "reprise ci: no case in %s matches the selection\n", o.dataset)
+		sayNotReplayed()
 		return ExitError
 	}
 	// Every case asked for by id must run: a --case that selects nothing (a typo, a case of
@@ -144,6 +162,7 @@ Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error
 		return ExitError
 	}
 	progress.summary(rep)
+	sayNotReplayed()
 	switch {
 	case rep.Errors > 0:
 		return ExitError
@@ -253,6 +272,15 @@ func judge(r *caseResult, recorded, replayed *replaycase.Case, policy Policy, mi
 	if len(why) > 0 {
 		r.Outcome = outcomeFailed
 	}
+}
+
+// someIDs lists the first ten case ids of ids in order, and how many more there are.
+func someIDs(ids map[string]bool) string {
+	sorted := slices.Sorted(maps.Keys(ids))
+	if len(sorted) > 10 {
+		return fmt.Sprintf("%s and %d more", strings.Join(sorted[:10], ", "), len(sorted)-10)
+	}
+	return strings.Join(sorted, ", ")
 }
 
 // tail keeps the end of a command's output for the report.

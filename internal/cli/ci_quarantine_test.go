@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // A replayed run that the processor quarantined is evidence the harness could not take whole
@@ -41,4 +42,36 @@ func TestCIFailsWhenTheReplayedRunIsQuarantined(t *testing.T) {
 	assert.Empty(t, r.Failing, "no finding fails it: the quarantine does")
 	assert.Contains(t, r.Message, "the replayed run was quarantined (invalid_usage)")
 	assert.Equal(t, cases[0].CaseID, r.CaseID)
+}
+
+// The default selection replays accepted cases only: a quarantined recording (not recorded
+// whole) cannot be compared. The gate may pass on the others, but must say which cases of the
+// selection it did not check and how to replay them, not leave them out in silence.
+func TestCISaysWhichQuarantinedCasesItDidNotReplay(t *testing.T) {
+	Factories = testFactories
+	root, cases := fixtureDataset(t, testfixtures.OTelEvents, testfixtures.OTelNoContent)
+	var quarantined *replaycase.Case
+	for _, c := range cases {
+		if c.Status == replaycase.StatusQuarantined {
+			quarantined = c
+		}
+	}
+	require.NotNil(t, quarantined)
+	repo := filepath.Join(testfixtures.Dir(), "..", "..")
+	t.Setenv("REQUEST", filepath.Join(repo, "testdata", "requests", "weather-first-call.json"))
+	t.Setenv("RUN", filepath.Join(testfixtures.Dir(), testfixtures.OTelEvents))
+	code, _, errOut := run(t, "ci", "--dataset", root, "--", "sh", "-c", replayAgent)
+	assert.Equal(t, ExitOK, code, errOut)
+	assert.Contains(t, errOut, "1 quarantined cases not replayed ("+quarantined.CaseID+"): --status all replays them")
+
+	// A selection of quarantined cases only fails (nothing was checked), and says why.
+	onlyQuarantined, _ := fixtureDataset(t, testfixtures.OTelNoContent)
+	code, _, errOut = run(t, "ci", "--dataset", onlyQuarantined, "--", "true")
+	assert.Equal(t, ExitError, code, errOut)
+	assert.Contains(t, errOut, "1 quarantined cases not replayed (")
+
+	// Another filter that leaves it out (here --agent) leaves it unmentioned.
+	code, _, errOut = run(t, "ci", "--dataset", root, "--agent", cases[0].AgentName+"-other", "--", "true")
+	assert.Equal(t, ExitError, code, errOut)
+	assert.NotContains(t, errOut, "quarantined case")
 }
