@@ -202,8 +202,8 @@ def test_a_refusal_the_agent_swallowed_fails_the_test(pytester, collector, datas
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "*the replay server refused 1 request(s) of this test*",
-            "*chat request to case*differs at*messages*(model_config_changed, prompt_changed)",
+            "*1 request(s) of this test left the recording*",
+            "*chat request to case*refused at*messages*(model_config_changed, prompt_changed)",
         ]
     )
 
@@ -216,3 +216,26 @@ def test_a_case_id_the_server_does_not_hold_fails_the_test(pytester, collector, 
     result = pytester.runpytest_subprocess(f"--reprise-url={collector.replay_url}")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([f"*case '{prefix}', whose replay URL this test used, is not served*404*"])
+
+
+LENIENT_UNREAD_TEST = """
+import openai
+
+CASE_ID = {case_id!r}
+
+def test_lenient_never_looks(reprise):
+    reprise.mode = "lenient"
+    client = openai.OpenAI(**reprise.openai_kwargs(CASE_ID))
+    client.chat.completions.create(model="gpt-4o-mini", messages=[{{"role": "user", "content": "Lyon?"}}])
+"""
+
+
+def test_a_lenient_divergence_the_test_did_not_read_fails_it(pytester, collector, dataset):
+    """Lenient replay serves a recording that differs from the request; a test that never reads
+    reprise.divergences() would pass on a run the recording does not show."""
+    pytester.makepyfile(test_user=LENIENT_UNREAD_TEST.format(case_id=dataset.quickstart["case_id"]))
+    result = pytester.runpytest_subprocess(f"--reprise-url={collector.replay_url}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*1 request(s) of this test left the recording*", "*served another recording at*messages*"]
+    )

@@ -99,24 +99,25 @@ class Replay:
         return self._divergences(self.session)
 
     def check(self):
-        """Fails (ReplayError) a test that passed although replay answered none or not all of its
-        requests: an agent that catches the 404 and carries on (a fallback answer, a retry without
-        the change) would otherwise pass on a run the recording never had. Checked: every case
-        whose replay URL the test used is served (a typo'd id or a prefix, or a server reading
-        another dataset, is a 404 for every request), and no request was refused in a session the
-        test's headers named, unless the test read that session's divergences itself."""
+        """Fails (ReplayError) a test that passed on a run replay could not answer as recorded: an
+        agent that catches the 404 and carries on (a fallback answer, a retry without the change),
+        or a lenient or hybrid run nobody looked at, would otherwise pass on a run the recording
+        never had. Checked: every case whose replay URL the test used is served (a typo'd id or a
+        prefix, or a server reading another dataset, is a 404 for every request), and the
+        divergence log of each session the test's headers named is empty, unless the test read
+        that session's divergences itself."""
         for case_id in sorted(self.cases_used):
             try:
                 self.case(case_id)
             except ReplayError as err:
                 raise ReplayError(f"case {case_id!r}, whose replay URL this test used, is not served: {err}") from None
-        refused = [d for s in sorted(self.sent_in - self.read) for d in self._divergences(s) if d.get("refused")]
-        if refused:
+        unread = [d for s in sorted(self.sent_in - self.read) for d in self._divergences(s)]
+        if unread:
             raise ReplayError(
-                f"the replay server refused {len(refused)} request(s) of this test, which passed anyway "
-                "(the agent caught the error?):\n"
-                + "".join(f"  {refusal_text(d)}\n" for d in refused)
-                + "read reprise.divergences() in the test to judge refusals it expects"
+                f"{len(unread)} request(s) of this test left the recording, and the test passed anyway "
+                "(the agent caught a refusal, or no one read the divergences):\n"
+                + "".join(f"  {divergence_text(d)}\n" for d in unread)
+                + "read reprise.divergences() in the test to judge the divergences it expects"
             )
 
     def _divergences(self, session: str) -> list:
@@ -139,14 +140,14 @@ class Replay:
             ) from None
 
 
-def refusal_text(d: dict) -> str:
-    """A refused request as the divergence log gives it: where it left the recording (paths and
-    finding types, never values)."""
-    where = (
-        f"differs at {', '.join(d['paths'])}" if d.get("paths") else "made more often than recorded, or after the last"
-    )
+def divergence_text(d: dict) -> str:
+    """A divergence as the log gives it: what replay did, and where the request left the
+    recording (paths and finding types, never values; a request made more often than recorded
+    has no path)."""
+    did = "refused" if d.get("refused") else "answered live" if d.get("live") else "served another recording"
+    where = f" at {', '.join(d['paths'])}" if d.get("paths") else ""
     types = ", ".join(dict.fromkeys(f["type"] for f in d.get("findings") or []))
-    return f"{d['endpoint']} request to case {d['case_id']}: {where} ({types})"
+    return f"{d['endpoint']} request to case {d['case_id']} {did}{where} ({types})"
 
 
 def pytest_addoption(parser):
