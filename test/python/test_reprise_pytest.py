@@ -86,7 +86,8 @@ def test_case_id_wants_exactly_one_case(collector, reprise):
         reprise.case_id(agent="no-such-agent")
 
 
-RERUN_TEST = """
+# A test that replays one call of the case leniently with another prompt, then does `then`.
+LENIENT_TEST = """
 import openai
 
 CASE_ID = {case_id!r}
@@ -95,14 +96,18 @@ def test_diverges_once(reprise):
     reprise.mode = "lenient"
     client = openai.OpenAI(**reprise.openai_kwargs(CASE_ID))
     client.chat.completions.create(model="gpt-4o-mini", messages=[{{"role": "user", "content": "Lyon?"}}])
-    assert len(reprise.divergences()) == 1, reprise.divergences()
+    {then}
 """
 
 
 def test_a_test_run_again_starts_a_fresh_session(pytester, collector, dataset):
     """The extension keeps a session's cursors and divergence log for its idle timeout, so the
     second run of the same test against the same collector must not see the first run's."""
-    pytester.makepyfile(test_user=RERUN_TEST.format(case_id=dataset.quickstart["case_id"]))
+    pytester.makepyfile(
+        test_user=LENIENT_TEST.format(
+            case_id=dataset.quickstart["case_id"], then="assert len(reprise.divergences()) == 1, reprise.divergences()"
+        )
+    )
     for _ in range(2):
         pytester.runpytest_subprocess(f"--reprise-url={collector.replay_url}").assert_outcomes(passed=1)
 
@@ -218,22 +223,12 @@ def test_a_case_id_the_server_does_not_hold_fails_the_test(pytester, collector, 
     result.stdout.fnmatch_lines([f"*case '{prefix}', whose replay URL this test used, is not served*404*"])
 
 
-LENIENT_UNREAD_TEST = """
-import openai
-
-CASE_ID = {case_id!r}
-
-def test_lenient_never_looks(reprise):
-    reprise.mode = "lenient"
-    client = openai.OpenAI(**reprise.openai_kwargs(CASE_ID))
-    client.chat.completions.create(model="gpt-4o-mini", messages=[{{"role": "user", "content": "Lyon?"}}])
-"""
-
-
 def test_a_lenient_divergence_the_test_did_not_read_fails_it(pytester, collector, dataset):
     """Lenient replay serves a recording that differs from the request; a test that never reads
     reprise.divergences() would pass on a run the recording does not show."""
-    pytester.makepyfile(test_user=LENIENT_UNREAD_TEST.format(case_id=dataset.quickstart["case_id"]))
+    pytester.makepyfile(
+        test_user=LENIENT_TEST.format(case_id=dataset.quickstart["case_id"], then="pass  # never reads the divergences")
+    )
     result = pytester.runpytest_subprocess(f"--reprise-url={collector.replay_url}")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
