@@ -234,3 +234,17 @@ def test_a_lenient_divergence_the_test_did_not_read_fails_it(pytester, collector
     result.stdout.fnmatch_lines(
         ["*1 request(s) of this test left the recording*", "*served another recording at*messages*"]
     )
+
+
+def test_a_divergence_after_the_test_read_the_log_fails_it(pytester, collector, dataset):
+    """Reading the divergences judges those read, not those that come after."""
+    then = (
+        "assert len(reprise.divergences()) == 1\n"
+        "    client.chat.completions.create(model='gpt-4o-mini', messages=[{'role': 'user', 'content': 'Lyon?'}])"
+    )
+    pytester.makepyfile(test_user=LENIENT_TEST.format(case_id=dataset.quickstart["case_id"], then=then))
+    result = pytester.runpytest_subprocess(f"--reprise-url={collector.replay_url}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*1 request(s) of this test left the recording*", "*chat request*served another recording*"]
+    )
