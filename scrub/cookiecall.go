@@ -86,3 +86,13 @@ func nextArgumentAt(v string, i int) int {
 	}
 	return spaceEnd(v, i+1)
 }
+
+// keywordName is the member name of a keyword argument of o, with Django's key= (the cookie's
+// name in HttpResponse.set_cookie(key='sessionid', value=…)) read as name when o is a call that
+// sets a cookie.
+func (o *cookieObject) keywordName(v, member string) string {
+	if member == "key" && o.call && cookieSetterBefore(v, o.open-1) {
+		return "name"
+	}
+	return member
+}

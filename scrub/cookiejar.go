@@ -261,8 +261,9 @@ func (s *Scrubber) cookieObjects(v string, escaped bool) []span {
 			for end < len(v) && isIdentifierByte(v[end]) {
 				end++
 			}
-			if member := v[i:end]; cookieMember(member) {
-				end = open[len(open)-1].set(v, member, end)
+			o := &open[len(open)-1]
+			if member := o.keywordName(v, v[i:end]); cookieMember(member) {
+				end = o.set(v, member, end)
 			}
 			i = max(i, end-1)
 		}

@@ -332,6 +332,8 @@ func TestCookieSetterArgumentsAreMasked(t *testing.T) {
 		`await cookieStore.set( 'sid' ,` + "\n" + `  '` + phpSession + `' )`,
 		`jar.set('auth_token', '` + phpSession + `')`,
 		`{"code": "cookies.set(\"sessionid\", \"` + phpSession + `\")"} x`,
+		`response.set_cookie(key='sessionid', value='` + phpSession + `', max_age=3600)`, // Django's keywords
+		`response.set_cookie(value="` + phpSession + `", key="sessionid")`,
 	} {
 		assertMaskedOnce(t, s, in, phpSession)
 	}
@@ -345,6 +347,9 @@ func TestCookieSetterArgumentsAreMasked(t *testing.T) {
 		`jar.set('x', 'sessionid', '` + phpSession + `')`,
 		`jar.set('sessionid' + '` + phpSession + `')`,
 		`jar.get('sessionid') or '` + phpSession + `'`,
+		`cache.set(key='sessionid', value='` + phpSession + `')`,
+		`response.set_cookie(key='theme', value='` + phpSession + `')`,
+		`{"key": "sessionid", "value": "` + phpSession + `"}`,
 	} {
 		assert.Equal(t, in, s.Text(in, &Report{}), in)
 	}

@@ -19,6 +19,7 @@ func FuzzText(f *testing.F) {
 	f.Add("Set-Cookie: a=1; Expires=Wed, 21 Oct 2026 07:28:00 GMT, sid=9k2mq7d1v4b8c3n6x5z0; Path=/\nsecret: x,user=bob.")
 	f.Add("client_key = \"\"\"Zk2Wq9Lm3Xr7\nTb1\"\"\" x='''y''' password = r'''a\nb'''")
 	f.Add(`[{name: "sessionid", value: "9k2mq7d1v4b8c3n6x5z0"}, {value: 'x', name: 'sid'}]`)
+	f.Add("response.set_cookie(key='sessionid', value='9k2mq7d1v4b8c3n6x5z0') cache.set(key=\"sid\", value=\"9k2mq7d1v4b8c3n6x5z0\") set_cookie(key=")
 	f.Add("signing_key: " + strings.Repeat(strings.Repeat("MIIB", 16)+"\n", 20) + "QUJD==")
 	f.Add("tls:\n  ssh_key: |\n    " + strings.Repeat(strings.Repeat("MIIB", 16)+"\n    ", 20) + "QUJD==\n  signing_key: '" + strings.Repeat(strings.Repeat("MIIB", 19)+"\n   ", 16) + "'")
 	f.Add("signing_key = (\n    \"" + strings.Repeat(strings.Repeat("MIIB", 16)+"\"\n    \"", 20) + "QUJD==\"\n)\nsign(\n  '" + strings.Repeat("MIIB", 19) + "'\n)")
