@@ -72,6 +72,9 @@ func (a *anthropicErrors) Unwrap() http.ResponseWriter { return a.ResponseWriter
 // anthropicErrorTypes maps replay's OpenAI error types to Anthropic's.
 var anthropicErrorTypes = map[string]string{"server_error": "api_error"}
 
+// anthropicStatusTypes are Anthropic's error types of the statuses that have their own.
+var anthropicStatusTypes = map[int]string{http.StatusUnauthorized: "authentication_error", http.StatusRequestEntityTooLarge: "request_too_large"}
+
 func (a *anthropicErrors) finish() {
 	if a.status == 0 {
 		return
@@ -88,8 +91,8 @@ func (a *anthropicErrors) finish() {
 	if typ, _ := e["type"].(string); anthropicErrorTypes[typ] != "" {
 		e["type"] = anthropicErrorTypes[typ]
 	}
-	if a.status == http.StatusRequestEntityTooLarge {
-		e["type"] = "request_too_large"
+	if typ := anthropicStatusTypes[a.status]; typ != "" {
+		e["type"] = typ
 	}
 	delete(e, "param")
 	delete(e, "code")

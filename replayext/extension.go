@@ -13,6 +13,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"
+	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -111,7 +112,7 @@ func (r *replay) Start(ctx context.Context, host component.Host) error {
 		_ = ln.Close()
 		return err
 	}
-	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, r.routes())
+	r.server, err = r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, r.routes(), confighttp.WithErrorHandler(r.serverError))
 	if err != nil {
 		_ = ln.Close()
 		return err
@@ -241,6 +242,7 @@ func (r *replay) routes() http.Handler {
 	mux.HandleFunc("POST /openai/v1/embeddings", r.embeddings)
 	mux.HandleFunc("POST /v1/cases/{case_id}/tools/{tool_name}", r.toolResult)
 	mux.HandleFunc("POST /v1/cases/{case_id}/retrieval", r.retrieval)
+	mux.HandleFunc("/", noRoute(mux))
 	return refuseEmptySegments(mux)
 }
 

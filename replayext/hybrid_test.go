@@ -193,14 +193,7 @@ func TestHybridHonoursTheUpstreamTimeout(t *testing.T) {
 func TestHybridWithAuthDoesNotForwardTheReplayToken(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
 	cases := writeDataset(t, root, testfixtures.OTelEvents)
-	authID := component.MustNewIDWithName("bearertokenauth", "replay")
-	f := bearertokenauthextension.NewFactory()
-	acfg := f.CreateDefaultConfig().(*bearertokenauthextension.Config)
-	acfg.BearerToken = "replay-token"
-	auth, err := f.Create(t.Context(), extensiontest.NewNopSettings(f.Type()), acfg)
-	require.NoError(t, err)
-	require.NoError(t, auth.Start(t.Context(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, auth.Shutdown(context.Background())) })
+	authID, auth := startBearerAuth(t, "replay-token")
 	path := "/v1/cases/" + cases[0].CaseID + "/openai/v1/chat/completions"
 	changed := sdkRequests(t)[0]
 	changed["temperature"] = 1.7
@@ -236,6 +229,20 @@ func TestHybridWithAuthDoesNotForwardTheReplayToken(t *testing.T) {
 			}
 		}
 	}
+}
+
+// startBearerAuth starts a bearertokenauth extension that accepts token, named
+// bearertokenauth/replay.
+func startBearerAuth(t *testing.T, token string) (component.ID, component.Component) {
+	authID := component.MustNewIDWithName("bearertokenauth", "replay")
+	f := bearertokenauthextension.NewFactory()
+	acfg := f.CreateDefaultConfig().(*bearertokenauthextension.Config)
+	acfg.BearerToken = configopaque.String(token)
+	auth, err := f.Create(t.Context(), extensiontest.NewNopSettings(f.Type()), acfg)
+	require.NoError(t, err)
+	require.NoError(t, auth.Start(t.Context(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, auth.Shutdown(context.Background())) })
+	return authID, auth
 }
 
 // extensionsHost is a host with the given extensions (an authenticator).
