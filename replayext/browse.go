@@ -128,8 +128,9 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 }
 
 // listDivergences: GET /v1/divergences with the session in the X-Replay-Session header (or
-// ?session=) → that session's divergences: lenient and hybrid answers, and refused requests.
-// A session sees only its own log.
+// ?session=) → that session's divergences: lenient and hybrid answers, and refused requests,
+// the first maxDivergencesPerSession of them, and total, how many it had (those not kept
+// included). A session sees only its own log.
 func (r *replay) listDivergences(w http.ResponseWriter, req *http.Request) {
 	id := req.Header.Get(headerSession)
 	if id == "" {
@@ -140,7 +141,7 @@ func (r *replay) listDivergences(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	id = clientSession(id)
-	divs := []Divergence{}
-	r.sessions.peek(id, func(ses *session) { divs = append(divs, ses.divs...) })
-	writeJSON(w, http.StatusOK, map[string]any{"divergences": divs})
+	divs, total := []Divergence{}, 0
+	r.sessions.peek(id, func(ses *session) { divs, total = append(divs, ses.divs...), ses.divTotal })
+	writeJSON(w, http.StatusOK, map[string]any{"divergences": divs, "total": total})
 }

@@ -1,7 +1,6 @@
 package replayext
 
 import (
-	"encoding/json"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -17,11 +16,7 @@ import (
 // divergencesOf is a session's divergence log.
 func divergencesOf(t *testing.T, s *server, session string) []Divergence {
 	t.Helper()
-	resp, body := s.do("GET", "/v1/divergences?session="+session, nil, nil)
-	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-	var out struct{ Divergences []Divergence }
-	require.NoError(t, json.Unmarshal(body, &out))
-	return out.Divergences
+	return divergenceLogOf(t, s, session).Divergences
 }
 
 // A request the case recorded once, made twice in a session, is the run making a call the

@@ -43,7 +43,9 @@ type session struct {
 	// lastCase is the case served last, per stream: where lenient replay continues when the
 	// request names no case.
 	lastCase smallMap[string, string]
+	// divs are the session's first divergences, divTotal counts them all (see diverged).
 	divs     []Divergence
+	divTotal int
 	// live is set at a hybrid session's first miss: its later model calls are answered by the
 	// upstream. liveFrom is the case it diverged from ("" when none was recorded).
 	live     bool
@@ -57,7 +59,8 @@ type cursorKey struct {
 	scope, stream, request string
 }
 
-// maxDivergencesPerSession bounds a session's divergence log; the oldest are dropped first.
+// maxDivergencesPerSession bounds a session's divergence log: past it, divergences are counted,
+// not kept.
 const maxDivergencesPerSession = 1000
 
 // newSessions holds at most capacity sessions: half for sessions seen once, half for the rest.
@@ -157,9 +160,13 @@ func (ses *session) after(k cursorKey) int {
 	return 0
 }
 
+// diverged logs d. The first divergences are kept, as the server's refusals are: the first is
+// where the run left the recording. The later ones are counted, so that a client that marks
+// what it read by a count sees that the log grew even when it is full; dropping the oldest
+// left its length at the bound.
 func (ses *session) diverged(d Divergence) {
-	ses.divs = append(ses.divs, d)
-	if len(ses.divs) > maxDivergencesPerSession {
-		ses.divs = ses.divs[len(ses.divs)-maxDivergencesPerSession:]
+	ses.divTotal++
+	if len(ses.divs) < maxDivergencesPerSession {
+		ses.divs = append(ses.divs, d)
 	}
 }

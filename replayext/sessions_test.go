@@ -113,7 +113,8 @@ func TestDivergenceLogIsBounded(t *testing.T) {
 			ses.diverged(Divergence{Served: fmt.Sprint(i)})
 		}
 		require.Len(t, ses.divs, maxDivergencesPerSession)
-		assert.Equal(t, "5", ses.divs[0].Served, "the oldest are dropped")
+		assert.Equal(t, "0", ses.divs[0].Served, "the first are kept")
+		assert.Equal(t, maxDivergencesPerSession+5, ses.divTotal, "the rest are counted")
 	})
 }
 

@@ -120,13 +120,14 @@ class FakeListing(BaseHTTPRequestHandler):
         {"cases": [{"case_id": "b" * 32, "provenance": {"service_name": "svc"}}]},
     ]
     seen = []
+    divergences = {"divergences": []}
 
     def do_GET(self):
         url = urlparse(self.path)
         query = parse_qs(url.query)
         FakeListing.seen.append((self.path, self.headers.get("Authorization")))
         if url.path == "/v1/divergences":
-            body = json.dumps({"divergences": []}).encode()
+            body = json.dumps(FakeListing.divergences).encode()
         else:
             body = json.dumps(self.pages[int(query.get("page_token", ["0"])[0])]).encode()
         self.send_response(200)
@@ -142,6 +143,7 @@ class FakeListing(BaseHTTPRequestHandler):
 @pytest.fixture
 def fake_listing():
     FakeListing.seen = []
+    FakeListing.divergences = {"divergences": []}
     server = ThreadingHTTPServer(("127.0.0.1", 0), FakeListing)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -155,6 +157,22 @@ def test_case_id_looks_at_every_page(fake_listing):
     with pytest.raises(ReplayError, match="2 accepted cases for agent='bot' service='svc'"):
         replay.case_id(agent="bot", service="svc")
     assert [c["case_id"] for c in replay.all_cases(agent="bot")] == ["a" * 32, "b" * 32]
+
+
+def test_a_divergence_past_a_full_log_fails_the_test(fake_listing):
+    """A session's log keeps its first 1,000 divergences and counts the rest in `total`: one that
+    comes after the test read a full log is unread, though the list did not grow."""
+    refused = {"endpoint": "chat", "case_id": "a" * 32, "refused": True, "paths": [], "findings": []}
+    FakeListing.divergences = {"divergences": [refused] * 1000, "total": 1000}
+    replay = Replay(fake_listing, "s")
+    replay.sent_in.add("s")
+    assert len(replay.divergences()) == 1000
+    replay.check()  # every divergence was read
+    FakeListing.divergences = {"divergences": [refused] * 1000, "total": 1002}
+    with pytest.raises(
+        ReplayError, match=r"(?s)2 request\(s\) of this test left the recording.*2 more past the first 1000"
+    ):
+        replay.check()
 
 
 @pytest.mark.parametrize(

@@ -96,9 +96,9 @@ class Replay:
     def divergences(self) -> list:
         """What differed from the recording in this test's session: lenient answers, and the
         requests replay refused (`refused: true`). A test that reads them judges them itself."""
-        divergences = self._divergences(self.session)
-        self.read[self.session] = len(divergences)
-        return divergences
+        log = self._log(self.session)
+        self.read[self.session] = logged(log)
+        return log["divergences"]
 
     def check(self):
         """Fails (ReplayError) a test that passed on a run replay could not answer as recorded: an
@@ -113,17 +113,27 @@ class Replay:
                 self.case(case_id)
             except ReplayError as err:
                 raise ReplayError(f"case {case_id!r}, whose replay URL this test used, is not served: {err}") from None
-        unread = [d for s in sorted(self.sent_in) for d in self._divergences(s)[self.read.get(s, 0) :]]
-        if unread:
+        unread, not_kept = [], 0
+        for s in sorted(self.sent_in):
+            log = self._log(s)
+            read = self.read.get(s, 0)
+            unread += log["divergences"][read:]
+            not_kept += logged(log) - max(read, len(log["divergences"]))
+        if unread or not_kept:
             raise ReplayError(
-                f"{len(unread)} request(s) of this test left the recording, and the test passed anyway "
+                f"{len(unread) + not_kept} request(s) of this test left the recording, and the test passed anyway "
                 "(the agent caught a refusal, or no one read the divergences):\n"
                 + "".join(f"  {divergence_text(d)}\n" for d in unread)
+                + (
+                    f"  and {not_kept} more past the first 1000 of a session, which the server counts, not keeps\n"
+                    if not_kept
+                    else ""
+                )
                 + "read reprise.divergences() in the test to judge the divergences it expects"
             )
 
-    def _divergences(self, session: str) -> list:
-        return self._get(f"/v1/divergences?session={urllib.parse.quote(session)}")["divergences"]
+    def _log(self, session: str) -> dict:
+        return self._get(f"/v1/divergences?session={urllib.parse.quote(session)}")
 
     def _page(self, filters: dict) -> dict:
         query = urllib.parse.urlencode({k: v for k, v in filters.items() if v is not None})
@@ -140,6 +150,12 @@ class Replay:
             raise ReplayError(
                 f"GET {self.url}{path}: {err} (is the reprise collector running with the replay extension?)"
             ) from None
+
+
+def logged(log: dict) -> int:
+    """How many divergences a session logged: the server keeps the first 1,000 and counts them
+    all in `total` (a server without `total` kept them all)."""
+    return log.get("total", len(log["divergences"]))
 
 
 def divergence_text(d: dict) -> str:
