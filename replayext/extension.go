@@ -176,6 +176,9 @@ func (r *replay) refresh(parent context.Context) error {
 		r.set.Logger.Warn("replay index refresh cut short: the dataset did not answer in time; the files not read are read at the next refresh",
 			zap.String("dataset", r.cfg.location()), zap.Duration("deadline", r.refreshTimeout))
 	}
+	if res.superseded > 0 { // answers rendered from the rows a re-drive replaced
+		r.answers.forget()
+	}
 	mctx := context.Background() // the metrics are recorded whatever ended the refresh
 	if res.added != res.dropped {
 		r.telemetry.ExtensionReplayCasesLoaded.Add(mctx, int64(res.added-res.dropped))

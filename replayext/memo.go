@@ -46,6 +46,14 @@ func (m *memo[K, V]) put(k K, v V, size int) {
 	m.bytes += size
 }
 
+// forget drops every entry: what they were derived from changed.
+func (m *memo[K, V]) forget() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	clear(m.entries)
+	m.bytes = 0
+}
+
 // bodyMemo is a memo keyed by request body bytes.
 type bodyMemo[V any] struct{ m *memo[string, V] }
 

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -54,6 +55,10 @@ type store struct {
 	look       *lookups         // the sorted slices that find cases and calls
 	fieldSets  [][]string       // the distinct call-site field sets
 	summaries  summaryTable
+	// stale are entries that later rows of their cases replaced, still in the lookups when the
+	// memory to take them out was refused (a lookup by id finds the earlier row first). Only
+	// the refresh reads it.
+	stale []uint32
 }
 
 // caseEntry is what the index keeps of one case: 32 bytes, and its summary number (2 bytes,
@@ -67,7 +72,8 @@ type caseEntry struct {
 	llmStart uint32
 }
 
-// noPos marks an entry that nothing addresses: the second copy of a case delivered twice.
+// noPos marks an entry that nothing addresses: a copy of a case whose later row a refresh
+// indexed at the same time (see later).
 const noPos = math.MaxUint32
 
 // locate is the file (in store.files) and row of entry n; false for a case indexed twice.
@@ -77,8 +83,14 @@ func (s *store) locate(n uint32) (file int, row int64, ok bool) {
 	if pos == noPos {
 		return 0, 0, false
 	}
-	file = sort.Search(len(s.fileStarts), func(i int) bool { return s.fileStarts[i] > pos }) - 1
+	file = s.fileOf(pos)
 	return file, int64(pos - s.fileStarts[file]), true
+}
+
+// fileOf is the file (in store.files) of the row at position pos. Caller holds mu (or is the
+// refresh).
+func (s *store) fileOf(pos uint32) int {
+	return sort.Search(len(s.fileStarts), func(i int) bool { return s.fileStarts[i] > pos }) - 1
 }
 
 // summary is what listings filter on besides the start time: few distinct values, numbered.
@@ -179,6 +191,9 @@ func newStoreOf(src source, cacheSize int) *store {
 // refreshed is what a refresh did.
 type refreshed struct {
 	added, dropped int
+	// superseded is how many cases of the index a later copy replaced (a re-drive): what was
+	// derived from their old rows is stale.
+	superseded int
 	// failed are the files it could not read (retried on the next refresh).
 	failed map[string]error
 	// skipped are the rows of the files indexed that no case id can address, by file and
@@ -198,6 +213,7 @@ func (s *store) refresh(ctx context.Context) (r refreshed) {
 	if r.dropped, r.err = s.forgetRemoved(); r.err != nil {
 		return r
 	}
+	r.dropped += s.dropStale()
 	files, err := s.src.next(ctx)
 	if err != nil {
 		r.failed = map[string]error{"": err}
@@ -214,8 +230,11 @@ func (s *store) refresh(ctx context.Context) (r refreshed) {
 			return err
 		}
 		r.added += added
+		r.superseded += len(fresh.superseded)
+		s.stale = append(s.stale, fresh.superseded...)
+		r.dropped += s.dropStale()
 		r.skipped = append(r.skipped, batchSkipped...)
-		fresh, batch, batchSkipped = freshEntries{fresh.cases[:0], fresh.calls[:0]}, batch[:0], batchSkipped[:0]
+		fresh, batch, batchSkipped = freshEntries{fresh.cases[:0], fresh.calls[:0], fresh.superseded[:0]}, batch[:0], batchSkipped[:0]
 		return nil
 	}
 	fi := &fileIndex{} // reused from file to file
@@ -294,7 +313,39 @@ func (s *store) forgetRemoved() (dropped int, err error) {
 	for _, i := range removed {
 		gone[i] = true
 	}
-	deadEntry := func(n uint32) bool { f, _, ok := s.locate(n); return ok && gone[f] }
+	if dropped, err = s.dropEntries(func(n uint32) bool { f, _, ok := s.locate(n); return ok && gone[f] }); err != nil {
+		return 0, err // the files are checked again on the next refresh
+	}
+	s.mu.Lock()
+	for _, i := range removed {
+		s.files[i] = ""
+	}
+	s.mu.Unlock()
+	return dropped, nil
+}
+
+// dropStale takes the stale entries out of the lookups and returns how many it dropped. When
+// the memory for that is refused they stay, and the next refresh tries again.
+func (s *store) dropStale() int {
+	if len(s.stale) == 0 {
+		return 0
+	}
+	stale := make(map[uint32]bool, len(s.stale))
+	for _, n := range s.stale {
+		stale[n] = true
+	}
+	dropped, err := s.dropEntries(func(n uint32) bool { return stale[n] })
+	if err != nil {
+		return 0
+	}
+	s.stale = s.stale[:0]
+	return dropped
+}
+
+// dropEntries takes the entries dead names out of the lookups, so that no lookup finds them,
+// forgets their cached content and returns how many it dropped. Their records stay (numbers
+// must not move). Caller is the refresh.
+func (s *store) dropEntries(dead func(n uint32) bool) (dropped int, err error) {
 	old := *s.look
 	var kept lookups
 	for _, k := range []struct {
@@ -302,29 +353,25 @@ func (s *store) forgetRemoved() (dropped int, err error) {
 		from []uint32
 		dead func(uint32) bool
 	}{
-		{&kept.byID, old.byID, deadEntry},
-		{&kept.byCall, old.byCall, func(l uint32) bool { return deadEntry(s.entryOfLLM(l)) }},
-		{&kept.ordered, old.ordered, deadEntry},
+		{&kept.byID, old.byID, dead},
+		{&kept.byCall, old.byCall, func(l uint32) bool { return dead(s.entryOfLLM(l)) }},
+		{&kept.ordered, old.ordered, dead},
 	} {
 		if *k.dst, err = without(k.from, k.dead); err != nil {
 			kept.free()
-			return 0, err // the files are checked again on the next refresh
+			return 0, err
 		}
 	}
 	s.mu.Lock()
-	for _, i := range removed {
-		s.files[i] = ""
-	}
 	*s.look = kept
 	s.mu.Unlock()
 	for _, n := range old.byID {
-		if deadEntry(n) {
+		if dead(n) {
 			s.cache.Remove(s.entries.at(n).id)
 		}
 	}
-	dropped = len(old.byID) - len(kept.byID)
 	old.free() // no lookup reads it: they read under the lock, and see the new slices
-	return dropped, nil
+	return len(old.byID) - len(kept.byID), nil
 }
 
 // fileIndex is what one data file adds to the index, read before it is added (a file that
@@ -442,12 +489,27 @@ func internFields[S string | []byte](fi *fileIndex, fields []S) uint16 {
 	return uint16(len(fi.fieldSets) - 1)
 }
 
-// freshEntries are the entry and llm numbers a refresh added: not yet visible to lookups.
-type freshEntries struct{ cases, calls []uint32 }
+// freshEntries are the entry and llm numbers a refresh added: not yet visible to lookups; and
+// superseded, the visible entries that fresh copies of their cases replace.
+type freshEntries struct{ cases, calls, superseded []uint32 }
 
-// add appends the cases of one file to the records, except those already visible (at-least-
-// once delivery: the same case written twice; publish drops those within one refresh). It
-// adds all of them or, when the records cannot grow, none.
+// later reports whether the row at position a is a later row of a case than the row at b:
+// its file's name sorts after b's (names are UUIDv7, so in creation order; a re-drive writes
+// a case again in a new file), or it is later in the same file. A case's last row is its
+// current one, as `reprise ls`, `show`, `diff` and `ci` read it. Caller holds mu (or is the
+// refresh).
+func (s *store) later(a, b uint32) bool {
+	fa, fb := s.fileOf(a), s.fileOf(b)
+	if na, nb := filepath.Base(s.files[fa]), filepath.Base(s.files[fb]); na != nb {
+		return na > nb
+	}
+	return a > b
+}
+
+// add appends the cases of one file to the records, except those already visible in a later
+// row (at-least-once delivery: the same case written twice; publish drops those within one
+// refresh). A case visible in an earlier row (a re-drive) is added, and its old entry noted in
+// fresh.superseded. It adds all of them or, when the records cannot grow, none.
 func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) error {
 	if fi.rows > int64(noPos-s.nextPos) {
 		return fmt.Errorf("%w: more than %d rows", errIndexFull, uint32(noPos))
@@ -477,8 +539,11 @@ func (s *store) add(path string, fi *fileIndex, fresh *freshEntries) error {
 		fields[i] = s.internFields(fs)
 	}
 	for i, e := range fi.entries {
-		if _, dup := s.lookupCase(e.id); dup {
-			continue
+		if old, dup := s.lookupCase(e.id); dup {
+			if !s.later(first+e.pos, s.entries.at(old).pos) {
+				continue
+			}
+			fresh.superseded = append(fresh.superseded, old)
 		}
 		end := uint32(len(fi.llms))
 		if i+1 < len(fi.entries) {
@@ -522,7 +587,10 @@ func (s *store) publish(fresh freshEntries) (added int, err error) {
 	sortBy(fresh.cases, func(n uint32) uint64 { return s.entries.at(n).id.prefix() }, byID)
 	cases := fresh.cases[:0]
 	for _, n := range fresh.cases {
-		if len(cases) > 0 && s.entries.at(cases[len(cases)-1]).id == s.entries.at(n).id {
+		if k := len(cases) - 1; k >= 0 && s.entries.at(cases[k]).id == s.entries.at(n).id {
+			if s.later(s.entries.at(n).pos, s.entries.at(cases[k]).pos) { // the case's current row is kept
+				cases[k], n = n, cases[k]
+			}
 			s.entries.at(n).pos = noPos // not visible yet: nothing else reads it
 			continue
 		}
