@@ -27,12 +27,12 @@ func (r *replay) anthropicMessages(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	r.modelCall(aw, req, apiAnthropic, raw, caseID, in.requested, in.ids, func(h hit, st *replaycase.Step) {
+	r.modelCall(aw, req, apiAnthropic, raw, caseID, in.requested, in.ids, func(w http.ResponseWriter, h hit, st *replaycase.Step) {
 		if in.parsed.Stream {
-			wireapi.WriteMessagesResponse(aw, in.parsed, st)
+			wireapi.WriteMessagesResponse(w, in.parsed, st)
 			return
 		}
-		r.writeAnswer(aw, answerKey{step: h, api: "messages"}, st, wireapi.MessagesResponseJSON)
+		r.writeAnswer(w, answerKey{step: h, api: "messages"}, st, wireapi.MessagesResponseJSON)
 	})
 }
 

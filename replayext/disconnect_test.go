@@ -14,7 +14,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // A client that goes away in the middle of a live stream (hybrid mode) ends the upstream
@@ -59,4 +61,40 @@ func TestAClientLeavingALiveStreamEndsTheUpstreamCall(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the upstream call still runs 10 s after the client left")
 	}
+}
+
+// A client that goes away in the middle of a replayed stream did not get the answer: the
+// recording does not count as served, so the same request again (the agent retries the call
+// whose stream broke) gets it, where strict replay refused it as made more often than
+// recorded.
+func TestAStreamCutOffIsNotServed(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	w, err := dataset.NewWriter(dataset.WriterConfig{Root: root, Staging: root + ".staging", Compression: "zstd", MaxRowsPerFile: 100, RowGroupRows: 100})
+	require.NoError(t, err)
+	c := syntheticCase(1, 100)
+	// Larger than the socket buffers hold: the server is still writing it when the client leaves.
+	c.Steps[0].OutputMessages[0].Parts[0].Content = strings.Repeat("long answer ", 4<<20)
+	_, err = w.Write([]*replaycase.Case{c})
+	require.NoError(t, err)
+	s := startReplay(t, root, nil)
+	body := map[string]any{"model": "gpt-4o-mini", "stream": true, "messages": []any{map[string]any{"role": "user", "content": c.Steps[0].InputMessages[0].Parts[0].Content}}}
+	raw, err := json.Marshal(body)
+	require.NoError(t, err)
+	req, err := http.NewRequest("POST", s.base+"/v1/cases/"+c.CaseID+"/openai/v1/chat/completions", bytes.NewReader(raw))
+	require.NoError(t, err)
+	req.Header.Set(headerSession, "cut-off")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(line, "data: "), line)
+	require.NoError(t, resp.Body.Close()) // the client leaves mid-stream
+
+	// Once the server has seen the write fail, the same request gets the recording.
+	body["stream"] = false
+	require.Eventually(t, func() bool {
+		resp, out := s.do("POST", "/v1/cases/"+c.CaseID+"/openai/v1/chat/completions", body, map[string]string{headerSession: "cut-off"})
+		return resp.StatusCode == http.StatusOK && bytes.Contains(out, []byte("long answer"))
+	}, 10*time.Second, 100*time.Millisecond, "the cut-off stream counted as served")
 }

@@ -146,7 +146,7 @@ func (r *replay) chatCompletions(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	r.modelCall(w, req, apiOpenAI, raw, caseID, in.requested, in.ids, func(h hit, st *replaycase.Step) {
+	r.modelCall(w, req, apiOpenAI, raw, caseID, in.requested, in.ids, func(w http.ResponseWriter, h hit, st *replaycase.Step) {
 		if in.parsed.Stream {
 			wireapi.WriteChatResponse(w, in.parsed, st)
 			return
@@ -171,7 +171,7 @@ func (r *replay) writeAnswer(w http.ResponseWriter, key answerKey, st *replaycas
 // modelCall answers a model request of any API: the recorded step whose call-site id matches
 // (ids remembers the request's ids when not nil), rendered by write, or what the mode says for a miss (a 404, the next recorded step, or the
 // upstream).
-func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string, raw []byte, caseID string, requested callsite.Request, ids *callSiteIDs, write func(hit, *replaycase.Step)) {
+func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string, raw []byte, caseID string, requested callsite.Request, ids *callSiteIDs, write func(http.ResponseWriter, hit, *replaycase.Step)) {
 	var recordedForm, requestedForm map[string]any // of the compared call, for classify
 	var key string                                 // the request's call-site id, its cursor's key
 	h, ok := r.lookup(w, req, items{endpoint: endpointChat, stream: endpointChat, scope: caseID, what: "model call"}, interactions{
@@ -202,21 +202,27 @@ func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string,
 	}
 	st, err := r.store.llmStep(req.Context(), h)
 	if err != nil {
-		if w.Header().Get(headerDivergence) == "" { // an exact answer not sent: a retry gets it again
-			r.unserve(w, req, cursorKey{caseID, endpointChat, key})
-		}
+		r.unserve(w, req, cursorKey{caseID, endpointChat, key})
 		r.caseError(w, err)
 		return
 	}
 	w.Header().Set("X-Replay-Case-Id", h.caseID)
 	w.Header().Set("X-Replay-Call-Site-Id", st.CallSiteID)
-	write(h, st)
+	sw := &sendWriter{ResponseWriter: w}
+	write(sw, h, st)
+	if sw.err != nil {
+		r.unserve(w, req, cursorKey{caseID, endpointChat, key})
+	}
 }
 
 // unserve gives back the exact answer lookup chose for req under cursor k when it could not be
-// sent (its case could not be read: a 504 from a slow object store, which SDKs retry): the
-// retry gets that recording again, not the next identical one or a repeat.
+// sent (its case could not be read: a 504 from a slow object store, which SDKs retry; or the
+// client went away while its stream was written): the retry gets that recording again, not
+// the next identical one or a repeat. A lenient answer (marked divergent) is not given back.
 func (r *replay) unserve(w http.ResponseWriter, req *http.Request, k cursorKey) {
+	if w.Header().Get(headerDivergence) != "" {
+		return
+	}
 	id := w.Header().Get(headerSession) // a session the server chose for this request
 	if id == "" {
 		id, _ = r.sessionOf(req)
@@ -227,6 +233,30 @@ func (r *replay) unserve(w http.ResponseWriter, req *http.Request, k cursorKey) 
 		}
 	})
 }
+
+// sendWriter remembers the first write of an answer that failed: the client went away before
+// it had the whole answer. A stream flushes each event, so a stream cut off is seen; a JSON
+// answer is written at once, when the handler returns, and its failure is not.
+type sendWriter struct {
+	http.ResponseWriter
+	err error
+}
+
+func (s *sendWriter) Write(b []byte) (int, error) {
+	n, err := s.ResponseWriter.Write(b)
+	if s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
+func (s *sendWriter) Flush() {
+	if err := http.NewResponseController(s.ResponseWriter).Flush(); s.err == nil {
+		s.err = err
+	}
+}
+
+func (s *sendWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // chatCallSite is the call-site form of a Chat Completions request, with version 1's reading
 // when it differs (legacy function calling), so that ids recorded before version 2 still match.

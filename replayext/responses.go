@@ -33,7 +33,7 @@ func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
 	}
 	parsed, requested := in.parsed, in.requested
 	if in.ids != nil {
-		r.modelCall(w, req, apiOpenAI, raw, caseID, requested, in.ids, func(h hit, st *replaycase.Step) { r.writeResponse(w, h, parsed, st) })
+		r.modelCall(w, req, apiOpenAI, raw, caseID, requested, in.ids, func(w http.ResponseWriter, h hit, st *replaycase.Step) { r.writeResponse(w, h, parsed, st) })
 		return
 	}
 	refCase := caseID
@@ -51,7 +51,7 @@ func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
 		writeRequestError(w, err)
 		return
 	}
-	r.modelCall(w, req, apiOpenAI, raw, caseID, requested, nil, func(h hit, st *replaycase.Step) { r.writeResponse(w, h, parsed, st) })
+	r.modelCall(w, req, apiOpenAI, raw, caseID, requested, nil, func(w http.ResponseWriter, h hit, st *replaycase.Step) { r.writeResponse(w, h, parsed, st) })
 }
 
 // references reports whether a Responses request continues recorded responses
