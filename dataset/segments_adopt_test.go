@@ -2,6 +2,7 @@ package dataset_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,40 +17,47 @@ import (
 // Two collectors share a staging directory. The first dies while it publishes a merge whose
 // journal is committed: the segments it names are the journal's, removed when it is rolled
 // forward. The second must not adopt and merge them meanwhile (their owner is gone), or their
-// rows are published twice.
+// rows are published twice. The first dies after its first file is renamed into the dataset, or
+// after its last one, before the segments are removed (the journal's last step but one).
 func TestSegmentsOfACommittedMergeAreNotAdoptedAgain(t *testing.T) {
-	a := newSegmentWriter(t, 1000)
-	b, err := NewWriter(ConfigOf(a))
-	require.NoError(t, err)
-	_, err = b.Recover(time.Now().Add(-15 * time.Minute))
-	require.NoError(t, err)
+	for _, killedAfter := range []int{1, 3} { // the merge publishes 3 files: steps/, quarantine/, cases/
+		t.Run(fmt.Sprintf("killed after %d renames", killedAfter), func(t *testing.T) {
+			a := newSegmentWriter(t, 1000)
+			b, err := NewWriter(ConfigOf(a))
+			require.NoError(t, err)
+			_, err = b.Recover(time.Now().Add(-15 * time.Minute))
+			require.NoError(t, err)
 
-	want := writeBatches(t, a, 2)
-	SetAfterRename(a, func(renamed int) error {
-		if renamed == 1 {
-			return errors.New("killed")
-		}
-		return nil
-	})
-	_, err = a.Flush(true)
-	require.ErrorIs(t, err, ErrCommitted, "the merge's journal is committed, its publishing cut short")
-	ReleaseOwner(a) // the process is gone
+			want := writeBatches(t, a, 2)
+			SetAfterRename(a, func(renamed int) error {
+				if renamed == killedAfter {
+					return errors.New("killed")
+				}
+				return nil
+			})
+			_, err = a.Flush(true)
+			require.ErrorIs(t, err, ErrCommitted, "the merge's journal is committed, its publishing cut short")
+			assert.Len(t, tree(t, a.Root()), killedAfter, "the files renamed into the dataset before the kill")
+			ReleaseOwner(a) // the process is gone
 
-	res, err := b.Flush(true)
-	require.NoError(t, err)
-	assert.Empty(t, res.Files, "the segments are the committed merge's")
-	assert.Len(t, stagedDirs(t, StagingOf(a), SegmentPrefix), 2, "left for whoever rolls the merge forward")
+			res, err := b.Flush(true)
+			require.NoError(t, err)
+			assert.Empty(t, res.Files, "the segments are the committed merge's")
+			assert.Len(t, stagedDirs(t, StagingOf(a), SegmentPrefix), 2, "left for whoever rolls the merge forward")
 
-	restarted, err := NewWriter(ConfigOf(a))
-	require.NoError(t, err)
-	_, err = restarted.Recover(time.Now().Add(-15 * time.Minute)) // rolls the merge forward
-	require.NoError(t, err)
-	res, err = restarted.Flush(true)
-	require.NoError(t, err)
-	assert.Empty(t, res.Files)
-	steps := assertEachCaseOnce(t, a.Root(), want)
-	assert.Equal(t, 16, steps)
-	assert.Empty(t, tree(t, StagingOf(a)))
+			restarted, err := NewWriter(ConfigOf(a))
+			require.NoError(t, err)
+			_, err = restarted.Recover(time.Now().Add(-15 * time.Minute)) // rolls the merge forward
+			require.NoError(t, err)
+			res, err = restarted.Flush(true)
+			require.NoError(t, err)
+			assert.Empty(t, res.Files)
+			steps := assertEachCaseOnce(t, a.Root(), want)
+			assert.Equal(t, 16, steps)
+			assert.Len(t, tree(t, a.Root()), 3, "the merge's files, each once")
+			assert.Empty(t, tree(t, StagingOf(a)))
+		})
+	}
 }
 
 // A live writer's segment that is older than the stale age (a quiet collector with a long
