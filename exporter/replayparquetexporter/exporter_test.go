@@ -2,11 +2,13 @@ package replayparquetexporter
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
@@ -248,4 +250,26 @@ func TestCommittedRetryRemovesTheDeadLetter(t *testing.T) {
 	written := len(readAll[replaycase.Case](t, cfg.Directory, dataset.Cases)) + len(readAll[replaycase.Case](t, cfg.Directory, dataset.Quarantine))
 	assert.Equal(t, len(cases), written, "every case once, accepted or quarantined")
 	assert.Empty(t, files(t, filepath.Join(cfg.Directory, dataset.Failed)))
+}
+
+// The caller learns that a batch is written only from a nil error: a batch reported as failed
+// is sent again (by replay_case, or the sending queue). So a write must not be reported as
+// failed because exporterhelper's timeout fired while it was under way, or the batch would be
+// written twice. Here the timeout has fired before the write starts (a 1 ns timeout): the write
+// still completes, and is reported as done.
+func TestAWriteIsReportedDoneAlthoughItsTimeoutFired(t *testing.T) {
+	for _, fileMaxAge := range []time.Duration{0, time.Hour} {
+		t.Run(fmt.Sprintf("file_max_age %s", fileMaxAge), func(t *testing.T) {
+			td, cases := caseSpans(t, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent)
+			cfg := testConfig(t)
+			cfg.FileMaxAge = fileMaxAge
+			cfg.TimeoutConfig.Timeout = time.Nanosecond
+			cfg.RetryConfig.Enabled = false // one attempt: what it reports is under test
+			exp := newExporter(t, cfg)
+			require.NoError(t, exp.ConsumeTraces(context.Background(), td), "a batch that was written is reported as written")
+			require.NoError(t, exp.Shutdown(context.Background()))
+			written := len(readAll[replaycase.Case](t, cfg.Directory, dataset.Cases)) + len(readAll[replaycase.Case](t, cfg.Directory, dataset.Quarantine))
+			assert.Equal(t, len(cases), written, "every case once")
+		})
+	}
 }
