@@ -28,7 +28,7 @@ type batch struct {
 	walKeys []string     // write-ahead records to release once sent
 	closed  []closedRun  // traces whose cases the batch holds, marked closed once sent (closed_marks.go)
 	markers []*walMarker // resume marks to store once sent (span_limit_resume.go)
-	items   []batchItem  // what traces holds, in order (emit_isolate.go)
+	items   []batchItem  // what traces holds, in order (emit_isolate.go); nil once the next consumer took it
 }
 
 // admit refuses new data while closed cases wait for the next consumer, or while the memory
@@ -150,7 +150,7 @@ func (p *caseProcessor) send(ctx context.Context, b *batch) error {
 			if !consumererror.IsPermanent(err) {
 				return err
 			}
-			p.dropPassedEvents(ctx, b, err)
+			p.dropPassedEvents(ctx, b, "permanent_downstream_error", err)
 		}
 		b.logs = plog.NewLogs()
 	}
@@ -189,9 +189,9 @@ func (p *caseProcessor) dropCases(ctx context.Context, b *batch, reason string, 
 }
 
 // dropPassedEvents counts and logs the log events of the batch's pass-through runs that the
-// next logs consumer refused for good: their spans went on, so the batch is not kept for them.
-func (p *caseProcessor) dropPassedEvents(ctx context.Context, b *batch, err error) {
-	const reason = "permanent_downstream_error"
+// next logs consumer did not take (refused for good, or still refused at shutdown): their spans
+// went on, so the batch is not kept for them.
+func (p *caseProcessor) dropPassedEvents(ctx context.Context, b *batch, reason string, err error) {
 	p.telemetry.ProcessorReplayCaseDroppedEvents.Add(ctx, int64(b.logs.LogRecordCount()), metric.WithAttributes(attribute.String("reason", reason)))
 	p.dropLog.Error("log events of runs passed on unchanged dropped", zap.Strings("trace_ids", b.passed),
 		zap.Int("events", b.logs.LogRecordCount()), zap.String("reason", reason), zap.Error(err))
@@ -318,7 +318,13 @@ func (p *caseProcessor) drainAtShutdown(ctx context.Context) error {
 			p.pending, p.outbox = nil, nil
 			p.mu.Unlock()
 			drop := func(b *batch) {
-				p.dropCases(ctx, b, "undeliverable_at_shutdown", err)
+				if b.items == nil && b.logs.LogRecordCount() > 0 {
+					// The next consumer took its spans (send clears items then): its cases
+					// are rows, and only its events are lost.
+					p.dropPassedEvents(ctx, b, "undeliverable_at_shutdown", err)
+				} else {
+					p.dropCases(ctx, b, "undeliverable_at_shutdown", err)
+				}
 				p.release(ctx, b)
 			}
 			for _, b := range left {

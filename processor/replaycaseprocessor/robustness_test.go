@@ -462,6 +462,31 @@ func TestShutdownReportsCasesItCouldNotDeliver(t *testing.T) {
 	}, metricdatatest.IgnoreTimestamp())
 }
 
+// At shutdown, a batch whose spans the next traces consumer took, and whose log events (of a
+// run passed on unchanged) the next logs consumer still refuses: its case is a row, so it is
+// neither counted nor logged as dropped; what is lost are the events, counted and logged as
+// such (before, the case was counted in dropped_cases as well as taken).
+func TestShutdownCountsOnlyTheEventsLeftOfABatchWhoseSpansWereTaken(t *testing.T) {
+	h := newHarness(t, nil)
+	h.p.flushRetry = 100 * time.Millisecond
+	core, logs := observer.New(zap.WarnLevel)
+	h.p.dropLog = zap.New(core)
+	h.p.nextLogs = refusingLogs{errors.New("logs exporter queue full")}
+	h.sendTraces(testfixtures.Traces(t, testfixtures.Traceloop))
+	ld := testfixtures.Logs(t, testfixtures.OTelEvents) // GenAI events without their spans: passed on
+	events := ld.LogRecordCount()
+	h.sendLogs(ld)
+	assert.ErrorContains(t, h.traces.Shutdown(context.Background()), "logs exporter queue full")
+	require.NoError(t, h.logs.Shutdown(context.Background()))
+
+	require.Len(t, h.cases(), 1, "the case was taken")
+	assert.Empty(t, logs.FilterMessage("replay case dropped").All(), "a case taken is not dropped")
+	assert.Len(t, logs.FilterMessage("log events of runs passed on unchanged dropped").All(), 1)
+	metadatatest.AssertEqualProcessorReplayCaseDroppedEvents(t, h.tel, []metricdata.DataPoint[int64]{
+		{Value: int64(events), Attributes: attribute.NewSet(attribute.String("reason", "undeliverable_at_shutdown"))},
+	}, metricdatatest.IgnoreTimestamp())
+}
+
 // Problem 3: the byte limit bounds the heap held, and holds while the next consumer refuses.
 func TestMemoryHeldStaysUnderTheByteLimitUnderOverload(t *testing.T) {
 	const limit = 200_000

@@ -115,7 +115,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseDroppedEvents, err = builder.meter.Int64Counter(
 		"otelcol_processor_replay_case_dropped_events",
-		metric.WithDescription("GenAI log events dropped, by reason (max_events_per_trace, the case gets reason event_limit; permanent_downstream_error, events of runs that are no case passed on and refused for good by the next logs consumer, logged with their trace ids) [Development]"),
+		metric.WithDescription("GenAI log events dropped, by reason (max_events_per_trace, the case gets reason event_limit; permanent_downstream_error, events of runs that are no case passed on and refused for good by the next logs consumer, logged with their trace ids; undeliverable_at_shutdown, without storage, the events of a batch whose spans were taken that the next logs consumer still refuses at shutdown) [Development]"),
 		metric.WithUnit("{events}"),
 	)
 	errs = errors.Join(errs, err)

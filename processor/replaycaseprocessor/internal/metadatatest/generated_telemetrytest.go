@@ -104,7 +104,7 @@ func AssertEqualProcessorReplayCaseDroppedCases(t *testing.T, tt *componenttest.
 func AssertEqualProcessorReplayCaseDroppedEvents(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_dropped_events",
-		Description: "GenAI log events dropped, by reason (max_events_per_trace, the case gets reason event_limit; permanent_downstream_error, events of runs that are no case passed on and refused for good by the next logs consumer, logged with their trace ids) [Development]",
+		Description: "GenAI log events dropped, by reason (max_events_per_trace, the case gets reason event_limit; permanent_downstream_error, events of runs that are no case passed on and refused for good by the next logs consumer, logged with their trace ids; undeliverable_at_shutdown, without storage, the events of a batch whose spans were taken that the next logs consumer still refuses at shutdown) [Development]",
 		Unit:        "{events}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
