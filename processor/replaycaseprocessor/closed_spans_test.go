@@ -185,6 +185,41 @@ func TestRedeliveryAfterARestartIsADuplicate(t *testing.T) {
 	}
 }
 
+// A late request (the run's spans again and one span not sent before, after the case closed)
+// that its client sends again: while its late_spans fragment is open, after the fragment
+// closed, and after a kill -9 once the fragment was sent. Each close of the trace is
+// remembered with its own span ids, the fragment's too: the late span is in one fragment, and
+// no retry adds a row.
+func TestRetriesOfALateRequestAddNoSecondFragment(t *testing.T) {
+	dir := t.TempDir()
+	withStorage := func(c *Config) { c.Storage = &storageID }
+	td := testfixtures.Traces(t, testfixtures.Traceloop)
+	late := withNewSpanID(copyOf(td))
+
+	first, ext := startWithStorage(t, dir, withStorage)
+	first.sendTraces(copyOf(td))
+	first.advance(3 * time.Second)
+	require.Len(t, first.cases(), 1)
+	first.sendTraces(copyOf(late))
+	first.sendTraces(copyOf(late)) // while its fragment is open
+	first.advance(time.Hour)
+	first.sendTraces(copyOf(late)) // after the fragment closed
+	first.advance(time.Hour)
+	cases := first.cases()
+	crash(t, first, ext)
+
+	second, ext := startWithStorage(t, dir, withStorage)
+	second.sendTraces(copyOf(late)) // after the restart
+	second.advance(time.Hour)
+	second.shutdown()
+	require.NoError(t, ext.Shutdown(context.Background()))
+	assert.Empty(t, second.cases(), "no retry adds a row")
+	require.Len(t, cases, 2, "the run and one fragment")
+	assert.Equal(t, int64(5), cases[0].Provenance.SpanCount)
+	assert.True(t, cases[1].HasReason(replaycase.ReasonLateSpans), "%v", reasonCodes(cases[1]))
+	assert.Equal(t, int64(1), cases[1].Provenance.SpanCount, "the late span, once")
+}
+
 // Marks written before they carried span ids (version 1: the version byte and why select kept
 // the run) are still read: the close is remembered, so a redelivery is a late_spans fragment
 // (its ids are unknown: treated as new, as before), never a first case under the run's case_id.
