@@ -71,7 +71,7 @@ def test_top_readme_duckdb_quickstart(in_reader_dir):
 
 
 def test_exporter_readme_duckdb(in_reader_dir):
-    steps_block, overview_block, dedupe_block = code_blocks(EXPORTER_README, "sql")
+    steps_block, overview_block, dedupe_block, steps_dedupe_block = code_blocks(EXPORTER_README, "sql")
     (steps,) = run_sql(steps_block)
     # steps/ leaves the ids to cases/; the join gets every step of the accepted case its ids
     mine = [r for r in steps if r["case_id"] == in_reader_dir.accepted["case_id"]]
@@ -84,10 +84,13 @@ def test_exporter_readme_duckdb(in_reader_dir):
     assert any(r["name"] == "get_weather" and r["arguments"] == ARGUMENTS for r in tool_calls), tool_calls
     # the weather agent calls gpt-4o-mini through openai: priced by the built-in genai-prices table
     assert any(r["model_id"] == "gpt-4o-mini" and r["status"] == "computed" and r["usd"] > 0 for r in costs), costs
-    codes = {r["code"]: r["count_star()"] for r in reasons}
+    codes = {r["code"]: r["cases"] for r in reasons}
     assert codes.get("no_input_messages", 0) >= 2 and codes.get("no_model_output", 0) >= 2, codes
     (deduped,) = run_sql(dedupe_block)
     assert len(deduped) == len({r["case_id"] for r in deduped}) == len({r["case_id"] for r in overview})
+    (steps_deduped,) = run_sql(steps_dedupe_block)
+    keys = [(r["case_id"], r["index"]) for r in steps_deduped]
+    assert len(keys) == len(set(keys)) and in_reader_dir.accepted["case_id"] in {k for k, _ in keys}
 
 
 def python_blocks() -> dict[str, str]:
