@@ -1,6 +1,7 @@
 package dataset_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,6 +58,9 @@ func TestCorruptPageIsUnreadable(t *testing.T) {
 			assert.ErrorContains(t, err, path)
 			_, err = ReadCase(path, 12)
 			assert.ErrorIs(t, err, ErrUnreadable)
+			err = ScanReplayIndex(path, func(int64, *ReplayIndexRow) error { return nil })
+			assert.ErrorIs(t, err, ErrUnreadable, "the replay index's scan")
+			assert.ErrorContains(t, err, path)
 		})
 	}
 }
@@ -78,4 +82,16 @@ func TestCorruptPageReadIndex(t *testing.T) {
 	entries, err := ReadIndex(path)
 	require.NoError(t, err)
 	assert.Len(t, entries, 25)
+}
+
+// The replay index's scan tells the file's errors from its caller's: an error of fn stops the
+// scan and is returned as it is, not taken for an error of the file's bytes.
+func TestScanReplayIndexPassesItsCallersErrorOn(t *testing.T) {
+	w := newWriter(t)
+	res, err := w.Write(manyCases(t))
+	require.NoError(t, err)
+	stop := errors.New("the caller's")
+	err = ScanReplayIndex(res.Files[0].Path, func(int64, *ReplayIndexRow) error { return stop })
+	assert.ErrorIs(t, err, stop)
+	assert.NotErrorIs(t, err, ErrUnreadable)
 }

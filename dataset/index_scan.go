@@ -43,7 +43,7 @@ func ScanReplayIndex(path string, fn func(row int64, r *ReplayIndexRow) error) e
 		return err
 	}
 	defer f.Close()
-	if err := scanReplayIndex(df.pf, fn); err != nil {
+	if err := scanReplayIndex(df, fn); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
@@ -55,7 +55,7 @@ func (l *ObjectLister) ScanReplayIndex(ctx context.Context, path string, fn func
 	if err != nil {
 		return err
 	}
-	if err := scanReplayIndex(df.pf, fn); err != nil {
+	if err := scanReplayIndex(df, fn); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
@@ -102,20 +102,24 @@ func lookupIndexColumns(schema *parquet.Schema) (*indexColumns, error) {
 	return &c, nil
 }
 
-func scanReplayIndex(pf *parquet.File, fn func(row int64, r *ReplayIndexRow) error) error {
-	cols, err := lookupIndexColumns(pf.Schema())
+// scanReplayIndex scans df. Its errors of decoding the file (a column missing, a corrupt page)
+// wrap ErrUnreadable, as rowReader's do; fn's are returned as they are.
+func scanReplayIndex(df dataFile, fn func(row int64, r *ReplayIndexRow) error) error {
+	cols, err := lookupIndexColumns(df.pf.Schema())
 	if err != nil {
-		return err
+		return df.reads.ofBytes(err)
 	}
 	var s indexScanner
 	var row int64
-	for _, rg := range pf.RowGroups() {
+	for _, rg := range df.pf.RowGroups() {
 		if err := s.open(rg.ColumnChunks(), cols); err != nil {
-			return err
+			return df.reads.ofBytes(err)
 		}
 		for range rg.NumRows() {
 			r, err := s.next(cols)
-			if err == nil {
+			if err != nil {
+				err = df.reads.ofBytes(err)
+			} else {
 				err = fn(row, r)
 			}
 			if err != nil {

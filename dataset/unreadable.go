@@ -12,7 +12,8 @@ import (
 // ErrUnreadable is wrapped by the error of opening a data file whose own bytes this build
 // cannot read: not Parquet (no magic bytes, a truncated or corrupt footer), or a footer that
 // names no schema version or one this build does not read; and by the error of reading rows
-// of a file one of whose pages is corrupt (rowReader). Reading the file again fails the same
+// of a file one of whose pages is corrupt (rowReader,
+// scanReplayIndex). Reading the file again fails the same
 // way, so a reader can set it aside. An error of reading the bytes (the disk, a
 // permission, the network, a cancelled context) does not wrap it: a later read may succeed.
 var ErrUnreadable = errors.New("not a data file this build reads")
