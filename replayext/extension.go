@@ -183,9 +183,7 @@ func (r *replay) refresh(parent context.Context) error {
 	if res.added != res.dropped {
 		r.telemetry.ExtensionReplayCasesLoaded.Add(mctx, int64(res.added-res.dropped))
 	}
-	for file, err := range res.failed {
-		r.set.Logger.Debug("dataset file not readable yet", zap.String("file", file), zap.Error(err))
-	}
+	r.logFileReads(res)
 	for _, sk := range res.skipped { // once per file and reason: a file is indexed once
 		r.telemetry.ExtensionReplayIndexRowsSkipped.Add(mctx, int64(sk.count), metric.WithAttributes(attribute.String("reason", sk.reason)))
 		r.set.Logger.Warn("rows left out of the replay index: no request can name their case", zap.String("file", sk.file),

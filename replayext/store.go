@@ -59,6 +59,10 @@ type store struct {
 	// memory to take them out was refused (a lookup by id finds the earlier row first). Only
 	// the refresh reads it.
 	stale []uint32
+	// failing are the files (and "", the listing) whose last read failed in a way that may
+	// pass: a refresh reports such a failure once, and the read that succeeds after it, not
+	// each retry. Only the refresh reads it.
+	failing map[string]bool
 }
 
 // caseEntry is what the index keeps of one case: 32 bytes, and its summary number (2 bytes,
@@ -183,7 +187,7 @@ func compareKeys(a, b hexKey) int { return bytes.Compare(a[:], b[:]) }
 func newStore(root string, cacheSize int) *store { return newStoreOf(newLocalSource(root), cacheSize) }
 
 func newStoreOf(src source, cacheSize int) *store {
-	s := &store{src: src, cache: newCaseCache(cacheSize), entries: newRecords[caseEntry](), summaryOf: newRecords[uint16](), llms: newRecords[llmRef](), look: newLookups(), summaries: newSummaryTable()}
+	s := &store{src: src, cache: newCaseCache(cacheSize), entries: newRecords[caseEntry](), summaryOf: newRecords[uint16](), llms: newRecords[llmRef](), look: newLookups(), summaries: newSummaryTable(), failing: map[string]bool{}}
 	runtime.AddCleanup(s, (*lookups).free, s.look)
 	return s
 }
@@ -194,8 +198,15 @@ type refreshed struct {
 	// superseded is how many cases of the index a later copy replaced (a re-drive): what was
 	// derived from their old rows is stale.
 	superseded int
-	// failed are the files it could not read (retried on the next refresh).
+	// failed are the files it could not read for a reason that may pass (the disk, a
+	// permission, the network), and "" when it could not list them: retried on every refresh,
+	// and reported by the first refresh that fails to read them (s.failing).
 	failed map[string]error
+	// read are the files in failed of an earlier refresh that this one read (or listed).
+	read []string
+	// unreadable are the files whose bytes are not a data file this build reads
+	// (dataset.ErrUnreadable): set aside, not read again by this process.
+	unreadable map[string]error
 	// skipped are the rows of the files indexed that no case id can address, by file and
 	// reason.
 	skipped []skippedRows
@@ -215,9 +226,7 @@ func (s *store) refresh(ctx context.Context) (r refreshed) {
 	}
 	r.dropped += s.dropStale()
 	files, err := s.src.next(ctx)
-	if err != nil {
-		r.failed = map[string]error{"": err}
-	}
+	s.noteRead(ctx, &r, "", err)
 	// The files read since the last publish: their cases (fresh), their numbers in s.files and
 	// their rows left out, counted once their cases are published (else the files are read
 	// again on the next refresh, and their rows counted then).
@@ -234,6 +243,9 @@ func (s *store) refresh(ctx context.Context) (r refreshed) {
 		s.stale = append(s.stale, fresh.superseded...)
 		r.dropped += s.dropStale()
 		r.skipped = append(r.skipped, batchSkipped...)
+		for _, i := range batch {
+			s.noteRead(ctx, &r, s.files[i], nil)
+		}
 		fresh, batch, batchSkipped = freshEntries{fresh.cases[:0], fresh.calls[:0], fresh.superseded[:0]}, batch[:0], batchSkipped[:0]
 		return nil
 	}
@@ -247,11 +259,10 @@ func (s *store) refresh(ctx context.Context) (r refreshed) {
 		}
 		err := s.readFile(ctx, f, fi)
 		if err != nil {
-			if r.failed == nil {
-				r.failed = map[string]error{}
+			if !s.setAside(&r, f, err) {
+				s.src.retry(f)
+				s.noteRead(ctx, &r, f, err)
 			}
-			r.failed[f] = err
-			s.src.retry(f)
 			continue
 		}
 		if r.err = s.add(f, fi, &fresh); r.err != nil {

@@ -178,9 +178,10 @@ func TestMatchWithinOneCase(t *testing.T) {
 	assert.Empty(t, hits)
 }
 
-// A file that cannot be read is retried on the next refresh, and its path is logged, never
-// served.
-func TestStoreRetriesUnreadableFiles(t *testing.T) {
+// A file whose bytes are not a data file this build reads (here a truncated footer) is set
+// aside: the next refreshes do not read it again, even whole again. A restart (a new store)
+// reads it.
+func TestStoreSetsAsideUnreadableFiles(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
 	generateDataset(t, root, 0, 3, 100)
 	files, err := filepath.Glob(filepath.Join(root, "cases", "*", "*.parquet"))
@@ -190,11 +191,16 @@ func TestStoreRetriesUnreadableFiles(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(files[0], good[:len(good)/2], 0o644))
 	s := newStore(root, 4)
-	added, _, failed := s.refresh(t.Context()).counts()
-	assert.Zero(t, added)
-	assert.Contains(t, failed, files[0])
+	res := s.refresh(t.Context())
+	assert.Zero(t, res.added)
+	assert.Empty(t, res.failed, "not a failure that may pass")
+	require.Contains(t, res.unreadable, files[0])
+	assert.ErrorIs(t, res.unreadable[files[0]], dataset.ErrUnreadable)
 	require.NoError(t, os.WriteFile(files[0], good, 0o644))
-	added, _, failed = s.refresh(t.Context()).counts()
+	res = s.refresh(t.Context())
+	assert.Zero(t, res.added)
+	assert.Empty(t, res.unreadable, "reported once")
+	added, _, failed := newStore(root, 4).refresh(t.Context()).counts()
 	assert.Empty(t, failed)
 	assert.Equal(t, 3, added)
 }

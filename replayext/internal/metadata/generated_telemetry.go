@@ -27,6 +27,7 @@ type TelemetryBuilder struct {
 	mu                              sync.Mutex
 	registrations                   []metric.Registration
 	ExtensionReplayCasesLoaded      metric.Int64UpDownCounter
+	ExtensionReplayFilesSkipped     metric.Int64Counter
 	ExtensionReplayIndexRowsSkipped metric.Int64Counter
 	ExtensionReplayLookupDuration   metric.Float64Histogram
 	ExtensionReplayLookups          metric.Int64Counter
@@ -67,6 +68,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_extension_replay_cases_loaded",
 		metric.WithDescription("Cases loaded from the datasets and replayable [Development]"),
 		metric.WithUnit("{cases}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExtensionReplayFilesSkipped, err = builder.meter.Int64Counter(
+		"otelcol_extension_replay_files_skipped",
+		metric.WithDescription("Data files set aside and not read again by this process, by reason (unreadable - its bytes are not a data file this build reads, not Parquet or a corrupt page); their cases are not served [Development]"),
+		metric.WithUnit("{files}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExtensionReplayIndexRowsSkipped, err = builder.meter.Int64Counter(

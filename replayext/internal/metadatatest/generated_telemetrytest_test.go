@@ -20,12 +20,16 @@ func TestSetupTelemetry(t *testing.T) {
 	require.NoError(t, err)
 	defer tb.Shutdown()
 	tb.ExtensionReplayCasesLoaded.Add(context.Background(), 1)
+	tb.ExtensionReplayFilesSkipped.Add(context.Background(), 1)
 	tb.ExtensionReplayIndexRowsSkipped.Add(context.Background(), 1)
 	tb.ExtensionReplayLookupDuration.Record(context.Background(), 1)
 	tb.ExtensionReplayLookups.Add(context.Background(), 1)
 	tb.ExtensionReplaySessions.Add(context.Background(), 1)
 	tb.ExtensionReplaySessionsEvicted.Add(context.Background(), 1)
 	AssertEqualExtensionReplayCasesLoaded(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExtensionReplayFilesSkipped(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExtensionReplayIndexRowsSkipped(t, testTel,
