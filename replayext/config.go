@@ -50,6 +50,11 @@ type Config struct {
 	// values include recorded content, and comparing them lets a client test guesses of
 	// scrubbed values.
 	LocalDebug bool `mapstructure:"local_debug"`
+	// MaxConcurrentRequests is how many requests are answered at once. A request past it waits
+	// up to busyWait for one to end, then gets a 503 with Retry-After (the SDKs retry it). Each
+	// request may hold a body of max_request_body_size, so the two together bound the memory
+	// of the bodies held. Default 64.
+	MaxConcurrentRequests int `mapstructure:"max_concurrent_requests"`
 	// Sessions bounds the replay cursors kept in memory.
 	Sessions SessionsConfig `mapstructure:"sessions"`
 	// Scrub is the secrets policy applied to incoming requests before matching. Configure it
@@ -115,6 +120,9 @@ func (c *Config) Validate() error {
 	}
 	if c.CaseCacheSize < 1 {
 		errs = append(errs, fmt.Errorf("case_cache_size must be positive, got %d", c.CaseCacheSize))
+	}
+	if c.MaxConcurrentRequests < 1 {
+		errs = append(errs, fmt.Errorf("max_concurrent_requests must be positive, got %d", c.MaxConcurrentRequests))
 	}
 	if c.Sessions.MaxSessions < 2 {
 		errs = append(errs, fmt.Errorf("sessions.max_sessions must be at least 2, got %d", c.Sessions.MaxSessions))

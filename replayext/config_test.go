@@ -35,6 +35,7 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, ModeStrict, def.Mode)
 	assert.False(t, def.LocalDebug, "values never leave the server unless asked for")
 	assert.Equal(t, SessionsConfig{MaxSessions: 10_000, IdleTimeout: 15 * time.Minute}, def.Sessions)
+	assert.Equal(t, 64, def.MaxConcurrentRequests)
 
 	custom, err := loadConfig(t, "custom")
 	require.NoError(t, err)
@@ -52,6 +53,7 @@ func TestLoadConfig(t *testing.T) {
 	assert.Empty(t, def.Upstream.OpenAI.Endpoint, "nothing is forwarded unless configured")
 	assert.True(t, custom.LocalDebug)
 	assert.Equal(t, SessionsConfig{MaxSessions: 500, IdleTimeout: 2 * time.Minute}, custom.Sessions)
+	assert.Equal(t, 16, custom.MaxConcurrentRequests)
 }
 
 func TestValidateNamesTheField(t *testing.T) {
@@ -59,7 +61,7 @@ func TestValidateNamesTheField(t *testing.T) {
 	require.NoError(t, err)
 	err = confmap.Validate(bad)
 	require.Error(t, err)
-	for _, want := range []string{"directory must not be empty", "case_cache_size must be positive, got 0", "refresh_interval must be positive, got 0s", "sessions.max_sessions must be at least 2, got 1", "sessions.idle_timeout must be positive, got -1s"} {
+	for _, want := range []string{"directory must not be empty", "case_cache_size must be positive, got 0", "refresh_interval must be positive, got 0s", "max_concurrent_requests must be positive, got 0", "sessions.max_sessions must be at least 2, got 1", "sessions.idle_timeout must be positive, got -1s"} {
 		assert.ErrorContains(t, err, want)
 	}
 	_, err = loadConfig(t, "bad_mode")

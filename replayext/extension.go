@@ -40,6 +40,10 @@ type replay struct {
 	responsesRequests bodyMemo[modelInput[*wireapi.ResponsesRequest]]
 	messagesRequests  bodyMemo[modelInput[*wireapi.MessagesRequest]]
 	answers           *memo[answerKey, []byte]
+	// slots holds one token per request being answered (busy.go); busyWait is how long a
+	// request waits for one (a test shortens it).
+	slots    chan struct{}
+	busyWait time.Duration
 
 	server *http.Server
 	addr   net.Addr
@@ -73,7 +77,8 @@ func newReplay(set extension.Settings, cfg *Config) (*replay, error) {
 	}
 	r := &replay{cfg: cfg, set: set, telemetry: tb, store: newStoreOf(src, cfg.CaseCacheSize), sessions: newSessions(cfg.Sessions.MaxSessions, cfg.Sessions.IdleTimeout, time.Now), scrubber: scrubber, refreshTimeout: refreshDeadline,
 		chatRequests: newBodyMemo[modelInput[*wireapi.ChatRequest]](), responsesRequests: newBodyMemo[modelInput[*wireapi.ResponsesRequest]](),
-		messagesRequests: newBodyMemo[modelInput[*wireapi.MessagesRequest]](), answers: newMemo[answerKey, []byte]()}
+		messagesRequests: newBodyMemo[modelInput[*wireapi.MessagesRequest]](), answers: newMemo[answerKey, []byte](),
+		slots: make(chan struct{}, cfg.MaxConcurrentRequests), busyWait: defaultBusyWait}
 	r.stopping, r.stop = context.WithCancel(context.Background())
 	ctx := context.Background()
 	r.sessions.created = func() { tb.ExtensionReplaySessions.Add(ctx, 1) }
@@ -244,7 +249,7 @@ func (r *replay) routes() http.Handler {
 	mux.HandleFunc("POST /v1/cases/{case_id}/tools/{tool_name}", r.toolResult)
 	mux.HandleFunc("POST /v1/cases/{case_id}/retrieval", r.retrieval)
 	mux.HandleFunc("/", noRoute(mux))
-	return refuseEmptySegments(mux)
+	return r.limitRequests(refuseEmptySegments(mux))
 }
 
 // record counts one lookup and its latency.

@@ -37,7 +37,7 @@ func createDefaultConfig() component.Config {
 	// it once the body is read, so it never cuts an answer (a live stream) short.
 	server.ReadHeaderTimeout = defaultReadHeaderTimeout
 	server.ReadTimeout = defaultReadTimeout
-	return &Config{ServerConfig: server, Directory: "./reprise-data", CaseCacheSize: 256, RefreshInterval: time.Second, Mode: ModeStrict, Upstream: UpstreamConfig{OpenAI: confighttp.NewDefaultClientConfig(), Anthropic: confighttp.NewDefaultClientConfig()},
+	return &Config{ServerConfig: server, Directory: "./reprise-data", CaseCacheSize: 256, RefreshInterval: time.Second, MaxConcurrentRequests: 64, Mode: ModeStrict, Upstream: UpstreamConfig{OpenAI: confighttp.NewDefaultClientConfig(), Anthropic: confighttp.NewDefaultClientConfig()},
 		Sessions: SessionsConfig{MaxSessions: 10_000, IdleTimeout: 15 * time.Minute}, Scrub: scrub.DefaultConfig()}
 }
 

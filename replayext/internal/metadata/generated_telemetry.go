@@ -31,6 +31,7 @@ type TelemetryBuilder struct {
 	ExtensionReplayIndexRowsSkipped metric.Int64Counter
 	ExtensionReplayLookupDuration   metric.Float64Histogram
 	ExtensionReplayLookups          metric.Int64Counter
+	ExtensionReplayRequestsBusy     metric.Int64Counter
 	ExtensionReplaySessions         metric.Int64UpDownCounter
 	ExtensionReplaySessionsEvicted  metric.Int64Counter
 }
@@ -93,6 +94,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_extension_replay_lookups",
 		metric.WithDescription("Replay lookups by endpoint (chat, tool, retrieval, embeddings) and outcome (exact, divergent, miss, live) [Development]"),
 		metric.WithUnit("{lookups}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExtensionReplayRequestsBusy, err = builder.meter.Int64Counter(
+		"otelcol_extension_replay_requests_busy",
+		metric.WithDescription("Requests answered 503 because max_concurrent_requests others were being answered for as long as the request waited (1s); the SDKs retry them [Development]"),
+		metric.WithUnit("{requests}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExtensionReplaySessions, err = builder.meter.Int64UpDownCounter(

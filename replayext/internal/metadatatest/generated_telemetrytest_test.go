@@ -24,6 +24,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ExtensionReplayIndexRowsSkipped.Add(context.Background(), 1)
 	tb.ExtensionReplayLookupDuration.Record(context.Background(), 1)
 	tb.ExtensionReplayLookups.Add(context.Background(), 1)
+	tb.ExtensionReplayRequestsBusy.Add(context.Background(), 1)
 	tb.ExtensionReplaySessions.Add(context.Background(), 1)
 	tb.ExtensionReplaySessionsEvicted.Add(context.Background(), 1)
 	AssertEqualExtensionReplayCasesLoaded(t, testTel,
@@ -39,6 +40,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.HistogramDataPoint[float64]{{}}, metricdatatest.IgnoreValue(),
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExtensionReplayLookups(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExtensionReplayRequestsBusy(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExtensionReplaySessions(t, testTel,
