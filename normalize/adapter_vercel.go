@@ -42,7 +42,10 @@ func vercelAI(in *spanInput, b *stepBuilder) bool {
 	case strings.HasSuffix(op, ".doGenerate"), strings.HasSuffix(op, ".doStream"):
 		b.kind(replaycase.StepLLM, "chat")
 		if raw, ok := jsonAttr(a, "ai.prompt.messages", b); ok {
-			msgs, err := vercelMessages(raw, modelAPI(in.Span.Name(), a, st) == replaycase.APIOpenAIResponses)
+			// Asked only of a refusal with an approvalId (normalize sets the step's API after
+			// the adapters, from the same attributes).
+			responses := func() bool { return modelAPI(in.Span.Name(), a, st) == replaycase.APIOpenAIResponses }
+			msgs, err := vercelMessages(raw, responses)
 			if err != nil {
 				b.problem("ai.prompt.messages", err)
 			}
@@ -145,9 +148,9 @@ func vercelToolCall(m map[string]any) replaycase.Part {
 
 // vercelMessages reads ai.prompt.messages: [{role, content}] where content is a string or a
 // list of parts {type: text|tool-call|tool-result|image|file, …}. For a call to the OpenAI
-// Responses API (responses), a result its provider does not send (vercelDeniedByApproval) is
-// left out, and so is a message left with nothing sent.
-func vercelMessages(raw any, responses bool) ([]replaycase.Message, error) {
+// Responses API (responses, nil for none), a result its provider does not send
+// (vercelDeniedByApproval) is left out, and so is a message left with nothing sent.
+func vercelMessages(raw any, responses func() bool) ([]replaycase.Message, error) {
 	list, ok := raw.([]any)
 	if !ok {
 		return nil, errNotArray(raw)
@@ -175,7 +178,7 @@ func vercelMessages(raw any, responses bool) ([]replaycase.Message, error) {
 				case "tool-call":
 					msg.Parts = append(msg.Parts, vercelToolCall(pm))
 				case "tool-result":
-					if responses && vercelDeniedByApproval(pm) {
+					if responses != nil && vercelDeniedByApproval(pm) && responses() {
 						unsent = true
 						continue
 					}
@@ -251,7 +254,7 @@ func vercelPrompt(m map[string]any) []replaycase.Message {
 		msgs = append(msgs, replaycase.Message{Role: "user", Parts: []replaycase.Part{{Type: "text", Content: p}}})
 	}
 	if list, ok := m["messages"]; ok {
-		more, _ := vercelMessages(list, false) // the agent's own input, whatever model it goes to
+		more, _ := vercelMessages(list, nil) // the agent's own input, whatever model it goes to
 		msgs = append(msgs, more...)
 	}
 	return msgs

@@ -51,6 +51,7 @@ func TestEveryErrorIsInTheAPIShape(t *testing.T) {
 		{"no such Anthropic route", "POST", scoped + "/anthropic/v1/complete", key, http.StatusNotFound, true, "not_found_error"},
 		{"another method", "GET", "/openai/v1/chat/completions", key, http.StatusMethodNotAllowed, false, "invalid_request_error"},
 		{"another method, Anthropic", "PUT", "/anthropic/v1/messages", key, http.StatusMethodNotAllowed, true, "invalid_request_error"},
+		{"empty case id, Anthropic", "POST", "/v1/cases//anthropic/v1/messages", key, http.StatusBadRequest, true, "invalid_request_error"},
 		{"unknown Content-Encoding", "POST", "/openai/v1/chat/completions", map[string]string{"Authorization": "Bearer replay-token", "Content-Encoding": "x-private"}, http.StatusBadRequest, false, "invalid_request_error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,9 +17,8 @@ func refuseEmptySegments(next http.Handler) http.Handler {
 			if strings.HasPrefix(req.URL.Path, "/v1/cases//") {
 				param = "case_id"
 			}
-			writeError(w, http.StatusBadRequest, "invalid_request_error",
+			writeAPIError(w, req, http.StatusBadRequest, "invalid_request_error",
 				"the path has an empty segment (//): is the case id unset?", map[string]any{"param": param})
-
 			return
 		}
 		next.ServeHTTP(w, req)

@@ -189,7 +189,7 @@ const maxCookieDepth = 64
 // still open where the text ends (a log line or an attribute cut at a length limit) is read
 // as it is, and so is a value cut before its closing quote (cookieObject.set).
 func (s *Scrubber) cookieObjectSpans(v string) []span {
-	if !mayHoldCookieObject(v) || strings.IndexAny(v, "{(") < 0 {
+	if strings.IndexAny(v, "{(") < 0 || !mayHoldCookieObject(v) { // one pass before five
 		return nil
 	}
 	return s.cookieObjects(v, false)
@@ -415,12 +415,11 @@ func stringEnd(v string, i int) (end int, closed, escapedQuote bool) {
 // string closes on its line (else the span ends with the line, or the text), or 0, 0 when there
 // is none.
 func memberValue(v string, i int) (int, int, bool) {
-	i += len(v[i:]) - len(strings.TrimLeft(v[i:], " \t\r\n"))
+	i = spaceEnd(v, i)
 	if i == len(v) || v[i] != ':' && (v[i] != '=' || i+1 < len(v) && v[i+1] == '=') {
 		return 0, 0, false
 	}
-	i++
-	i += len(v[i:]) - len(strings.TrimLeft(v[i:], " \t\r\n"))
+	i = spaceEnd(v, i+1)
 	if i == len(v) || v[i] != '"' && v[i] != '\'' {
 		return 0, 0, false
 	}
