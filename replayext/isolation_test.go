@@ -31,10 +31,9 @@ func TestSessionsAreIsolatedUnderConcurrencyAndFlood(t *testing.T) {
 	require.Len(t, cases, 2)
 	s := startReplay(t, root, func(c *Config) { c.Sessions.MaxSessions = 1000 })
 	req := sdkRequests(t)[0]
-	served := func(session string) string {
-		resp, body := s.do("POST", "/openai/v1/chat/completions", req, map[string]string{headerSession: session})
-		require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-		return resp.Header.Get("X-Replay-Case-Id")
+	ask := func(session string) (int, string) {
+		resp, _ := s.do("POST", "/openai/v1/chat/completions", req, map[string]string{headerSession: session})
+		return resp.StatusCode, resp.Header.Get("X-Replay-Case-Id")
 	}
 	const clients = 8
 	first := make([]string, clients)
@@ -42,12 +41,17 @@ func TestSessionsAreIsolatedUnderConcurrencyAndFlood(t *testing.T) {
 	for c := range clients {
 		wg.Go(func() {
 			id := fmt.Sprintf("client-%d", c)
-			first[c] = served(id)
-			second := served(id)
-			assert.NotEqual(t, first[c], second, "%s: the second identical request gets the second recording", id)
+			code, caseID := ask(id)
+			assert.Equal(t, http.StatusOK, code, "%s: the other clients' requests moved no cursor of this one", id)
+			first[c] = caseID
+			code, _ = ask(id)
+			assert.Equal(t, http.StatusNotFound, code, "%s: the second identical request is a repeat of the run's", id)
 		})
 	}
 	wg.Wait()
+	for c := range clients {
+		assert.Equal(t, first[0], first[c], "every session starts with the first case's recording")
+	}
 
 	// The flood goes through the handler directly (no sockets) to keep the test fast.
 	handler := s.ext.routes()
@@ -68,7 +72,7 @@ func TestSessionsAreIsolatedUnderConcurrencyAndFlood(t *testing.T) {
 	wg.Wait()
 	assert.LessOrEqual(t, s.ext.sessions.len(), 1000)
 	for c := range clients {
-		// Both recordings were served: a reset cursor would serve the first again.
+		// The recording was served: a reset cursor would serve it again.
 		resp, body := s.do("POST", "/openai/v1/chat/completions", req, map[string]string{headerSession: fmt.Sprintf("client-%d", c)})
 		assert.Equal(t, http.StatusNotFound, resp.StatusCode, "client-%d: the flood did not reset the cursor", c)
 		assert.Contains(t, string(body), "already served every recording", "client-%d", c)

@@ -80,7 +80,8 @@ func (r *replay) mode(req *http.Request) (Mode, error) {
 
 // lookup chooses the recorded item that answers a request. Identical recordings of an exact
 // match are served in recorded order per session, each once: past them the request is a
-// divergence (repeated). Otherwise the candidate is the item after
+// divergence (repeated). A request that names no case is answered from the recordings of the
+// case the session follows (followed). Otherwise the candidate is the item after
 // the one the session was served last in the case (the first case when the session has none),
 // chosen by position so that nothing about the answer depends on the request's values; strict
 // mode refuses with the paths where the request differs from it, lenient mode serves it and
@@ -108,8 +109,13 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 			return
 		}
 		if len(hits) > 0 {
-			i, fresh := ses.next(cursorKey{it.scope, it.stream, key}, len(hits))
-			served, ok, repeat = hits[i], fresh, !fresh
+			k := cursorKey{it.scope, it.stream, key}
+			recorded := hits
+			if it.scope == "" {
+				recorded = followed(hits, ses.lastCase.value(it.stream), ses.served.value(k))
+			}
+			i, fresh := ses.nextOf(k, len(recorded), len(hits))
+			served, ok, repeat = recorded[i], fresh, !fresh
 			if fresh || mode == ModeLenient { // what is served moves the cursors
 				ses.last.set(cursorKey{served.caseID, it.stream, ""}, served.pos)
 				ses.lastCase.set(it.stream, served.caseID)

@@ -124,3 +124,38 @@ func TestARetryAfterAFailedReadGetsTheSameRecording(t *testing.T) {
 	resp, body = s.do("POST", path, req, h)
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "served once, then a repeat: %s", body)
 }
+
+// On the base URL that names no case, a session follows one run: a request the case it
+// follows recorded once, made twice, is a repeat even when another case recorded the same
+// request. Before, the other case's recording was served as an exact answer, unflagged.
+func TestARepeatOnTheUnscopedRouteIsADivergenceWhenAnotherCaseRecordedItToo(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	cases := writeDataset(t, root, testfixtures.OTelEvents, testfixtures.OTelEvents)
+	require.Len(t, cases, 2, "two runs that made the same calls")
+	s := startReplay(t, root, nil)
+	req := sdkRequests(t)[0]
+	const path = "/openai/v1/chat/completions"
+
+	strict := map[string]string{headerSession: "strict", headerMode: "strict"}
+	first, body := s.do("POST", path, req, strict)
+	require.Equal(t, http.StatusOK, first.StatusCode, string(body))
+	followed := first.Header.Get("X-Replay-Case-Id")
+	second, body := s.do("POST", path, req, strict)
+	assert.Equal(t, http.StatusNotFound, second.StatusCode, "not the other case's recording: %s", body)
+	assert.Contains(t, string(body), "already served every recording of this model call (case "+followed+")")
+
+	lenient := map[string]string{headerSession: "lenient", headerMode: "lenient"}
+	first, want := s.do("POST", path, req, lenient)
+	require.Equal(t, http.StatusOK, first.StatusCode, string(want))
+	second, body = s.do("POST", path, req, lenient)
+	require.Equal(t, http.StatusOK, second.StatusCode, string(body))
+	assert.Equal(t, "true", second.Header.Get(headerDivergence), "the repeat is visible")
+	assert.Equal(t, followed, second.Header.Get("X-Replay-Case-Id"), "served again from the case the run follows")
+	assert.Equal(t, string(want), string(body))
+	divs := divergencesOf(t, s, "lenient")
+	require.Len(t, divs, 1)
+	assert.Equal(t, []Finding{{Type: casediff.ModelCallAdded}}, divs[0].Findings)
+
+	resp, body := s.do("POST", path, req, map[string]string{headerSession: "another", headerMode: "strict"})
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "another session starts afresh: %s", body)
+}

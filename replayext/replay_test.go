@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/extensiontest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
@@ -294,23 +295,53 @@ func TestStrictMissNamesTheChangedFieldAndLenientDiverges(t *testing.T) {
 	assert.Len(t, divs.Divergences, 1)
 }
 
-// Identical requests recorded twice are served in recorded order, per session.
+// Identical requests recorded twice in a run are served in recorded order, per session, on
+// the base URL that names no case too, where a session follows the first run that recorded
+// the request: another run that recorded it once (the plain one here) is not served in its
+// stead when the session makes it a third time.
 func TestIdenticalRecordingsServedInOrderPerSession(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
-	cases := writeDataset(t, root, testfixtures.OTelEvents, testfixtures.OTelEvents)
+	twice := testfixtures.Traces(t, testfixtures.OpenInference)
+	testfixtures.WithTraceID(twice, plog.NewLogs(), 0)
+	llm := twice.ResourceSpans().At(0).ScopeSpans().At(1).Spans()
+	again := llm.AppendEmpty()
+	llm.At(0).CopyTo(again) // the first call made again after the second, answered otherwise
+	again.SetSpanID(pcommon.SpanID{9, 9, 9, 9, 9, 9, 9, 9})
+	later := llm.At(1).EndTimestamp().AsTime().Add(time.Second)
+	again.SetStartTimestamp(pcommon.NewTimestampFromTime(later))
+	again.SetEndTimestamp(pcommon.NewTimestampFromTime(later.Add(time.Second)))
+	out, _ := again.Attributes().Get("output.value")
+	out.SetStr(strings.Replace(out.Str(), "chatcmpl-1", "chatcmpl-9", 1))
+	plain := testfixtures.Traces(t, testfixtures.OpenInference)
+	testfixtures.WithTraceID(plain, plog.NewLogs(), 1)
+	exp := testdataset.Writer(t, root, "zstd")
+	runs := []string{testfixtures.OpenInference, testfixtures.OpenInference}
+	cases := testpipeline.RunTraces(t, exp, runs, []ptrace.Traces{twice, plain})
+	require.NoError(t, exp.Shutdown(context.Background()))
 	require.Len(t, cases, 2)
+	require.Equal(t, "chatcmpl-9", cases[0].Steps[4].ResponseID, "the run that made the first call twice")
 	s := startReplay(t, root, nil)
 	req := sdkRequests(t)[0]
-	served := func(session string) string {
-		resp, body := s.do("POST", "/openai/v1/chat/completions", req, map[string]string{"traceparent": "00-" + session + "-0102030405060708-01"})
-		require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-		return resp.Header.Get("X-Replay-Case-Id")
+	ask := func(path, session string) (code int, caseID, id string) {
+		resp, b := s.do("POST", path, req, map[string]string{headerSession: session})
+		var answer struct{ ID string }
+		_ = json.Unmarshal(b, &answer)
+		return resp.StatusCode, resp.Header.Get("X-Replay-Case-Id"), answer.ID
 	}
-	a := strings.Repeat("a", 32)
-	b := strings.Repeat("b", 32)
-	first, second := served(a), served(a)
-	assert.NotEqual(t, first, second, "the second identical request gets the second recording")
-	assert.Equal(t, first, served(b), "another session starts from the first recording")
+	for _, path := range []string{"/v1/cases/" + cases[0].CaseID + "/openai/v1/chat/completions", "/openai/v1/chat/completions"} {
+		var ids []string
+		for range 2 {
+			code, caseID, id := ask(path, "twice "+path)
+			require.Equal(t, http.StatusOK, code, path)
+			assert.Equal(t, cases[0].CaseID, caseID, path)
+			ids = append(ids, id)
+		}
+		assert.Equal(t, []string{"chatcmpl-1", "chatcmpl-9"}, ids, "%s: in recorded order", path)
+		code, _, _ := ask(path, "twice "+path)
+		assert.Equal(t, http.StatusNotFound, code, "%s: a third is a repeat, not the plain run's recording", path)
+		code, _, id := ask(path, "another "+path)
+		assert.True(t, code == http.StatusOK && id == "chatcmpl-1", "%s: another session starts from the first recording", path)
+	}
 }
 
 func TestToolAndRetrievalReplay(t *testing.T) {

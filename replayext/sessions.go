@@ -147,9 +147,46 @@ func (s *sessions) len() int {
 // served every recording of the request, and serving one again is not replay (lookup
 // treats it by the mode: refused, served as a divergence, or live).
 func (ses *session) next(k cursorKey, n int) (i int, fresh bool) {
+	return ses.nextOf(k, n, n)
+}
+
+// nextOf is next when the request's recordings the session may be served are n of bound in all
+// (followed): the count of what was served is bounded by all of them, so that a repeat counted
+// while the run followed one case is still counted when it follows another.
+func (ses *session) nextOf(k cursorKey, n, bound int) (i int, fresh bool) {
 	i = ses.served.value(k)
-	ses.served.set(k, min(i+1, n)) // bounded: a loop of repeats does not count on for ever
+	ses.served.set(k, min(i+1, bound)) // bounded: a loop of repeats does not count on for ever
 	return min(i, n-1), i < n
+}
+
+// followed narrows the recordings of an exact request that names no case (hits: every case's,
+// grouped by case) to those of the case the session's run follows, when the session has made
+// the request made times before. A session replays one run, and a run follows one recording:
+// the case the session was served last on the stream (cur) when that case recorded the
+// request, else the first case that recorded it more often than made, else the last case that
+// recorded it. So a request the run repeats more often than the case it follows recorded
+// it is a repeat, a divergence (lookup), even when other cases recorded the same request:
+// serving another case's recording of it would answer the repeat as if it were the run's own.
+func followed(hits []hit, cur string, made int) []hit {
+	var first []hit // the first case that recorded the request more often than made
+	for len(hits) > 0 {
+		n := 1
+		for n < len(hits) && hits[n].caseID == hits[0].caseID {
+			n++
+		}
+		one := hits[:n]
+		if one[0].caseID == cur {
+			return one
+		}
+		if first == nil && n > made {
+			first = one
+		}
+		if n == len(hits) && first == nil {
+			return one
+		}
+		hits = hits[n:]
+	}
+	return first
 }
 
 // after is the position after the item served last in k's case and stream (0 when none was).
