@@ -179,17 +179,18 @@ func jarCallBefore(v string, eq int) bool {
 const maxCookieDepth = 64
 
 // cookieObjectSpans returns the spans of the values of the cookie objects in v that are masked.
-// An object is a {…} with members `name: value` or a keyword call (…) with `name=value`; its
-// members are matched as written with `"` or `'`; escaped ones ({\"name\": …}) are found in
-// the text with its escapes decoded (unescape.go). The text is read once, objects nested (the
-// DevTools protocol's partitionKey {…} in a cookie, a repr's rest={…}) and strings skipped, so
-// a member belongs to the object that holds it and a brace in a string ("{x}") is no object's.
-// A closing brace or parenthesis closes the objects opened inside the one it closes (an
-// unmatched '(' in a value written as code); one with no opening to match is text. An object
+// An object is a {…} with members `name: value`, or a keyword call (…) or a cookie record
+// Cookie[…] (cookieRecordAt) with `name=value`; its members are matched as written with `"` or
+// `'`; escaped ones ({\"name\": …}) are found in the text with its escapes decoded
+// (unescape.go). The text is read once, objects nested (the DevTools protocol's partitionKey
+// {…} in a cookie, a repr's rest={…}) and strings skipped, so a member belongs to the object
+// that holds it and a brace in a string ("{x}") is no object's. A closing brace, parenthesis
+// or bracket closes the objects opened inside the one it closes (an unmatched '(' in a value
+// written as code); one with no opening to match is text. An object
 // still open where the text ends (a log line or an attribute cut at a length limit) is read
 // as it is, and so is a value cut before its closing quote (cookieObject.set).
 func (s *Scrubber) cookieObjectSpans(v string) []span {
-	if strings.IndexAny(v, "{(") < 0 || !mayHoldCookieObject(v) { // one pass before five
+	if strings.IndexAny(v, "{([") < 0 || !mayHoldCookieObject(v) { // one pass before nine
 		return nil
 	}
 	return s.cookieObjects(v, false)
@@ -203,7 +204,7 @@ func (s *Scrubber) cookieObjectSpans(v string) []span {
 func (s *Scrubber) cookieObjects(v string, escaped bool) []span {
 	var out []span
 	var open []cookieObject // the objects around v[i], the innermost last
-	calls := 0              // the objects of open that are calls, opened by '('
+	calls, records := 0, 0  // the objects of open that are calls, opened by '(', and records, by '['
 	deeper := 0             // the objects around v[i] inside the innermost of open, more than maxCookieDepth
 	var unquoted [2]int     // per quote ('"', '\''): no string opens before this (a quote without its closing one on its line)
 	for i := 0; i < len(v); i++ {
@@ -211,22 +212,29 @@ func (s *Scrubber) cookieObjects(v string, escaped bool) []span {
 		switch {
 		case (c == '{' || c == '(') && (deeper > 0 || len(open) == maxCookieDepth):
 			deeper++
-		case c == '{' || c == '(':
-			open = append(open, cookieObject{call: c == '(', open: i + 1})
-			if c == '(' {
-				calls++
+		case c == '{' || c == '(' || c == '[' && deeper == 0 && len(open) < maxCookieDepth && cookieRecordAt(v, i):
+			o := cookieObject{closer: '}', open: i + 1}
+			switch c {
+			case '(':
+				o.closer, calls = ')', calls+1
+			case '[':
+				o.closer, records = ']', records+1
 			}
+			open = append(open, o)
 		case (c == '}' || c == ')') && deeper > 0:
 			deeper--
-		case c == '}' && len(open) > calls, c == ')' && calls > 0:
+		case c == '}' && len(open) > calls+records, c == ')' && calls > 0, c == ']' && records > 0 && deeper == 0:
 			for closed := false; !closed; {
 				o := open[len(open)-1]
 				open = open[:len(open)-1]
-				if o.call {
+				switch o.closer {
+				case ')':
 					calls--
+				case ']':
+					records--
 				}
 				out = s.appendCookie(out, v, o)
-				closed = o.call == (c == ')')
+				closed = o.closer == c
 			}
 		case (c == '"' || c == '\'') && len(open) > 0 && deeper == 0:
 			q := strings.IndexByte(`"'`, c)
@@ -247,7 +255,7 @@ func (s *Scrubber) cookieObjects(v string, escaped bool) []span {
 				continue
 			}
 			o := &open[len(open)-1]
-			if o.call {
+			if o.closer == ')' {
 				o.argument(v, i, end)
 			}
 			if member := v[i+1 : end-1]; cookieMember(member) {
@@ -272,6 +280,23 @@ func (s *Scrubber) cookieObjects(v string, escaped bool) []span {
 		out = s.appendCookie(out, v, o) // cut before it closes
 	}
 	return out
+}
+
+// cookieRecordAt tells whether the '[' at v[i] opens a Java record's toString of a cookie
+// type (Cookie[name=sessionid, value=…], SessionCookie[…]): the identifier before it ends in
+// Cookie. Other brackets hold a list or an index (cookies[name]), no object.
+func cookieRecordAt(v string, i int) bool {
+	return strings.HasSuffix(v[:i], "Cookie")
+}
+
+// cookieRecordStarts tells whether a cookie record's toString starts at v[i]: an identifier
+// ending in Cookie, then '[' (cookieRecordAt).
+func cookieRecordStarts(v string, i int) bool {
+	j := i
+	for j < len(v) && isIdentifierByte(v[j]) {
+		j++
+	}
+	return j < len(v) && v[j] == '[' && cookieRecordAt(v, j)
 }
 
 // escapedCookieObjects returns the spans, in v, of the values of the cookie objects in
@@ -305,8 +330,8 @@ type cookieObject struct {
 	name       string
 	valueStart int // of the value member's string, after its quote; 0 when there is none
 	valueEnd   int
-	call       bool // opened by '(': a keyword call
-	open       int  // where its members start, after the '{' or '('
+	closer     byte // ')' for a keyword call, ']' for a record's toString (Cookie[…]), or '}'
+	open       int  // where its members start, after the '{', '(' or '['
 	// An unquoted value is a toString's (Cookie(name=sessionid, value=…)) when its name is
 	// unquoted too; after a quoted name it is a variable in code (value=session_key).
 	bareName, bareValue bool
@@ -327,7 +352,7 @@ func cookieMember(member string) bool {
 func (o *cookieObject) set(v, member string, end int) int {
 	start, valueEnd, closed := memberValue(v, end)
 	switch {
-	case valueEnd == 0 && !o.call && member[0] <= 'Z' && end < len(v) && v[end] == ':':
+	case valueEnd == 0 && o.closer != ')' && member[0] <= 'Z' && end < len(v) && v[end] == ':':
 		return o.setGoField(v, member, end+1) // Name:sessionid, a Go field (upper case) in %+v
 	case valueEnd == 0:
 		return o.setBare(v, member, end)

@@ -103,6 +103,9 @@ func TestCookieObjectsInLongTextsAreOnePass(t *testing.T) {
 		strings.Repeat("jar.set('sid', ", 1<<15),
 		"jar.set(" + strings.Repeat(" ", 1<<20) + "'sid'" + strings.Repeat(" ,'x'", 1<<17),
 		strings.Repeat("a", 1<<20) + strings.Repeat("jar.set('", 1<<16),
+		strings.Repeat("Cookie[name=x value=", 1<<16),
+		strings.Repeat("Cookie[", 1<<18) + strings.Repeat("]", 1<<18),
+		strings.Repeat("store.put('JSESSIONID', ", 1<<15),
 	} {
 		quickEnough(t, time.Second, func() { s.cookieObjectSpans(in) }, in[:40])
 	}
@@ -299,6 +302,12 @@ func TestCookieToStringWithUnquotedValuesIsMasked(t *testing.T) {
 		"Cookie(value=" + phpSession + ", name=sid)",
 		"Cookie(name = auth_token, value = " + phpSession + " )",
 		"sessionid=" + phpSession + "; path=/; domain=example.com", // OkHttp
+		// A Java record's toString: Cookie[name=…, value=…], the brackets after a Cookie type.
+		"Cookie[name=sessionid, value=" + phpSession + ", domain=example.com]",
+		"[Cookie[name=theme, value=dark], SessionCookie[name=JSESSIONID, value=" + phpSession + "]]",
+		"Cookie[value=" + phpSession + ", name=sid]",
+		"cookies=[Cookie[name=sessionid, value=" + phpSession + "]]", // not a list of two words
+		"cookie=Cookie[name=sessionid, value=" + phpSession + "]",
 	} {
 		assertMaskedOnce(t, s, in, phpSession)
 	}
@@ -310,6 +319,10 @@ func TestCookieToStringWithUnquotedValuesIsMasked(t *testing.T) {
 		`create_cookie(name="sessionid", value=sessionKeyValue)`,
 		"Option(name=model, value=gpt-4o-mini-2024-07-18)",
 		"if (name == sessionid && value == " + phpSession + ")",
+		"Cookie[name=theme, value=" + phpSession + "]",
+		"Cookie[name=sessionid, value=expired]",
+		"Option[name=sessionid, value=" + phpSession + "]", // a record of no cookie
+		"[name=sessionid, value=" + phpSession + "]",       // a list
 	} {
 		assert.Equal(t, in, s.Text(in, &Report{}), in)
 	}
@@ -334,6 +347,12 @@ func TestCookieSetterArgumentsAreMasked(t *testing.T) {
 		`{"code": "cookies.set(\"sessionid\", \"` + phpSession + `\")"} x`,
 		`response.set_cookie(key='sessionid', value='` + phpSession + `', max_age=3600)`, // Django's keywords
 		`response.set_cookie(value="` + phpSession + `", key="sessionid")`,
+		// Any call that sets, when its first argument is a name only a session cookie has.
+		`session.set('sessionid', '` + phpSession + `')`,
+		`store.put("JSESSIONID", "` + phpSession + `")`,
+		`localStorage.setItem('PHPSESSID', '` + phpSession + `')`,
+		`ctx.set('connect.sid', '` + phpSession + `')`,
+		`headers.add("ASP.NET_SessionId", "` + phpSession + `")`,
 	} {
 		assertMaskedOnce(t, s, in, phpSession)
 	}
@@ -350,6 +369,13 @@ func TestCookieSetterArgumentsAreMasked(t *testing.T) {
 		`cache.set(key='sessionid', value='` + phpSession + `')`,
 		`response.set_cookie(key='theme', value='` + phpSession + `')`,
 		`{"key": "sessionid", "value": "` + phpSession + `"}`,
+		`get('sessionid')`,
+		`config.get('sessionid', 'not-logged-in')`, // a getter's default
+		`set('session_id', 'run-42')`,              // an agent's session id, which groups telemetry
+		`set('session_id', '` + phpSession + `')`,
+		`span.set_attribute('sessionId', '` + phpSession + `')`,
+		`redis.set('user_session', '` + phpSession + `')`,
+		`Set it (see 'sessionid', '` + phpSession + `').`,
 	} {
 		assert.Equal(t, in, s.Text(in, &Report{}), in)
 	}

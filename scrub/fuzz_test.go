@@ -31,6 +31,9 @@ func FuzzText(f *testing.F) {
 	f.Add("Cookie(name=sessionid, value=9k2mq7d1v4b8c3n6x5z0, domain=x) SessionCookie{name = sid, value = 9k2mq7d1v4b8c3n6x5z0}")
 	f.Add("jar.set('sessionid', '9k2mq7d1v4b8c3n6x5z0') res.cookie( \"sid\" ,\n \"9k2mq7d1v4b8c3n6x5z0\", {}) cookies.get('sid', 'x') setcookie(\"sid\", value=")
 	f.Add("signing_key: " + strings.Repeat(strings.Repeat("MIIB", 16)+" \t\n\n", 20) + "QUJD== x\nssh_key=\"" + strings.Repeat(strings.Repeat("MIIB", 19)+`  \r\n`, 16) + `\r\n  \r\nQUJD\"`)
+	f.Add("[Cookie[name=sessionid, value=9k2mq7d1v4b8c3n6x5z0, domain=x], Cookie[value=y (z], SessionCookie[name=sid, value=9k2mq7d1v4b8c3n6x5z0)]] Cookie[")
+	f.Add("session.set('sessionid', '9k2mq7d1v4b8c3n6x5z0') store.put(\"JSESSIONID\", \"9k2mq7d1v4b8c3n6x5z0\") set('session_id', 'run-42') get('sessionid')")
+	f.Add("<SimpleCookie: lang='en' sessionid='9k2mq7d1v4b8c3n6x5z0'> Cookie: sid=\"9k2mq7d1v4b8c3n6x5z0\"; theme=dark")
 	s := newScrubber(f, Config{Enabled: true, Key: "fuzz"})
 	planted := scrubtest.Planted[0].Text // an OpenAI key
 	f.Fuzz(func(t *testing.T, in string) {

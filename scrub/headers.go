@@ -77,6 +77,21 @@ func headerOpens(v string, keyStart int) bool {
 	return i == 0 || strings.IndexByte("\n\r\"'`", v[i-1]) >= 0
 }
 
+// cookieNameBeforeQuote tells whether the unquoted value v[start:end] under the name of
+// cookies v[keyStart:keyEnd] is a cookie's name and '=' before its value in quotes, as Python's
+// repr() of a SimpleCookie writes it (<SimpleCookie: sessionid='…'>; cookies=dict(sid='…')):
+// cookieSpans masks that value when it carries a credential, and the name is no secret. The
+// string in quotes closes on its line and holds cookie octets alone; a quote that closes the
+// string around the header ("Cookie: YWJj=", "x": a value with its base64 padding) is
+// followed by what a cookie's value does not hold.
+func cookieNameBeforeQuote(v string, keyStart, keyEnd, start, end int) bool {
+	if end-start < 2 || v[end-1] != '=' || !isKeyByte(v[end-2]) || !cookieJarName(v[keyStart:keyEnd]) {
+		return false
+	}
+	quoted := quotedCookieEnd(v, end)
+	return quoted > end && cookieOctets(v[end+1:quoted-1]) == quoted-end-2
+}
+
 // headerEnd is the end of the header value that goes on at v[end]: the end of the line, a
 // quote, a backslash (an escape: \" or \r\n in JSON) or a placeholder, without trailing spaces.
 func headerEnd(v string, end int) int {

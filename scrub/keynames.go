@@ -257,6 +257,9 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 				continue
 			}
 		}
+		if cookieRecordStarts(v, start) {
+			continue // cookie=Cookie[name=sid, value=…]: the record's value is masked as a cookie's (cookiejar.go)
+		}
 		if v[start] == '[' {
 			// A list under a secret name ("password": ["hunter2"]): each element is masked, as
 			// the JSON walk masks every string under a secret key.
@@ -272,6 +275,9 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 			// trailing comma or closing bracket belongs to the text around it.
 			for end > start && strings.IndexByte(",)}]", v[end-1]) >= 0 {
 				end--
+			}
+			if cookieNameBeforeQuote(v, keyStart, keyEnd, start, end) {
+				continue // <SimpleCookie: sessionid='…'>: the value in quotes is the cookie's (cookies.go)
 			}
 			if h, ok := s.headerSpan(v, keyStart, keyEnd, start, end); ok {
 				out = append(out, h) // Cookie: a=1; b=2 and Authorization: Token abc
@@ -291,7 +297,8 @@ func (s *Scrubber) assignmentSpans(v string) []span {
 
 // listElementSpans returns a span for each element of the flat list that opens at v[open]
 // ('['), quoted or bare, that maskableValue keeps; none when the list does not close or nests
-// (a nested list or object has names of its own, which the pairs inside it are matched by).
+// (a nested list, object or cookie record has names of its own, which the pairs inside it are
+// matched by).
 func listElementSpans(v string, open int, kind string) []span {
 	var out []span
 	for i := open + 1; i < len(v); {
@@ -311,6 +318,8 @@ func listElementSpans(v string, open int, kind string) []span {
 				out = append(out, span{start: i + 1, end: end, kind: kind})
 			}
 			i = end + 1
+		case cookieRecordStarts(v, i):
+			return nil
 		default:
 			end := i
 			for end < len(v) && strings.IndexByte(",] \t\n\r", v[end]) < 0 {
