@@ -2,6 +2,8 @@ package dataset_test
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	. "github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/internal/testdataset"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // A file whose footer is sound but one of whose pages is corrupt opens, and fails where its
@@ -49,9 +52,9 @@ func TestCorruptPageIsUnreadable(t *testing.T) {
 			})
 			assert.ErrorIs(t, err, ErrUnreadable)
 			assert.ErrorContains(t, err, path)
-			// parquet-go fails the whole read that reaches the corrupt row group: rows 5 to 9,
-			// read with row 10, are not returned.
-			assert.Equal(t, []int64{0, 1, 2, 3, 4}, rows, "the reads before the corrupt row group")
+			// Each row group is read on its own: the read of rows 5 to 9 ends with its row
+			// group, and does not reach the corrupt one.
+			assert.Equal(t, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, rows, "the row group before the corrupt one")
 
 			_, err = ReadCases(path)
 			assert.ErrorIs(t, err, ErrUnreadable)
@@ -94,4 +97,90 @@ func TestScanReplayIndexPassesItsCallersErrorOn(t *testing.T) {
 	err = ScanReplayIndex(res.Files[0].Path, func(int64, *ReplayIndexRow) error { return stop })
 	assert.ErrorIs(t, err, stop)
 	assert.NotErrorIs(t, err, ErrUnreadable)
+}
+
+// ScanReadableCases reads past a corrupt page: of a file of three row groups whose middle one
+// has a corrupt page (not its first) in one column, it returns every row of the other row
+// groups and of the middle one's other pages, and reports the rows it cannot read as one
+// range: the page's rows, and the row before them, whose end a row reader finds only in that
+// page (it reads on to see that the next value starts a row). It returns the range's error at
+// the end, so that the file can still be set aside.
+func TestScanReadableCasesAroundACorruptPage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		how  testdataset.Corruption
+	}{
+		{"a page header that does not decode", testdataset.PageHeaderGarbage},
+		{"a wrong page size", testdataset.PageSizeWrong},
+		{"a checksum that does not match", testdataset.PageBodyBadCRC},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := threeRowGroupsOfSeveralPages(t)
+			pf := testdataset.OpenParquet(t, path)
+			leaf, _ := pf.Schema().Lookup("raw_spans")
+			index, err := pf.RowGroups()[1].ColumnChunks()[leaf.ColumnIndex].OffsetIndex()
+			require.NoError(t, err)
+			require.Greater(t, index.NumPages(), 2, "raw_spans has several pages in a row group")
+			testdataset.CorruptNthPage(t, path, 1, 1, tc.how, "raw_spans")
+			first := pf.RowGroups()[0].NumRows() // of the middle row group
+			lostFrom, lostTo := first+index.FirstRowIndex(1)-1, first+index.FirstRowIndex(2)
+
+			var rows, want []int64
+			var lost [][2]int64
+			err = ScanReadableCases(path, 0, 10, func(row int64, c *CaseRow) error {
+				require.Equal(t, fmt.Sprintf("case-%03d", row), c.CaseID)
+				rows = append(rows, row)
+				return nil
+			}, func(from, to int64, err error) {
+				assert.ErrorIs(t, err, ErrUnreadable)
+				lost = append(lost, [2]int64{from, to})
+			})
+			assert.ErrorIs(t, err, ErrUnreadable)
+			assert.ErrorContains(t, err, path)
+			assert.Equal(t, [][2]int64{{lostFrom, lostTo}}, lost)
+			for row := range pf.NumRows() {
+				if row < lostFrom || row >= lostTo {
+					want = append(want, row)
+				}
+			}
+			assert.Equal(t, want, rows, "every row but those lost, in order")
+
+			// From a row after the corrupt page, nothing is lost.
+			rows, lost = nil, nil
+			require.NoError(t, ScanReadableCases(path, lostTo, 10, func(row int64, _ *CaseRow) error {
+				rows = append(rows, row)
+				return nil
+			}, func(from, to int64, _ error) { lost = append(lost, [2]int64{from, to}) }))
+			assert.Equal(t, want[len(want)-len(rows):], rows)
+			assert.Empty(t, lost)
+		})
+	}
+}
+
+// threeRowGroupsOfSeveralPages writes a data file of 300 rows, in row groups of 100, whose
+// raw_spans (4000 random bytes a row, which do not compress) take several pages a row group.
+func threeRowGroupsOfSeveralPages(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := NewWriter(WriterConfig{
+		Root: filepath.Join(dir, "data"), Staging: filepath.Join(dir, "data.staging"),
+		Compression: "zstd", MaxRowsPerFile: 1000, RowGroupRows: 100,
+	})
+	require.NoError(t, err)
+	random := rand.New(rand.NewPCG(1, 2))
+	base := fixtureCases(t)[2]
+	cases := make([]*replaycase.Case, 300)
+	for i := range cases {
+		c := *base
+		c.CaseID = fmt.Sprintf("case-%03d", i)
+		c.RawSpans = make([]byte, 4000)
+		for j := range c.RawSpans {
+			c.RawSpans[j] = byte(random.Uint32())
+		}
+		cases[i] = &c
+	}
+	res, err := w.Write(cases)
+	require.NoError(t, err)
+	require.Len(t, res.Files, 1)
+	return res.Files[0].Path
 }

@@ -116,13 +116,14 @@ func (l *ObjectLister) ReadRows(ctx context.Context, path string, rows []int64) 
 	return readRows(df, path, rows)
 }
 
-// ScanCases scans the rows of a listed file from row `from` on (see ScanCases).
-func (l *ObjectLister) ScanCases(ctx context.Context, path string, from int64, rowsPerRead int, fn func(row int64, c *CaseRow) error) error {
+// ScanReadableCases scans the rows of a listed file from row `from` on, past the rows it
+// cannot read (see ScanReadableCases).
+func (l *ObjectLister) ScanReadableCases(ctx context.Context, path string, from int64, rowsPerRead int, fn func(row int64, c *CaseRow) error, lost func(from, to int64, err error)) error {
 	df, err := l.open(ctx, path)
 	if err != nil {
 		return err
 	}
-	return scanCases(df, path, from, rowsPerRead, fn)
+	return scanCases(df, path, from, rowsPerRead, fn, lost)
 }
 
 // open opens a listed file for reading.

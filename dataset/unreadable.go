@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
@@ -63,6 +64,11 @@ func newRowReader[T any](f dataFile) rowReader[T] {
 	return rowReader[T]{parquet.NewGenericReader[T](f.pf), f.reads}
 }
 
+// newRowGroupReader reads the rows of row group g alone (its first row is row 0).
+func newRowGroupReader[T any](f dataFile, g int) rowReader[T] {
+	return rowReader[T]{parquet.NewGenericRowGroupReader[T](f.pf.RowGroups()[g]), f.reads}
+}
+
 func (r rowReader[T]) Read(rows []T) (int, error) {
 	n, err := r.GenericReader.Read(rows)
 	return n, r.rowsError(err)
@@ -78,4 +84,55 @@ func (r rowReader[T]) rowsError(err error) error {
 		return err
 	}
 	return r.reads.ofBytes(err)
+}
+
+// pageEnd is the row of the file after the page that makes row bad of the scan's row group
+// unreadable: in the first column whose page holding bad does not decode, or whose next page
+// does not when bad is the last row of its page (a row reader reads on into the next page to
+// see that the row ended), the first row of the page after it. The rows between bad and there
+// are in the same pages of that column, and fail as bad did; a page of another column that
+// fails too is found by the scan's next read. It is the row group's end when no page is found
+// to fail (a column without an offset index is not looked into). Its error is a failed read
+// (not of the bytes).
+func (s rowGroupScan) pageEnd(bad int64) (int64, error) {
+	bad -= s.first
+	for _, chunk := range s.df.pf.RowGroups()[s.g].ColumnChunks() {
+		index, err := chunk.OffsetIndex()
+		if err != nil {
+			continue
+		}
+		p := sort.Search(index.NumPages(), func(i int) bool { return index.FirstRowIndex(i) > bad }) - 1
+		for ; p >= 0 && p < index.NumPages() && index.FirstRowIndex(p) <= bad+1; p++ {
+			failed, err := pageFails(s.df, chunk, index.FirstRowIndex(p))
+			if err != nil {
+				return 0, err
+			}
+			if failed {
+				if p+1 < index.NumPages() {
+					return s.first + index.FirstRowIndex(p+1), nil
+				}
+				return s.end, nil
+			}
+		}
+	}
+	return s.end, nil
+}
+
+// pageFails reports whether the page of a column chunk that starts at row (of its row group)
+// does not decode; its error is a failed read.
+func pageFails(df dataFile, chunk parquet.ColumnChunk, row int64) (bool, error) {
+	pages := chunk.Pages()
+	defer pages.Close()
+	err := pages.SeekToRow(row)
+	if err == nil {
+		var page parquet.Page
+		if page, err = pages.ReadPage(); err == nil {
+			parquet.Release(page)
+			return false, nil
+		}
+	}
+	if err = df.reads.ofBytes(err); errors.Is(err, ErrUnreadable) {
+		return true, nil
+	}
+	return false, err
 }

@@ -30,10 +30,20 @@ const (
 // path, found through the footer's column chunk metadata; the footer is left as it was.
 func CorruptPage(t testing.TB, path string, rowGroup int, how Corruption, column ...string) {
 	t.Helper()
+	CorruptNthPage(t, path, rowGroup, 0, how, column...)
+}
+
+// CorruptNthPage is CorruptPage of the page-th data page of the column chunk (counted from 0),
+// found through the chunk's offset index.
+func CorruptNthPage(t testing.TB, path string, rowGroup, page int, how Corruption, column ...string) {
+	t.Helper()
 	pf := OpenParquet(t, path)
 	leaf, ok := pf.Schema().Lookup(column...)
 	require.True(t, ok, "%s has no column %v", path, column)
-	offset := pf.Metadata().RowGroups[rowGroup].Columns[leaf.ColumnIndex].MetaData.DataPageOffset
+	index, err := pf.RowGroups()[rowGroup].ColumnChunks()[leaf.ColumnIndex].OffsetIndex()
+	require.NoError(t, err)
+	require.Less(t, page, index.NumPages(), "the column chunk's pages")
+	offset := index.Offset(page)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 
