@@ -15,8 +15,9 @@ import (
 type files interface {
 	// next returns the files of the selected datasets published since the last call.
 	next(ctx context.Context) ([]dataset.File, error)
-	// scan calls fn for each row of a file from row `from` on (dataset.ScanCases).
-	scan(ctx context.Context, f dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error) error
+	// scan calls fn for each row of a file from row `from` on, and lost for each range of rows
+	// a corrupt page makes unreadable (dataset.ScanReadableCases).
+	scan(ctx context.Context, f dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error, lost func(from, to int64, err error)) error
 	// close lets go of connections once reading has stopped.
 	close()
 }
@@ -27,8 +28,8 @@ func (l localFiles) next(context.Context) ([]dataset.File, error) { return l.lis
 
 func (localFiles) close() {}
 
-func (localFiles) scan(_ context.Context, f dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error) error {
-	return dataset.ScanCases(f.Path, from, rowsPerRead, fn)
+func (localFiles) scan(_ context.Context, f dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error, lost func(from, to int64, err error)) error {
+	return dataset.ScanReadableCases(f.Path, from, rowsPerRead, fn, lost)
 }
 
 type objectFiles struct{ lister *dataset.ObjectLister }
@@ -37,8 +38,8 @@ func (o objectFiles) next(ctx context.Context) ([]dataset.File, error) { return 
 
 func (o objectFiles) close() { o.lister.Close() }
 
-func (o objectFiles) scan(ctx context.Context, f dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error) error {
-	return o.lister.ScanCases(ctx, f.Path, from, rowsPerRead, fn)
+func (o objectFiles) scan(ctx context.Context, f dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error, lost func(from, to int64, err error)) error {
+	return o.lister.ScanReadableCases(ctx, f.Path, from, rowsPerRead, fn, lost)
 }
 
 // newFiles is the dataset cfg names: the bucket when object_store is set, else the directory.

@@ -152,7 +152,9 @@ func (r *replayReceiver) run(ctx context.Context) {
 }
 
 // processFile emits the selected rows of one file that its checkpoint does not cover,
-// decoding batch_size rows at a time.
+// decoding batch_size rows at a time. The rows a corrupt page makes unreadable are passed over
+// (counted and logged with the checkpoint that passes them); the file is then set aside by
+// skipped, once every row it could read was emitted.
 func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error {
 	src := sourceOf(f)
 	done, setAside, err := r.checkpoints.rowsDone(ctx, src.rel)
@@ -160,6 +162,7 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 		return err
 	}
 	b, selected, next := newBatch(), 0, done
+	var lost []rowsLost // since the last checkpoint
 	flush := func(through int64) error {
 		if err := r.push(ctx, b); err != nil {
 			return err
@@ -168,7 +171,8 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 			return fmt.Errorf("saving the checkpoint after row %d (those cases were emitted and may be emitted again after a restart): %w", through, err)
 		}
 		r.account(ctx, b, selected)
-		b, selected = newBatch(), 0
+		r.accountLost(ctx, f, lost)
+		b, selected, lost = newBatch(), 0, nil
 		return nil
 	}
 	err = r.files.scan(ctx, f, done, r.cfg.BatchSize, func(row int64, c *dataset.CaseRow) error {
@@ -182,10 +186,13 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 			return flush(next)
 		}
 		return nil
+	}, func(from, to int64, err error) {
+		next = to
+		lost = append(lost, rowsLost{from, to, err})
 	})
 	if errors.Is(err, dataset.ErrUnreadable) && next > done {
-		// A corrupt page: the rows read before it are emitted, and their checkpoint saved,
-		// before the rest of the file is set aside (skipped).
+		// A corrupt page: the rows read, and those passed over, are checkpointed before the
+		// file is set aside (skipped).
 		if ferr := flush(next); ferr != nil {
 			return ferr
 		}

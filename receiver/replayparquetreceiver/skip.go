@@ -3,7 +3,9 @@ package replayparquetreceiver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -23,8 +25,8 @@ const (
 // from the dataset (published files are never removed by Reprise) has no rows left to select;
 // a file whose bytes are not a data file this build reads (not Parquet, a truncated footer,
 // another schema version, a corrupt page) fails the same way at every read, so it is set aside
-// in its checkpoint, which keeps a restart from reading it again (the rows before a corrupt
-// page were emitted by processFile). Any other error may pass (the disk,
+// in its checkpoint, which keeps a restart from reading it again (the rows around a corrupt
+// page were emitted, and those it makes unreadable counted, by processFile). Any other error may pass (the disk,
 // a permission, the network): the file is not done with, and is read again at the next poll.
 func (r *replayReceiver) skipped(ctx context.Context, f dataset.File, err error) bool {
 	switch {
@@ -37,7 +39,7 @@ func (r *replayReceiver) skipped(ctx context.Context, f dataset.File, err error)
 		if r.saveCheckpoint(ctx, rel, func() error { return r.checkpoints.setAside(ctx, rel) }) != nil {
 			return false // shutdown: the next start reads it, and sets it aside, again
 		}
-		r.logger.Error("set aside a file that is not a data file this build reads; its rows not read before are not emitted, and it is not read again", zap.String("file", f.Path), zap.Error(err))
+		r.logger.Error("set aside a file that is not a data file this build reads; the rows it could read were emitted, and it is not read again", zap.String("file", f.Path), zap.Error(err))
 		r.countSkipped(ctx, f, skipUnreadable)
 		return true
 	}
@@ -46,4 +48,27 @@ func (r *replayReceiver) skipped(ctx context.Context, f dataset.File, err error)
 
 func (r *replayReceiver) countSkipped(ctx context.Context, f dataset.File, reason string) {
 	r.telemetry.ReceiverReplayParquetFilesSkipped.Add(ctx, 1, metric.WithAttributes(attribute.String("dataset", f.Dataset), attribute.String("reason", reason)))
+}
+
+// rowsLost is a range of rows of a data file, [from, to), that a corrupt page makes unreadable.
+type rowsLost struct {
+	from, to int64
+	err      error
+}
+
+// accountLost counts and logs the rows of a file that could not be read, once the checkpoint
+// that passes them is saved, so that a restart neither counts nor logs them again.
+func (r *replayReceiver) accountLost(ctx context.Context, f dataset.File, lost []rowsLost) {
+	if len(lost) == 0 {
+		return
+	}
+	var n int64
+	ranges := make([]string, len(lost))
+	for i, l := range lost {
+		n += l.to - l.from
+		ranges[i] = fmt.Sprintf("%d-%d", l.from, l.to-1)
+	}
+	r.telemetry.ReceiverReplayParquetRowsSkipped.Add(ctx, n, metric.WithAttributes(attribute.String("dataset", f.Dataset), attribute.String("reason", skipUnreadable)))
+	r.logger.Error("rows of a data file cannot be read (a corrupt page); they are not emitted",
+		zap.String("file", f.Path), zap.String("rows", strings.Join(ranges, ", ")), zap.Int64("count", n), zap.Error(lost[0].err))
 }

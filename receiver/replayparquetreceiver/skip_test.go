@@ -132,9 +132,9 @@ type failingScans struct {
 	scans    *atomic.Int32
 }
 
-func (f failingScans) scan(ctx context.Context, file dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error) error {
+func (f failingScans) scan(ctx context.Context, file dataset.File, from int64, rowsPerRead int, fn func(row int64, c *dataset.CaseRow) error, lost func(from, to int64, err error)) error {
 	if file.Path != f.path {
-		return f.files.scan(ctx, file, from, rowsPerRead, fn)
+		return f.files.scan(ctx, file, from, rowsPerRead, fn, lost)
 	}
 	f.scans.Add(1)
 	return f.files.scan(ctx, file, from, rowsPerRead, func(row int64, c *dataset.CaseRow) error {
@@ -142,7 +142,7 @@ func (f failingScans) scan(ctx context.Context, file dataset.File, from int64, r
 			return fmt.Errorf("%s: %w", file.Path, &fs.PathError{Op: "read", Path: file.Path, Err: syscall.EIO})
 		}
 		return fn(row, c)
-	})
+	}, lost)
 }
 
 // retriedWhileFailing runs the receiver over root in once mode, a row a batch, while the scans
@@ -200,7 +200,7 @@ func TestFileReadErrorIsRetriedNotSkipped(t *testing.T) {
 // emitted; once it succeeds, every row is emitted once.
 func TestReadErrorMidFileIsRetried(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
-	path, rows := sixRowFile(t, root)
+	path, rows := rowGroupsFile(t, root, 6, 3)
 	var want []string
 	for _, c := range rows {
 		want = append(want, c.Provenance.TraceID)

@@ -32,6 +32,7 @@ type TelemetryBuilder struct {
 	ReceiverReplayParquetFilesProcessed metric.Int64Counter
 	ReceiverReplayParquetFilesSkipped   metric.Int64Counter
 	ReceiverReplayParquetPushRetries    metric.Int64Counter
+	ReceiverReplayParquetRowsSkipped    metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -97,6 +98,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_receiver_replay_parquet_push_retries",
 		metric.WithDescription("Pushes the next consumer refused with a retryable error; the same data is pushed again [Development]"),
 		metric.WithUnit("{pushes}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverReplayParquetRowsSkipped, err = builder.meter.Int64Counter(
+		"otelcol_receiver_replay_parquet_rows_skipped",
+		metric.WithDescription("Rows of data files that could not be read and are not emitted, by dataset and reason (unreadable, a corrupt page); each range is logged with its file [Development]"),
+		metric.WithUnit("{rows}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

@@ -116,3 +116,19 @@ func AssertEqualReceiverReplayParquetPushRetries(t *testing.T, tt *componenttest
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
+
+func AssertEqualReceiverReplayParquetRowsSkipped(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_receiver_replay_parquet_rows_skipped",
+		Description: "Rows of data files that could not be read and are not emitted, by dataset and reason (unreadable, a corrupt page); each range is logged with its file [Development]",
+		Unit:        "{rows}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_receiver_replay_parquet_rows_skipped")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}

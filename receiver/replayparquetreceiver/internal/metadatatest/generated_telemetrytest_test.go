@@ -25,6 +25,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ReceiverReplayParquetFilesProcessed.Add(context.Background(), 1)
 	tb.ReceiverReplayParquetFilesSkipped.Add(context.Background(), 1)
 	tb.ReceiverReplayParquetPushRetries.Add(context.Background(), 1)
+	tb.ReceiverReplayParquetRowsSkipped.Add(context.Background(), 1)
 	AssertEqualReceiverReplayParquetCasesDropped(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -41,6 +42,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverReplayParquetPushRetries(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverReplayParquetRowsSkipped(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 
