@@ -6,11 +6,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/reprise-dev/reprise/callsite"
+	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // BenchmarkChatReplay is one exact-match Chat Completions replay through the handler, without
@@ -102,4 +106,42 @@ func BenchmarkReplayAPIs(b *testing.B) {
 // of one more lock of the sessions.
 func forgetServed(s *server, id string) {
 	s.ext.sessions.peek(id, func(ses *session) { ses.served = smallMap[cursorKey, int]{} })
+}
+
+// BenchmarkUnscopedCallEveryCaseRecorded is a request on the base URL that names no case,
+// made by a fresh session, when every case of the dataset recorded it (the first call of an
+// agent whose runs start alike), by the number of cases: what matching across all cases costs
+// as the dataset grows.
+//
+//	go test -run '^$' -bench UnscopedCallEveryCaseRecorded -benchmem ./replayext/
+func BenchmarkUnscopedCallEveryCaseRecorded(b *testing.B) {
+	const prompt = "What is the weather in Paris today?"
+	for _, n := range []int{100, 10_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			root := filepath.Join(b.TempDir(), "data")
+			w, err := dataset.NewWriter(dataset.WriterConfig{Root: root, Staging: root + ".staging", Compression: "zstd", MaxRowsPerFile: 50_000, RowGroupRows: 1000})
+			require.NoError(b, err)
+			var cases []*replaycase.Case
+			for i := range n {
+				c := syntheticCase(i, 0)
+				c.Steps[0].InputMessages[0].Parts[0].Content = prompt
+				c.Steps[0].CallSiteID = callsite.FromStep(&c.Steps[0]).ID(nil)
+				cases = append(cases, c)
+			}
+			_, err = w.Write(cases)
+			require.NoError(b, err)
+			s := startReplay(b, root, nil)
+			body := []byte(`{"model":"gpt-4o-mini","messages":[{"role":"user","content":"` + prompt + `"}]}`)
+			handler := s.ext.routes()
+			b.ReportAllocs()
+			for b.Loop() {
+				req := httptest.NewRequest("POST", "/openai/v1/chat/completions", bytes.NewReader(body))
+				w := httptest.NewRecorder()
+				handler.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatal(w.Code, w.Body.String())
+				}
+			}
+		})
+	}
 }

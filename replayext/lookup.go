@@ -43,8 +43,11 @@ type items struct {
 // every replay endpoint hands to lookup.
 type interactions struct {
 	// match is the matcher: the request's key and the recorded items equal to it, in
-	// recorded order.
+	// recorded order; with follow set, any one of them.
 	match func() (key string, hits []hit)
+	// follow, set for a request that names no case, is which of the recordings of key answer
+	// it (store.followed), and how many there are in all.
+	follow func(key, cur string, made int) (hits []hit, all int)
 	// count is how many items the case recorded on this stream.
 	count func(caseID string) int
 	// compare lists where the request differs from item h.
@@ -108,14 +111,14 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 			live, liveFrom = true, ses.liveFrom
 			return
 		}
+		k := cursorKey{it.scope, it.stream, key}
+		all := len(hits)
+		if len(hits) > 0 && in.follow != nil {
+			hits, all = in.follow(key, ses.lastCase.value(it.stream), ses.served.value(k))
+		}
 		if len(hits) > 0 {
-			k := cursorKey{it.scope, it.stream, key}
-			recorded := hits
-			if it.scope == "" {
-				recorded = followed(hits, ses.lastCase.value(it.stream), ses.served.value(k))
-			}
-			i, fresh := ses.nextOf(k, len(recorded), len(hits))
-			served, ok, repeat = recorded[i], fresh, !fresh
+			i, fresh := ses.nextOf(k, len(hits), all)
+			served, ok, repeat = hits[i], fresh, !fresh
 			if fresh || mode == ModeLenient { // what is served moves the cursors
 				ses.last.set(cursorKey{served.caseID, it.stream, ""}, served.pos)
 				ses.lastCase.set(it.stream, served.caseID)

@@ -174,13 +174,18 @@ func (r *replay) writeAnswer(w http.ResponseWriter, key answerKey, st *replaycas
 func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string, raw []byte, caseID string, requested callsite.Request, ids *callSiteIDs, write func(http.ResponseWriter, hit, *replaycase.Step)) {
 	var recordedForm, requestedForm map[string]any // of the compared call, for classify
 	var key string                                 // the request's call-site id, its cursor's key
+	var follow func(key, cur string, made int) ([]hit, int)
+	if caseID == "" {
+		follow = r.store.followed
+	}
 	h, ok := r.lookup(w, req, items{endpoint: endpointChat, stream: endpointChat, scope: caseID, what: "model call"}, interactions{
 		match: func() (string, []hit) {
 			var hits []hit
 			key, hits = r.store.match(requested, caseID, ids)
 			return key, hits
 		},
-		count: r.store.llmCount,
+		follow: follow,
+		count:  r.store.llmCount,
 		compare: func(h hit) ([]Difference, error) {
 			st, err := r.store.llmStep(req.Context(), h)
 			if err != nil {

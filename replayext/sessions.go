@@ -159,36 +159,6 @@ func (ses *session) nextOf(k cursorKey, n, bound int) (i int, fresh bool) {
 	return min(i, n-1), i < n
 }
 
-// followed narrows the recordings of an exact request that names no case (hits: every case's,
-// grouped by case) to those of the case the session's run follows, when the session has made
-// the request made times before. A session replays one run, and a run follows one recording:
-// the case the session was served last on the stream (cur) when that case recorded the
-// request, else the first case that recorded it more often than made, else the last case that
-// recorded it. So a request the run repeats more often than the case it follows recorded
-// it is a repeat, a divergence (lookup), even when other cases recorded the same request:
-// serving another case's recording of it would answer the repeat as if it were the run's own.
-func followed(hits []hit, cur string, made int) []hit {
-	var first []hit // the first case that recorded the request more often than made
-	for len(hits) > 0 {
-		n := 1
-		for n < len(hits) && hits[n].caseID == hits[0].caseID {
-			n++
-		}
-		one := hits[:n]
-		if one[0].caseID == cur {
-			return one
-		}
-		if first == nil && n > made {
-			first = one
-		}
-		if n == len(hits) && first == nil {
-			return one
-		}
-		hits = hits[n:]
-	}
-	return first
-}
-
 // after is the position after the item served last in k's case and stream (0 when none was).
 func (ses *session) after(k cursorKey) int {
 	if pos, ok := ses.last.get(k); ok {

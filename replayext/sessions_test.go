@@ -123,16 +123,3 @@ func nextPos(ses *session, k cursorKey, n int) int {
 	i, _ := ses.next(k, n)
 	return i
 }
-
-// followed picks the recordings of the case a session follows: its current case when that case
-// recorded the request, else the first case that recorded it more often than it was made, else
-// the last case that recorded it.
-func TestFollowedNarrowsRecordingsToTheCaseTheRunFollows(t *testing.T) {
-	hits := []hit{{"a", 0}, {"b", 0}, {"b", 3}, {"c", 1}}
-	assert.Equal(t, hits[1:3], followed(hits, "b", 5), "the current case, however often the request was made")
-	assert.Equal(t, hits[:1], followed(hits, "", 0), "no current case: the first that recorded it")
-	assert.Equal(t, hits[:1], followed(hits, "z", 0), "a current case that did not record it: the first that did")
-	assert.Equal(t, hits[1:3], followed(hits, "", 1), "made once: the first case that recorded it twice")
-	assert.Equal(t, hits[3:], followed(hits, "", 2), "made more often than any case recorded it: the last")
-	assert.Equal(t, hits[:1], followed(hits[:1], "", 3))
-}

@@ -747,44 +747,63 @@ func (s *store) has(id string) bool {
 }
 
 // match returns the recorded LLM steps whose call-site id equals the request's, computed over
-// each recorded field set; only steps of caseID when it is set.
+// each recorded field set: those of caseID when it is set; when it is not, only the first of
+// every case's (which of them answer is the session's choice: followed).
 // ids, when not nil, remembers the request's ids across calls.
 func (s *store) match(req callsite.Request, caseID string, ids *callSiteIDs) (string, []hit) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for i, fields := range s.fieldSets {
 		id := ids.of(req, i, fields)
-		if hits := s.occurrences(id, caseID); len(hits) > 0 {
-			return id, hits
+		if caseID != "" {
+			if hits := s.occurrencesIn(id, caseID); len(hits) > 0 {
+				return id, hits
+			}
+		} else if key, ok := parseCallKey(id); ok {
+			if lo, hi := s.callRun(key); lo < hi {
+				return id, s.hitsOf(lo, lo+1)
+			}
 		}
 	}
 	return "", nil
 }
 
-// occurrences lists the recorded steps of a call-site id, only of caseID when it is set.
-// Caller holds mu.
-func (s *store) occurrences(id, caseID string) []hit {
+// occurrences lists every recorded step of a call-site id. Caller holds mu.
+func (s *store) occurrences(id string) []hit {
 	key, ok := parseCallKey(id)
 	if !ok {
 		return nil
 	}
-	if caseID != "" {
-		return s.occurrencesIn(key, caseID)
-	}
-	var hits []hit
-	i := sort.Search(len(s.look.byCall), func(i int) bool { return compareKeys(s.llms.at(s.look.byCall[i]).id, key) >= 0 })
-	for ; i < len(s.look.byCall) && s.llms.at(s.look.byCall[i]).id == key; i++ {
-		e := s.entries.at(s.entryOfLLM(s.look.byCall[i]))
-		hits = append(hits, hit{e.id.String(), int(s.look.byCall[i] - e.llmStart)})
+	return s.hitsOf(s.callRun(key))
+}
+
+// callRun is where the steps of call-site key are in byCall: [lo, hi). Caller holds mu.
+func (s *store) callRun(key hexKey) (lo, hi int) {
+	by := s.look.byCall
+	lo = sort.Search(len(by), func(i int) bool { return compareKeys(s.llms.at(by[i]).id, key) >= 0 })
+	hi = lo + sort.Search(len(by)-lo, func(i int) bool { return compareKeys(s.llms.at(by[lo+i]).id, key) > 0 })
+	return lo, hi
+}
+
+// hitsOf are the steps byCall[lo:hi]. Caller holds mu.
+func (s *store) hitsOf(lo, hi int) []hit {
+	hits := make([]hit, 0, hi-lo)
+	for _, l := range s.look.byCall[lo:hi] {
+		e := s.entries.at(s.entryOfLLM(l))
+		hits = append(hits, hit{e.id.String(), int(l - e.llmStart)})
 	}
 	return hits
 }
 
-// occurrencesIn lists the recorded steps of call-site key in one case. byCall orders a key's
+// occurrencesIn lists the recorded steps of call-site id in one case. byCall orders a key's
 // steps by number and a case's steps are numbered together, so one search finds the first of
 // the case's: a key recorded in many cases costs no more than one recorded once. Caller holds
 // mu.
-func (s *store) occurrencesIn(key hexKey, caseID string) []hit {
+func (s *store) occurrencesIn(id, caseID string) []hit {
+	key, ok := parseCallKey(id)
+	if !ok {
+		return nil
+	}
 	n, ok := s.entry(caseID)
 	if !ok {
 		return nil
@@ -926,5 +945,5 @@ func unixNanos(t time.Time, unset int64) int64 {
 func (s *store) callsFor(id string) []hit {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.occurrences(id, "")
+	return s.occurrences(id)
 }
