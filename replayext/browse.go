@@ -91,10 +91,9 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 	}
 	// One page of occurrences: a call every run makes (the same first prompt) is recorded in
 	// every case, and reading them all into one answer would hold the dataset in memory.
-	refs := r.store.callsFor(id)
-	found := len(refs) > 0
-	more := len(refs) > offset+limit
-	refs = refs[min(offset, len(refs)):min(offset+limit, len(refs))]
+	refs, all := r.store.callsFor(id, offset, limit)
+	found := all > 0
+	more := all > offset+limit
 	type occurrence struct {
 		CaseID string           `json:"case_id"`
 		Step   *replaycase.Step `json:"step"`

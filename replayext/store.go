@@ -768,15 +768,6 @@ func (s *store) match(req callsite.Request, caseID string, ids *callSiteIDs) (st
 	return "", nil
 }
 
-// occurrences lists every recorded step of a call-site id. Caller holds mu.
-func (s *store) occurrences(id string) []hit {
-	key, ok := parseCallKey(id)
-	if !ok {
-		return nil
-	}
-	return s.hitsOf(s.callRun(key))
-}
-
 // callRun is where the steps of call-site key are in byCall: [lo, hi). Caller holds mu.
 func (s *store) callRun(key hexKey) (lo, hi int) {
 	by := s.look.byCall
@@ -941,9 +932,16 @@ func unixNanos(t time.Time, unset int64) int64 {
 	return t.UnixNano()
 }
 
-// callsFor lists every recorded occurrence of a call-site id.
-func (s *store) callsFor(id string) []hit {
+// callsFor lists the recorded occurrences of a call-site id from the offset-th on, at most
+// limit of them, and how many there are in all: a page costs its own occurrences, not all.
+func (s *store) callsFor(id string, offset, limit int) (page []hit, all int) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.occurrences(id)
+	key, ok := parseCallKey(id)
+	if !ok {
+		return nil, 0
+	}
+	lo, hi := s.callRun(key)
+	from := lo + min(offset, hi-lo)
+	return s.hitsOf(from, from+min(limit, hi-from)), hi - lo
 }

@@ -135,7 +135,8 @@ func TestStoreIgnoresDuplicatesAndUnknownCases(t *testing.T) {
 	assert.ErrorIs(t, err, errNoCase)
 	assert.Equal(t, fmt.Sprintf("%032x", 0), s.firstCase())
 	assert.Zero(t, s.llmCount("nope"))
-	assert.Empty(t, s.callsFor("not-a-call-site-id"))
+	_, all := s.callsFor("not-a-call-site-id", 0, 10)
+	assert.Zero(t, all)
 }
 
 // A request recorded by several cases is found in all of them, or in one case only when the
@@ -166,8 +167,14 @@ func TestMatchWithinOneCase(t *testing.T) {
 	id, hits := s.match(req, "", nil)
 	assert.Equal(t, x.CallSiteID, id)
 	assert.Equal(t, []hit{{a.CaseID, 0}}, hits, "without a case, the first: which answer is the session's (followed)")
-	assert.ElementsMatch(t, []hit{{a.CaseID, 0}, {a.CaseID, 2}, {b.CaseID, 0}, {c.CaseID, 1}}, s.callsFor(id))
-	hits, all := s.followed(id, c.CaseID, 0)
+	every, all := s.callsFor(id, 0, 10)
+	assert.ElementsMatch(t, []hit{{a.CaseID, 0}, {a.CaseID, 2}, {b.CaseID, 0}, {c.CaseID, 1}}, every)
+	assert.Equal(t, 4, all)
+	page, _ := s.callsFor(id, 1, 2)
+	assert.Equal(t, every[1:3], page, "a page of them")
+	page, _ = s.callsFor(id, 9, 2)
+	assert.Empty(t, page, "past the last")
+	hits, all = s.followed(id, c.CaseID, 0)
 	assert.Equal(t, []hit{{c.CaseID, 1}}, hits)
 	assert.Equal(t, 4, all)
 	_, hits = s.match(req, a.CaseID, nil)
