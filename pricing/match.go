@@ -122,8 +122,11 @@ func (t *Table) match(providerName, ref string) (*provider, *model) {
 		return m.provider, m.model
 	}
 	var m matched
-	if m.provider = t.findProvider(providerName, ref); m.provider != nil {
-		m.model = t.findModel(m.provider, ref)
+	// Model names are matched in lower case: the data's clauses are written so, and a regex
+	// (openai's model_match ^o[134]) would otherwise miss "O3-mini".
+	lower := strings.ToLower(ref)
+	if m.provider = t.findProvider(providerName, lower); m.provider != nil {
+		m.model = t.findModel(m.provider, lower)
 	}
 	if t.cached.Add(1) <= maxCachedMatches {
 		t.cache.Store(key, m)
@@ -165,9 +168,8 @@ func (t *Table) findProvider(name, modelRef string) *provider {
 var compactDate = regexp.MustCompile(`(-)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(-|:|$)`)
 
 // findModel finds the model in the provider, then in its fallback providers (one step, as
-// genai-prices does).
-func (t *Table) findModel(p *provider, modelRef string) *model {
-	ref := strings.ToLower(modelRef)
+// genai-prices does). ref is in lower case.
+func (t *Table) findModel(p *provider, ref string) *model {
 	if m := t.matchModel(p, ref, true); m != nil {
 		return m
 	}

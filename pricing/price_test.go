@@ -410,3 +410,15 @@ func TestEveryFigureOfACostIsItsOwn(t *testing.T) {
 		t.Fatalf("changing the total changed the computed cost to %v", *c.ComputedUSD)
 	}
 }
+
+// Model names are matched without regard to case, also when no provider was recorded and the
+// model has to name it: the data's model_match regexes (openai's ^o[134], mistral's) are
+// written in lower case.
+func TestProviderFromModelIgnoresCase(t *testing.T) {
+	tbl := embedded(t)
+	for _, ref := range []string{"O3-mini", "Mistral-Large-Latest"} {
+		if _, err := tbl.Lookup("", []string{ref}, at("2025-09-01T00:00:00Z")); err != nil {
+			t.Errorf("%s: %v", ref, err)
+		}
+	}
+}
