@@ -52,7 +52,12 @@ func stepCost(st *replaycase.Step, t *Table) replaycase.Cost {
 	}
 	u := st.Usage
 	if u.InputTokens == 0 && u.OutputTokens == 0 && u.CacheReadInputTokens == 0 && u.CacheWriteInputTokens == 0 {
-		return withSource(replaycase.Cost{Status: replaycase.CostUnpriced, Detail: "no token usage recorded"}, t)
+		detail := "no token usage recorded"
+		if u.TotalTokens > 0 {
+			// Input and output tokens have different prices: a total alone prices neither.
+			detail = fmt.Sprintf("only total_tokens (%d) recorded, not input and output tokens", u.TotalTokens)
+		}
+		return withSource(replaycase.Cost{Status: replaycase.CostUnpriced, Detail: detail}, t)
 	}
 	mc := st.ModelConfig
 	q, err := t.Lookup(mc.Provider, []string{mc.ResponseModel, mc.RequestModel}, st.StartTime)

@@ -132,3 +132,15 @@ func spansWithIDs() (ptrace.Traces, func(id byte, set func(pcommon.Map))) {
 		set(sp.Attributes())
 	}
 }
+
+// A call that recorded only total_tokens cannot be priced (input and output prices differ), and
+// its detail says that a count was there.
+func TestOnlyTotalTokensIsUnpriced(t *testing.T) {
+	c := &replaycase.Case{Steps: []replaycase.Step{
+		llmStep("01", "openai", "gpt-4o", replaycase.Usage{TotalTokens: 1500}),
+	}}
+	Apply(c, embedded(t), nil)
+	if s := c.Steps[0].Cost; s.Status != replaycase.CostUnpriced || s.TotalUSD != nil || !strings.Contains(s.Detail, "only total_tokens (1500)") {
+		t.Errorf("only total_tokens: %+v", s)
+	}
+}

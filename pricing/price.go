@@ -99,7 +99,7 @@ func (c conditional) inForce(t time.Time) priceSet {
 // Cost prices usage with the quote. Token kinds do not overlap in the result: cache reads and
 // writes are taken out of the input tokens and reasoning out of the output tokens; a kind
 // without a price of its own is priced as its parent. A count with no price at all makes the
-// result partial.
+// result partial, and so do tokens that total_tokens counts and no other count does.
 func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
 	// Every figure of the result points into one allocation: a priced step took about ten.
 	figures := new(costFigures)
@@ -148,14 +148,25 @@ func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
 		priced = true
 	}
 	c.Tier = strings.Join(tiers, ",")
+	var gaps []string
+	if len(missing) > 0 {
+		gaps = append(gaps, "no price for "+strings.Join(missing, ", "))
+	}
+	// total_tokens counting more than input and output do holds tokens of no recorded kind
+	// (thoughts or cache tokens an instrumentation left out of those counts): they have no
+	// price, so the figure is a part of the call's cost, not all of it.
+	if u.TotalTokens-u.InputTokens > u.OutputTokens {
+		gaps = append(gaps, fmt.Sprintf("total_tokens (%d) exceeds input + output tokens (%d + %d): %d tokens of no recorded kind are not priced",
+			u.TotalTokens, u.InputTokens, u.OutputTokens, u.TotalTokens-u.InputTokens-u.OutputTokens))
+	}
 	switch {
 	case !priced:
 		c.Status = replaycase.CostUnpriced
 		c.Detail = fmt.Sprintf("model %q has no token prices", q.ModelID)
 		return c
-	case len(missing) > 0:
+	case len(gaps) > 0:
 		c.Status = replaycase.CostPartial
-		c.Detail = "no price for " + strings.Join(missing, ", ")
+		c.Detail = strings.Join(gaps, "; ")
 	default:
 		c.Status = replaycase.CostComputed
 	}

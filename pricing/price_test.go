@@ -5,6 +5,7 @@ import (
 	"os"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -420,5 +421,22 @@ func TestProviderFromModelIgnoresCase(t *testing.T) {
 		if _, err := tbl.Lookup("", []string{ref}, at("2025-09-01T00:00:00Z")); err != nil {
 			t.Errorf("%s: %v", ref, err)
 		}
+	}
+}
+
+// Tokens that total_tokens counts but neither input nor output does (Gemini's thoughts when
+// recorded outside output_tokens, Bedrock Converse's cache tokens outside inputTokens) have no
+// kind and so no price: the figure covers the rest and says so, it is not a full price.
+func TestTokensOnlyInTotalMakeThePricePartial(t *testing.T) {
+	q, err := embedded(t).Lookup("openai", []string{"gpt-4o"}, at("2025-06-01T00:00:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := q.Cost(replaycase.Usage{InputTokens: 1000, OutputTokens: 500, TotalTokens: 1800})
+	if c.Status != replaycase.CostPartial || c.TotalUSD == nil || !near(*c.TotalUSD, 0.0075) || !strings.Contains(c.Detail, "300 tokens") {
+		t.Errorf("total above input + output: %+v", c)
+	}
+	if c := q.Cost(replaycase.Usage{InputTokens: 1000, OutputTokens: 500, TotalTokens: 1500}); c.Status != replaycase.CostComputed {
+		t.Errorf("total = input + output: %+v", c)
 	}
 }
