@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/reprise-dev/reprise/pricing"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -22,7 +23,11 @@ func cost(a, b *replaycase.Cost) []Finding {
 		out = append(out, Finding{Type: CostChanged, DecisionPoint: PointCost, PathA: "cost.total_usd", PathB: "cost.total_usd",
 			Before: value(ta), After: value(tb), Detail: "a cost on one side only"})
 	case math.Abs(*tb-*ta) > 1e-8:
-		detail := fmt.Sprintf("%+.6f USD", *tb-*ta)
+		delta := *tb - *ta
+		detail := pricing.FormatUSD(delta) + " USD"
+		if delta > 0 {
+			detail = "+" + detail
+		}
 		if *ta > 0 {
 			detail += fmt.Sprintf(" (%+.1f%%)", (*tb-*ta) / *ta * 100)
 		}

@@ -76,3 +76,11 @@ func clone(t *testing.T, c *replaycase.Case) *replaycase.Case {
 	require.NoError(t, json.Unmarshal(raw, &out))
 	return &out
 }
+
+// A delta too small for six decimals is still written as a change, not as +0.000000 USD.
+func TestTinyCostDeltaIsNotShownAsZero(t *testing.T) {
+	a, b := 0.00001, 0.0000103
+	fs := cost(&replaycase.Cost{Status: replaycase.CostComputed, TotalUSD: &a}, &replaycase.Cost{Status: replaycase.CostComputed, TotalUSD: &b})
+	require.Len(t, fs, 1)
+	assert.Equal(t, "+0.0000003 USD (+3.0%)", fs[0].Detail)
+}

@@ -156,14 +156,14 @@ func costText(c *replaycase.Cost) string {
 	if c.TotalUSD == nil {
 		return fmt.Sprintf("no cost (%s: %s)", c.Status, c.Detail)
 	}
-	s := fmt.Sprintf("%.6f USD (%s", *c.TotalUSD, c.Status)
+	s := fmt.Sprintf("%s USD (%s", pricing.FormatUSD(*c.TotalUSD), c.Status)
 	if c.Status == replaycase.CostProviderReported && c.ComputedUSD != nil {
-		s += fmt.Sprintf("; %.6f USD by %s", *c.ComputedUSD, src)
+		s += fmt.Sprintf("; %s USD by %s", pricing.FormatUSD(*c.ComputedUSD), src)
 	} else if src != "" {
 		s += ", " + src
 	}
 	if c.OverBudget && c.BudgetUSD != nil {
-		s += fmt.Sprintf("; over the budget of %.6f USD", *c.BudgetUSD)
+		s += fmt.Sprintf("; over the budget of %s USD", pricing.FormatUSD(*c.BudgetUSD))
 	}
 	return s + ")"
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/pricing"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 const smallTable = `[{"id":"openai","name":"OpenAI","api_pattern":"x","models":[
@@ -78,4 +79,12 @@ func TestShowPrintsTheCost(t *testing.T) {
 	require.Equal(t, ExitOK, code, errOut)
 	assert.Contains(t, out, "cost: 0.000047 USD (computed, genai-prices 0.2.3)")
 	assert.Contains(t, out, "79→17 tokens, 0.000022 USD (computed, genai-prices 0.2.3)")
+}
+
+// A call cheaper than half a millionth of a dollar (a short embedding) is not shown as a price
+// of 0.000000 USD.
+func TestCostTextShowsATinyCost(t *testing.T) {
+	usd := 20 * 0.02 / 1e6 // 20 tokens of text-embedding-3-small
+	got := costText(&replaycase.Cost{Status: replaycase.CostComputed, TotalUSD: &usd, PricingSource: "genai-prices", PricingVersion: "0.2.3"})
+	assert.Equal(t, "0.0000004 USD (computed, genai-prices 0.2.3)", got)
 }

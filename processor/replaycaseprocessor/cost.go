@@ -96,7 +96,7 @@ func (p *pricer) apply(ctx context.Context, c *replaycase.Case, spans ptrace.Tra
 		if c.Cost.TotalUSD != nil && *c.Cost.TotalUSD > limit {
 			c.Cost.OverBudget = true
 			if p.budget.Action == budgetQuarantine {
-				c.Quarantine(replaycase.ReasonOverBudget, fmt.Sprintf("the run cost %.6f USD (%s), over the budget of %.6f USD", *c.Cost.TotalUSD, c.Cost.Status, limit), "")
+				c.Quarantine(replaycase.ReasonOverBudget, fmt.Sprintf("the run cost %s USD (%s), over the budget of %s USD", pricing.FormatUSD(*c.Cost.TotalUSD), c.Cost.Status, pricing.FormatUSD(limit)), "")
 			}
 		}
 	}
