@@ -31,6 +31,7 @@ func cost(a, b *replaycase.Cost) []Finding {
 		if *ta > 0 {
 			detail += fmt.Sprintf(" (%+.1f%%)", (*tb-*ta) / *ta * 100)
 		}
+		detail += partialNote(a.Status, b.Status)
 		out = append(out, Finding{Type: CostChanged, DecisionPoint: PointCost, PathA: "cost.total_usd", PathB: "cost.total_usd",
 			Before: *ta, After: *tb, Detail: detail})
 	}
@@ -39,6 +40,21 @@ func cost(a, b *replaycase.Cost) []Finding {
 			Before: sa, After: sb, Detail: "cost status changed"})
 	}
 	return out
+}
+
+// partialNote warns that a delta involves a partial figure, which leaves out what had no price:
+// a run whose new model is unpriced is not cheaper by the old model's cost.
+func partialNote(a, b replaycase.CostStatus) string {
+	pa, pb := a == replaycase.CostPartial, b == replaycase.CostPartial
+	switch {
+	case pa && pb:
+		return "; both figures are partial: they cover only what was priced"
+	case pa:
+		return "; the before figure is partial: it covers only what was priced"
+	case pb:
+		return "; the after figure is partial: it covers only what was priced"
+	}
+	return ""
 }
 
 func total(c *replaycase.Cost) *float64 {

@@ -84,3 +84,15 @@ func TestTinyCostDeltaIsNotShownAsZero(t *testing.T) {
 	require.Len(t, fs, 1)
 	assert.Equal(t, "+0.0000003 USD (+3.0%)", fs[0].Detail)
 }
+
+// A figure that covers only the priced calls (partial) is no cost of the run: a delta against
+// it says so, instead of reading as the run getting cheaper or dearer by that much.
+func TestCostDeltaOfAPartialFigureSaysSo(t *testing.T) {
+	a, b := 1.0, 0.5
+	fs := cost(&replaycase.Cost{Status: replaycase.CostComputed, TotalUSD: &a}, &replaycase.Cost{Status: replaycase.CostPartial, TotalUSD: &b})
+	require.Len(t, fs, 2)
+	assert.Equal(t, "-0.500000 USD (-50.0%); the after figure is partial: it covers only what was priced", fs[0].Detail)
+	fs = cost(&replaycase.Cost{Status: replaycase.CostPartial, TotalUSD: &a}, &replaycase.Cost{Status: replaycase.CostPartial, TotalUSD: &b})
+	require.Len(t, fs, 1)
+	assert.Equal(t, "-0.500000 USD (-50.0%); both figures are partial: they cover only what was priced", fs[0].Detail)
+}
