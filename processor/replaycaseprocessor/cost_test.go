@@ -176,3 +176,26 @@ func TestPricingConfig(t *testing.T) {
 	bad.Pricing = PricingConfig{Budget: BudgetConfig{MaxUSD: math.NaN(), Action: budgetFlag}}
 	assert.ErrorContains(t, bad.Validate(), "pricing.budget.max_usd")
 }
+
+// A run with no figure cannot be judged against the budget: it is not over it, and its cost
+// says the budget was not judged rather than reading as within it.
+func TestBudgetNotJudgedWithoutAFigure(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Pricing.Budget = BudgetConfig{MaxUSD: 1, Action: budgetQuarantine} })
+	h.sendTraces(costfixture.Runs[7].Traces()) // an unknown model
+	h.shutdown()
+	c := h.cases()[0]
+	require.NotNil(t, c.Cost)
+	assert.Equal(t, replaycase.CostUnpriced, c.Cost.Status)
+	assert.False(t, c.Cost.OverBudget)
+	assert.Contains(t, c.Cost.Detail, "budget of 1.000000 USD not judged: the run has no cost figure")
+
+	// A model priced for input only: its output tokens have no price, the figure is partial.
+	partial := costfixture.Run{Name: "input-only price", Provider: "openai", Model: "text-embedding-3-small",
+		Start: costfixture.Runs[0].Start, Input: 1000, Output: 500}
+	h = newHarness(t, func(c *Config) { c.Pricing.Budget = BudgetConfig{MaxUSD: 1, Action: budgetQuarantine} })
+	h.sendTraces(partial.Traces())
+	h.shutdown()
+	c = h.cases()[0]
+	assert.Equal(t, replaycase.CostPartial, c.Cost.Status)
+	assert.Contains(t, c.Cost.Detail, "within the budget of 1.000000 USD only as far as priced")
+}
