@@ -18,9 +18,15 @@ func Apply(c *replaycase.Case, t *Table, reported map[string]float64) {
 		}
 		cost := stepCost(st, t)
 		if usd, ok := reported[st.SpanID]; ok {
-			cost.ReportedUSD = &usd
-			cost.TotalUSD = &usd
-			cost.Status = replaycase.CostProviderReported
+			if usd == 0 && countsTokens(st.Usage) {
+				// OpenLIT writes gen_ai.usage.cost = 0 for a model it has no price for: 0 for a
+				// call that used tokens says nothing about what it cost.
+				AddDetail(&cost, "reported cost 0 not used: the call used tokens (an instrumentation reports 0 for a model it has no price for)")
+			} else {
+				cost.ReportedUSD = &usd
+				cost.TotalUSD = &usd
+				cost.Status = replaycase.CostProviderReported
+			}
 		}
 		st.Cost = &cost
 	}
@@ -37,11 +43,7 @@ func ApplyReported(c *replaycase.Case, t *Table, r Reported) {
 	for i := range c.Steps {
 		st := &c.Steps[i]
 		if rejected, ok := r.Rejected[st.SpanID]; ok && st.Cost != nil {
-			note := "reported cost not used (not a number from 0 to 1e15 USD): " + rejected
-			if st.Cost.Detail != "" {
-				note = st.Cost.Detail + "; " + note
-			}
-			st.Cost.Detail = note
+			AddDetail(st.Cost, "reported cost not used (not a number from 0 to 1e15 USD): "+rejected)
 		}
 	}
 }
@@ -51,7 +53,7 @@ func stepCost(st *replaycase.Step, t *Table) replaycase.Cost {
 		return replaycase.Cost{Status: replaycase.CostUnpriced, Detail: "no price table"}
 	}
 	u := st.Usage
-	if u.InputTokens == 0 && u.OutputTokens == 0 && u.CacheReadInputTokens == 0 && u.CacheWriteInputTokens == 0 {
+	if !countsTokens(u) {
 		detail := "no token usage recorded"
 		if u.TotalTokens > 0 {
 			// Input and output tokens have different prices: a total alone prices neither.
@@ -65,6 +67,19 @@ func stepCost(st *replaycase.Step, t *Table) replaycase.Cost {
 		return withSource(replaycase.Cost{Status: replaycase.CostUnpriced, Detail: err.Error()}, t)
 	}
 	return withSource(q.Cost(u), t)
+}
+
+// countsTokens reports whether the usage holds a token count of a kind that has a price.
+func countsTokens(u replaycase.Usage) bool {
+	return u.InputTokens > 0 || u.OutputTokens > 0 || u.CacheReadInputTokens > 0 || u.CacheWriteInputTokens > 0
+}
+
+// AddDetail appends a note to a cost's detail, after what it already says.
+func AddDetail(c *replaycase.Cost, note string) {
+	if c.Detail != "" {
+		note = c.Detail + "; " + note
+	}
+	c.Detail = note
 }
 
 func withSource(c replaycase.Cost, t *Table) replaycase.Cost {

@@ -144,3 +144,25 @@ func TestOnlyTotalTokensIsUnpriced(t *testing.T) {
 		t.Errorf("only total_tokens: %+v", s)
 	}
 }
+
+// OpenLIT writes gen_ai.usage.cost = 0 for a model it has no price for (its
+// get_chat_model_cost returns 0 on any error): a reported 0 for a call that used tokens is no
+// cost of record: the step is priced from the table (or unpriced), and the detail says why the
+// 0 was not used.
+func TestReportedZeroForTokensIsNotTheCost(t *testing.T) {
+	c := &replaycase.Case{Steps: []replaycase.Step{
+		llmStep("01", "openai", "gpt-4o", replaycase.Usage{InputTokens: 1000, OutputTokens: 500}),
+		llmStep("02", "openai", "in-house-model", replaycase.Usage{InputTokens: 1000, OutputTokens: 500}),
+	}}
+	Apply(c, embedded(t), map[string]float64{"01": 0, "02": 0})
+	s0, s1 := c.Steps[0].Cost, c.Steps[1].Cost
+	if s0.Status != replaycase.CostComputed || !near(*s0.TotalUSD, 0.0075) || s0.ReportedUSD != nil || !strings.Contains(s0.Detail, "reported cost 0 not used") {
+		t.Errorf("step 0: %+v", s0)
+	}
+	if s1.Status != replaycase.CostUnpriced || s1.TotalUSD != nil || !strings.Contains(s1.Detail, "reported cost 0 not used") {
+		t.Errorf("step 1: %+v", s1)
+	}
+	if c.Cost.Status != replaycase.CostPartial || !near(*c.Cost.TotalUSD, 0.0075) {
+		t.Errorf("case: %+v", c.Cost)
+	}
+}

@@ -102,20 +102,12 @@ func (p *pricer) apply(ctx context.Context, c *replaycase.Case, spans ptrace.Tra
 		case c.Cost.TotalUSD == nil:
 			// Not over the budget is not within it: a run of a model the table does not know
 			// may have cost anything.
-			noteBudget(c.Cost, fmt.Sprintf("budget of %s USD not judged: the run has no cost figure", pricing.FormatUSD(limit)))
+			pricing.AddDetail(c.Cost, fmt.Sprintf("budget of %s USD not judged: the run has no cost figure", pricing.FormatUSD(limit)))
 		case c.Cost.Status == replaycase.CostPartial:
-			noteBudget(c.Cost, fmt.Sprintf("within the budget of %s USD only as far as priced", pricing.FormatUSD(limit)))
+			pricing.AddDetail(c.Cost, fmt.Sprintf("within the budget of %s USD only as far as priced", pricing.FormatUSD(limit)))
 		}
 	}
 	p.record(ctx, c)
-}
-
-// noteBudget adds what the budget could not judge to the case cost's detail.
-func noteBudget(c *replaycase.Cost, note string) {
-	if c.Detail != "" {
-		note = c.Detail + "; " + note
-	}
-	c.Detail = note
 }
 
 func (p *pricer) record(ctx context.Context, c *replaycase.Case) {
