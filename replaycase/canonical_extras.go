@@ -25,6 +25,9 @@ const (
 	AttrStepAPI = "replay.step.api"
 	// AttrEmbeddings is an embedding step's inputs and vectors (Step.Embeddings), a structured list.
 	AttrEmbeddings = "replay.embeddings"
+	// AttrResent marks a case sent again after a restart (Case.Resent); set only when true. The
+	// processor strips replay.* from what it receives, so only it can set the mark.
+	AttrResent = "replay.case.resent"
 )
 
 func putCaseExtras(a pcommon.Map, c *Case) {
@@ -32,11 +35,17 @@ func putCaseExtras(a pcommon.Map, c *Case) {
 	putStr(a, AttrAgentInvocation, c.AgentInvocation)
 	putJSON(a, AttrEvaluations, c.Evaluations)
 	putJSON(a, AttrCost, c.Cost)
+	if c.Resent {
+		a.PutBool(AttrResent, true)
+	}
 }
 
 func getCaseExtras(a pcommon.Map, c *Case) error {
 	c.WorkflowName = str(a, AttrWorkflowName)
 	c.AgentInvocation = str(a, AttrAgentInvocation)
+	if v, ok := a.Get(AttrResent); ok && v.Bool() {
+		c.Resent = true
+	}
 	return errors.Join(getJSON(a, AttrEvaluations, &c.Evaluations), getJSON(a, AttrCost, &c.Cost))
 }
 

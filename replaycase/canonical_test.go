@@ -109,3 +109,20 @@ func TestCaseWithoutStepsRoundTrips(t *testing.T) {
 	assert.Nil(t, got[0].Steps)
 	assert.Equal(t, other.Steps, got[1].Steps)
 }
+
+// The mark of a case sent again after a restart travels as replay.case.resent, on the case span
+// of a marked case only.
+func TestResentTravelsOnlyWhenSet(t *testing.T) {
+	for _, resent := range []bool{true, false} {
+		c, _, _ := normalize.Build(testfixtures.Traces(t, testfixtures.OTelEvents), testfixtures.Logs(t, testfixtures.OTelEvents))
+		c.Resent = resent
+		td := ptrace.NewTraces()
+		require.NoError(t, replaycase.Encode(c, td))
+		_, present := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().Get(replaycase.AttrResent)
+		assert.Equal(t, resent, present)
+		got, err := replaycase.Decode(td)
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		assert.Equal(t, c, got[0])
+	}
+}

@@ -109,6 +109,12 @@ type Case struct {
 	Evaluations []Evaluation `json:"evaluations,omitempty" parquet:"evaluations,list"`
 	// Cost is the run's cost: the sum over its LLM and embedding steps (package pricing).
 	Cost *Cost `json:"cost,omitempty" parquet:"cost,optional"`
+
+	// Resent marks a case the processor rebuilt after a restart from write-ahead records alone:
+	// the records were still stored, so the case may have been written just before the crash
+	// (the write and the release are not one step). A writer that adopted the segment holding
+	// it drops it (dataset/resent.go). It travels as replay.case.resent and is never stored.
+	Resent bool `json:"-" parquet:"-"`
 }
 
 // ScrubReport is the scrub policy that was applied and what it replaced, by kind.

@@ -33,6 +33,7 @@ type traceBuffer struct {
 	seenEvents    map[eventKey]struct{}
 	repaired      int        // strings repaired to valid UTF-8
 	masked        bool       // holds telemetry scrubbing masked something in (scrub_intake.go)
+	live          bool       // holds telemetry received since the start: else its case is Resent (verdict.go)
 	droppedEvents int        // events past limits.max_events_per_trace
 	walKeys       []string   // write-ahead records holding this buffer's telemetry
 	marker        *walMarker // stored when this part, closed at the span limit, is released (span_limit_resume.go)
@@ -133,7 +134,7 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 	if c.id.IsEmpty() {
 		// Without a trace id nothing can be grouped: the chunk is a case of its own.
 		b := newTraceBuffer(c.id, now, 0)
-		b.repaired, b.walKeys, b.masked = c.repaired, c.walKeys, c.masked
+		b.repaired, b.walKeys, b.masked, b.live = c.repaired, c.walKeys, c.masked, !c.restored
 		p.wal.hold(c.walKeys)
 		b.rootSeen = p.dedupeSpans(c, b) > 0
 		b.spanCount = c.td.SpanCount()
@@ -171,6 +172,7 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 		}
 		b.repaired += c.repaired
 		c.repaired = 0
+		b.live = b.live || !c.restored
 		b.masked = b.masked || c.masked             // every part of the chunk: any may hold its placeholders
 		b.walKeys = append(b.walKeys, c.walKeys...) // each fragment holds the chunk's record
 		p.wal.hold(c.walKeys)
@@ -295,6 +297,7 @@ func (p *caseProcessor) addEvents(c *logChunk, now time.Time) {
 	}
 	b.repaired += c.repaired
 	b.masked = b.masked || c.masked
+	b.live = b.live || !c.restored
 	b.walKeys = append(b.walKeys, c.walKeys...)
 	p.wal.hold(c.walKeys)
 	p.grow(b, c.ld.LogRecordCount(), b.held.addLogs(c.ld, c.stored))

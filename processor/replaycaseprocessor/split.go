@@ -25,6 +25,9 @@ type chunkMeta struct {
 	redundant bool
 	// masked: the chunk may hold placeholders the case must count (scrub_intake.go).
 	masked bool
+	// restored: replayed from the write-ahead records at start (wal.go restore), so possibly in
+	// a case the next consumer wrote before the process stopped (traceBuffer.live).
+	restored bool
 }
 
 func (m *chunkMeta) meta() *chunkMeta { return m }

@@ -53,6 +53,7 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing, run runTeleme
 	}
 	c.SelectedBy = by
 	c.ClosedBy = cl.cause
+	c.Resent = !b.live // restored records alone: the exporter may have written it before a crash
 	c.Scrub = replaycase.ScrubReport{PolicyHash: p.scrubber.PolicyHash(), Counts: scrubbed.Counts}
 	for _, kind := range scrubbed.Quarantine {
 		c.Quarantine(replaycase.ReasonSecretDetected, fmt.Sprintf("found %s (scrub action: quarantine); it is masked in everything written", kind), "")

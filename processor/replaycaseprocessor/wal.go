@@ -320,7 +320,7 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 			spans += td.SpanCount()
 			chunks := splitTraces(td)
 			for _, c := range chunks {
-				c.walKeys, c.fromKafka = []string{r.key}, r.fromKafka
+				c.walKeys, c.fromKafka, c.restored = []string{r.key}, r.fromKafka, true
 			}
 			p.scrubTraceChunks(chunks, true) // an earlier version stored them unscrubbed
 			if chunks = p.leaveOutSent(chunks); len(chunks) == 0 {
@@ -337,7 +337,7 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 			events += ld.LogRecordCount()
 			chunks := splitLogs(ld, false)
 			for _, c := range chunks {
-				c.walKeys, c.fromKafka = []string{r.key}, r.fromKafka
+				c.walKeys, c.fromKafka, c.restored = []string{r.key}, r.fromKafka, true
 			}
 			p.scrubLogChunks(chunks, true)
 			p.bufferLogs(chunks)

@@ -297,13 +297,12 @@ func (w *writeThenDie) ConsumeTraces(_ context.Context, td ptrace.Traces) error 
 	return errors.New("killed before returning")
 }
 
-// The write-ahead records of a case are deleted only after the next consumer returned nil for
-// it: while it writes they are stored, and a kill between its write and the release sends the
-// case again after the restart, under the same case id (at least once, never lost).
-func TestKillBetweenTheWriteAndTheReleaseSendsTheCaseAgain(t *testing.T) {
-	dir := t.TempDir()
-	withStorage := func(c *Config) { c.Storage = &storageID }
-	first, ext := startWithStorage(t, dir, withStorage)
+// writtenThenKilled sends three runs to a processor writing ahead to dir, closes their cases
+// and has the next consumer write them and die before it returns (the records are stored
+// while it writes), and crashes the processor. It returns the cases written.
+func writtenThenKilled(t *testing.T, dir string) []*replaycase.Case {
+	t.Helper()
+	first, ext := startWithStorage(t, dir, func(c *Config) { c.Storage = &storageID })
 	next := &writeThenDie{records: func() int {
 		recs, err := first.p.wal.records(context.Background())
 		require.NoError(t, err)
@@ -319,22 +318,76 @@ func TestKillBetweenTheWriteAndTheReleaseSendsTheCaseAgain(t *testing.T) {
 	require.Error(t, first.p.sweep(context.Background()), "the hand-off did not return nil")
 	require.Len(t, next.sink, 3, "the cases were written")
 	assert.Equal(t, []int{3}, next.storedWhile, "their records were stored while they were written")
+	for _, c := range next.sink {
+		assert.False(t, c.Resent, "case %s: built from telemetry as it arrived", c.CaseID)
+	}
 	crash(t, first, ext)
+	return next.sink
+}
 
-	second, ext := startWithStorage(t, dir, withStorage)
+// The write-ahead records of a case are deleted only after the next consumer returned nil for
+// it: while it writes they are stored, and a kill between its write and the release sends the
+// case again after the restart, under the same case id (at least once, never lost), marked as
+// possibly written before (Resent), for the exporter to write it once.
+func TestKillBetweenTheWriteAndTheReleaseSendsTheCaseAgain(t *testing.T) {
+	dir := t.TempDir()
+	written := writtenThenKilled(t, dir)
+	second, ext := startWithStorage(t, dir, func(c *Config) { c.Storage = &storageID })
 	second.advance(3 * time.Second)
 	again := second.cases()
 	require.Len(t, again, 3, "every written case is sent again")
 	ids := map[string]bool{}
-	for _, c := range next.sink {
+	for _, c := range written {
 		ids[c.CaseID] = true
 	}
 	for _, c := range again {
 		assert.True(t, ids[c.CaseID], "case %s is sent again under the id it was written with", c.CaseID)
+		assert.True(t, c.Resent, "case %s: built from stored records alone, it may have been written before the crash", c.CaseID)
 	}
 	recs, err := second.p.wal.records(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, recs, "released once the next consumer returned nil")
+	second.shutdown()
+	require.NoError(t, ext.Shutdown(context.Background()))
+}
+
+// A trace that receives a span after the restart, before its case closes, holds more than the
+// copy written before the crash: its case must be written, so it is not marked Resent. Neither
+// is a case of telemetry that arrived after the restart alone.
+func TestACaseThatGotASpanAfterTheRestartIsNotMarkedResent(t *testing.T) {
+	dir := t.TempDir()
+	writtenThenKilled(t, dir)
+	second, ext := startWithStorage(t, dir, func(c *Config) { c.Storage = &storageID })
+	late := testfixtures.Traces(t, testfixtures.Traceloop)
+	testfixtures.WithTraceID(late, plog.NewLogs(), 0)
+	forEachScopeSpans(late, func(ss ptrace.ScopeSpans) {
+		ss.Spans().RemoveIf(func(sp ptrace.Span) bool { return sp.ParentSpanID().IsEmpty() })
+		for i := 0; i < ss.Spans().Len(); i++ {
+			id := ss.Spans().At(i).SpanID()
+			id[0] ^= 0xff // a span the written case did not hold
+			ss.Spans().At(i).SetSpanID(id)
+		}
+	})
+	require.Positive(t, late.SpanCount())
+	second.sendTraces(late)
+	fresh := testfixtures.Traces(t, testfixtures.Traceloop)
+	testfixtures.WithTraceID(fresh, plog.NewLogs(), 7)
+	second.sendTraces(fresh)
+	second.advance(3 * time.Second)
+	resent := map[string]bool{}
+	for _, c := range second.cases() {
+		resent[c.Provenance.TraceID] = c.Resent
+	}
+	require.Len(t, resent, 4)
+	traceID := func(i int) string {
+		td := testfixtures.Traces(t, testfixtures.Traceloop)
+		testfixtures.WithTraceID(td, plog.NewLogs(), i)
+		return td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID().String()
+	}
+	assert.False(t, resent[traceID(0)], "it got a span after the restart")
+	assert.True(t, resent[traceID(1)])
+	assert.True(t, resent[traceID(2)])
+	assert.False(t, resent[traceID(7)], "it arrived after the restart")
 	second.shutdown()
 	require.NoError(t, ext.Shutdown(context.Background()))
 }
