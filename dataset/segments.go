@@ -525,6 +525,7 @@ func (w *Writer) adoptSegments(staleBefore time.Time) error {
 		}
 		adopted = append(adopted, s)
 	}
+	w.adopted.remember(w, adopted, time.Now()) // before a merge of this writer can take them
 	w.mu.Lock()
 	w.segments = append(w.segments, adopted...)
 	w.mu.Unlock()

@@ -98,6 +98,9 @@ type Writer struct {
 	// owner names this writer's segments and tells other processes it lives (segment_owner.go);
 	// nil without file_max_age or without file locks.
 	owner *segmentOwner
+	// adopted are the case ids of the segments adoptSegments took over, which Write does not
+	// write again when a case is sent again after a crash (resent.go).
+	adopted adoptedCaseIDs
 }
 
 // NewWriter checks the configuration, creates Root and Staging, and proves that a file can be
@@ -181,6 +184,9 @@ type Result struct {
 	// Unreadable lists the staged segments a Flush could not read and set aside in staging:
 	// their rows are not published (segments.go).
 	Unreadable []UnreadableSegment
+	// Resent lists the cases Write dropped: marked Resent, and held by a segment this writer
+	// adopted (resent.go).
+	Resent []string
 }
 
 // ErrCommitted wraps a failure that happened after a batch was committed: its files are
@@ -205,11 +211,15 @@ var ErrCommitted = errors.New("batch committed, publishing incomplete")
 // With FileMaxAge set, Write stages the batch as a segment and stops: when it returns nil,
 // the rows are durable in staging, and Flush publishes them. Calling Flush after Write, rather
 // than merging inside it, lets the batch's cases be freed before the merge.
+//
+// A case marked Resent that a segment this writer adopted holds is not written again: it is
+// named in Result.Resent (resent.go).
 func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	// What still fails stays pending; this batch is written regardless. What is published now
 	// is in this Write's result: the caller records and uploads what a result names.
 	retried, _ := w.retryPending()
 	res := Result{Files: retried}
+	cases, res.Resent = w.adopted.dropResent(cases, time.Now()) // written before a crash (resent.go)
 	if len(cases) == 0 {
 		return res, nil
 	}

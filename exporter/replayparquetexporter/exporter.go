@@ -130,6 +130,7 @@ func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
 	key := dataset.DeadLetterKey(ids)
 	res, err := e.writer.Write(batch.cases)
 	e.telemetry.ExporterReplayParquetInvalidUtf8Repaired.Add(ctx, int64(res.RepairedStrings))
+	e.recordResent(ctx, res.Resent)
 	if err == nil || len(res.Files) > 0 {
 		// Also when the batch failed: the files of an earlier batch it published first. The
 		// upload runs after every written batch, as it syncs what a failure left behind.
@@ -254,6 +255,20 @@ func (e *parquetExporter) recordDecode(ctx context.Context, batch decoded) {
 		e.logger.Error("case spans dropped: they cannot be decoded and carry no trace or span id to quarantine them under",
 			zap.String("claimed_case_id", d.claimed), zap.Int("spans", d.spans), zap.Error(d.err))
 	}
+}
+
+// maxLoggedResent bounds the case ids recordResent names in one log line.
+const maxLoggedResent = 100
+
+// recordResent counts and logs the cases a write left out because they were sent again after a
+// crash and a segment adopted at the restart already held them (dataset/resent.go).
+func (e *parquetExporter) recordResent(ctx context.Context, ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	e.telemetry.ExporterReplayParquetCasesResent.Add(ctx, int64(len(ids)))
+	e.logger.Info("cases sent again after a crash are not written twice: a staged segment adopted at the restart holds them",
+		zap.Int("cases", len(ids)), zap.Strings("case_ids", ids[:min(len(ids), maxLoggedResent)]))
 }
 
 func (e *parquetExporter) recordFiles(ctx context.Context, res dataset.Result) {

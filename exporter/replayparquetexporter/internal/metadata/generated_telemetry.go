@@ -29,6 +29,7 @@ type TelemetryBuilder struct {
 	ExporterReplayParquetBytesWritten        metric.Int64Counter
 	ExporterReplayParquetCasesDeadLettered   metric.Int64Counter
 	ExporterReplayParquetCasesIsolated       metric.Int64Counter
+	ExporterReplayParquetCasesResent         metric.Int64Counter
 	ExporterReplayParquetExpiredBytes        metric.Int64Counter
 	ExporterReplayParquetExpiredFiles        metric.Int64Counter
 	ExporterReplayParquetFilesWritten        metric.Int64Counter
@@ -84,6 +85,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.ExporterReplayParquetCasesIsolated, err = builder.meter.Int64Counter(
 		"otelcol_exporter_replay_parquet_cases_isolated",
 		metric.WithDescription("Groups of case spans that could not be decoded and were written to quarantine/ with reason undecodable_case, instead of failing their batch [Development]"),
+		metric.WithUnit("{cases}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterReplayParquetCasesResent, err = builder.meter.Int64Counter(
+		"otelcol_exporter_replay_parquet_cases_resent",
+		metric.WithDescription("Cases sent again after a crash that a staged segment adopted at the restart already held; not written twice [Development]"),
 		metric.WithUnit("{cases}"),
 	)
 	errs = errors.Join(errs, err)

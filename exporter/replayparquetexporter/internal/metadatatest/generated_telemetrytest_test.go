@@ -22,6 +22,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ExporterReplayParquetBytesWritten.Add(context.Background(), 1)
 	tb.ExporterReplayParquetCasesDeadLettered.Add(context.Background(), 1)
 	tb.ExporterReplayParquetCasesIsolated.Add(context.Background(), 1)
+	tb.ExporterReplayParquetCasesResent.Add(context.Background(), 1)
 	tb.ExporterReplayParquetExpiredBytes.Add(context.Background(), 1)
 	tb.ExporterReplayParquetExpiredFiles.Add(context.Background(), 1)
 	tb.ExporterReplayParquetFilesWritten.Add(context.Background(), 1)
@@ -38,6 +39,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExporterReplayParquetCasesIsolated(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterReplayParquetCasesResent(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExporterReplayParquetExpiredBytes(t, testTel,

@@ -1,0 +1,160 @@
+package dataset
+
+import (
+	"encoding/hex"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// Cases sent again after a crash.
+//
+// The processor deletes a case's write-ahead records only once the exporter has written it,
+// so a collector killed between the two sends the case again after its restart, rebuilt from
+// the records under the same case_id, and marks it replaycase.Case.Resent. With file_max_age
+// the copy written before the crash is in a segment of the killed process, which the restarted
+// writer adopts (adoptSegments): the writer remembers the case ids of every segment it adopts,
+// and Write drops a marked case whose id it remembers. An unmarked case is never dropped: a
+// re-drive writes a newer row under the same case_id on purpose. A copy merged and published
+// before the crash is not in an adopted segment, so it is not known here, and a marked case
+// is written again then.
+
+const (
+	// adoptedIDsFor is how long the ids of an adopted segment are remembered: the processor
+	// restores its records at the start the writer adopts at, and sends their cases within
+	// its timeouts (minutes).
+	adoptedIDsFor = time.Hour
+	// maxAdoptedIDs bounds the ids remembered (16 bytes each); the oldest adoptions are
+	// forgotten first.
+	maxAdoptedIDs = 1 << 20
+)
+
+// adoptedCaseIDs are the case ids of the segments a writer adopted, by adoption.
+type adoptedCaseIDs struct {
+	mu        sync.Mutex
+	adoptions []adoptedIDs // oldest first
+	count     int
+}
+
+type adoptedIDs struct {
+	until time.Time
+	ids   map[[16]byte]struct{}
+}
+
+// caseIDKey is a case id (32 hex digits, replaycase.ID) as 16 bytes; ok is false for any other
+// string.
+func caseIDKey(id string) (key [16]byte, ok bool) {
+	if len(id) != 2*len(key) {
+		return key, false
+	}
+	_, err := hex.Decode(key[:], []byte(id))
+	return key, err == nil
+}
+
+// remember records the case ids of adopted segments. Only a segment that reads whole
+// (readSegment) is remembered: a merge sets aside one it cannot read, unpublished, and a case
+// sent again must then be written. A segment skipped so is adopted all the same; its cases,
+// when sent again, are written again (two rows under one case_id, which readers deduplicate).
+func (a *adoptedCaseIDs) remember(w *Writer, segs []segment, now time.Time) {
+	ids := map[[16]byte]struct{}{}
+	for _, s := range segs {
+		if len(ids) == maxAdoptedIDs {
+			break
+		}
+		if w.readSegment(s) != nil {
+			continue
+		}
+		of, err := segmentCaseIDs(w, s)
+		if err != nil {
+			continue
+		}
+		for _, k := range of[:min(len(of), maxAdoptedIDs-len(ids))] {
+			ids[k] = struct{}{}
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.adoptions = append(a.adoptions, adoptedIDs{until: now.Add(adoptedIDsFor), ids: ids})
+	a.count += len(ids)
+	a.forget(now)
+}
+
+// forget drops the adoptions older than adoptedIDsFor, and the oldest ones while more than
+// maxAdoptedIDs ids are remembered. Caller holds mu.
+func (a *adoptedCaseIDs) forget(now time.Time) {
+	for len(a.adoptions) > 0 && (now.After(a.adoptions[0].until) || a.count > maxAdoptedIDs) {
+		a.count -= len(a.adoptions[0].ids)
+		a.adoptions = a.adoptions[1:]
+	}
+}
+
+// dropResent returns the cases without those marked Resent whose id an adopted segment holds,
+// and the ids of those it left out. Without a marked case it takes no lock and copies nothing.
+func (a *adoptedCaseIDs) dropResent(cases []*replaycase.Case, now time.Time) (kept []*replaycase.Case, dropped []string) {
+	if !slices.ContainsFunc(cases, func(c *replaycase.Case) bool { return c.Resent }) {
+		return cases, nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.forget(now)
+	if len(a.adoptions) == 0 {
+		return cases, nil
+	}
+	kept = make([]*replaycase.Case, 0, len(cases))
+	for _, c := range cases {
+		if c.Resent && a.holds(c.CaseID) {
+			dropped = append(dropped, c.CaseID)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	return kept, dropped
+}
+
+// holds reports whether an adopted segment held the case id. Caller holds mu.
+func (a *adoptedCaseIDs) holds(id string) bool {
+	key, ok := caseIDKey(id)
+	if !ok {
+		return false
+	}
+	for _, ad := range a.adoptions {
+		if _, ok := ad.ids[key]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// caseIDRow is the projection segmentCaseIDs reads: parquet-go decodes the case_id column alone.
+type caseIDRow struct {
+	CaseID string `parquet:"case_id"`
+}
+
+// segmentCaseIDs reads the case ids of a staged segment's cases/ and quarantine/ files (one
+// batch's: few rows).
+func segmentCaseIDs(w *Writer, s segment) ([][16]byte, error) {
+	var ids [][16]byte
+	for _, e := range s.entries {
+		dataset, _, _ := strings.Cut(filepath.ToSlash(e.Final), "/")
+		if dataset != Cases && dataset != Quarantine {
+			continue
+		}
+		rows, err := readAll[caseIDRow](filepath.Join(w.cfg.Staging, s.name, e.Staged))
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range rows {
+			if key, ok := caseIDKey(row.CaseID); ok {
+				ids = append(ids, key)
+			}
+		}
+	}
+	return ids, nil
+}
