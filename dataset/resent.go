@@ -19,9 +19,11 @@ import (
 // the copy written before the crash is in a segment of the killed process, which the restarted
 // writer adopts (adoptSegments): the writer remembers the case ids of every segment it adopts,
 // and Write drops a marked case whose id it remembers. An unmarked case is never dropped: a
-// re-drive writes a newer row under the same case_id on purpose. A copy merged and published
-// before the crash is not in an adopted segment, so it is not known here, and a marked case
-// is written again then.
+// re-drive writes a newer row under the same case_id on purpose. Nor is a marked case that holds
+// other counts of spans or events than the adopted copy: spans of its trace that arrived late,
+// between the write and the crash, were stored and are rebuilt into it, and the copy lacks them
+// (readers keep the newer row). A copy merged and published before the crash is not in an
+// adopted segment, so it is not known here, and a marked case is written again then.
 
 const (
 	// adoptedIDsFor is how long the ids of an adopted segment are remembered: the processor
@@ -42,8 +44,11 @@ type adoptedCaseIDs struct {
 
 type adoptedIDs struct {
 	until time.Time
-	ids   map[[16]byte]struct{}
+	ids   map[[16]byte]telemetryCount
 }
+
+// telemetryCount is what a case was built from: its spans and GenAI events.
+type telemetryCount struct{ spans, events int64 }
 
 // caseIDKey is a case id (32 hex digits, replaycase.ID) as 16 bytes; ok is false for any other
 // string.
@@ -60,7 +65,7 @@ func caseIDKey(id string) (key [16]byte, ok bool) {
 // sent again must then be written. A segment skipped so is adopted all the same; its cases,
 // when sent again, are written again (two rows under one case_id, which readers deduplicate).
 func (a *adoptedCaseIDs) remember(w *Writer, segs []segment, now time.Time) {
-	ids := map[[16]byte]struct{}{}
+	ids := map[[16]byte]telemetryCount{}
 	for _, s := range segs {
 		if len(ids) == maxAdoptedIDs {
 			break
@@ -72,8 +77,10 @@ func (a *adoptedCaseIDs) remember(w *Writer, segs []segment, now time.Time) {
 		if err != nil {
 			continue
 		}
-		for _, k := range of[:min(len(of), maxAdoptedIDs-len(ids))] {
-			ids[k] = struct{}{}
+		for _, row := range of[:min(len(of), maxAdoptedIDs-len(ids))] {
+			if key, ok := caseIDKey(row.CaseID); ok {
+				ids[key] = telemetryCount{row.Provenance.SpanCount, row.Provenance.EventCount}
+			}
 		}
 	}
 	if len(ids) == 0 {
@@ -95,8 +102,8 @@ func (a *adoptedCaseIDs) forget(now time.Time) {
 	}
 }
 
-// dropResent returns the cases without those marked Resent whose id an adopted segment holds,
-// and the ids of those it left out. Without a marked case it takes no lock and copies nothing.
+// dropResent returns the cases without those marked Resent that an adopted segment holds (the
+// same case_id, built from as many spans and events), and the ids of those it left out. Without a marked case it takes no lock and copies nothing.
 func (a *adoptedCaseIDs) dropResent(cases []*replaycase.Case, now time.Time) (kept []*replaycase.Case, dropped []string) {
 	if !slices.ContainsFunc(cases, func(c *replaycase.Case) bool { return c.Resent }) {
 		return cases, nil
@@ -109,7 +116,7 @@ func (a *adoptedCaseIDs) dropResent(cases []*replaycase.Case, now time.Time) (ke
 	}
 	kept = make([]*replaycase.Case, 0, len(cases))
 	for _, c := range cases {
-		if c.Resent && a.holds(c.CaseID) {
+		if c.Resent && a.holds(c) {
 			dropped = append(dropped, c.CaseID)
 			continue
 		}
@@ -118,29 +125,35 @@ func (a *adoptedCaseIDs) dropResent(cases []*replaycase.Case, now time.Time) (ke
 	return kept, dropped
 }
 
-// holds reports whether an adopted segment held the case id. Caller holds mu.
-func (a *adoptedCaseIDs) holds(id string) bool {
-	key, ok := caseIDKey(id)
+// holds reports whether an adopted segment held c: its case id, built from as many spans and
+// events. Caller holds mu.
+func (a *adoptedCaseIDs) holds(c *replaycase.Case) bool {
+	key, ok := caseIDKey(c.CaseID)
 	if !ok {
 		return false
 	}
+	built := telemetryCount{c.Provenance.SpanCount, c.Provenance.EventCount}
 	for _, ad := range a.adoptions {
-		if _, ok := ad.ids[key]; ok {
+		if held, ok := ad.ids[key]; ok && held == built {
 			return true
 		}
 	}
 	return false
 }
 
-// caseIDRow is the projection segmentCaseIDs reads: parquet-go decodes the case_id column alone.
+// caseIDRow is the projection segmentCaseIDs reads: parquet-go decodes these columns alone.
 type caseIDRow struct {
-	CaseID string `parquet:"case_id"`
+	CaseID     string `parquet:"case_id"`
+	Provenance struct {
+		SpanCount  int64 `parquet:"span_count"`
+		EventCount int64 `parquet:"event_count"`
+	} `parquet:"provenance"`
 }
 
-// segmentCaseIDs reads the case ids of a staged segment's cases/ and quarantine/ files (one
-// batch's: few rows).
-func segmentCaseIDs(w *Writer, s segment) ([][16]byte, error) {
-	var ids [][16]byte
+// segmentCaseIDs reads the case ids and telemetry counts of a staged segment's cases/ and
+// quarantine/ files (one batch's: few rows).
+func segmentCaseIDs(w *Writer, s segment) ([]caseIDRow, error) {
+	var ids []caseIDRow
 	for _, e := range s.entries {
 		dataset, _, _ := strings.Cut(filepath.ToSlash(e.Final), "/")
 		if dataset != Cases && dataset != Quarantine {
@@ -150,11 +163,7 @@ func segmentCaseIDs(w *Writer, s segment) ([][16]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, row := range rows {
-			if key, ok := caseIDKey(row.CaseID); ok {
-				ids = append(ids, key)
-			}
-		}
+		ids = append(ids, rows...)
 	}
 	return ids, nil
 }

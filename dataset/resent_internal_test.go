@@ -21,7 +21,7 @@ func TestAdoptedCaseIDsAreForgottenAfterAnHourAndPastTheBound(t *testing.T) {
 	marked := func() []*replaycase.Case { return []*replaycase.Case{{CaseID: id, Resent: true}} }
 
 	a := &adoptedCaseIDs{}
-	a.adoptions = []adoptedIDs{{until: now.Add(adoptedIDsFor), ids: map[[16]byte]struct{}{key: {}}}}
+	a.adoptions = []adoptedIDs{{until: now.Add(adoptedIDsFor), ids: map[[16]byte]telemetryCount{key: {}}}}
 	a.count = 1
 	_, dropped := a.dropResent(marked(), now.Add(adoptedIDsFor-time.Minute))
 	assert.Equal(t, []string{id}, dropped, "within the hour")
@@ -31,8 +31,8 @@ func TestAdoptedCaseIDsAreForgottenAfterAnHourAndPastTheBound(t *testing.T) {
 
 	a = &adoptedCaseIDs{}
 	a.adoptions = []adoptedIDs{
-		{until: now.Add(adoptedIDsFor), ids: map[[16]byte]struct{}{key: {}}},
-		{until: now.Add(adoptedIDsFor), ids: map[[16]byte]struct{}{}},
+		{until: now.Add(adoptedIDsFor), ids: map[[16]byte]telemetryCount{key: {}}},
+		{until: now.Add(adoptedIDsFor), ids: map[[16]byte]telemetryCount{}},
 	}
 	a.count = maxAdoptedIDs + 1 // the second adoption's ids, as counted
 	_, dropped = a.dropResent(marked(), now)

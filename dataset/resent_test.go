@@ -1,6 +1,7 @@
 package dataset_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -38,7 +39,11 @@ func TestACaseSentAgainAfterACrashIsWrittenOnce(t *testing.T) {
 	fresh := fixtureCases(t)[1]
 	fresh.CaseID = replaycase.ID(fresh.Provenance.TraceID, "never written")
 	fresh.Resent = true
-	res, err := restarted.Write(append(again, redriven, fresh))
+	grown := fixtureCases(t)[2] // marked, but built from a span more: one that came late
+	grown.Resent = true
+	grown.Provenance.SpanCount++
+	resent = slices.DeleteFunc(resent, func(id string) bool { return id == grown.CaseID })
+	res, err := restarted.Write(append(slices.DeleteFunc(again, func(c *replaycase.Case) bool { return c.CaseID == grown.CaseID }), redriven, fresh, grown))
 	require.NoError(t, err)
 	assert.ElementsMatch(t, resent, res.Resent, "the cases dropped as written before the crash")
 	_, err = restarted.Flush(true)
@@ -47,8 +52,8 @@ func TestACaseSentAgainAfterACrashIsWrittenOnce(t *testing.T) {
 	byID, _ := publishedRows(t, restarted.Root())
 	for _, c := range written {
 		want := 1
-		if c.CaseID == redriven.CaseID {
-			want = 2
+		if c.CaseID == redriven.CaseID || c.CaseID == grown.CaseID {
+			want = 2 // a re-drive, and a case that holds more than the written copy
 		}
 		assert.Equal(t, want, byID[c.CaseID], "case %s", c.CaseID)
 	}
