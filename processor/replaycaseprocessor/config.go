@@ -156,6 +156,11 @@ func (c *Config) Validate() error {
 	if c.MaxAge > 0 && c.MaxAge < c.IdleTimeout {
 		errs = append(errs, fmt.Errorf("max_age (%s) must not be shorter than idle_timeout (%s)", c.MaxAge, c.IdleTimeout))
 	}
+	// The sweep closes a case idle for idle_timeout whether its root arrived or not, so a longer
+	// grace period would never be waited for (the case would close as idle_timeout instead).
+	if c.IdleTimeout > 0 && c.RootGracePeriod > c.IdleTimeout {
+		errs = append(errs, fmt.Errorf("root_grace_period (%s) must not be longer than idle_timeout (%s): a case closes once nothing arrived for idle_timeout, root or not; raise idle_timeout with it", c.RootGracePeriod, c.IdleTimeout))
+	}
 	if c.Limits.MaxOpenTraces <= 0 {
 		errs = append(errs, fmt.Errorf("limits.max_open_traces must be positive, got %d", c.Limits.MaxOpenTraces))
 	}
@@ -168,8 +173,8 @@ func (c *Config) Validate() error {
 	if c.EmitBatchSize <= 0 {
 		errs = append(errs, fmt.Errorf("emit_batch_size must be positive, got %d", c.EmitBatchSize))
 	}
-	if c.Limits.MaxBufferedBytes <= 0 {
-		errs = append(errs, fmt.Errorf("limits.max_buffered_bytes must be positive, got %d", c.Limits.MaxBufferedBytes))
+	if c.Limits.MaxBufferedBytes <= 0 || c.Limits.MaxBufferedBytes > maxBufferedBytesBound {
+		errs = append(errs, fmt.Errorf("limits.max_buffered_bytes must be positive and at most %d, got %d", int64(maxBufferedBytesBound), c.Limits.MaxBufferedBytes))
 	}
 	for _, r := range c.Evidence.Require {
 		if _, ok := evidenceChecks[r]; !ok {
@@ -197,6 +202,11 @@ func (c *Config) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// maxBufferedBytesBound keeps limits.max_buffered_bytes plus its build headroom (emit.go) within
+// an int64: past it the sum wraps negative, and every build would forget the ids that recognise
+// retries after a close.
+const maxBufferedBytesBound = 1 << 62
 
 const (
 	rawQuarantined = "quarantined"

@@ -63,11 +63,18 @@ func TestLoadConfig(t *testing.T) {
 func TestValidateNamesTheField(t *testing.T) {
 	for name, want := range map[string][]string{
 		"bad_durations": {"root_grace_period must be positive, got 0s", "idle_timeout must be positive, got -1s"},
-		"bad_limits":    {"limits.max_open_traces must be positive, got 0", "limits.max_spans_per_trace must be positive, got -5", "limits.max_events_per_trace must be positive, got 0", "limits.max_buffered_bytes must be positive, got 0", "emit_batch_size must be positive, got -1"},
+		"bad_limits":    {"limits.max_open_traces must be positive, got 0", "limits.max_spans_per_trace must be positive, got -5", "limits.max_events_per_trace must be positive, got 0", "limits.max_buffered_bytes must be positive and at most 4611686018427387904, got 0", "emit_batch_size must be positive, got -1"},
 		"bad_policy":    {`evidence.require: unknown check "model_anwser" (known: embeddings, inline_content, input_messages, llm_steps, model_name, model_output, parseable_content, root_span, tool_results, valid_values)`, `raw_spans must be one of "quarantined", "all", "none"; got "sometimes"`},
 		"short_max_age": {"max_age (30s) must not be shorter than idle_timeout (1m0s)"},
-		"bad_select":    {"select.rules.broken: not a span condition", "select.sample_rate must be between 0 and 1, got 2", `select.unselected must be "drop" or "pass", got "keep"`},
-		"bad_scrub":     {`scrub.detectors: unknown kind "emial"`, "scrub.rules[0].pattern: error parsing regexp"},
+		// A case idle for idle_timeout closes whether its root arrived or not: a longer grace
+		// period would never be waited for.
+		"grace_past_idle": {"root_grace_period (1m0s) must not be longer than idle_timeout (30s)"},
+		// Without max_usd there is no budget, so the action would quarantine nothing.
+		"quarantine_without_budget": {"pricing.budget.action quarantine needs pricing.budget.max_usd"},
+		// The build limit adds a quarter to it: past this bound the sum wraps negative.
+		"overflowing_buffer": {"limits.max_buffered_bytes must be positive and at most 4611686018427387904, got 9223372036854775807"},
+		"bad_select":         {"select.rules.broken: not a span condition", "select.sample_rate must be between 0 and 1, got 2", `select.unselected must be "drop" or "pass", got "keep"`},
+		"bad_scrub":          {`scrub.detectors: unknown kind "emial"`, "scrub.rules[0].pattern: error parsing regexp"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := confmap.Validate(loadConfig(t, name))

@@ -59,6 +59,9 @@ func (c PricingConfig) validate() []error {
 	default:
 		errs = append(errs, fmt.Errorf("pricing.budget.action must be %q or %q, got %q", budgetFlag, budgetQuarantine, c.Budget.Action))
 	}
+	if c.Budget.Action == budgetQuarantine && c.Budget.MaxUSD == 0 {
+		errs = append(errs, errors.New("pricing.budget.action quarantine needs pricing.budget.max_usd: 0 is no budget, so no case would be quarantined"))
+	}
 	return errs
 }
 
