@@ -97,11 +97,8 @@ var _ confmap.Validator = (*Config)(nil)
 // Validate rejects settings the extension cannot honour.
 func (c *Config) Validate() error {
 	var errs []error
-	if c.ObjectStore.HasValue() {
-		if err := c.ObjectStore.Get().Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("object_store: %w", err))
-		}
-	} else if strings.TrimSpace(c.Directory) == "" {
+	// The object_store block itself is validated by the collector, prefixed with its key.
+	if !c.ObjectStore.HasValue() && strings.TrimSpace(c.Directory) == "" {
 		errs = append(errs, errors.New("directory must not be empty"))
 	}
 	if c.RefreshInterval <= 0 {

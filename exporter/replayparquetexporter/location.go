@@ -107,10 +107,7 @@ func (c *Config) validateLocation() []error {
 	case c.LocalDirectory != "":
 		errs = append(errs, fmt.Errorf("local_directory (%s) applies only to an s3:// directory; directory (%s) is already the local folder", c.LocalDirectory, c.Directory))
 	}
-	if !c.bucketDirectory() && c.ObjectStore.HasValue() {
-		if err := c.ObjectStore.Get().Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("object_store: %w", err))
-		}
-	}
+	// The object_store block is not checked here: the collector validates it itself, prefixed
+	// with its key, and a second check printed every mistake twice.
 	return errs
 }

@@ -85,10 +85,8 @@ type SelectConfig struct {
 // Validate names the field at fault.
 func (c *Config) Validate() error {
 	var errs []error
+	// The object_store block itself is validated by the collector, prefixed with its key.
 	if c.ObjectStore.HasValue() {
-		if err := c.ObjectStore.Get().Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("object_store: %w", err))
-		}
 		// Rejected rather than one ignored: which dataset gets re-driven must not depend on a
 		// precedence rule the config does not show.
 		if c.Directory != "" {
