@@ -148,6 +148,9 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("select.reason_codes: %q is not a reason code the processor or exporter writes", code))
 		}
 	}
+	if len(c.Select.ReasonCodes) > 0 {
+		errs = append(errs, c.Select.reasonsReachable(statusValid)...)
+	}
 	if c.Select.AdapterVersionBelow < 0 {
 		errs = append(errs, fmt.Errorf("select.adapter_version_below: must not be negative, got %d", c.Select.AdapterVersionBelow))
 	}
@@ -164,4 +167,19 @@ func (s *SelectConfig) statusInDatasets() bool {
 		}
 	}
 	return false
+}
+
+// reasonsReachable checks that select.reason_codes can match a row: a reason quarantines its
+// case (replaycase.Case.Quarantine), so only quarantined rows, all in quarantine/, carry one.
+// Like a status outside the datasets, the selection would otherwise read nothing and report its
+// backlog done.
+func (s *SelectConfig) reasonsReachable(statusValid bool) []error {
+	quarantined := string(replaycase.StatusQuarantined)
+	switch {
+	case !slices.Contains(s.Datasets, dataset.Quarantine):
+		return []error{fmt.Errorf("select.reason_codes: only quarantined rows carry reason codes, and select.datasets %v does not read %s; it would select nothing", s.Datasets, dataset.Quarantine)}
+	case statusValid && len(s.Status) > 0 && !slices.Contains(s.Status, quarantined):
+		return []error{fmt.Errorf("select.reason_codes: only quarantined rows carry reason codes, and select.status %v keeps none; it would select nothing", s.Status)}
+	}
+	return nil
 }
