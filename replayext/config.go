@@ -101,6 +101,12 @@ func (c *Config) Validate() error {
 	if !c.ObjectStore.HasValue() && strings.TrimSpace(c.Directory) == "" {
 		errs = append(errs, errors.New("directory must not be empty"))
 	}
+	// net.Listen takes "" for every interface at a random port: an unset ${env:…} would open
+	// the server to the network, and to no client that knows where.
+	if strings.TrimSpace(c.NetAddr.Endpoint) == "" {
+		errs = append(errs, fmt.Errorf("endpoint must not be empty: host:port to listen on (default %s)", DefaultEndpoint))
+	}
+	errs = append(errs, c.negativeTimeouts()...)
 	if c.RefreshInterval <= 0 {
 		errs = append(errs, fmt.Errorf("refresh_interval must be positive, got %s", c.RefreshInterval))
 	}
@@ -128,4 +134,31 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("sessions.idle_timeout must be positive, got %s", c.Sessions.IdleTimeout))
 	}
 	return errors.Join(errs...)
+}
+
+// negativeTimeouts refuses the timeouts net/http takes for none at all when negative, unlike 0
+// (which turns read and write bounds off, and makes the header and idle bounds read_timeout's):
+// a sign typo would silently lift a bound the README promises.
+func (c *Config) negativeTimeouts() []error {
+	type timeout struct {
+		name, zero string
+		d          time.Duration
+	}
+	all := []timeout{
+		{"read_timeout", "0 turns it off", c.ReadTimeout},
+		{"read_header_timeout", "0 falls back to read_timeout", c.ReadHeaderTimeout},
+		{"write_timeout", "0 turns it off", c.WriteTimeout},
+		{"upstream.openai.timeout", "0: no limit", c.Upstream.OpenAI.Timeout},
+		{"upstream.anthropic.timeout", "0: no limit", c.Upstream.Anthropic.Timeout},
+	}
+	if c.Keepalive.HasValue() {
+		all = append(all, timeout{"keepalive.idle_timeout", "0 falls back to read_timeout", c.Keepalive.Get().IdleTimeout})
+	}
+	var errs []error
+	for _, t := range all {
+		if t.d < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative (%s), got %s", t.name, t.zero, t.d))
+		}
+	}
+	return errs
 }

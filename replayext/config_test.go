@@ -69,6 +69,8 @@ func TestValidateNamesTheField(t *testing.T) {
 	for name, want := range map[string]string{
 		"hybrid_without_upstream": "mode hybrid needs upstream.openai.endpoint or upstream.anthropic.endpoint",
 		"bad_upstream":            `upstream.openai.endpoint must be an http(s) base URL, got "api.openai.com/v1"`,
+		// An empty endpoint (an unset ${env:…}) would listen on every interface, at a random port.
+		"empty_endpoint": "endpoint must not be empty",
 	} {
 		cfg, err := loadConfig(t, name)
 		require.NoError(t, err)
@@ -85,4 +87,22 @@ func TestModeNames(t *testing.T) {
 		assert.Equal(t, m, back)
 	}
 	assert.Equal(t, "Mode(7)", Mode(7).String())
+}
+
+// net/http takes a negative timeout for none at all, unlike 0 (read_header_timeout 0 falls back
+// to read_timeout): a typo would silently lift the bound the README promises.
+func TestNegativeTimeoutsAreRefused(t *testing.T) {
+	cfg, err := loadConfig(t, "negative_timeouts")
+	require.NoError(t, err)
+	err = confmap.Validate(cfg)
+	for _, want := range []string{
+		"read_timeout must not be negative (0 turns it off), got -1s",
+		"read_header_timeout must not be negative (0 falls back to read_timeout), got -1s",
+		"write_timeout must not be negative (0 turns it off), got -1s",
+		"keepalive.idle_timeout must not be negative (0 falls back to read_timeout), got -1s",
+		"upstream.openai.timeout must not be negative (0: no limit), got -1s",
+		"upstream.anthropic.timeout must not be negative (0: no limit), got -2s",
+	} {
+		assert.ErrorContains(t, err, want)
+	}
 }
