@@ -88,7 +88,8 @@ var _ confmap.Validator = (*Config)(nil)
 func (c *Config) Validate() error {
 	var errs []error
 	errs = append(errs, c.validateLocation()...)
-	if staging, root := c.staging(), c.root(); within(staging, root) {
+	// An empty directory is reported above; its root would read as "." here, a second error.
+	if staging, root := c.staging(), c.root(); strings.TrimSpace(c.Directory) != "" && within(staging, root) {
 		field := "directory"
 		if c.bucketDirectory() {
 			field = "local_directory"
@@ -104,8 +105,10 @@ func (c *Config) Validate() error {
 	if c.FileMaxAge < 0 || c.FileMaxAge > maxFileMaxAge {
 		errs = append(errs, fmt.Errorf("file_max_age must be between 0 and %s, got %s", maxFileMaxAge, c.FileMaxAge))
 	}
-	if c.FileMaxAge > 0 && c.FileMaxStagedSize <= 0 {
-		errs = append(errs, fmt.Errorf("file_max_staged_size must be positive with file_max_age, got %d", c.FileMaxStagedSize))
+	// Checked with file_max_age off too: the default is positive, so this is a value the user
+	// wrote, and it would fail the day file_max_age is turned on.
+	if c.FileMaxStagedSize <= 0 {
+		errs = append(errs, fmt.Errorf("file_max_staged_size must be positive, got %d", c.FileMaxStagedSize))
 	}
 	if !slices.Contains(dataset.Compressions(), c.Compression) {
 		errs = append(errs, fmt.Errorf("compression must be one of %s; got %q", strings.Join(dataset.Compressions(), ", "), c.Compression))

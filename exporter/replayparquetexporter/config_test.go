@@ -73,10 +73,13 @@ func TestUnparsableRetentionSaysWhatItWants(t *testing.T) {
 func TestValidateNamesTheField(t *testing.T) {
 	for name, want := range map[string][]string{
 		"staging_inside": {"staging_directory (data/.staging) must be outside directory (data)"},
-		"bad":            {"directory must not be empty", "max_rows_per_file must be positive, got 0", "row_group_rows must be positive, got -1", `compression must be one of gzip, none, snappy, zstd; got "lzma"`, "file_max_age must be between 0 and 5m0s, got 1h0m0s", "file_max_staged_size must be positive with file_max_age, got 0"},
+		"bad":            {"directory must not be empty", "max_rows_per_file must be positive, got 0", "row_group_rows must be positive, got -1", `compression must be one of gzip, none, snappy, zstd; got "lzma"`, "file_max_age must be between 0 and 5m0s, got 1h0m0s", "file_max_staged_size must be positive, got 0"},
 		"split_batches":  {"sending_queue.batch.max_size must be 0"},
 		"bad_retention":  {"retention.cases must not be negative, got -24h0m0s\nretention.failed must not be negative, got -48h0m0s", "retention.interval must be positive, got 0s"},
 		"requests_queue": {`sending_queue.sizer must be bytes, got "requests"`},
+		// A size or interval the user wrote is checked even while what uses it is off: no
+		// setting is accepted that would fail the day file_max_age or retention is turned on.
+		"unused_but_not_positive": {"file_max_staged_size must be positive, got -5", "retention.interval must be positive, got -1s"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := confmap.Validate(loadConfig(t, name))
@@ -86,6 +89,13 @@ func TestValidateNamesTheField(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An empty directory is one mistake, reported once: not also as a staging_directory inside ".".
+func TestEmptyDirectoryIsOneError(t *testing.T) {
+	err := confmap.Validate(loadConfig(t, "bad"))
+	assert.ErrorContains(t, err, "directory must not be empty")
+	assert.NotContains(t, err.Error(), "staging_directory")
 }
 
 // A relative directory and an absolute staging_directory below it are one place: readers of the

@@ -74,7 +74,8 @@ func (r RetentionConfig) validate() []error {
 			errs = append(errs, fmt.Errorf("retention.%s must not be negative, got %s", f.name, time.Duration(f.age)))
 		}
 	}
-	if r.enabled() && r.Interval <= 0 {
+	// Checked with retention off too, like file_max_staged_size: the default is positive.
+	if r.Interval <= 0 {
 		errs = append(errs, fmt.Errorf("retention.interval must be positive, got %s", r.Interval))
 	}
 	return errs
