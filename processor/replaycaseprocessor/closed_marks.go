@@ -163,6 +163,7 @@ func parseClosedKey(key string) (m closedMark, ok bool) {
 // budget is stored without them. So storage holds at most the budget of ids plus the marks'
 // keys and headers, whatever the size of the runs.
 type closedMarks struct {
+	n    int // the ring's size once full
 	ring []storedMark
 	next int
 	// stale are the keys of marks to delete with the next transaction that stores marks: the
@@ -183,14 +184,16 @@ type storedMark struct {
 	ids        idCount // the span ids and event keys its value holds
 }
 
+// newClosedMarks allocates nothing for n (limits.max_open_traces): the ring grows as closes
+// come, so a large limit costs no memory up front, as in newRecentSelections.
 func newClosedMarks(n int, budget int64, report idsTelemetry) *closedMarks {
-	return &closedMarks{ring: make([]storedMark, 0, max(n, 1)), budget: budget, report: report}
+	return &closedMarks{n: max(n, 1), budget: budget, report: report}
 }
 
 // add remembers m and returns the mark it replaces, if the ring was full.
 func (c *closedMarks) add(m storedMark) (old storedMark, full bool) {
 	c.bytes += m.ids.bytes()
-	if len(c.ring) < cap(c.ring) {
+	if len(c.ring) < c.n {
 		c.ring = append(c.ring, m)
 		return storedMark{}, false
 	}

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/processor/processortest"
 
+	"github.com/reprise-dev/reprise/internal/teststorage"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
 	"github.com/reprise-dev/reprise/scrub"
 )
@@ -93,4 +94,20 @@ func TestBadOTTLFailsAtCreate(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorContains(t, err, "metadata.route")
 	assert.ErrorContains(t, err, `missing context name for path "attributes[app.route]"`)
+}
+
+// limits.max_open_traces bounds what is buffered, and memory is bounded by max_buffered_bytes:
+// nothing is allocated for it up front. Start-up once made rings of that many entries (the
+// selections and, with storage, the close marks remembered), and panicked on a large value.
+func TestLargeMaxOpenTracesStarts(t *testing.T) {
+	ctx := context.Background()
+	host, ext := teststorage.Start(t, t.TempDir())
+	defer func() { require.NoError(t, ext.Shutdown(ctx)) }()
+	cfg := loadConfig(t, "custom") // with select and storage
+	cfg.Limits.MaxOpenTraces = 1 << 40
+	require.NoError(t, confmap.Validate(cfg))
+	p, err := NewFactory().CreateTraces(ctx, processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
+	require.NoError(t, err)
+	require.NoError(t, p.Start(ctx, host))
+	require.NoError(t, p.Shutdown(ctx))
 }

@@ -101,13 +101,16 @@ type selector struct {
 // selected run is kept for the reason its run was.
 type recentSelections struct {
 	mu   sync.Mutex
+	n    int // the ring's size once full; it grows as selections come, not allocated up front
 	ring []pcommon.TraceID
 	next int
 	by   map[pcommon.TraceID]string
 }
 
+// newRecentSelections allocates nothing for n: n is limits.max_open_traces, whatever the user
+// wrote, and a large one made start-up allocate (and run out of memory) before any data came.
 func newRecentSelections(n int) *recentSelections {
-	return &recentSelections{ring: make([]pcommon.TraceID, 0, n), by: make(map[pcommon.TraceID]string, n)}
+	return &recentSelections{n: n, by: map[pcommon.TraceID]string{}}
 }
 
 func (r *recentSelections) add(id pcommon.TraceID, by string) {
@@ -116,7 +119,7 @@ func (r *recentSelections) add(id pcommon.TraceID, by string) {
 	if _, ok := r.by[id]; ok {
 		return
 	}
-	if len(r.ring) < cap(r.ring) {
+	if len(r.ring) < r.n {
 		r.ring = append(r.ring, id)
 	} else {
 		delete(r.by, r.ring[r.next])
