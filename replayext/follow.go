@@ -17,11 +17,7 @@ import "sort"
 func (s *store) followed(id, cur string, made int) (hits []hit, all int) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	key, ok := parseCallKey(id)
-	if !ok {
-		return nil, 0
-	}
-	lo, hi := s.callRun(key)
+	lo, hi := s.callRun(id)
 	if cur != "" {
 		if hits := s.occurrencesIn(id, cur); len(hits) > 0 {
 			return hits, hi - lo

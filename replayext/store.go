@@ -759,17 +759,20 @@ func (s *store) match(req callsite.Request, caseID string, ids *callSiteIDs) (st
 			if hits := s.occurrencesIn(id, caseID); len(hits) > 0 {
 				return id, hits
 			}
-		} else if key, ok := parseCallKey(id); ok {
-			if lo, hi := s.callRun(key); lo < hi {
-				return id, s.hitsOf(lo, lo+1)
-			}
+		} else if lo, hi := s.callRun(id); lo < hi {
+			return id, s.hitsOf(lo, lo+1)
 		}
 	}
 	return "", nil
 }
 
-// callRun is where the steps of call-site key are in byCall: [lo, hi). Caller holds mu.
-func (s *store) callRun(key hexKey) (lo, hi int) {
+// callRun is where the steps of call-site id are in byCall: [lo, hi), empty for an id that is
+// no call-site id. Caller holds mu.
+func (s *store) callRun(id string) (lo, hi int) {
+	key, ok := parseCallKey(id)
+	if !ok {
+		return 0, 0
+	}
 	by := s.look.byCall
 	lo = sort.Search(len(by), func(i int) bool { return compareKeys(s.llms.at(by[i]).id, key) >= 0 })
 	hi = lo + sort.Search(len(by)-lo, func(i int) bool { return compareKeys(s.llms.at(by[lo+i]).id, key) > 0 })
@@ -937,11 +940,7 @@ func unixNanos(t time.Time, unset int64) int64 {
 func (s *store) callsFor(id string, offset, limit int) (page []hit, all int) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	key, ok := parseCallKey(id)
-	if !ok {
-		return nil, 0
-	}
-	lo, hi := s.callRun(key)
+	lo, hi := s.callRun(id)
 	from := lo + min(offset, hi-lo)
 	return s.hitsOf(from, from+min(limit, hi-from)), hi - lo
 }
