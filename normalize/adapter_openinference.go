@@ -48,7 +48,7 @@ func openInference(in *spanInput, b *stepBuilder) bool {
 		setStr(&b.Step.ModelConfig.RequestModel, getStr(a, "embedding.model_name"))
 		setStr(&b.Step.ModelConfig.Provider, canonicalProvider(getStr(a, "llm.system", "llm.provider")))
 		if b.Step.Embeddings == nil {
-			b.Step.Embeddings = openInferenceEmbeddings(a)
+			b.Step.Embeddings = openInferenceEmbeddings(a, b)
 		}
 	case "TOOL":
 		tc := b.toolCall()
@@ -89,7 +89,7 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 
 	mergeModelConfig(mc, openInferenceParams(a, b))
 	if st.ToolDefinitions == nil {
-		st.ToolDefinitions = openInferenceTools(a) // before the request body, which need not read its tools then
+		st.ToolDefinitions = openInferenceTools(a, b) // before the request body, which need not read its tools then
 	}
 	request := openInferenceRequest(a, b, st.ToolDefinitions == nil)
 	mergeModelConfig(mc, request.Model)
@@ -105,7 +105,7 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 			b.toolErrorsRecorded = true
 		}
 	}
-	b.setInput(openInferenceMessages(a, "llm.input_messages."))
+	b.setInput(openInferenceMessages(a, "llm.input_messages.", b))
 	b.setInput(request.Messages)
 	var response OpenAIResponse
 	var responseBody map[string]any
@@ -114,7 +114,7 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 			response, responseBody = ParseOpenAIResponse(body), body
 		}
 	}
-	outputs := openInferenceMessages(a, "llm.output_messages.")
+	outputs := openInferenceMessages(a, "llm.output_messages.", b)
 	if finish := FinishReason(getStr(a, "llm.finish_reason")); finish != "" {
 		for i := range outputs {
 			setStr(&outputs[i].FinishReason, finish)
@@ -158,9 +158,9 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 // openInferenceMessages reads flattened messages: {prefix}{i}.message.{role, content, name,
 // tool_call_id, contents.{j}.message_content.{type, text, image.image.url},
 // tool_calls.{k}.tool_call.{id, function.name, function.arguments}}.
-func openInferenceMessages(a pcommon.Map, prefix string) []replaycase.Message {
+func openInferenceMessages(a pcommon.Map, prefix string, b *stepBuilder) []replaycase.Message {
 	var out []replaycase.Message
-	for _, item := range indexed(a, prefix) {
+	for _, item := range b.indexedList(a, prefix) {
 		msg := replaycase.Message{Role: canonicalRole(item.str("message.role")), Name: item.str("message.name")}
 		if id := item.str("message.tool_call_id"); id != "" {
 			result := item.str("message.content")
@@ -236,7 +236,7 @@ func openInferenceResultParts(parts []item) string {
 
 func openInferenceDocuments(a pcommon.Map, prefix string, b *stepBuilder) []replaycase.Document {
 	var docs []replaycase.Document
-	for _, item := range indexed(a, prefix) {
+	for _, item := range b.indexedList(a, prefix) {
 		d := replaycase.Document{}
 		if v, ok := item.get("document.id"); ok {
 			d.ID = v.AsString()
@@ -256,9 +256,9 @@ func openInferenceDocuments(a pcommon.Map, prefix string, b *stepBuilder) []repl
 // and embedding.embeddings.N.embedding.vector (the response's vector N, a number array). A
 // vector with an element that is not a finite number is left out: the step then lacks it and
 // the evidence check says so.
-func openInferenceEmbeddings(a pcommon.Map) []replaycase.Embedding {
+func openInferenceEmbeddings(a pcommon.Map, b *stepBuilder) []replaycase.Embedding {
 	var out []replaycase.Embedding
-	for _, item := range indexed(a, "embedding.embeddings.") {
+	for _, item := range b.indexedList(a, "embedding.embeddings.") {
 		e := replaycase.Embedding{}
 		if v, ok := item.get("embedding.text"); ok {
 			e.Text = v.AsString()
@@ -314,9 +314,9 @@ func invocationParameters(a pcommon.Map, b *stepBuilder) (map[string]any, bool) 
 
 // openInferenceTools reads the tool definitions recorded as llm.tools.N.tool.json_schema, nil
 // when there are none.
-func openInferenceTools(a pcommon.Map) []replaycase.ToolDefinition {
+func openInferenceTools(a pcommon.Map, b *stepBuilder) []replaycase.ToolDefinition {
 	var tools []replaycase.ToolDefinition
-	for _, item := range indexed(a, "llm.tools.") {
+	for _, item := range b.indexedList(a, "llm.tools.") {
 		if v, ok := item.get("tool.json_schema"); ok {
 			tools = append(tools, openInferenceTool(v)...)
 		}

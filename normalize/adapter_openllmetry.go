@@ -34,11 +34,11 @@ func openLLMetry(in *spanInput, b *stepBuilder) bool {
 		b.kind(rt.kind, rt.op)
 		used = true
 	}
-	if inputs := indexedMessages(a, "gen_ai.prompt."); len(inputs) > 0 {
+	if inputs := indexedMessages(a, "gen_ai.prompt.", b); len(inputs) > 0 {
 		b.setInput(inputs)
 		used = true
 	}
-	if outputs := indexedMessages(a, "gen_ai.completion."); len(outputs) > 0 {
+	if outputs := indexedMessages(a, "gen_ai.completion.", b); len(outputs) > 0 {
 		b.setOutput(outputs)
 		used = true
 	}
@@ -46,7 +46,7 @@ func openLLMetry(in *spanInput, b *stepBuilder) bool {
 		b.kind(replaycase.StepLLM, "chat")
 	}
 	if st.ToolDefinitions == nil {
-		for _, f := range indexed(a, "llm.request.functions.") {
+		for _, f := range b.indexedList(a, "llm.request.functions.") {
 			d := replaycase.ToolDefinition{Type: "function"}
 			if v, ok := f.get("name"); ok {
 				d.Name = v.AsString()
@@ -102,10 +102,10 @@ func openLLMetry(in *spanInput, b *stepBuilder) bool {
 // (with role "tool" in the prompt) and the results as role "tool" without a tool_call_id: the
 // calls become tool_call parts of an assistant message, and each result answers the next call
 // that has none yet.
-func indexedMessages(a pcommon.Map, prefix string) []replaycase.Message {
+func indexedMessages(a pcommon.Map, prefix string, b *stepBuilder) []replaycase.Message {
 	var out []replaycase.Message
 	var pending []string // tool call ids without a result yet
-	for _, item := range indexed(a, prefix) {
+	for _, item := range b.indexedList(a, prefix) {
 		msg := replaycase.Message{Role: canonicalRole(item.str("role")), FinishReason: FinishReason(item.str("finish_reason"))}
 		content := item.str("content")
 		contentCalls := toolCallsInContent(content)

@@ -19,7 +19,7 @@ import (
 
 // adapterVersion changes whenever a change to an adapter can change the case built from the
 // same telemetry. It is recorded in every case.
-const adapterVersion = "reprise-normalize/9"
+const adapterVersion = "reprise-normalize/10"
 
 // Convention names recorded in provenance.conventions and steps[].conventions.
 const (
@@ -114,6 +114,7 @@ func normalizeSpan(in *spanInput, b *stepBuilder) (n normalized, ok bool) {
 	if b.Step.Kind == "" {
 		return b.normalized, false
 	}
+	droppedBySDK(in, b)
 	checkRanges(b)
 	b.Step.API = modelAPI(sp.Name(), sp.Attributes(), &b.Step)
 	keepSentToolErrors(b)
