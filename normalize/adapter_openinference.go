@@ -115,7 +115,9 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 		}
 	}
 	outputs := openInferenceMessages(a, "llm.output_messages.", b)
-	if finish := FinishReason(getStr(a, "llm.finish_reason")); finish != "" {
+	finish := FinishReason(getStr(a, "llm.finish_reason"))
+	setStr(&finish, responsesFinishReason(responseBody))
+	if finish != "" {
 		for i := range outputs {
 			setStr(&outputs[i].FinishReason, finish)
 		}

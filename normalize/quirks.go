@@ -23,20 +23,21 @@ func canonicalRole(r string) string {
 }
 
 var finishReasons = map[string]string{
-	"tool_call":      "tool_call",
-	"tool_calls":     "tool_call",
-	"tool-calls":     "tool_call",
-	"tool_use":       "tool_call",
-	"function_call":  "tool_call",
-	"stop":           "stop",
-	"end_turn":       "stop",
-	"complete":       "stop",
-	"length":         "length",
-	"max_tokens":     "length",
-	"content_filter": "content_filter",
-	"content-filter": "content_filter",
-	"safety":         "content_filter",
-	"error":          "error",
+	"tool_call":         "tool_call",
+	"tool_calls":        "tool_call",
+	"tool-calls":        "tool_call",
+	"tool_use":          "tool_call",
+	"function_call":     "tool_call",
+	"stop":              "stop",
+	"end_turn":          "stop",
+	"complete":          "stop",
+	"length":            "length",
+	"max_tokens":        "length",
+	"max_output_tokens": "length", // OpenAI Responses' incomplete_details.reason
+	"content_filter":    "content_filter",
+	"content-filter":    "content_filter",
+	"safety":            "content_filter",
+	"error":             "error",
 }
 
 // FinishReason normalizes a finish reason to the semconv output-message enum
