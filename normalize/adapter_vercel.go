@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -156,9 +157,11 @@ func vercelMessages(raw any, responses func() bool) ([]replaycase.Message, error
 		return nil, errNotArray(raw)
 	}
 	out := make([]replaycase.Message, 0, len(list))
+	skipped := 0 // messages and parts that are no JSON object: nothing says what they held
 	for _, item := range list {
 		m, ok := item.(map[string]any)
 		if !ok {
+			skipped++
 			continue
 		}
 		msg := replaycase.Message{Role: canonicalRole(mapStr(m, "role"))}
@@ -170,6 +173,7 @@ func vercelMessages(raw any, responses func() bool) ([]replaycase.Message, error
 			for _, p := range c {
 				pm, ok := p.(map[string]any)
 				if !ok {
+					skipped++
 					continue
 				}
 				switch mapStr(pm, "type") {
@@ -194,6 +198,10 @@ func vercelMessages(raw any, responses func() bool) ([]replaycase.Message, error
 			continue
 		}
 		out = append(out, msg)
+	}
+	if skipped > 0 {
+		// What was read is kept; the error makes the step say that the prompt lacks the rest.
+		return out, fmt.Errorf("%d message(s) or part(s) are not a JSON object and are left out", skipped)
 	}
 	return out, nil
 }
