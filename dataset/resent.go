@@ -67,18 +67,12 @@ func caseIDKey(id string) (key [16]byte, ok bool) {
 func (a *adoptedCaseIDs) remember(w *Writer, segs []segment, now time.Time) {
 	ids := map[[16]byte]telemetryCount{}
 	for _, s := range segs {
-		if len(ids) == maxAdoptedIDs {
-			break
-		}
 		if w.readSegment(s) != nil {
 			continue
 		}
-		of, err := segmentCaseIDs(w, s)
-		if err != nil {
-			continue
-		}
-		for _, row := range of[:min(len(of), maxAdoptedIDs-len(ids))] {
-			if key, ok := caseIDKey(row.CaseID); ok {
+		of, _ := segmentCaseIDs(w, s) // none on an error: then nothing of it is remembered
+		for _, row := range of {
+			if key, ok := caseIDKey(row.CaseID); ok && len(ids) < maxAdoptedIDs {
 				ids[key] = telemetryCount{row.Provenance.SpanCount, row.Provenance.EventCount}
 			}
 		}

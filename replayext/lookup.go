@@ -117,7 +117,7 @@ func (r *replay) lookup(w http.ResponseWriter, req *http.Request, it items, in i
 			hits, all = in.follow(key, ses.lastCase.value(it.stream), ses.served.value(k))
 		}
 		if len(hits) > 0 {
-			i, fresh := ses.nextOf(k, len(hits), all)
+			i, fresh := ses.next(k, len(hits), all)
 			served, ok, repeat = hits[i], fresh, !fresh
 			if fresh || mode == ModeLenient { // what is served moves the cursors
 				ses.last.set(cursorKey{served.caseID, it.stream, ""}, served.pos)

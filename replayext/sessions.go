@@ -145,15 +145,11 @@ func (s *sessions) len() int {
 // next returns which of n identical recordings to serve for an exact request, in recorded
 // order. Past the last one it returns the last, with fresh false: the session has been
 // served every recording of the request, and serving one again is not replay (lookup
-// treats it by the mode: refused, served as a divergence, or live).
-func (ses *session) next(k cursorKey, n int) (i int, fresh bool) {
-	return ses.nextOf(k, n, n)
-}
-
-// nextOf is next when the request's recordings the session may be served are n of bound in all
-// (followed): the count of what was served is bounded by all of them, so that a repeat counted
-// while the run followed one case is still counted when it follows another.
-func (ses *session) nextOf(k cursorKey, n, bound int) (i int, fresh bool) {
+// treats it by the mode: refused, served as a divergence, or live). The count of what was
+// served is bounded by all the request's recordings (bound: n, or more when the session may
+// be served those of one case only, followed), so that a repeat counted while the run
+// followed one case is still counted when it follows another.
+func (ses *session) next(k cursorKey, n, bound int) (i int, fresh bool) {
 	i = ses.served.value(k)
 	ses.served.set(k, min(i+1, bound)) // bounded: a loop of repeats does not count on for ever
 	return min(i, n-1), i < n

@@ -21,14 +21,14 @@ func TestCursorsServeIdenticalRecordingsInOrderPerSession(t *testing.T) {
 	var fresh []bool
 	for range 4 {
 		s.with("a", func(ses *session) {
-			i, f := ses.next(k, 3)
+			i, f := ses.next(k, 3, 3)
 			got, fresh = append(got, i), append(fresh, f)
 		})
 	}
 	assert.Equal(t, []int{0, 1, 2, 2}, got, "past the last recording, the last")
 	assert.Equal(t, []bool{true, true, true, false}, fresh, "a repeat is told apart (lookup makes it a divergence)")
 	s.with("b", func(ses *session) {
-		i, f := ses.next(k, 3)
+		i, f := ses.next(k, 3, 3)
 		assert.True(t, i == 0 && f, "another session starts afresh")
 	})
 
@@ -120,6 +120,6 @@ func TestDivergenceLogIsBounded(t *testing.T) {
 
 // nextPos is the position session.next returns.
 func nextPos(ses *session, k cursorKey, n int) int {
-	i, _ := ses.next(k, n)
+	i, _ := ses.next(k, n, n)
 	return i
 }
