@@ -1,6 +1,7 @@
 package replaycase_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -88,6 +89,9 @@ func TestCaseIDIsDeterministic(t *testing.T) {
 	a := replaycase.ID("d4263ddf29d4d69a7c3c210379b94a58", "8b727ad3b0efe21a")
 	assert.Equal(t, a, replaycase.ID("d4263ddf29d4d69a7c3c210379b94a58", "8b727ad3b0efe21a"))
 	assert.Len(t, a, 32)
+	assert.True(t, replaycase.IsID(a), "IsID takes the form ID writes")
+	assert.False(t, replaycase.IsID(strings.ToUpper(a)), "case ids are stored in lower case")
+	assert.False(t, replaycase.IsID(a[1:]))
 	assert.NotEqual(t, a, replaycase.ID("d4263ddf29d4d69a7c3c210379b94a58", "50a2c2aa5482a2fb"))
 }
 

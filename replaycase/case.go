@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -340,6 +341,12 @@ const (
 func ID(traceID, anchorSpanID string) string {
 	h := sha256.Sum256([]byte(SchemaVersion + "\x00" + traceID + "\x00" + anchorSpanID))
 	return hex.EncodeToString(h[:16])
+}
+
+// IsID reports whether s has the form ID gives a case id, as the dataset stores it: 32
+// lower-case hex digits.
+func IsID(s string) bool {
+	return len(s) == 32 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // Quarantine marks the case quarantined with one more reason.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -154,7 +155,26 @@ func (c *Config) Validate() error {
 	if c.Select.AdapterVersionBelow < 0 {
 		errs = append(errs, fmt.Errorf("select.adapter_version_below: must not be negative, got %d", c.Select.AdapterVersionBelow))
 	}
+	errs = append(errs, c.Select.caseIDErrors()...)
 	return errors.Join(errs...)
+}
+
+// caseIDErrors names each select.case_ids entry that cannot be meant as written: one not in the
+// form of a case id selects no row (rows match by the exact id), and one listed twice adds
+// nothing, so it likely stands where another id was meant to be.
+func (s *SelectConfig) caseIDErrors() []error {
+	var errs []error
+	for i, id := range s.CaseIDs {
+		switch first := slices.Index(s.CaseIDs, id); {
+		case !replaycase.IsID(id) && replaycase.IsID(strings.ToLower(id)):
+			errs = append(errs, fmt.Errorf("select.case_ids[%d]: %q is not a case id (32 lower-case hex digits): write it in lower case, %q", i, id, strings.ToLower(id)))
+		case !replaycase.IsID(id):
+			errs = append(errs, fmt.Errorf("select.case_ids[%d]: %q is not a case id (32 lower-case hex digits)", i, id))
+		case first < i:
+			errs = append(errs, fmt.Errorf("select.case_ids[%d]: %q is listed before, at select.case_ids[%d]; was another case meant?", i, id, first))
+		}
+	}
+	return errs
 }
 
 // statusInDatasets reports whether some status of select.status is stored in a selected

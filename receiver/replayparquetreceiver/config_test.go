@@ -2,6 +2,7 @@ package replayparquetreceiver
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +82,17 @@ func TestConfigRejectsContradictions(t *testing.T) {
 	withCases := loadConfig(t, "status_not_in_datasets")
 	withCases.Select.Datasets = append(withCases.Select.Datasets, dataset.Cases)
 	assert.NoError(t, confmap.Validate(withCases), "accepted rows are in cases/")
+}
+
+// A case id that is not in the form the processor writes, or one listed twice, would select
+// nothing or hide the id meant: it is refused, naming its place in the list.
+func TestConfigCaseIDsAreCaseIDs(t *testing.T) {
+	assert.EqualError(t, confmap.Validate(loadConfig(t, "bad_case_ids")), strings.Join([]string{
+		`select.case_ids[1]: "0123456789abcdef0123456789abcde" is not a case id (32 lower-case hex digits)`,
+		`select.case_ids[2]: "FEDCBA9876543210FEDCBA9876543210" is not a case id (32 lower-case hex digits): write it in lower case, "fedcba9876543210fedcba9876543210"`,
+		`select.case_ids[3]: "0123456789abcdef0123456789abcdef" is listed before, at select.case_ids[0]; was another case meant?`,
+		`select.case_ids[4]: "case 0123456789abcdef0123456789ab" is not a case id (32 lower-case hex digits)`,
+	}, "\n"))
 }
 
 func TestSelection(t *testing.T) {
