@@ -65,7 +65,12 @@ type Config struct {
 	// (retention.go).
 	Retention RetentionConfig `mapstructure:"retention"`
 
-	// Timeout, sending_queue and retry_on_failure are the collector's exporterhelper settings.
+	// Timeout is the time limit of one write (exporterhelper's timeout; 0: none). Default 5s.
+	// A field of its own rather than exporterhelper.TimeoutConfig squashed in: the collector
+	// names a squashed struct's errors by its Go field (timeoutconfig: ...), not by the key.
+	Timeout time.Duration `mapstructure:"timeout"`
+
+	// sending_queue and retry_on_failure are the collector's exporterhelper settings.
 	// sending_queue is off unless configured (each call returns once its cases are written).
 	// When configured, sending_queue.batch decides when a file is written: when the batch reaches min_size
 	// (default 4 MiB) or after flush_timeout (the visibility interval, default 10s). The
@@ -77,9 +82,8 @@ type Config struct {
 	// cases are written, so replay_case keeps its write-ahead copy until then and no second
 	// durable copy is needed; an in-memory queue there would accept cases before they are on
 	// disk and let replay_case delete that copy.
-	TimeoutConfig exporterhelper.TimeoutConfig                             `mapstructure:",squash"`
-	QueueConfig   configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
-	RetryConfig   configretry.BackOffConfig                                `mapstructure:"retry_on_failure"`
+	QueueConfig configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
+	RetryConfig configretry.BackOffConfig                                `mapstructure:"retry_on_failure"`
 }
 
 var _ confmap.Validator = (*Config)(nil)
@@ -101,6 +105,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RowGroupRows <= 0 {
 		errs = append(errs, fmt.Errorf("row_group_rows must be positive, got %d", c.RowGroupRows))
+	}
+	if c.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("timeout must not be negative (0: no time limit), got %s", c.Timeout))
 	}
 	if c.FileMaxAge < 0 || c.FileMaxAge > maxFileMaxAge {
 		errs = append(errs, fmt.Errorf("file_max_age must be between 0 and %s, got %s", maxFileMaxAge, c.FileMaxAge))

@@ -51,7 +51,7 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, 30*time.Second, custom.FileMaxAge)
 	assert.Equal(t, int64(128<<20), custom.FileMaxStagedSize)
 	assert.Equal(t, "snappy", custom.Compression)
-	assert.Equal(t, 30*time.Second, custom.TimeoutConfig.Timeout)
+	assert.Equal(t, 30*time.Second, custom.Timeout)
 	q := custom.QueueConfig.Get()
 	require.NotNil(t, q.StorageID)
 	assert.Equal(t, "file_storage", q.StorageID.String())
@@ -89,6 +89,12 @@ func TestValidateNamesTheField(t *testing.T) {
 			}
 		})
 	}
+}
+
+// timeout is named as the user wrote it: the collector's own check of its TimeoutConfig, squashed
+// into this config, named the Go field (timeoutconfig: timeout value must be ...).
+func TestNegativeTimeoutNamesTheKey(t *testing.T) {
+	assert.EqualError(t, confmap.Validate(loadConfig(t, "negative_timeout")), "timeout must not be negative (0: no time limit), got -1s")
 }
 
 // An empty directory is one mistake, reported once: not also as a staging_directory inside ".".

@@ -263,7 +263,7 @@ func TestAWriteIsReportedDoneAlthoughItsTimeoutFired(t *testing.T) {
 			td, cases := caseSpans(t, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent)
 			cfg := testConfig(t)
 			cfg.FileMaxAge = fileMaxAge
-			cfg.TimeoutConfig.Timeout = time.Nanosecond
+			cfg.Timeout = time.Nanosecond
 			cfg.RetryConfig.Enabled = false // one attempt: what it reports is under test
 			exp := newExporter(t, cfg)
 			require.NoError(t, exp.ConsumeTraces(context.Background(), td), "a batch that was written is reported as written")

@@ -54,7 +54,7 @@ func createDefaultConfig() component.Config {
 		FileMaxStagedSize: 256 << 20,
 		Compression:       "zstd",
 		Retention:         RetentionConfig{Interval: time.Hour},
-		TimeoutConfig:     exporterhelper.NewDefaultTimeoutConfig(),
+		Timeout:           exporterhelper.NewDefaultTimeoutConfig().Timeout,
 		QueueConfig:       configoptional.Default(queue),
 		RetryConfig:       configretry.NewDefaultBackOffConfig(),
 	}
@@ -75,7 +75,7 @@ func newTraces(ctx context.Context, set exporter.Settings, c *Config, opts ...da
 		exporterhelper.WithStart(e.start),
 		exporterhelper.WithShutdown(e.shutdown),
 		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
-		exporterhelper.WithTimeout(c.TimeoutConfig),
+		exporterhelper.WithTimeout(exporterhelper.TimeoutConfig{Timeout: c.Timeout}),
 		exporterhelper.WithRetry(c.RetryConfig),
 		exporterhelper.WithQueue(c.QueueConfig))
 }
