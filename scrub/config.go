@@ -110,9 +110,19 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("scrub.detectors.%s: action must be mask, quarantine or off, got %q", kind, action))
 		}
 	}
-	for i, n := range c.SecretKeyNames {
-		if normalizeKeyName(n) == "" {
-			errs = append(errs, fmt.Errorf("scrub.secret_key_names[%d]: empty name", i))
+	// Key names are fragments searched for in every key, separators removed: an empty one is in
+	// every key.
+	for _, names := range []struct {
+		field, effect string
+		list          []string
+	}{
+		{"secret_key_names", "every key would be secret", c.SecretKeyNames},
+		{"public_key_names", "no key would be secret", c.PublicKeyNames},
+	} {
+		for i, n := range names.list {
+			if normalizeKeyName(n) == "" {
+				errs = append(errs, fmt.Errorf("scrub.%s[%d]: empty name (%q without its separators), which every key contains: %s", names.field, i, n, names.effect))
+			}
 		}
 	}
 	for i, r := range c.PhoneRegions {

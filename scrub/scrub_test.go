@@ -153,6 +153,15 @@ func TestActionsAndRules(t *testing.T) {
 	assert.Equal(t, "a@b.co", disabled.Text("a@b.co", &Report{}))
 }
 
+// A public key name is a fragment every key is searched for: an empty one (or one of
+// separators only, which are ignored) is in every key, so no key would be secret any more.
+func TestEmptyPublicKeyNameIsRefused(t *testing.T) {
+	cfg := Config{Enabled: true, Key: "k", PublicKeyNames: []string{"tokens", "-"}}
+	assert.EqualError(t, cfg.Validate(), `scrub.public_key_names[1]: empty name ("-" without its separators), which every key contains: no key would be secret`)
+	cfg.PublicKeyNames = []string{"tokens"}
+	require.NoError(t, cfg.Validate())
+}
+
 func TestChecksumsAvoidFalsePositives(t *testing.T) {
 	s := newScrubber(t, testConfig(t))
 	for _, ordinary := range []string{
