@@ -262,11 +262,12 @@ func TestRedriveQuarantinedCasesWithARelaxedPolicy(t *testing.T) {
 }
 
 // traceRecorder is a next consumer that records the trace ids of the pushes it accepts and
-// refuses (retryably) every push after the first `accept` while refuse is set.
+// refuses (retryably) every push after the first `accept` pushes (-1: none refused).
 type traceRecorder struct {
 	mu       sync.Mutex
 	accepted []string
 	accept   int
+	pushes   int // accepted
 	refusals int
 	refused  chan struct{} // signalled at the second refusal (so the first was retried)
 }
@@ -274,7 +275,7 @@ type traceRecorder struct {
 func (r *traceRecorder) consume(_ context.Context, td ptrace.Traces) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.accept >= 0 && len(r.accepted) >= r.accept {
+	if r.accept >= 0 && r.pushes >= r.accept {
 		r.refusals++
 		if r.refusals == 2 {
 			close(r.refused)
@@ -293,6 +294,7 @@ func (r *traceRecorder) consume(_ context.Context, td ptrace.Traces) error {
 			}
 		}
 	}
+	r.pushes++
 	return nil
 }
 
@@ -323,7 +325,7 @@ func TestRestartInTheMiddleEmitsEachCaseOnce(t *testing.T) {
 		require.NoError(t, ext.Shutdown(context.Background()))
 	}
 
-	first := &traceRecorder{accept: 2, refused: make(chan struct{})}
+	first := &traceRecorder{accept: 1, refused: make(chan struct{})}
 	run(first, func(*replayReceiver) {
 		select {
 		case <-first.refused:
@@ -331,7 +333,11 @@ func TestRestartInTheMiddleEmitsEachCaseOnce(t *testing.T) {
 			t.Fatal("the refused push was not retried")
 		}
 	})
-	require.Len(t, first.accepted, 2, "one batch of two cases taken before the refusals")
+	// One push taken before the refusals: two cases, or one when the five were written in more
+	// than one file (the processor closes them in one sweep or more, as the machine's load
+	// decides) and the first file holds one.
+	require.NotEmpty(t, first.accepted, "one push taken before the refusals")
+	require.LessOrEqual(t, len(first.accepted), 2, "one push of batch_size 2")
 
 	second := &traceRecorder{accept: -1}
 	run(second, func(r *replayReceiver) { waitBacklog(t, r) })
