@@ -111,7 +111,11 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	var responseBody map[string]any
 	if raw, ok := jsonAttr(a, "output.value", b); ok && getStr(a, "output.mime_type") == "application/json" {
 		if body, ok := raw.(map[string]any); ok {
-			response, responseBody = ParseOpenAIResponse(body), body
+			var err error
+			if response, err = ParseOpenAIResponse(body); err != nil {
+				b.problem("output.value", err)
+			}
+			responseBody = body
 		}
 	}
 	outputs := openInferenceMessages(a, "llm.output_messages.", b)

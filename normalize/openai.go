@@ -2,6 +2,7 @@ package normalize
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode"
 
@@ -85,13 +86,17 @@ type OpenAIResponse struct {
 }
 
 // ParseOpenAIResponse reads a Chat Completions response body
-// ({id, model, choices[{message, finish_reason}], usage}).
-func ParseOpenAIResponse(body map[string]any) OpenAIResponse {
+// ({id, model, choices[{message, finish_reason}], usage}). A choice that is not a JSON object
+// says nothing that can be read: it is left out, the rest is read, and the error says how many
+// were, so that the caller reports an answer short of them.
+func ParseOpenAIResponse(body map[string]any) (OpenAIResponse, error) {
 	r := OpenAIResponse{ID: mapStr(body, "id"), Model: mapStr(body, "model")}
+	skipped := 0
 	if choices, ok := body["choices"].([]any); ok {
 		for _, item := range choices {
 			c, ok := item.(map[string]any)
 			if !ok {
+				skipped++
 				continue
 			}
 			msg, _ := c["message"].(map[string]any)
@@ -115,5 +120,8 @@ func ParseOpenAIResponse(body map[string]any) OpenAIResponse {
 			r.Usage.ReasoningOutputTokens, _ = toInt(d["reasoning_tokens"])
 		}
 	}
-	return r
+	if skipped > 0 {
+		return r, fmt.Errorf("%d choice(s) are not a JSON object and are left out", skipped)
+	}
+	return r, nil
 }
