@@ -84,14 +84,20 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	st := &b.Step
 	mc := &st.ModelConfig
 	setStr(&mc.Provider, canonicalProvider(getStr(a, "llm.system", "llm.provider")))
-	setStr(&mc.RequestModel, getStr(a, "llm.request.model_name"))
-	setStr(&mc.ResponseModel, getStr(a, "llm.response.model_name", "llm.model_name"))
+	b.setModel(&mc.RequestModel, &b.offers.requestModel, getStr(a, "llm.request.model_name"), "llm.request.model_name")
+	b.setModel(&mc.ResponseModel, &b.offers.responseModel, getStr(a, "llm.response.model_name"), "llm.response.model_name")
+	// llm.model_name is not compared: instrumentations write the request's model there, or the
+	// response's.
+	setStr(&mc.ResponseModel, getStr(a, "llm.model_name"))
 
-	mergeModelConfig(mc, openInferenceParams(a, b))
+	params := openInferenceParams(a, b)
+	b.setModel(&mc.RequestModel, &b.offers.requestModel, params.RequestModel, "llm.invocation_parameters model")
+	mergeModelConfig(mc, params)
 	if st.ToolDefinitions == nil {
 		st.ToolDefinitions = openInferenceTools(a, b) // before the request body, which need not read its tools then
 	}
 	request := openInferenceRequest(a, b, st.ToolDefinitions == nil)
+	b.setModel(&mc.RequestModel, &b.offers.requestModel, request.Model.RequestModel, "input.value model")
 	mergeModelConfig(mc, request.Model)
 	setStr(&mc.RequestModel, getStr(a, "llm.model_name"))
 

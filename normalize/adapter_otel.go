@@ -55,8 +55,8 @@ func readSemconvAttributes(a pcommon.Map, b *stepBuilder, where string) {
 
 	mc := &st.ModelConfig
 	setStr(&mc.Provider, canonicalProvider(getStr(a, "gen_ai.provider.name", "gen_ai.system")))
-	setStr(&mc.RequestModel, getStr(a, "gen_ai.request.model"))
-	setStr(&mc.ResponseModel, getStr(a, "gen_ai.response.model"))
+	b.setModel(&mc.RequestModel, &b.offers.requestModel, getStr(a, "gen_ai.request.model"), "gen_ai.request.model")
+	b.setModel(&mc.ResponseModel, &b.offers.responseModel, getStr(a, "gen_ai.response.model"), "gen_ai.response.model")
 	b.setFloat(&mc.Temperature, a, "gen_ai.request.temperature")
 	b.setFloat(&mc.TopP, a, "gen_ai.request.top_p")
 	b.setInt(&mc.MaxTokens, a, "gen_ai.request.max_tokens")

@@ -81,8 +81,8 @@ func vercelAI(in *spanInput, b *stepBuilder) bool {
 	}
 	mc := &st.ModelConfig
 	setStr(&mc.Provider, canonicalProvider(getStr(a, "ai.model.provider")))
-	setStr(&mc.RequestModel, getStr(a, "ai.model.id"))
-	setStr(&mc.ResponseModel, getStr(a, "ai.response.model"))
+	b.setModel(&mc.RequestModel, &b.offers.requestModel, getStr(a, "ai.model.id"), "ai.model.id")
+	b.setModel(&mc.ResponseModel, &b.offers.responseModel, getStr(a, "ai.response.model"), "ai.response.model")
 	b.setFloat(&mc.Temperature, a, "ai.settings.temperature")
 	b.setFloat(&mc.TopP, a, "ai.settings.topP")
 	b.setInt(&mc.MaxTokens, a, "ai.settings.maxOutputTokens", "ai.settings.maxTokens")

@@ -2,7 +2,8 @@
 // written, into a replay case. Each convention is one small adapter (adapter_*.go) that reads
 // one span and fills the fields of its step that are still empty; adapters run in a fixed
 // precedence order (the adapters table), so when a span carries several conventions the first
-// one that has a field wins, and the step records every convention that contributed. Build
+// one that has a field wins (a later one that recorded another value is reported,
+// conflicting_conventions.go), and the step records every convention that contributed. Build
 // (build.go) turns a whole trace into a case.
 package normalize
 
@@ -107,6 +108,7 @@ func normalizeSpan(in *spanInput, b *stepBuilder) (n normalized, ok bool) {
 		}
 	}
 	for _, a := range adapters {
+		b.conv = a.name
 		if a.apply(in, b) {
 			b.Step.Conventions = append(b.Step.Conventions, a.name)
 		}

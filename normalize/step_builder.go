@@ -17,6 +17,10 @@ type stepBuilder struct {
 	// plainSystem is gen_ai.system_instructions recorded as plain text (see plainInstructions):
 	// dropped again when the input messages turn out to begin with the same system message.
 	plainSystem string
+	// conv is the convention whose adapter reads the span now; offers notes which one offered
+	// a value last for the fields two conventions may disagree on (conflicting_conventions.go).
+	conv   string
+	offers offers
 }
 
 // problem records content an adapter could not read. Truncated JSON gets its own code.
@@ -52,6 +56,9 @@ func (b *stepBuilder) toolCall() *replaycase.ToolCall {
 }
 
 func (b *stepBuilder) setInput(msgs []replaycase.Message) {
+	if len(msgs) > 0 && b.firstOffer(&b.offers.input) && len(b.Step.InputMessages) > 0 {
+		b.compareMessages("input", b.Step.InputMessages, msgs)
+	}
 	if len(b.Step.InputMessages) == 0 {
 		b.Step.InputMessages = msgs
 	}
@@ -61,6 +68,9 @@ func (b *stepBuilder) setInput(msgs []replaycase.Message) {
 }
 
 func (b *stepBuilder) setOutput(msgs []replaycase.Message) {
+	if len(msgs) > 0 && b.firstOffer(&b.offers.output) && len(b.Step.OutputMessages) > 0 {
+		b.compareMessages("output", b.Step.OutputMessages, msgs)
+	}
 	if len(b.Step.OutputMessages) == 0 {
 		b.Step.OutputMessages = msgs
 	}
@@ -92,12 +102,15 @@ func (b *stepBuilder) setFloat(dst **float64, a pcommon.Map, keys ...string) {
 }
 
 // setUsage fills a token count from the first of keys that holds an integer. A value that is
-// there but is not an integer is a finding, never a silent 0.
+// there but is not an integer is a finding, never a silent 0. A count an earlier convention
+// filled is compared instead.
 func (b *stepBuilder) setUsage(dst *int64, a pcommon.Map, keys ...string) {
-	if *dst == 0 {
-		if n, ok := readNumber(b, a, replaycase.ReasonInvalidUsage, toInt, keys); ok {
-			*dst = n
-		}
+	if *dst != 0 {
+		b.compareCount(*dst, a, keys)
+		return
+	}
+	if n, ok := readNumber(b, a, replaycase.ReasonInvalidUsage, toInt, keys); ok {
+		*dst = n
 	}
 }
 

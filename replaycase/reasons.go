@@ -16,6 +16,9 @@ const (
 	ReasonContentRef            = "content_ref_only"         // content was uploaded elsewhere (*_ref attributes)
 	ReasonSecretDetected        = "secret_detected"          // the scrub policy found a kind whose action is quarantine
 	ReasonEmbeddingsNotRecorded = "embeddings_not_recorded"  // an embedding call lacks its input text or returned vector, so it cannot be replayed
+	// ReasonConflictingConventions: two conventions on one span recorded different messages,
+	// models or token counts; the step holds the first one's (the precedence order), one of two.
+	ReasonConflictingConventions = "conflicting_conventions"
 
 	// Lifecycle (always applied).
 	ReasonEvicted   = "evicted"    // closed early because a memory limit was hit
@@ -60,7 +63,7 @@ const ReasonUndecodableCase = "undecodable_case"
 var reasonCodes = []string{
 	ReasonNoRootSpan, ReasonNoLLMSteps, ReasonNoInputMessages, ReasonNoModelOutput, ReasonNoModelName,
 	ReasonToolCallWithoutResult, ReasonUnparseableContent, ReasonTruncatedContent, ReasonContentRef,
-	ReasonSecretDetected, ReasonEmbeddingsNotRecorded,
+	ReasonSecretDetected, ReasonEmbeddingsNotRecorded, ReasonConflictingConventions,
 	ReasonEvicted, ReasonSpanLimit, ReasonShutdown, ReasonMaxAge, ReasonLateSpans, ReasonTraceSplit,
 	ReasonInvalidUsage, ReasonInvalidParameter, ReasonInvalidTimestamp, ReasonEndBeforeStart,
 	ReasonInvalidUTF8, ReasonInvalidTraceID, ReasonInvalidSpanID, ReasonEventLimit,

@@ -128,6 +128,8 @@ var evidenceChecks = map[string][]string{
 	"parseable_content": {replaycase.ReasonUnparseableContent, replaycase.ReasonTruncatedContent},
 	"inline_content":    {replaycase.ReasonContentRef},
 	"valid_values":      {replaycase.ReasonInvalidUsage, replaycase.ReasonInvalidParameter, replaycase.ReasonInvalidTimestamp, replaycase.ReasonEndBeforeStart},
+	// Two conventions on one span recorded different values: the case holds one of two.
+	"consistent_conventions": {replaycase.ReasonConflictingConventions},
 }
 
 func allChecks() []string {

@@ -65,7 +65,7 @@ func TestValidateNamesTheField(t *testing.T) {
 	for name, want := range map[string][]string{
 		"bad_durations": {"root_grace_period must be positive, got 0s", "idle_timeout must be positive, got -1s"},
 		"bad_limits":    {"limits.max_open_traces must be positive, got 0", "limits.max_spans_per_trace must be positive, got -5", "limits.max_events_per_trace must be positive, got 0", "limits.max_buffered_bytes must be positive and at most 4611686018427387904, got 0", "emit_batch_size must be positive, got -1"},
-		"bad_policy":    {`evidence.require: unknown check "model_anwser" (known: embeddings, inline_content, input_messages, llm_steps, model_name, model_output, parseable_content, root_span, tool_results, valid_values)`, `raw_spans must be one of "quarantined", "all", "none"; got "sometimes"`},
+		"bad_policy":    {`evidence.require: unknown check "model_anwser" (known: consistent_conventions, embeddings, inline_content, input_messages, llm_steps, model_name, model_output, parseable_content, root_span, tool_results, valid_values)`, `raw_spans must be one of "quarantined", "all", "none"; got "sometimes"`},
 		"short_max_age": {"max_age (30s) must not be shorter than idle_timeout (1m0s)"},
 		// A case idle for idle_timeout closes whether its root arrived or not: a longer grace
 		// period would never be waited for.
