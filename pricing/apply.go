@@ -66,7 +66,11 @@ func stepCost(st *replaycase.Step, t *Table) replaycase.Cost {
 	if err != nil {
 		return withSource(replaycase.Cost{Status: replaycase.CostUnpriced, Detail: err.Error()}, t)
 	}
-	return withSource(q.Cost(u), t)
+	cost := q.Cost(u)
+	if q.PricedAs != "" {
+		AddDetail(&cost, fmt.Sprintf("priced as %q: the model name recorded without its provider prefix", q.PricedAs))
+	}
+	return withSource(cost, t)
 }
 
 // countsTokens reports whether the usage holds a token count of a kind that has a price.

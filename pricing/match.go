@@ -102,10 +102,12 @@ var providerAliases = map[string]string{
 }
 
 // matched is the outcome of matching a provider name and a model reference; nil fields mean
-// not found.
+// not found. pricedAs is the name the model was found under when it is not the reference as
+// recorded (a provider prefix stripped), else empty.
 type matched struct {
 	provider *provider
 	model    *model
+	pricedAs string
 }
 
 // maxCachedMatches bounds the match cache: a run of ever new model names (a bug upstream, or
@@ -115,11 +117,10 @@ const maxCachedMatches = 4096
 // match finds the provider and the model, from the cache when the pair was seen before (a
 // collector sees the same few models over and over; matching runs through every clause of a
 // provider's models).
-func (t *Table) match(providerName, ref string) (*provider, *model) {
+func (t *Table) match(providerName, ref string) matched {
 	key := providerName + "\x00" + ref
 	if v, ok := t.cache.Load(key); ok {
-		m := v.(matched)
-		return m.provider, m.model
+		return v.(matched)
 	}
 	var m matched
 	// Model names are matched in lower case: the data's clauses are written so, and a regex
@@ -127,11 +128,17 @@ func (t *Table) match(providerName, ref string) (*provider, *model) {
 	lower := strings.ToLower(ref)
 	if m.provider = t.findProvider(providerName, lower); m.provider != nil {
 		m.model = t.findModel(m.provider, lower)
+		// Only a recorded provider tells which prefix is its own.
+		if rest := t.unprefixed(m.provider, ref); m.model == nil && providerName != "" && rest != "" {
+			if m.model = t.findModel(m.provider, strings.ToLower(rest)); m.model != nil {
+				m.pricedAs = rest
+			}
+		}
 	}
 	if t.cached.Add(1) <= maxCachedMatches {
 		t.cache.Store(key, m)
 	}
-	return m.provider, m.model
+	return m
 }
 
 // findProvider picks the provider by the recorded provider name, as genai-prices does: an

@@ -28,7 +28,10 @@ type Quote struct {
 	PriceChecked  string
 	EffectiveDate string   // start date of the price set in force, empty when unconstrained
 	PriceDates    []string // every date the model's price changed on, in the data's order
-	prices        prices
+	// PricedAs is the model name priced when it is not the one recorded: the recorded name
+	// without a prefix naming the provider (openai/gpt-4o priced as gpt-4o). Empty otherwise.
+	PricedAs string
+	prices   prices
 }
 
 // Lookup finds the price in force at t for a model of a provider. The provider may be empty
@@ -47,14 +50,15 @@ func (t *Table) Lookup(providerName string, modelRefs []string, at time.Time) (*
 			continue
 		}
 		tried = append(tried, ref)
-		p, m := t.match(providerName, ref)
+		found := t.match(providerName, ref)
+		p, m := found.provider, found.model
 		if p == nil && providerName != "" {
 			return nil, fmt.Errorf("provider %q is not in the price table", providerName)
 		}
 		if m == nil {
 			continue
 		}
-		q := &Quote{ProviderID: p.ID, ModelID: m.ID, ModelName: m.Name, PriceChecked: m.PricesChecked}
+		q := &Quote{ProviderID: p.ID, ModelID: m.ID, ModelName: m.Name, PriceChecked: m.PricesChecked, PricedAs: found.pricedAs}
 		set := m.Prices.inForce(at)
 		q.prices = set.Prices
 		if set.Constraint != nil {
