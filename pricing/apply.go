@@ -11,13 +11,20 @@ import (
 // (ReportedCosts); such a step keeps the reported figure as its cost of record and gets the
 // table's figure beside it. A table of nil prices nothing: every step is unpriced.
 func Apply(c *replaycase.Case, t *Table, reported map[string]float64) {
+	apply(c, t, Reported{USD: reported})
+}
+
+// apply is Apply with all that the spans recorded beside the steps: reported costs and how
+// cache writes split by lifetime.
+func apply(c *replaycase.Case, t *Table, r Reported) {
 	for i := range c.Steps {
 		st := &c.Steps[i]
 		if st.Kind != replaycase.StepLLM && st.Kind != replaycase.StepEmbedding {
 			continue
 		}
-		cost := stepCost(st, t)
-		if usd, ok := reported[st.SpanID]; ok {
+		w, split := r.CacheWrites[st.SpanID]
+		cost := stepCost(st, t, w, split)
+		if usd, ok := r.USD[st.SpanID]; ok {
 			if usd == 0 && countsTokens(st.Usage) {
 				// OpenLIT writes gen_ai.usage.cost = 0 for a model it has no price for: 0 for a
 				// call that used tokens says nothing about what it cost.
@@ -36,7 +43,7 @@ func Apply(c *replaycase.Case, t *Table, reported map[string]float64) {
 // ApplyReported is Apply with what the spans reported, and it says in each step's cost
 // detail which reported cost was not used for not being a finite non-negative number.
 func ApplyReported(c *replaycase.Case, t *Table, r Reported) {
-	Apply(c, t, r.USD)
+	apply(c, t, r)
 	if len(r.Rejected) == 0 {
 		return
 	}
@@ -48,7 +55,9 @@ func ApplyReported(c *replaycase.Case, t *Table, r Reported) {
 	}
 }
 
-func stepCost(st *replaycase.Step, t *Table) replaycase.Cost {
+// stepCost prices a step from the table; w is how its cache writes split by lifetime, when
+// split says the spans recorded it.
+func stepCost(st *replaycase.Step, t *Table, w CacheWrites, split bool) replaycase.Cost {
 	if t == nil {
 		return replaycase.Cost{Status: replaycase.CostUnpriced, Detail: "no price table"}
 	}
@@ -66,7 +75,11 @@ func stepCost(st *replaycase.Step, t *Table) replaycase.Cost {
 	if err != nil {
 		return withSource(replaycase.Cost{Status: replaycase.CostUnpriced, Detail: err.Error()}, t)
 	}
-	cost := q.Cost(u)
+	oneHour, note := oneHourWrites(q, u, w, split)
+	cost := q.cost(u, oneHour)
+	if note != "" && cost.TotalUSD != nil {
+		AddDetail(&cost, note)
+	}
 	if q.PricedAs != "" {
 		AddDetail(&cost, fmt.Sprintf("priced as %q: the model name recorded without its provider prefix", q.PricedAs))
 	}

@@ -104,7 +104,11 @@ func (c conditional) inForce(t time.Time) priceSet {
 // writes are taken out of the input tokens and reasoning out of the output tokens; a kind
 // without a price of its own is priced as its parent. A count with no price at all makes the
 // result partial, and so do tokens that total_tokens counts and no other count does.
-func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
+func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost { return q.cost(u, 0) }
+
+// cost is Cost with oneHourWrites of the cache write tokens priced at the one-hour price
+// (oneHourWrites below), the rest at the five-minute one; cache_write_usd is their sum.
+func (q *Quote) cost(u replaycase.Usage, oneHourWrites int64) replaycase.Cost {
 	// Every figure of the result points into one allocation: a priced step took about ten.
 	figures := new(costFigures)
 	c := replaycase.Cost{ProviderID: q.ProviderID, ModelID: q.ModelID, PriceChecked: q.PriceChecked,
@@ -127,8 +131,15 @@ func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
 		{uncached, []string{keyInput}, &c.InputUSD, &c.UnitPrices.Input},
 		{plain, []string{keyOutput}, &c.OutputUSD, &c.UnitPrices.Output},
 		{u.CacheReadInputTokens, []string{keyCacheRead, keyInput}, &c.CacheReadUSD, &c.UnitPrices.CacheRead},
-		{u.CacheWriteInputTokens, []string{keyCacheWrite, keyInput}, &c.CacheWriteUSD, &c.UnitPrices.CacheWrite},
+		{u.CacheWriteInputTokens - oneHourWrites, []string{keyCacheWrite, keyInput}, &c.CacheWriteUSD, &c.UnitPrices.CacheWrite},
 		{u.ReasoningOutputTokens, []string{keyReasoning, keyOutput}, &c.ReasoningUSD, &c.UnitPrices.Reasoning},
+	}
+	if oneHourWrites > 0 {
+		// Into cache_write_usd beside the five-minute writes; unit_prices holds one cache write
+		// price, the five-minute one (the cost's detail names the one-hour price).
+		oneHour := parts[3]
+		oneHour.tokens, oneHour.keys, oneHour.unit = oneHourWrites, []string{keyCacheWrite1h, keyCacheWrite, keyInput}, nil
+		parts = append(parts, oneHour)
 	}
 	total := 0.0
 	var missing, tiers []string
@@ -148,7 +159,14 @@ func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
 		usd := float64(part.tokens) * unit / 1e6
 		total += usd
 		figures.usd[i], figures.units[i] = usd, unit
-		*part.usd, *part.unit = &figures.usd[i], &figures.units[i]
+		if *part.usd == nil {
+			*part.usd = &figures.usd[i]
+		} else {
+			**part.usd += usd // one-hour cache writes, after the five-minute ones
+		}
+		if part.unit != nil {
+			*part.unit = &figures.units[i]
+		}
 		priced = true
 	}
 	c.Tier = strings.Join(tiers, ",")
@@ -182,7 +200,7 @@ func (q *Quote) Cost(u replaycase.Usage) replaycase.Cost {
 // costFigures holds what one Cost's pointers point to, each figure in a field of its own.
 type costFigures struct {
 	unit            replaycase.UnitPrices
-	usd, units      [5]float64 // by part, in Cost's order
+	usd, units      [6]float64 // by part, in Cost's order, one-hour cache writes last
 	computed, total float64
 }
 

@@ -25,6 +25,9 @@ type Reported struct {
 	// Rejected says which reported costs were not a finite non-negative number, and what they
 	// were: they are not used, and the step's cost says so.
 	Rejected map[string]string
+	// CacheWrites is how a span's recorded usage splits its cache writes into five-minute and
+	// one-hour ones (which have different prices), for the spans whose usage says.
+	CacheWrites map[string]CacheWrites
 }
 
 // ReadReported reads the costs the spans of td report.
@@ -35,6 +38,12 @@ func ReadReported(td ptrace.Traces) Reported {
 		id := s.Span.SpanID().String()
 		if ok {
 			r.USD[id] = usd
+		}
+		if w, ok := cacheWrites(s.Span.Attributes()); ok {
+			if r.CacheWrites == nil {
+				r.CacheWrites = map[string]CacheWrites{}
+			}
+			r.CacheWrites[id] = w
 		}
 		if rejected != "" {
 			if r.Rejected == nil {
