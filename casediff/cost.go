@@ -42,6 +42,24 @@ func cost(a, b *replaycase.Cost) []Finding {
 	return out
 }
 
+// CostNotCompared says why the runs' costs were not really compared, "" when they were: cost
+// found nothing, yet neither side has a whole figure (both unpriced, or both partial with the
+// same figure), so what had no price may have changed unseen. A policy gating on cost_changed
+// passes such a run; `reprise ci` says so in the case's message.
+func CostNotCompared(a, b *replaycase.Cost) string {
+	if len(cost(a, b)) > 0 {
+		return ""
+	}
+	// No finding: both statuses are the same.
+	switch status(a) {
+	case string(replaycase.CostUnpriced):
+		return "cost not compared: both runs are unpriced (no cost figure), so cost_changed cannot fail this case; list usage_changed in fail_on to gate on token counts"
+	case string(replaycase.CostPartial):
+		return "cost not compared: both runs are partial with the same figure, which leaves out what had no price; list usage_changed in fail_on to gate on token counts"
+	}
+	return ""
+}
+
 // partialNote warns that a delta involves a partial figure, which leaves out what had no price:
 // a run whose new model is unpriced is not cheaper by the old model's cost.
 func partialNote(a, b replaycase.CostStatus) string {

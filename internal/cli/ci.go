@@ -272,6 +272,12 @@ func judge(r *caseResult, recorded, replayed *replaycase.Case, policy Policy, mi
 	if len(why) > 0 {
 		r.Outcome = outcomeFailed
 	}
+	// A policy that gates on cost passes a run whose cost could not be compared: say so, or
+	// the pass would read as "the cost did not change".
+	costGate := casediff.Finding{Type: casediff.CostChanged, PathA: "cost.total_usd", PathB: "cost.total_usd"}
+	if note := casediff.CostNotCompared(recorded.Cost, replayed.Cost); note != "" && policy.fails(recorded.CaseID, costGate) {
+		r.Message = strings.TrimPrefix(r.Message+"; "+note, "; ")
+	}
 }
 
 // someIDs lists the first ten case ids of ids in order, and how many more there are.
