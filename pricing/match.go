@@ -129,9 +129,11 @@ func (t *Table) match(providerName, ref string) matched {
 	if m.provider = t.findProvider(providerName, lower); m.provider != nil {
 		m.model = t.findModel(m.provider, lower)
 		// Only a recorded provider tells which prefix is its own.
-		if rest := t.unprefixed(m.provider, ref); m.model == nil && providerName != "" && rest != "" {
-			if m.model = t.findModel(m.provider, strings.ToLower(rest)); m.model != nil {
-				m.pricedAs = rest
+		if m.model == nil && providerName != "" {
+			if rest := t.unprefixed(m.provider, ref); rest != "" {
+				if m.model = t.findModel(m.provider, strings.ToLower(rest)); m.model != nil {
+					m.pricedAs = rest
+				}
 			}
 		}
 	}
