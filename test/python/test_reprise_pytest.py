@@ -8,6 +8,9 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from conftest import run_agent
+from fake_anthropic import FakeAnthropic
+from model_api_agent import CITY_SCHEMA, DESCRIPTION, INSTRUCTIONS, PROMPT
 from reprise_pytest import Replay, ReplayError
 
 pytest_plugins = ["pytester"]
@@ -19,6 +22,7 @@ def test_urls(reprise, reprise_url):
     kwargs = reprise.openai_kwargs("abc")
     assert kwargs["base_url"] == EXPECTED + "/v1/cases/abc/openai/v1"
     assert kwargs["default_headers"]["X-Replay-Mode"] == "strict"
+    assert reprise.anthropic_kwargs("abc")["base_url"] == EXPECTED + "/v1/cases/abc/anthropic"
     assert re.fullmatch(r"test_user.py-test_urls-[0-9a-f]{12}", kwargs["default_headers"]["X-Replay-Session"])
     # no request was sent: nothing for the plugin to check when the test ends
     reprise.cases_used.clear()
@@ -185,7 +189,8 @@ def test_a_divergence_past_a_full_log_fails_the_test(fake_listing):
 )
 def test_the_token_reaches_the_extension(pytester, fake_listing, monkeypatch, args, env, expected):
     """--reprise-token (else REPRISE_TOKEN) is sent as a bearer token on the plugin's own requests
-    and is the SDK's API key, which the SDK sends the same way."""
+    and is the openai SDK's API key and the anthropic SDK's auth_token, which the SDKs send the
+    same way."""
     if env:
         monkeypatch.setenv("REPRISE_TOKEN", env)
     else:
@@ -195,6 +200,9 @@ def test_the_token_reaches_the_extension(pytester, fake_listing, monkeypatch, ar
 def test_token(reprise):
     assert reprise.cases(agent="bot")
     assert reprise.openai_kwargs("x")["api_key"] == {expected or "not-needed"!r}
+    import anthropic
+    client = anthropic.Anthropic(**reprise.anthropic_kwargs("x"))
+    assert client.auth_headers == {{"Authorization": {f"Bearer {expected or 'not-needed'}"!r}}}
 """
     )
     pytester.runpytest_subprocess(f"--reprise-url={fake_listing}", *args).assert_outcomes(passed=1)
@@ -266,3 +274,64 @@ def test_a_divergence_after_the_test_read_the_log_fails_it(pytester, collector, 
     result.stdout.fnmatch_lines(
         ["*1 request(s) of this test left the recording*", "*chat request*served another recording*"]
     )
+
+
+# Replays the first call of a recorded Anthropic Messages run through the anthropic SDK, then
+# makes it with another system prompt and catches the refusal, as an agent with a fallback would.
+ANTHROPIC_TEST = """
+import anthropic
+
+CASE_ID = {case_id!r}
+REQUEST = {request!r}
+
+def test_replays_the_recorded_message(reprise):
+    client = anthropic.Anthropic(**reprise.anthropic_kwargs(CASE_ID))
+    message = client.messages.create(**REQUEST)
+    assert [(b.id, b.input) for b in message.content if b.type == "tool_use"] == {uses!r}
+
+def test_a_changed_system_prompt_the_agent_swallowed(reprise):
+    client = anthropic.Anthropic(**reprise.anthropic_kwargs(CASE_ID))
+    try:
+        client.messages.create(**{{**REQUEST, "system": "You are a terse weather assistant."}})
+    except anthropic.NotFoundError:
+        pass
+"""
+
+
+def test_anthropic_kwargs_replay_a_recorded_messages_run(pytester, collector):
+    """anthropic_kwargs gives the anthropic SDK the base URL of one recorded case and the test's
+    own replay session: the recorded tool_use blocks come back with their ids, without a model
+    call, and a refusal the agent caught fails the test as with openai_kwargs."""
+    model = FakeAnthropic()
+    try:
+        service = "py-plugin-anthropic"
+        recorded = run_agent(
+            {
+                "AGENT": "anthropic",
+                "INSTRUMENTATION": "openinference-anthropic",
+                "OTLP_ENDPOINT": collector.otlp,
+                "SERVICE_NAME": service,
+                "ANTHROPIC_BASE_URL": model.url,
+            },
+            "model_api_agent.py",
+        )
+        assert recorded.get("error") is None, recorded
+        model.close_for_replay()
+        case_id = collector.case_of(service, "accepted")["case_id"]
+        request = {
+            "model": "claude-haiku-4-5",
+            "max_tokens": 256,
+            "system": INSTRUCTIONS,
+            "tools": [{"name": "get_weather", "description": DESCRIPTION, "input_schema": CITY_SCHEMA}],
+            "messages": [{"role": "user", "content": PROMPT}],
+        }
+        uses = [(c["callId"], json.loads(c["arguments"])) for c in recorded["toolCalls"]]
+        pytester.makepyfile(test_user=ANTHROPIC_TEST.format(case_id=case_id, request=request, uses=uses))
+        result = pytester.runpytest_subprocess(f"--reprise-url={collector.replay_url}")
+        result.assert_outcomes(passed=1, failed=1)
+        result.stdout.fnmatch_lines(
+            ["*test_a_changed_system_prompt_the_agent_swallowed*", "*1 request(s) of this test left the recording*"]
+        )
+        assert model.requests_after_close == 0, "the replay called the model"
+    finally:
+        model.shutdown()

@@ -1,8 +1,8 @@
 """The pytest plugin: the `reprise_url` and `reprise` fixtures and the `--reprise-url` option.
 
 A test asks `reprise` for a case (by id, or by agent and service) and gets the base URL that
-replays it through the `replay` extension's OpenAI-compatible endpoint, plus the headers that
-give the test its own replay session."""
+replays it through the `replay` extension's OpenAI-compatible or Anthropic Messages endpoint,
+plus the headers that give the test its own replay session."""
 
 import json
 import os
@@ -57,6 +57,27 @@ class Replay:
             # The SDK sends its key as `Authorization: Bearer <key>`, which is what a replay
             # extension behind `bearertokenauth` checks; without a token any key will do.
             "api_key": self.token or "not-needed",
+            "default_headers": self.headers,
+            "max_retries": 0,
+        }
+
+    def anthropic_base_url(self, case_id: str) -> str:
+        """The Anthropic base URL that replays only `case_id` (the SDK adds `/v1/messages`)."""
+        self.cases_used.add(case_id)
+        return f"{self.url}/v1/cases/{urllib.parse.quote(case_id, safe='')}/anthropic"
+
+    def anthropic_kwargs(self, case_id: str) -> dict:
+        """Keyword arguments for `anthropic.Anthropic(...)` / `AsyncAnthropic(...)` replaying
+        `case_id`."""
+        # A token goes as `auth_token`, which every version of the SDK sends as `Authorization:
+        # Bearer`, what a replay extension behind `bearertokenauth` reads (SDKs before 2.x send
+        # `api_key` as `x-api-key`). Without one, a placeholder key: any explicit credential keeps
+        # the SDK from taking ANTHROPIC_API_KEY from the environment and sending a real key to the
+        # replay server. The SDK refuses both at once.
+        credential = {"auth_token": self.token} if self.token else {"api_key": "not-needed"}
+        return {
+            "base_url": self.anthropic_base_url(case_id),
+            **credential,
             "default_headers": self.headers,
             "max_retries": 0,
         }
