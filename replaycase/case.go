@@ -71,7 +71,9 @@ type Case struct {
 	Reasons        []Reason   `json:"reasons" parquet:"reasons,list"`
 	ClosedBy       CloseCause `json:"closed_by" parquet:"closed_by,dict"`
 	// SelectedBy is why the run became a case: the name of the processor's select rule that
-	// matched it, or "sample". Empty when the processor keeps every run (no select config).
+	// matched it, "error:<rule>", "sample", or "span_limit" (a part of a run cut at the span
+	// limit that a later part may match). Empty when the processor keeps every run (no select
+	// config).
 	SelectedBy string     `json:"selected_by,omitempty" parquet:"selected_by,optional,dict"`
 	Provenance Provenance `json:"provenance" parquet:"provenance"`
 	StartTime  time.Time  `json:"start_time" parquet:"start_time,timestamp(microsecond)"`

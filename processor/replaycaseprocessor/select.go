@@ -24,6 +24,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/reprise-dev/reprise/internal/pdatawalk"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // SelectConfig chooses which runs become cases. A run is selected when any rule matches any of
@@ -51,6 +52,9 @@ const (
 
 	// selectedBySample is the selected_by value of a run kept by the sample rate.
 	selectedBySample = "sample"
+	// selectedBySpanLimit is the selected_by value of a part of a run cut at
+	// limits.max_spans_per_trace that neither a rule nor the sample kept: a later part may match.
+	selectedBySpanLimit = "span_limit"
 	// selectedByErrorPrefix starts the selected_by value of a run kept because a rule failed to
 	// evaluate on it; the rule's name follows.
 	selectedByErrorPrefix = "error:"
@@ -231,23 +235,34 @@ func (s *selector) sampled(traceID pcommon.TraceID) bool {
 	return h.Sum64() < s.threshold
 }
 
-// selectRun decides whether a closed run becomes a case: by is the rule name or "sample", or ""
-// when it is not selected. Without a select config every run is selected (by "").
-func (p *caseProcessor) selectRun(ctx context.Context, b *traceBuffer, run runTelemetry) (by string, selected bool) {
+// selectRun decides whether a closed run becomes a case: by is the rule name, "error:<rule>",
+// "sample" or "span_limit", or "" when it is not selected. Without a select config every run is
+// selected (by "").
+func (p *caseProcessor) selectRun(ctx context.Context, b *traceBuffer, run runTelemetry, cause replaycase.CloseCause) (by string, selected bool) {
 	if p.selector == nil {
 		return "", true
 	}
+	cutRun := cause == replaycase.ClosedSpanLimit // its later spans form the next part
 	if b.fragment > 0 {
-		if by, ok := p.selector.recent.get(b.id); ok {
+		by, ok := p.selector.recent.get(b.id)
+		if ok && by != selectedBySpanLimit {
 			// Counted like any selected run, so that selected_runs equals the cases closed.
 			p.telemetry.ProcessorReplayCaseSelectedRuns.Add(ctx, 1, metric.WithAttributes(attribute.String("selected_by", by)))
 			return by, true
 		}
+		// A part after one kept only because the run was cut is kept too, under the rule that
+		// matches it when one does.
+		cutRun = cutRun || ok
 	}
 	by, failed := p.selector.decide(ctx, run.spans, run.events, b.id)
 	for _, f := range failed {
 		p.telemetry.ProcessorReplayCaseSelectionErrors.Add(ctx, 1, metric.WithAttributes(attribute.String("rule", f.rule)))
 		p.selector.errLog.failed(p.dropLog, f, b.id, p.now())
+	}
+	if by == "" && cutRun {
+		// The rules saw part of the run: a span in a later part may match, and that part
+		// cannot bring this one back.
+		by = selectedBySpanLimit
 	}
 	if by == "" {
 		return "", false

@@ -24,6 +24,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/reprise-dev/reprise/internal/pdatawalk"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/internal/testpipeline/corpus"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
@@ -35,7 +36,7 @@ import (
 var selectRules = map[string]string{
 	"error_root":        `IsRootSpan() and span.status.code == STATUS_CODE_ERROR`,
 	"failed_tool":       `span.attributes["gen_ai.operation.name"] == "execute_tool" and span.status.code == STATUS_CODE_ERROR`,
-	"low_score":         `log.event_name == "gen_ai.evaluation.result" and log.attributes["gen_ai.evaluation.score.value"] < 0.5`,
+	"low_score":         `log.event_name == "gen_ai.evaluation.result" and Double(log.attributes["gen_ai.evaluation.score.value"]) < 0.5`,
 	"negative_feedback": `span.attributes["app.user_feedback"] == "negative"`,
 }
 
@@ -345,11 +346,11 @@ func BenchmarkSelectRules(b *testing.B) {
 	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*spans), "ns/span")
 }
 
-// Every select block of the guide must be a valid config: a recipe users copy must start.
-func TestGuideRecipesAreValid(t *testing.T) {
+// guideRecipes are the replay_case configs of the guide's yaml blocks, in order.
+func guideRecipes(t *testing.T) []*Config {
 	guide, err := os.ReadFile(filepath.Join("..", "..", "docs", "selection.md"))
 	require.NoError(t, err)
-	blocks := 0
+	var recipes []*Config
 	for _, chunk := range strings.Split(string(guide), "```yaml\n")[1:] {
 		body, _, _ := strings.Cut(chunk, "```")
 		var doc struct {
@@ -360,13 +361,51 @@ func TestGuideRecipesAreValid(t *testing.T) {
 		if !ok {
 			continue
 		}
-		blocks++
 		cfg := createDefaultConfig().(*Config)
 		require.NoError(t, confmap.NewFromStringMap(rc).Unmarshal(cfg), body)
-		require.NoError(t, cfg.Validate(), body)
+		recipes = append(recipes, cfg)
+	}
+	return recipes
+}
+
+// Every select block of the guide must be a valid config: a recipe users copy must start.
+func TestGuideRecipesAreValid(t *testing.T) {
+	recipes := guideRecipes(t)
+	for _, cfg := range recipes {
+		require.NoError(t, cfg.Validate())
 		require.NotNil(t, cfg.Select)
 	}
-	assert.Equal(t, 4, blocks, "the guide's select examples")
+	assert.Len(t, recipes, 4, "the guide's select examples")
+}
+
+// An OTTL comparison of values of different types is false, not an error: a rule written for a
+// number or a bool misses a run whose instrumentation recorded the value as a string. The
+// guide's recipes must select such runs too.
+func TestGuideRecipesMatchValuesRecordedAsStrings(t *testing.T) {
+	recipes := guideRecipes(t)
+	lowScore := recordedRun(t, testfixtures.OTelEvents, 1, nil)
+	evaluationEvent(&lowScore, 0.2)
+	for r := range pdatawalk.LogRecords(lowScore.logs) {
+		if v, ok := r.Record.Attributes().Get("gen_ai.evaluation.score.value"); ok {
+			v.SetStr("0.2")
+		}
+	}
+	flagged := recordedRun(t, testfixtures.OTelEvents, 2, func(sp ptrace.Span, _ *run) {
+		if isRoot(sp) {
+			sp.Attributes().PutStr("app.flagged", "true")
+		}
+	})
+	for i, tc := range []struct {
+		recipe int
+		r      run
+		by     string
+	}{{1, lowScore, "low_score"}, {2, flagged, "flagged"}} { // recipes 1 and 2: failures and complaints, flagged conversations
+		h := newHarness(t, func(c *Config) { c.Select = recipes[tc.recipe].Select })
+		sendAll(h, []run{tc.r})
+		cases := h.cases()
+		require.Len(t, cases, 1, "case %d", i)
+		assert.Equal(t, tc.by, cases[0].SelectedBy)
+	}
 }
 
 // A fragment (spans that arrived after the run's case closed) holds no root: an error_root rule

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // A run cut at max_spans_per_trace is selected once, on its first part, and its later parts
@@ -80,5 +81,27 @@ func TestSelectedRunsCountEveryPartKept(t *testing.T) {
 	require.Len(t, h.cases(), 3)
 	metadatatest.AssertEqualProcessorReplayCaseSelectedRuns(t, h.tel, []metricdata.DataPoint[int64]{
 		{Value: 3, Attributes: attribute.NewSet(attribute.String("selected_by", "tools"))},
+	}, metricdatatest.IgnoreTimestamp())
+}
+
+// A run cut at max_spans_per_trace is judged part by part, and its first part closes before
+// the later ones arrive: here the chat spans a rule matches are in the second part. The first
+// part cannot be judged on what it holds (a later span may match), so it is kept, selected_by
+// span_limit, rather than dropped; the part a rule matches records the rule.
+func TestSpanLimitPartIsKeptWhenALaterPartMayMatch(t *testing.T) {
+	h := newHarness(t, func(c *Config) {
+		c.Limits.MaxSpansPerTrace = 3 // Traceloop's 5 spans: retrieval, tool, root | chat, chat
+		c.Select = &SelectConfig{Rules: map[string]string{"chats": `span.name == "chat gpt-4o-mini"`}, Unselected: unselectedDrop}
+	})
+	h.sendTraces(testfixtures.Traces(t, testfixtures.Traceloop))
+	h.shutdown()
+	cases := h.cases()
+	require.Len(t, cases, 2, "both parts of the run a rule selects")
+	assert.Equal(t, selectedBySpanLimit, cases[0].SelectedBy)
+	assert.True(t, cases[0].HasReason(replaycase.ReasonSpanLimit))
+	assert.Equal(t, "chats", cases[1].SelectedBy)
+	metadatatest.AssertEqualProcessorReplayCaseSelectedRuns(t, h.tel, []metricdata.DataPoint[int64]{
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("selected_by", selectedBySpanLimit))},
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("selected_by", "chats"))},
 	}, metricdatatest.IgnoreTimestamp())
 }

@@ -47,7 +47,7 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing, run runTeleme
 	}
 	// Selected once per closed trace, before the verdict: a selected run is still quarantined
 	// when its evidence fails.
-	by, selected := p.selectRun(ctx, b, run)
+	by, selected := p.selectRun(ctx, b, run, cl.cause)
 	if !selected {
 		return nil, runUnselected
 	}

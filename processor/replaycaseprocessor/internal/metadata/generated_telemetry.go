@@ -211,7 +211,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseSelectedRuns, err = builder.meter.Int64Counter(
 		"otelcol_processor_replay_case_selected_runs",
-		metric.WithDescription("GenAI runs selected to become cases (select config set), by selected_by (the rule name that matched, or sample) [Development]"),
+		metric.WithDescription("GenAI runs selected to become cases (select config set), by selected_by (the rule name that matched, error:<rule>, sample, or span_limit for a part of a run cut at max_spans_per_trace that a later part may match) [Development]"),
 		metric.WithUnit("{runs}"),
 	)
 	errs = errors.Join(errs, err)

@@ -360,7 +360,7 @@ func AssertEqualProcessorReplayCaseReservedAttributes(t *testing.T, tt *componen
 func AssertEqualProcessorReplayCaseSelectedRuns(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_selected_runs",
-		Description: "GenAI runs selected to become cases (select config set), by selected_by (the rule name that matched, or sample) [Development]",
+		Description: "GenAI runs selected to become cases (select config set), by selected_by (the rule name that matched, error:<rule>, sample, or span_limit for a part of a run cut at max_spans_per_trace that a later part may match) [Development]",
 		Unit:        "{runs}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
