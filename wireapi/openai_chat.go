@@ -412,6 +412,9 @@ func contentParts(raw json.RawMessage, param string) ([]replaycase.Part, error) 
 			default:
 				return nil, invalidType(p+".image_url", "an object with a url")
 			}
+			if image.URL == "" { // read as no part, the image would be dropped from the request
+				return nil, missing(p + ".image_url.url")
+			}
 			out = append(out, replaycase.Part{Type: "uri", Modality: "image", URI: image.URL})
 		case "input_image": // Responses: an image by URL (image_url is the URL itself) or by uploaded file
 			var url, fileID string

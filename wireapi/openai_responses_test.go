@@ -109,6 +109,11 @@ func TestParseResponsesInputImage(t *testing.T) {
 		`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":"https://x"}]}]}`: "messages[0].content[0].image_url",
 		`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":5}}]}]}`:   "messages[0].content[0].image_url.url",
 		`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":null}]}]}`:        "messages[0].content[0].image_url",
+		// An image without its URL is refused, as the API refuses it: read as no part, it would
+		// match the recording of the same request without the image.
+		`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":null}}]}]}`: "messages[0].content[0].image_url.url",
+		`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{}}]}]}`:           "messages[0].content[0].image_url.url",
+		`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":""}}]}]}`:   "messages[0].content[0].image_url.url",
 	} {
 		var err error
 		if strings.Contains(body, `"input"`) {
