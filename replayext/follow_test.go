@@ -60,3 +60,46 @@ func TestFollowedNarrowsRecordingsToTheCaseTheRunFollows(t *testing.T) {
 	hits, all := s.followed("cs_00000000000000000000000000000000", "", 0)
 	assert.True(t, hits == nil && all == 0, "a request no case recorded")
 }
+
+// On a base URL that names no case, a request the followed case recorded is answered from that
+// case, also when another case recorded the same request with fewer fields (its
+// instrumentation did not record the temperature): the other recording's id, computed over
+// its own field set, must not take the session to the other case.
+func TestFollowedCaseAnswersWhateverFieldSetOtherCasesRecordedTheRequestWith(t *testing.T) {
+	temperature := 0.5
+	step := func(prompt, answer string, withTemperature bool) replaycase.Step {
+		st := replaycase.Step{Kind: replaycase.StepLLM, ModelConfig: replaycase.ModelConfig{RequestModel: "gpt-4o-mini"},
+			InputMessages:  []replaycase.Message{{Role: "user", Parts: []replaycase.Part{{Type: "text", Content: prompt}}}},
+			OutputMessages: []replaycase.Message{{Role: "assistant", FinishReason: "stop", Parts: []replaycase.Part{{Type: "text", Content: answer}}}}}
+		if withTemperature {
+			st.ModelConfig.Temperature = &temperature
+		}
+		r := callsite.FromStep(&st)
+		st.CallSiteFields = r.RecordedFields()
+		st.CallSiteID = r.ID(st.CallSiteFields)
+		return st
+	}
+	other, followed := syntheticCase(0, 0), syntheticCase(1, 0) // written in this order: other's field set comes first
+	other.Steps = []replaycase.Step{step("the same call", "from the other case", false)}
+	followed.Steps = []replaycase.Step{step("the first call", "first", true), step("the same call", "from the followed case", true)}
+	for _, c := range []*replaycase.Case{other, followed} {
+		for i := range c.Steps {
+			c.Steps[i].Index, c.Steps[i].StartTime = i, c.StartTime
+		}
+	}
+	root := filepath.Join(t.TempDir(), "data")
+	w, err := dataset.NewWriter(dataset.WriterConfig{Root: root, Staging: root + ".staging", Compression: "zstd", MaxRowsPerFile: 1000, RowGroupRows: 1000})
+	require.NoError(t, err)
+	_, err = w.Write([]*replaycase.Case{other, followed})
+	require.NoError(t, err)
+	s := startReplay(t, root, nil)
+
+	session := map[string]string{headerSession: "run-1"}
+	for _, want := range []struct{ prompt, answer string }{{"the first call", "first"}, {"the same call", "from the followed case"}} {
+		resp, body := s.do("POST", "/openai/v1/chat/completions", map[string]any{"model": "gpt-4o-mini", "temperature": temperature,
+			"messages": []any{map[string]any{"role": "user", "content": want.prompt}}}, session)
+		require.Equal(t, 200, resp.StatusCode, string(body))
+		assert.Equal(t, want.answer, chatAnswer(t, body), want.prompt)
+		assert.Equal(t, followed.CaseID, resp.Header.Get("X-Replay-Case-Id"), want.prompt)
+	}
+}

@@ -181,6 +181,16 @@ func (r *replay) modelCall(w http.ResponseWriter, req *http.Request, api string,
 	h, ok := r.lookup(w, req, items{endpoint: endpointChat, stream: endpointChat, scope: caseID, what: "model call"}, interactions{
 		match: func() (string, []hit) {
 			var hits []hit
+			if caseID == "" {
+				// The case the session follows first: another case may have recorded the same
+				// request over other fields, and the id of the first field set that has a
+				// recording may name that case's recording alone (followed would serve it).
+				if cur := r.sessionCase(req); cur != "" {
+					if key, hits = r.store.match(requested, cur, ids); len(hits) > 0 {
+						return key, hits
+					}
+				}
+			}
 			key, hits = r.store.match(requested, caseID, ids)
 			return key, hits
 		},
