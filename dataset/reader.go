@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -249,18 +250,30 @@ func readRow(df dataFile, path string, row int64) (*replaycase.Case, error) {
 	return &rows[0], nil
 }
 
-// ReadCases reads every row of a cases/ or quarantine/ file.
-func ReadCases(path string) ([]CaseRow, error) { return readAll[CaseRow](path) }
+// caseColumns are columns of every case row that a steps/ file has not: its footer is a case
+// file's and its rows have case ids too, so read as cases its rows would be hollow cases
+// (no status, no steps) under the ids of real ones.
+var caseColumns = []string{"status", "closed_by", "provenance", "steps"}
+
+// ReadCases reads every row of a cases/ or quarantine/ file (or of a file `reprise export`
+// wrote). A file without the case columns is refused.
+func ReadCases(path string) ([]CaseRow, error) { return readAll[CaseRow](path, caseColumns...) }
 
 // ReadSteps reads every row of a steps/ file.
 func ReadSteps(path string) ([]StepRow, error) { return readAll[StepRow](path) }
 
-func readAll[T any](path string) ([]T, error) {
+// readAll reads every row of the data file at path, which must have the columns named.
+func readAll[T any](path string, columns ...string) ([]T, error) {
 	f, df, err := open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	for _, c := range columns {
+		if !slices.ContainsFunc(df.pf.Schema().Fields(), func(f parquet.Field) bool { return f.Name() == c }) {
+			return nil, fmt.Errorf("%s is not a file of case rows: it has no column %s (a steps/ file holds one row per step)", path, c)
+		}
+	}
 	r := newRowReader[T](df)
 	defer r.Close()
 	rows := make([]T, r.NumRows())

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/reprise-dev/reprise/dataset"
 )
@@ -10,15 +11,21 @@ import (
 // runExport writes the named cases, as their current rows (every column, raw spans included),
 // into one self-contained Parquet file that `reprise import` adds to another dataset.
 func runExport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("export", "usage: reprise export CASE... --out FILE [--dataset DIR]\n  CASE: a case id (or unique prefix) in the dataset, or a case file (.json, .parquet)")
+	fs := newFlagSet("export", "usage: reprise export CASE... --out NEW_FILE [--dataset DIR]\n  CASE: a case id (or unique prefix) in the dataset, or a case file (.json, .parquet)")
 	root := fs.String("dataset", defaultDataset, "dataset root the case ids are looked up in")
-	out := fs.String("out", "", "the Parquet file to write (required)")
+	out := fs.String("out", "", "the Parquet file to write (required; must not exist)")
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
 		return usageError(stderr, fs, err)
 	}
 	if len(pos) == 0 || *out == "" {
 		return usageError(stderr, fs, fmt.Errorf("want at least one case and --out"))
+	}
+	// A new file: replacing one loses what it held (an earlier export, or a data file of a
+	// dataset named by mistake).
+	if _, err := os.Lstat(*out); err == nil {
+		fmt.Fprintf(stderr, "reprise export: %s exists; remove it or name a new file\n", *out)
+		return ExitError
 	}
 	var rows []dataset.CaseRow
 	seen := map[string]bool{}

@@ -104,10 +104,10 @@ func runLs(args []string, stdout, stderr io.Writer) int {
 		return ExitError
 	}
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CASE_ID\tSTARTED\tSTATUS\tAGENT\tSTEPS\tTOKENS\tREASONS")
+	fmt.Fprintln(tw, "CASE_ID\tSTARTED\tSTATUS\tAGENT\tSTEPS\tTOKENS\tREASONS\tMUTATION_OF")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", r.caseID, r.started.UTC().Format(time.RFC3339), r.status,
-			r.agent, r.steps, r.tokens, r.reasons)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", r.caseID, r.started.UTC().Format(time.RFC3339), r.status,
+			r.agent, r.steps, r.tokens, r.reasons, r.mutationOf)
 	}
 	if err := tw.Flush(); err != nil {
 		return ExitError
@@ -119,6 +119,7 @@ func runLs(args []string, stdout, stderr io.Writer) int {
 // rest of the dataset.
 type lsRow struct {
 	caseID, status, agent, reasons string
+	mutationOf                     string // the original of a case reprise mutate made, else empty
 	started                        time.Time
 	steps                          int
 	tokens                         int64
@@ -131,6 +132,7 @@ func newLsRow(c *replaycase.Case) lsRow {
 			codes = append(codes, r.Code)
 		}
 	}
-	return lsRow{caseID: c.CaseID, status: string(c.Status), agent: c.AgentName, reasons: strings.Join(codes, ","),
+	from, _, _ := mutationOf(c)
+	return lsRow{caseID: c.CaseID, mutationOf: from, status: string(c.Status), agent: c.AgentName, reasons: strings.Join(codes, ","),
 		started: c.StartTime, steps: len(c.Steps), tokens: c.Usage.TotalTokens}
 }

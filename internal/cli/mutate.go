@@ -172,6 +172,15 @@ func applyMutation(orig *replaycase.Case, m mutation) (*replaycase.Case, error) 
 	return c, nil
 }
 
+// mutationOf is the case a mutated case was made from and its edit, as recorded in its
+// metadata; ok is false for a recorded run. A mutated case keeps the original's trace, agent,
+// status and times, so this is what tells it apart. (derived_from alone does not: a run that
+// `reprise ci` recorded has it too, and is a run.)
+func mutationOf(c *replaycase.Case) (from, edit string, ok bool) {
+	edit, ok = c.Metadata[metaMutation]
+	return c.Metadata[metaDerivedFrom], edit, ok
+}
+
 // isAnswerOf says whether the case's final_output is step st's answer, by the rule that built
 // it (normalize's summarize, docs/case-model.md): the root agent's last output message, else
 // the first output message of the LLM step that ended last (of two that ended together, the
@@ -212,9 +221,10 @@ func stepAt(c *replaycase.Case, index int) *replaycase.Step {
 // parseResponse reads a model output: a JSON string (one assistant text message), one
 // message, or an array of messages, in the dataset's parts form.
 func parseResponse(s string) ([]replaycase.Message, error) {
-	var text string
-	if json.Unmarshal([]byte(s), &text) == nil {
-		return []replaycase.Message{{Role: "assistant", Parts: []replaycase.Part{{Type: "text", Content: text}}}}, nil
+	// JSON null decodes into a string as no text at all: it is no answer, not an empty one.
+	var text *string
+	if json.Unmarshal([]byte(s), &text) == nil && text != nil {
+		return []replaycase.Message{{Role: "assistant", Parts: []replaycase.Part{{Type: "text", Content: *text}}}}, nil
 	}
 	var msgs []replaycase.Message
 	if err := json.Unmarshal([]byte(s), &msgs); err != nil {
@@ -223,6 +233,10 @@ func parseResponse(s string) ([]replaycase.Message, error) {
 			return nil, fmt.Errorf("--response is not a JSON string, message or array of messages: %w", err)
 		}
 		msgs = []replaycase.Message{one}
+	}
+	// A model call answers something: an edit to no message would replay an empty response.
+	if len(msgs) == 0 {
+		return nil, fmt.Errorf("--response %s holds no message", s)
 	}
 	for i, m := range msgs {
 		if m.Role == "" || len(m.Parts) == 0 {

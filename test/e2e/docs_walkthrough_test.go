@@ -120,7 +120,7 @@ func TestDocsWalkthrough(t *testing.T) {
 	caseEnv := append(env, "CASE_ID="+caseID)
 	tools := runLines(t, dir, caseEnv, runnable(blockWith(t, readme, "sh", "./reprise ls")), ports)
 	require.Len(t, tools, 2)
-	assert.Regexp(t, `(?m)^CASE_ID +STARTED +STATUS +AGENT +STEPS +TOKENS +REASONS$`, tools[0].out, "the columns docs/diff.md lists")
+	assert.Regexp(t, `(?m)^CASE_ID +STARTED +STATUS +AGENT +STEPS +TOKENS +REASONS +MUTATION_OF$`, tools[0].out, "the columns docs/diff.md lists")
 	assert.Regexp(t, `(?m)^`+caseID+` .* accepted +weather-bot +4 +214 *$`, tools[0].out)
 	assert.Regexp(t, `(?m)^98a05ed4[0-9a-f]{24} .* quarantined +weather-bot .* no_input_messages,no_model_output$`, tools[0].out)
 	assert.Contains(t, tools[1].out, "case "+caseID+"  weather-bot  accepted", tools[1].String())
