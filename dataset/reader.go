@@ -250,28 +250,37 @@ func readRow(df dataFile, path string, row int64) (*replaycase.Case, error) {
 	return &rows[0], nil
 }
 
-// caseColumns are columns of every case row that a steps/ file has not: its footer is a case
-// file's and its rows have case ids too, so read as cases its rows would be hollow cases
-// (no status, no steps) under the ids of real ones.
-var caseColumns = []string{"status", "closed_by", "provenance", "steps"}
+// stepColumns are columns of a step that a case row has not (its steps are in the list
+// column steps). A steps/ file has them at its root, and a case file's footer and case ids: read
+// as cases, its rows would be hollow cases (no status, no steps) under the ids of real ones.
+// (A case file of an older build may lack many case columns, so the test is this one.)
+var stepColumns = []string{"index", "kind"}
 
 // ReadCases reads every row of a cases/ or quarantine/ file (or of a file `reprise export`
-// wrote). A file without the case columns is refused.
-func ReadCases(path string) ([]CaseRow, error) { return readAll[CaseRow](path, caseColumns...) }
+// wrote). A file of steps is refused.
+func ReadCases(path string) ([]CaseRow, error) { return readAll[CaseRow](path, notSteps) }
+
+// notSteps refuses a schema with the columns of a step at its root.
+func notSteps(path string, schema *parquet.Schema) error {
+	if slices.ContainsFunc(schema.Fields(), func(f parquet.Field) bool { return slices.Contains(stepColumns, f.Name()) }) {
+		return fmt.Errorf("%s is not a file of case rows: it has the columns of a step (index, kind), as a steps/ file has", path)
+	}
+	return nil
+}
 
 // ReadSteps reads every row of a steps/ file.
-func ReadSteps(path string) ([]StepRow, error) { return readAll[StepRow](path) }
+func ReadSteps(path string) ([]StepRow, error) { return readAll[StepRow](path, nil) }
 
-// readAll reads every row of the data file at path, which must have the columns named.
-func readAll[T any](path string, columns ...string) ([]T, error) {
+// readAll reads every row of the data file at path, once check (if not nil) accepts its schema.
+func readAll[T any](path string, check func(path string, schema *parquet.Schema) error) ([]T, error) {
 	f, df, err := open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	for _, c := range columns {
-		if !slices.ContainsFunc(df.pf.Schema().Fields(), func(f parquet.Field) bool { return f.Name() == c }) {
-			return nil, fmt.Errorf("%s is not a file of case rows: it has no column %s (a steps/ file holds one row per step)", path, c)
+	if check != nil {
+		if err := check(path, df.pf.Schema()); err != nil {
+			return nil, err
 		}
 	}
 	r := newRowReader[T](df)

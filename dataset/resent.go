@@ -153,7 +153,7 @@ func segmentCaseIDs(w *Writer, s segment) ([]caseIDRow, error) {
 		if dataset != Cases && dataset != Quarantine {
 			continue
 		}
-		rows, err := readAll[caseIDRow](filepath.Join(w.cfg.Staging, s.name, e.Staged))
+		rows, err := readAll[caseIDRow](filepath.Join(w.cfg.Staging, s.name, e.Staged), nil)
 		if err != nil {
 			return nil, err
 		}
