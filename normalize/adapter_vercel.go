@@ -188,7 +188,7 @@ func vercelMessages(raw any, responses func() bool) ([]replaycase.Message, error
 					}
 					msg.Parts = append(msg.Parts, vercelToolResult(pm))
 				case "image", "file":
-					msg.Parts = append(msg.Parts, replaycase.Part{Type: "uri", MimeType: mapStr(pm, "mediaType", "mimeType"), URI: mapStr(pm, "image", "data", "url")})
+					msg.Parts = append(msg.Parts, vercelFile(pm))
 				default:
 					msg.Parts = append(msg.Parts, replaycase.Part{Type: mapStr(pm, "type"), Content: text(pm)})
 				}
@@ -317,4 +317,15 @@ func vercelToolChoice(raw any, provider string) string {
 		return kind // {"type":"auto"} → auto
 	}
 	return text(raw)
+}
+
+// vercelFile reads an image or file part of ai.prompt.messages. The AI SDK records data sent
+// inline as its base64 text, which has no colon, and a URL as the URL: the first is a blob, as
+// @ai-sdk/anthropic sends it (a base64 source), the second a uri part.
+func vercelFile(pm map[string]any) replaycase.Part {
+	data, mime := mapStr(pm, "image", "data", "url"), mapStr(pm, "mediaType", "mimeType")
+	if data != "" && !strings.Contains(data, ":") {
+		return replaycase.Part{Type: "blob", MimeType: mime, Content: data}
+	}
+	return replaycase.Part{Type: "uri", MimeType: mime, URI: data}
 }

@@ -73,7 +73,9 @@ func semconvParts(raw any) ([]replaycase.Part, error) {
 		case "text", "reasoning", "blob", "uri", "file", "":
 			p.Content = text(m["content"])
 		default: // server_tool_call, refusal, generic …: keep everything that was recorded
-			if c, ok := m["content"]; ok {
+			if media, ok := anthropicMediaPart(m); ok {
+				p = media
+			} else if c, ok := m["content"]; ok {
 				p.Content = text(c)
 			} else {
 				p.Content = text(m)

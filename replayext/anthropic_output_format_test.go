@@ -74,10 +74,7 @@ func TestAnthropicOutputFormatReplays(t *testing.T) {
 		resp, body := s.do("POST", "/v1/cases/"+tc.caseID+"/anthropic/v1/messages", request(tc.member), map[string]string{headerSession: session})
 		if tc.answer != "" {
 			require.Equal(t, http.StatusOK, resp.StatusCode, "%d: %s", i, body)
-			var msg struct{ Content []struct{ Text string } }
-			require.NoError(t, json.Unmarshal(body, &msg))
-			require.Len(t, msg.Content, 1, "%d", i)
-			assert.Equal(t, tc.answer, msg.Content[0].Text, "%d", i)
+			assert.Equal(t, tc.answer, anthropicAnswer(t, body), "%d", i)
 			continue
 		}
 		require.Equal(t, http.StatusNotFound, resp.StatusCode, "%d: %s", i, body)

@@ -56,13 +56,15 @@ type anthropicBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
+	Source    json.RawMessage `json:"source"` // of an image or document (anthropic_media.go)
 }
 
 // ParseMessagesRequest reads an Anthropic Messages request body strictly: a model, max_tokens
 // and a non-empty messages array of user and assistant turns. A user turn's tool_result blocks
 // become tool messages (one per result, as the case model and Chat Completions keep them;
 // is_error marks the result's part as a failure),
-// its other blocks a user message; an assistant turn's tool_use blocks become tool calls whose
+// its other blocks a user message (image and document blocks as media parts:
+// anthropic_media.go); an assistant turn's tool_use blocks become tool calls whose
 // arguments are the input object. Its structured output (output_config.format, or the beta
 // output_format) is read as Chat's response_format (anthropic_output_format.go). Errors are
 // *RequestError.
@@ -196,9 +198,15 @@ func anthropicTurn(role string, raw json.RawMessage, param string) ([]replaycase
 				return nil, err
 			}
 			results = append(results, replaycase.Message{Role: "tool", Parts: []replaycase.Part{{Type: "tool_call_response", ID: bl.ToolUseID, Response: out, Error: bl.IsError}}})
+		case "image", "document":
+			part, err := anthropicMedia(bl.Type, bl.Source, p)
+			if err != nil {
+				return nil, err
+			}
+			own.Parts = append(own.Parts, part)
 		case "thinking", "redacted_thinking": // the model's own reasoning, echoed back
 		default:
-			return nil, invalidValue(p+".type", "text, tool_use, tool_result or thinking")
+			return nil, invalidValue(p+".type", "text, image, document, tool_use, tool_result or thinking")
 		}
 	}
 	if len(own.Parts) > 0 {
