@@ -49,6 +49,12 @@ const (
 	FieldOutputType       = "output_type"
 	FieldResponseFormat   = "response_format"
 
+	// The reasoning settings, listed, as the fields above, only by a recording that has them.
+	// Anthropic's thinking {"type":"disabled"} is the API's default, the field left out.
+	FieldReasoningEffort  = "reasoning_effort"
+	FieldReasoningSummary = "reasoning_summary"
+	FieldThinking         = "thinking"
+
 	// FieldIsError covers the failure mark of a tool result (Anthropic's tool_result
 	// is_error): a tool message sent as a failure has "is_error": true, one sent as a success
 	// nothing, so that an id of a request without failures is the id it had before the mark
@@ -113,6 +119,9 @@ func (r Request) RecordedFields() []string {
 	add(p.ChoiceCount != nil, FieldChoiceCount)
 	add(p.OutputType != "", FieldOutputType)
 	add(p.ResponseFormat != "", FieldResponseFormat)
+	add(p.ReasoningEffort != "", FieldReasoningEffort)
+	add(p.ReasoningSummary != "", FieldReasoningSummary)
+	add(p.Thinking != "", FieldThinking)
 	add(r.ToolErrorsRecorded || hasFailedToolResult(r.Messages), FieldIsError)
 	f = append(f, FieldV2)
 	sort.Strings(f)
@@ -193,17 +202,36 @@ func (r Request) Canonical(fields []string) map[string]any {
 			c[FieldResponseFormat] = format
 		}
 	}
+	if use[FieldReasoningEffort] && p.ReasoningEffort != "" {
+		c[FieldReasoningEffort] = p.ReasoningEffort
+	}
+	if use[FieldReasoningSummary] && p.ReasoningSummary != "" {
+		c[FieldReasoningSummary] = p.ReasoningSummary
+	}
+	if use[FieldThinking] {
+		if thinking, ok := thinking(p.Thinking); ok {
+			c[FieldThinking] = thinking
+		}
+	}
 	return c
 }
 
 // responseFormat is a recorded response format as the id reads it: its JSON value, and
 // whether it asks for anything but text.
-func responseFormat(s string) (any, bool) {
+func responseFormat(s string) (any, bool) { return unlessDefault(s, "text") }
+
+// thinking is a recorded thinking object as the id reads it: its JSON value, and whether it
+// asks for anything but the default, thinking disabled.
+func thinking(s string) (any, bool) { return unlessDefault(s, "disabled") }
+
+// unlessDefault is a recorded JSON object s as the id reads it, and whether it is there and
+// of another type than the API's default one.
+func unlessDefault(s, defaultType string) (any, bool) {
 	if s == "" {
 		return nil, false
 	}
 	v := jsonValue(s)
-	if m, ok := v.(map[string]any); ok && m["type"] == "text" {
+	if m, ok := v.(map[string]any); ok && m["type"] == defaultType {
 		return nil, false
 	}
 	return v, true

@@ -39,8 +39,8 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 	r, version := r.reading(v2)
 	p := r.Params
 	// Top-level keys in sorted order: frequency_penalty, max_tokens, messages, model, n,
-	// output_type, presence_penalty, response_format, seed, stop, temperature, tool_choice,
-	// tools, top_k, top_p, v.
+	// output_type, presence_penalty, reasoning_effort, reasoning_summary, response_format,
+	// seed, stop, temperature, thinking, tool_choice, tools, top_k, top_p, v.
 	dst = append(dst, '{')
 	if use[useFrequencyPenalty] && p.FrequencyPenalty != nil {
 		dst = append(dst, `"frequency_penalty":`...)
@@ -68,6 +68,14 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 		dst = append(dst, `,"presence_penalty":`...)
 		dst = appendNumber(dst, *p.PresencePenalty)
 	}
+	if use[useReasoningEffort] && p.ReasoningEffort != "" {
+		dst = append(dst, `,"reasoning_effort":`...)
+		dst = appendString(dst, p.ReasoningEffort)
+	}
+	if use[useReasoningSummary] && p.ReasoningSummary != "" {
+		dst = append(dst, `,"reasoning_summary":`...)
+		dst = appendString(dst, p.ReasoningSummary)
+	}
 	if use[useResponseFormat] {
 		if format, ok := responseFormat(p.ResponseFormat); ok {
 			dst = append(dst, `,"response_format":`...)
@@ -91,6 +99,12 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 	if use[useTemperature] && p.Temperature != nil {
 		dst = append(dst, `,"temperature":`...)
 		dst = appendNumber(dst, *p.Temperature)
+	}
+	if use[useThinking] {
+		if thinking, ok := thinking(p.Thinking); ok {
+			dst = append(dst, `,"thinking":`...)
+			dst = appendValue(dst, thinking)
+		}
 	}
 	if use[useToolChoice] && p.ToolChoice != "" {
 		dst = append(dst, `,"tool_choice":`...)
@@ -126,10 +140,13 @@ const (
 	useChoiceCount
 	useOutputType
 	usePresencePenalty
+	useReasoningEffort
+	useReasoningSummary
 	useResponseFormat
 	useSeed
 	useStop
 	useTemperature
+	useThinking
 	useToolChoice
 	useTools
 	useTopK
@@ -139,8 +156,9 @@ const (
 // fieldOrder is the optional fields in the order AppendCanonical writes them.
 var fieldOrder = [...]string{
 	useFrequencyPenalty: FieldFrequencyPenalty, useMaxTokens: FieldMaxTokens, useChoiceCount: FieldChoiceCount,
-	useOutputType: FieldOutputType, usePresencePenalty: FieldPresencePenalty, useResponseFormat: FieldResponseFormat,
-	useSeed: FieldSeed, useStop: FieldStop, useTemperature: FieldTemperature, useToolChoice: FieldToolChoice,
+	useOutputType: FieldOutputType, usePresencePenalty: FieldPresencePenalty, useReasoningEffort: FieldReasoningEffort,
+	useReasoningSummary: FieldReasoningSummary, useResponseFormat: FieldResponseFormat, useSeed: FieldSeed,
+	useStop: FieldStop, useTemperature: FieldTemperature, useThinking: FieldThinking, useToolChoice: FieldToolChoice,
 	useTools: FieldTools, useTopK: FieldTopK, useTopP: FieldTopP,
 }
 

@@ -26,7 +26,8 @@ func referenceID(t *testing.T, r callsite.Request, fields []string) (string, []b
 
 // everyField is every optional field (the version marker aside).
 var everyField = []string{callsite.FieldMaxTokens, callsite.FieldSeed, callsite.FieldStop, callsite.FieldTemperature, callsite.FieldToolChoice, callsite.FieldTools, callsite.FieldTopP,
-	callsite.FieldFrequencyPenalty, callsite.FieldPresencePenalty, callsite.FieldTopK, callsite.FieldChoiceCount, callsite.FieldOutputType, callsite.FieldResponseFormat, callsite.FieldIsError}
+	callsite.FieldFrequencyPenalty, callsite.FieldPresencePenalty, callsite.FieldTopK, callsite.FieldChoiceCount, callsite.FieldOutputType, callsite.FieldResponseFormat, callsite.FieldIsError,
+	callsite.FieldReasoningEffort, callsite.FieldReasoningSummary, callsite.FieldThinking}
 
 func fieldSets(r callsite.Request) [][]string {
 	all := everyField
@@ -91,6 +92,13 @@ func TestStreamingEncoderMatchesTheReferenceOnEdgeCases(t *testing.T) {
 	}
 	n = 4
 	assertSameAsReference(t, r, "n of 4")
+	// The reasoning settings, thinking disabled (the default, left out) and not.
+	r.Params.ReasoningEffort, r.Params.ReasoningSummary = "é\u2028", "auto"
+	for _, thinking := range []string{`{"type":"disabled"}`, `{"type":"enabled","budget_tokens":2048}`, `{"type":"adaptive","😀":[1e21]}`, "not json"} {
+		r.Params.Thinking = thinking
+		assertSameAsReference(t, r, "thinking "+thinking)
+	}
+	r.Params.ReasoningEffort, r.Params.ReasoningSummary, r.Params.Thinking = "", "", ""
 	r.Params.FrequencyPenalty, r.Params.PresencePenalty, r.Params.TopK, r.Params.ChoiceCount = nil, nil, nil, nil
 	r.Params.OutputType, r.Params.ResponseFormat = "", ""
 	r.Params.ToolChoice = "auto"

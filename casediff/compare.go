@@ -235,6 +235,9 @@ func configValue(mc replaycase.ModelConfig) map[string]any {
 	set("output_type", mc.OutputType != "", mc.OutputType)
 	// A JSON value, so that a changed schema names the member that changed.
 	set("response_format", mc.ResponseFormat != "", jsonValue(mc.ResponseFormat))
+	set("reasoning_effort", mc.ReasoningEffort != "", mc.ReasoningEffort)
+	set("reasoning_summary", mc.ReasoningSummary != "", mc.ReasoningSummary)
+	set("thinking", mc.Thinking != "", jsonValue(mc.Thinking)) // a changed budget is named thinking.budget_tokens
 	return v
 }
 

@@ -12,7 +12,8 @@ import (
 )
 
 // A changed output format or sampling parameter of a model call is a model_config_changed
-// finding, as a changed top_p is; a changed JSON schema names the member that changed.
+// finding, as a changed top_p is, and so is a changed reasoning setting; a changed JSON schema
+// or thinking budget names the member that changed.
 func TestChangedOutputFormatAndSamplingAreFound(t *testing.T) {
 	base := fixtureCase(t, testfixtures.OTelEvents)
 	first := -1
@@ -27,6 +28,7 @@ func TestChangedOutputFormatAndSamplingAreFound(t *testing.T) {
 	base.Steps[first].ModelConfig.ResponseFormat = `{"json_schema":{"name":"weather","schema":{"type":"object"}},"type":"json_schema"}`
 	base.Steps[first].ModelConfig.OutputType = "json"
 	base.Steps[first].ModelConfig.TopK = &k
+	base.Steps[first].ModelConfig.Thinking = `{"budget_tokens":2048,"type":"enabled"}`
 	for _, tc := range []struct {
 		change        func(mc *replaycase.ModelConfig)
 		path          string
@@ -40,6 +42,9 @@ func TestChangedOutputFormatAndSamplingAreFound(t *testing.T) {
 		{func(mc *replaycase.ModelConfig) {
 			mc.ResponseFormat = `{"json_schema":{"name":"forecast","schema":{"type":"object"}},"type":"json_schema"}`
 		}, "response_format.json_schema.name", "weather", "forecast"},
+		{func(mc *replaycase.ModelConfig) { mc.ReasoningEffort = "high" }, "reasoning_effort", nil, "high"},
+		{func(mc *replaycase.ModelConfig) { mc.ReasoningSummary = "auto" }, "reasoning_summary", nil, "auto"},
+		{func(mc *replaycase.ModelConfig) { mc.Thinking = `{"budget_tokens":8192,"type":"enabled"}` }, "thinking.budget_tokens", int64(2048), int64(8192)},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			b := clone(t, base)

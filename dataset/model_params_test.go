@@ -76,6 +76,7 @@ func TestNewModelParametersAreOptionalColumns(t *testing.T) {
 		if st := &cases[0].Steps[i]; st.Kind == replaycase.StepLLM {
 			st.ModelConfig.TopK, st.ModelConfig.ChoiceCount, st.ModelConfig.OutputType = &k, &n, "json"
 			st.ModelConfig.ResponseFormat = `{"type":"json_object"}`
+			st.ModelConfig.ReasoningEffort, st.ModelConfig.Thinking = "low", `{"budget_tokens":2048,"type":"enabled"}`
 		}
 	}
 	_, err := w.Write(cases)
@@ -86,6 +87,9 @@ func TestNewModelParametersAreOptionalColumns(t *testing.T) {
 		ChoiceCount      *int64   `parquet:"choice_count,optional"`
 		OutputType       *string  `parquet:"output_type,optional"`
 		ResponseFormat   *string  `parquet:"response_format,optional"`
+		ReasoningEffort  *string  `parquet:"reasoning_effort,optional"`
+		ReasoningSummary *string  `parquet:"reasoning_summary,optional"`
+		Thinking         *string  `parquet:"thinking,optional"`
 	}
 	type row struct {
 		CaseID      string `parquet:"case_id"`
@@ -111,6 +115,9 @@ func TestNewModelParametersAreOptionalColumns(t *testing.T) {
 			assert.Equal(t, int64(2), *mc.ChoiceCount)
 			assert.Equal(t, "json", *mc.OutputType)
 			assert.Equal(t, `{"type":"json_object"}`, *mc.ResponseFormat)
+			assert.Equal(t, "low", *mc.ReasoningEffort)
+			assert.Nil(t, mc.ReasoningSummary)
+			assert.Equal(t, `{"budget_tokens":2048,"type":"enabled"}`, *mc.Thinking)
 		}
 	}
 	assert.Positive(t, withParams)

@@ -306,7 +306,7 @@ func numbers(s pcommon.Slice) []float64 {
 // invocationParameterFields are the members of llm.invocation_parameters that
 // openInferenceLLM reads from its decoded value; openAIParams parses the recorded text itself.
 var invocationParameterFields = slices.Concat(responseEchoFields, requestFloatFields, requestIntFields, []string{requestFormatField},
-	anthropicOutputFormat.fields, responsesOutputFormat.fields)
+	anthropicOutputFormat.fields, responsesOutputFormat.fields, reasoningFields)
 
 // invocationParameters returns llm.invocation_parameters when it is a JSON object, as jsonAttr
 // decodes it and reports it when it is not JSON. From recorded text only the members

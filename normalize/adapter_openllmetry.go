@@ -69,6 +69,9 @@ func openLLMetry(in *spanInput, b *stepBuilder) bool {
 	b.setInt(&st.ModelConfig.TopK, a, "llm.top_k")
 	b.setFloat(&st.ModelConfig.FrequencyPenalty, a, "llm.frequency_penalty")
 	b.setFloat(&st.ModelConfig.PresencePenalty, a, "llm.presence_penalty")
+	// The reasoning settings its OpenAI instrumentation records (not semconv attributes).
+	setStr(&st.ModelConfig.ReasoningEffort, getStr(a, "gen_ai.request.reasoning_effort"))
+	setStr(&st.ModelConfig.ReasoningSummary, getStr(a, "gen_ai.request.reasoning_summary"))
 	b.setUsage(&st.Usage.TotalTokens, a, "llm.usage.total_tokens")
 	b.setUsage(&st.Usage.ReasoningOutputTokens, a, "llm.usage.reasoning_tokens")
 	setStr(&b.ConversationID, getStr(a, "traceloop.association.properties.conversation_id", "traceloop.association.properties.session_id"))

@@ -170,6 +170,7 @@ func disagree(x, y *replaycase.Step) bool {
 		differPtr(a.TopP, b.TopP) || differPtr(a.Seed, b.Seed) || differPtr(a.TopK, b.TopK) ||
 		differPtr(a.FrequencyPenalty, b.FrequencyPenalty) || differPtr(a.PresencePenalty, b.PresencePenalty) ||
 		differPtr(a.ChoiceCount, b.ChoiceCount) || differ(a.OutputType, b.OutputType) ||
+		differ(a.ReasoningEffort, b.ReasoningEffort) || differ(a.ReasoningSummary, b.ReasoningSummary) ||
 		(recordsTokens(x) && recordsTokens(y) &&
 			(x.Usage.InputTokens != y.Usage.InputTokens || x.Usage.OutputTokens != y.Usage.OutputTokens))
 }

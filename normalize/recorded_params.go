@@ -74,5 +74,6 @@ func readOpenInferenceParams(a pcommon.Map, b *stepBuilder) (mc replaycase.Model
 	mc, _ = wireapi.ParseChatParams(raw)
 	b.setOutputFormat(anthropicOutputFormat, &mc, params, raw, "llm.invocation_parameters")
 	b.setOutputFormat(responsesOutputFormat, &mc, params, raw, "llm.invocation_parameters")
+	b.checkReasoning(params, raw, "llm.invocation_parameters")
 	return mc, true
 }

@@ -156,6 +156,9 @@ func mergeModelConfig(dst *replaycase.ModelConfig, src replaycase.ModelConfig) {
 	setPointer(&dst.ChoiceCount, src.ChoiceCount)
 	setStr(&dst.OutputType, src.OutputType)
 	setStr(&dst.ResponseFormat, src.ResponseFormat)
+	setStr(&dst.ReasoningEffort, src.ReasoningEffort)
+	setStr(&dst.ReasoningSummary, src.ReasoningSummary)
+	setStr(&dst.Thinking, src.Thinking)
 }
 
 // setPointer is setStr for a parameter recorded as a pointer: nil is "not recorded".

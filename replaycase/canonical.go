@@ -40,6 +40,9 @@ const (
 	AttrRawEvents      = "replay.raw_events"
 	AttrToolChoice     = "replay.tool_choice"
 	AttrResponseFormat = "replay.response_format"
+	AttrReasoning      = "replay.reasoning_effort"
+	AttrReasoningSum   = "replay.reasoning_summary"
+	AttrThinking       = "replay.thinking"
 	AttrTotalTokens    = "replay.usage.total_tokens"
 	AttrStepIndex      = "replay.step.index"
 	AttrCallSiteID     = "replay.call_site_id"
@@ -429,6 +432,9 @@ func putModelConfig(a pcommon.Map, m ModelConfig) {
 	putInt(a, "gen_ai.request.choice.count", m.ChoiceCount)
 	putStr(a, "gen_ai.output.type", m.OutputType)
 	putStr(a, AttrResponseFormat, m.ResponseFormat)
+	putStr(a, AttrReasoning, m.ReasoningEffort)
+	putStr(a, AttrReasoningSum, m.ReasoningSummary)
+	putStr(a, AttrThinking, m.Thinking)
 }
 
 func modelConfig(a pcommon.Map) ModelConfig {
@@ -448,6 +454,9 @@ func modelConfig(a pcommon.Map) ModelConfig {
 		ChoiceCount:      recorded(a, "gen_ai.request.choice.count", pcommon.Value.Int),
 		OutputType:       str(a, "gen_ai.output.type"),
 		ResponseFormat:   str(a, AttrResponseFormat),
+		ReasoningEffort:  str(a, AttrReasoning),
+		ReasoningSummary: str(a, AttrReasoningSum),
+		Thinking:         str(a, AttrThinking),
 	}
 }
 

@@ -32,13 +32,14 @@ func TestCanonicalFormRoundTrip(t *testing.T) {
 			seed, topK := int64(7), int64(5)
 			c.ModelConfig.Seed, c.ModelConfig.Stop, c.ModelConfig.ToolChoice = &seed, []string{"END"}, "auto"
 			c.Steps[0].Retrieval.TopK = &topK
-			// Every sampling and output parameter, on the case and on a model call's step.
+			// Every sampling, output and reasoning parameter, on the case and on a model call's step.
 			k, n, freq, pres := int64(40), int64(3), 0.5, -0.25
 			all := replaycase.ModelConfig{TopK: &k, ChoiceCount: &n, FrequencyPenalty: &freq, PresencePenalty: &pres,
 				OutputType: "json", ResponseFormat: `{"json_schema":{"name":"w","schema":{"type":"object"}},"type":"json_schema"}`}
 			for _, mc := range []*replaycase.ModelConfig{&c.ModelConfig, &c.Steps[1].ModelConfig} {
 				mc.TopK, mc.ChoiceCount, mc.FrequencyPenalty, mc.PresencePenalty = all.TopK, all.ChoiceCount, all.FrequencyPenalty, all.PresencePenalty
 				mc.OutputType, mc.ResponseFormat = all.OutputType, all.ResponseFormat
+				mc.ReasoningEffort, mc.ReasoningSummary, mc.Thinking = "low", "auto", `{"budget_tokens":2048,"type":"enabled"}`
 			}
 			c.Steps[2].Status, c.Steps[2].Error = replaycase.StepError, "TimeoutError"
 			c.Steps[2].ToolCall.Error = "TimeoutError"

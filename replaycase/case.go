@@ -202,6 +202,16 @@ type ModelConfig struct {
 	// text.format), as compact JSON with sorted keys: the JSON schema a structured output asked
 	// for. Empty when only OutputType (or nothing) was recorded.
 	ResponseFormat string `json:"response_format,omitempty" parquet:"response_format,optional"`
+	// ReasoningEffort is how hard a reasoning model was asked to think, as the API named it:
+	// Chat Completions' reasoning_effort, the Responses API's reasoning.effort, Anthropic's
+	// output_config.effort ("minimal", "low", "medium", "high", …).
+	ReasoningEffort string `json:"reasoning_effort,omitempty" parquet:"reasoning_effort,optional,dict"`
+	// ReasoningSummary is the summary of its reasoning the Responses API was asked for
+	// (reasoning.summary: "auto", "concise", "detailed").
+	ReasoningSummary string `json:"reasoning_summary,omitempty" parquet:"reasoning_summary,optional,dict"`
+	// Thinking is Anthropic's thinking object as sent, compact JSON with sorted keys:
+	// {"budget_tokens":2048,"type":"enabled"}, {"type":"adaptive"}, {"type":"disabled"}.
+	Thinking string `json:"thinking,omitempty" parquet:"thinking,optional"`
 }
 
 // ToolDefinition is a tool offered to the model, in the flat semconv shape. Parameters is the

@@ -32,6 +32,7 @@ type messagesBody struct {
 	StopSequences []*string        `json:"stop_sequences"`
 	ToolChoice    json.RawMessage  `json:"tool_choice"`
 	Stream        *bool            `json:"stream"`
+	Thinking      json.RawMessage  `json:"thinking"`
 	anthropicOutputFields
 }
 
@@ -93,6 +94,12 @@ func ParseMessagesRequest(body []byte) (*MessagesRequest, error) {
 		return nil, err
 	}
 	if r.Params.ResponseFormat, r.Params.OutputType, err = b.readOutputFormat(); err != nil {
+		return nil, err
+	}
+	if r.Params.ReasoningEffort, err = messagesEffort(b.OutputConfig); err != nil { // reasoning.go
+		return nil, err
+	}
+	if err = (reasoningFields{Thinking: b.Thinking}).read(&r.Params); err != nil {
 		return nil, err
 	}
 	system, err := anthropicText(b.System, "system")

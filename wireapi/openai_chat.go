@@ -87,6 +87,12 @@ type chatBody struct {
 	FunctionCall        json.RawMessage `json:"function_call"` // legacy tool_choice: "none", "auto" or {"name": …}
 	Stream              *bool           `json:"stream"`
 	StreamOptions       *chatStreamOpts `json:"stream_options"`
+	// The reasoning settings (reasoning.go): Chat's own, and, in recorded invocation
+	// parameters, the Responses API's reasoning and Anthropic's thinking. Not embedded, so
+	// that a decoding error names the member alone.
+	ReasoningEffort *string          `json:"reasoning_effort"`
+	Reasoning       *reasoningObject `json:"reasoning"`
+	Thinking        json.RawMessage  `json:"thinking"`
 }
 
 type chatStreamOpts struct {
@@ -285,8 +291,10 @@ func (b *chatBody) params() (replaycase.ModelConfig, error) {
 	if err != nil {
 		return mc, err
 	}
-	mc.ResponseFormat, mc.OutputType, err = outputFormat(b.ResponseFormat, "response_format")
-	return mc, err
+	if mc.ResponseFormat, mc.OutputType, err = outputFormat(b.ResponseFormat, "response_format"); err != nil {
+		return mc, err
+	}
+	return mc, reasoningFields{b.ReasoningEffort, b.Reasoning, b.Thinking}.read(&mc)
 }
 
 // stopStrings reads a stop sequence array. A null in it is refused, naming its index, as the

@@ -37,6 +37,7 @@ type responsesBody struct {
 	MaxOutputTokens    *int64           `json:"max_output_tokens"`
 	ToolChoice         json.RawMessage  `json:"tool_choice"`
 	Text               *responsesText   `json:"text"`
+	Reasoning          *reasoningObject `json:"reasoning"`
 	Stream             *bool            `json:"stream"`
 	PreviousResponseID *string          `json:"previous_response_id"`
 }
@@ -79,7 +80,8 @@ func ParseResponsesRequest(body []byte) (*ResponsesRequest, error) {
 	if b.Model == nil || *b.Model == "" {
 		return nil, missing("model")
 	}
-	cb := chatBody{Model: b.Model, Temperature: b.Temperature, TopP: b.TopP, MaxOutputTokens: b.MaxOutputTokens, ToolChoice: b.ToolChoice}
+	cb := chatBody{Model: b.Model, Temperature: b.Temperature, TopP: b.TopP, MaxOutputTokens: b.MaxOutputTokens, ToolChoice: b.ToolChoice,
+		Reasoning: b.Reasoning}
 	r := &ResponsesRequest{Stream: b.Stream != nil && *b.Stream}
 	var err error
 	if r.Params, err = cb.params(); err != nil {

@@ -29,6 +29,14 @@ func ResponsesOutputFormat(body []byte) (format, outputType string, err error) {
 // text.format) at param: the object as compact JSON with sorted keys, and the output type it
 // asks for. Absent or null, it is "" and "": the request did not ask for a format.
 func outputFormat(raw json.RawMessage, param string) (format, outputType string, err error) {
+	format, formatType, err := typedObject(raw, param)
+	return format, outputTypes[formatType], err
+}
+
+// typedObject reads an object with a string member type at param (a response format,
+// Anthropic's thinking): the object as compact JSON with sorted keys, and its type. Absent or
+// null, it is "" and "".
+func typedObject(raw json.RawMessage, param string) (text, objectType string, err error) {
 	switch kind(raw) {
 	case 0, 'n':
 		return "", "", nil
@@ -45,6 +53,6 @@ func outputFormat(raw json.RawMessage, param string) (format, outputType string,
 	if f.Type == nil {
 		return "", "", missing(param + ".type")
 	}
-	format, err = rawText(raw, param)
-	return format, outputTypes[*f.Type], err
+	text, err = rawText(raw, param)
+	return text, *f.Type, err
 }
