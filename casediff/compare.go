@@ -14,8 +14,8 @@ import (
 func Compare(a, b *replaycase.Case) Report {
 	r := Report{
 		Schema: Schema,
-		A:      CaseRef{CaseID: a.CaseID, AgentName: a.AgentName, Status: string(a.Status)},
-		B:      CaseRef{CaseID: b.CaseID, AgentName: b.AgentName, Status: string(b.Status)},
+		A:      caseRef(a),
+		B:      caseRef(b),
 		Counts: map[FindingType]int{},
 	}
 	r.Findings = append(r.Findings, retrievals(a.RetrievalRefs, b.RetrievalRefs)...)
@@ -33,6 +33,14 @@ func Compare(a, b *replaycase.Case) Report {
 		r.Counts[f.Type]++
 	}
 	return r
+}
+
+func caseRef(c *replaycase.Case) CaseRef {
+	ref := CaseRef{CaseID: c.CaseID, AgentName: c.AgentName, Status: string(c.Status)}
+	if from, edit, ok := replaycase.MutationOf(c.Metadata); ok {
+		ref.MutationOf, ref.Mutation = from, edit
+	}
+	return ref
 }
 
 func docIDs(r replaycase.Retrieval) []string {
@@ -203,6 +211,7 @@ func modelCalls(stepsA, stepsB []replaycase.Step) []Finding {
 			out = append(out, Finding{Type: PromptChanged, DecisionPoint: PointModel,
 				PathA: pa + c.Path, PathB: pb + c.Path, Before: c.Before, After: c.After})
 		}
+		out = append(out, modelOutputChanged(pa, pb, sa.step, sb.step)...)
 		for _, c := range diffValues("", toolErrorsValue(sa.step), toolErrorsValue(sb.step)) {
 			out = append(out, Finding{Type: ToolResultChanged, DecisionPoint: PointTools,
 				PathA: pa + c.Path, PathB: pb + c.Path, Before: c.Before, After: c.After,

@@ -1,6 +1,7 @@
 // Package casediff compares two replay cases decision point by decision point: what was
 // retrieved, which tools fired with which arguments and results, what the model was asked with
-// which settings, which route the agent took and what it answered; then usage and latency.
+// which settings and what it answered, which route the agent took and what it answered; then
+// usage, cost and latency.
 // Each difference is a typed Finding with the JSON paths of the values in both cases. The JSON
 // encoding of Report is the contract of `reprise diff --format json` and `reprise ci --json`
 // (docs/diff.md documents it).
@@ -22,6 +23,7 @@ const (
 	ModelCallRemoved   FindingType = "model_call_removed"   // A made a model call B did not
 	PromptChanged      FindingType = "prompt_changed"       // system instructions or system/user/developer messages of a model call
 	ModelConfigChanged FindingType = "model_config_changed" // model or sampling parameters of a model call
+	ModelOutputChanged FindingType = "model_output_changed" // text, reasoning, refusal or finish reason a model call answered (secondary)
 	RouteChanged       FindingType = "route_changed"        // the sequence of agents the run went through
 	AnswerChanged      FindingType = "answer_changed"       // the final output
 	UsageChanged       FindingType = "usage_changed"        // token counts (secondary)
@@ -44,9 +46,13 @@ const (
 )
 
 // Secondary reports whether a finding type is a secondary measure (usage, cost, latency) rather
-// than a decision: by default such findings do not fail a case.
+// than a decision: by default such findings do not fail a case. A model call's output is one
+// too: replay serves the recorded output, so it differs only where a live model answered
+// (hybrid mode, two recorded runs) or where an API cannot carry part of it back (reasoning
+// through Chat Completions), and what the agent decided on it is compared at the tools, route
+// and answer points.
 func (t FindingType) Secondary() bool {
-	return t == UsageChanged || t == CostChanged || t == LatencyChanged
+	return t == UsageChanged || t == CostChanged || t == LatencyChanged || t == ModelOutputChanged
 }
 
 // Finding is one difference between case A and case B. PathA and PathB locate the value in each
@@ -62,11 +68,15 @@ type Finding struct {
 	Detail        string        `json:"detail,omitempty"`
 }
 
-// CaseRef names a compared case.
+// CaseRef names a compared case. MutationOf and Mutation are set for a case `reprise mutate`
+// made: the original's id and the edit (its metadata), since such a case keeps the original's
+// agent, status and times and would otherwise read as a recorded run.
 type CaseRef struct {
-	CaseID    string `json:"case_id"`
-	AgentName string `json:"agent_name,omitempty"`
-	Status    string `json:"status"`
+	CaseID     string `json:"case_id"`
+	AgentName  string `json:"agent_name,omitempty"`
+	Status     string `json:"status"`
+	MutationOf string `json:"mutation_of,omitempty"`
+	Mutation   string `json:"mutation,omitempty"`
 }
 
 // Report is the whole comparison: findings ordered by decision point, then by position.

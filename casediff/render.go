@@ -18,6 +18,14 @@ func WriteJSON(w io.Writer, r Report) error {
 func WriteMarkdown(w io.Writer, r Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s → %s\n", caseLabel(r.A), caseLabel(r.B))
+	for _, side := range []struct {
+		name string
+		ref  CaseRef
+	}{{"A", r.A}, {"B", r.B}} {
+		if side.ref.Mutation != "" { // as `reprise show` says it
+			fmt.Fprintf(&b, "\n%s `%s` is a mutation of case `%s`, not a recorded run: %s\n", side.name, side.ref.CaseID, side.ref.MutationOf, side.ref.Mutation)
+		}
+	}
 	if len(r.Findings) == 0 {
 		b.WriteString("\nNo differences at any decision point.\n")
 		_, err := io.WriteString(w, b.String())

@@ -132,7 +132,7 @@ func newLsRow(c *replaycase.Case) lsRow {
 			codes = append(codes, r.Code)
 		}
 	}
-	from, _, _ := mutationOf(c)
+	from, _, _ := replaycase.MutationOf(c.Metadata)
 	return lsRow{caseID: c.CaseID, mutationOf: from, status: string(c.Status), agent: c.AgentName, reasons: strings.Join(codes, ","),
 		started: c.StartTime, steps: len(c.Steps), tokens: c.Usage.TotalTokens}
 }

@@ -13,12 +13,6 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
-// Metadata keys of a case made by `reprise mutate`.
-const (
-	metaDerivedFrom = "derived_from" // the case id it was derived from
-	metaMutation    = "mutation"     // the edit, as JSON: {"step", "edit", "value"}
-)
-
 // mutation is one counterfactual edit of a step.
 type mutation struct {
 	Step  int    `json:"step"`
@@ -101,7 +95,7 @@ func writeDerived(c *replaycase.Case, root string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	from := c.Metadata[metaDerivedFrom]
+	from := c.Metadata[replaycase.MetaDerivedFrom]
 	switch {
 	case len(written) == 0:
 		fmt.Fprintf(stderr, "reprise mutate: case %s is already in %s (the same edit of case %s); not written again\n", c.CaseID, root, from)
@@ -166,19 +160,10 @@ func applyMutation(orig *replaycase.Case, m mutation) (*replaycase.Case, error) 
 	if c.Metadata == nil {
 		c.Metadata = map[string]string{}
 	}
-	c.Metadata[metaDerivedFrom], c.Metadata[metaMutation] = orig.CaseID, string(record)
+	c.Metadata[replaycase.MetaDerivedFrom], c.Metadata[replaycase.MetaMutation] = orig.CaseID, string(record)
 	// The raw telemetry is the original run's: re-driving it would rebuild the original case.
 	c.RawSpans, c.RawEvents = nil, nil
 	return c, nil
-}
-
-// mutationOf is the case a mutated case was made from and its edit, as recorded in its
-// metadata; ok is false for a recorded run. A mutated case keeps the original's trace, agent,
-// status and times, so this is what tells it apart. (derived_from alone does not: a run that
-// `reprise ci` recorded has it too, and is a run.)
-func mutationOf(c *replaycase.Case) (from, edit string, ok bool) {
-	edit, ok = c.Metadata[metaMutation]
-	return c.Metadata[metaDerivedFrom], edit, ok
 }
 
 // isAnswerOf says whether the case's final_output is step st's answer, by the rule that built

@@ -16,7 +16,7 @@ import (
 
 // Policy says which findings fail a case in `reprise ci`. The file (YAML):
 //
-//	fail_on: [tool_args_changed, answer_changed]   # default: every type but usage/latency
+//	fail_on: [tool_args_changed, answer_changed]   # default: every type but the secondary ones (usage, cost, latency, model output)
 //	allow:                                          # drifts that are expected
 //	  - type: retrieval_drift
 //	    path: "retrieval_refs[*].documents"         # optional; * matches anything, on path_b or path_a
@@ -37,7 +37,8 @@ var knownTypes = map[casediff.FindingType]bool{
 	casediff.RetrievalDrift: true, casediff.ToolCallAdded: true, casediff.ToolCallRemoved: true,
 	casediff.ToolArgsChanged: true, casediff.ToolResultChanged: true, casediff.ModelCallAdded: true,
 	casediff.ModelCallRemoved: true, casediff.PromptChanged: true, casediff.ModelConfigChanged: true,
-	casediff.RouteChanged: true, casediff.AnswerChanged: true, casediff.UsageChanged: true,
+	casediff.ModelOutputChanged: true,
+	casediff.RouteChanged:       true, casediff.AnswerChanged: true, casediff.UsageChanged: true,
 	casediff.LatencyChanged: true, casediff.CostChanged: true, replayMiss: true,
 }
 

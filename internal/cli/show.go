@@ -44,7 +44,7 @@ func writeTimeline(w io.Writer, c *replaycase.Case, width int) {
 	fmt.Fprintf(w, "  started %s, took %s, %d steps, %d tokens (in %d, out %d), service %s, trace %s\n",
 		c.StartTime.UTC().Format(time.RFC3339), duration(c.StartTime, c.EndTime), len(c.Steps),
 		c.Usage.TotalTokens, c.Usage.InputTokens, c.Usage.OutputTokens, c.Provenance.ServiceName, c.Provenance.TraceID)
-	if from, edit, ok := mutationOf(c); ok {
+	if from, edit, ok := replaycase.MutationOf(c.Metadata); ok {
 		fmt.Fprintf(w, "  mutation of case %s, not a recorded run: %s\n", from, edit)
 	}
 	if c.Cost != nil {
