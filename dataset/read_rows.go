@@ -191,5 +191,5 @@ func (c *CaseFile) ReadSummaries(rows []int64) (map[int64]*CaseSummary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.path, err)
 	}
-	return out, nil
+	return markMutations(out, nil)
 }

@@ -21,11 +21,35 @@ type CaseSummary struct {
 	AgentName      string                `json:"agent_name" parquet:"agent_name,optional"`
 	ConversationID string                `json:"conversation_id" parquet:"conversation_id,optional"`
 	Usage          replaycase.Usage      `json:"usage" parquet:"usage"`
+	// Metadata is read to tell a case `reprise mutate` made (MutationOf); a summary does not
+	// show it.
+	Metadata map[string]string `json:"-" parquet:"metadata"`
+	// MutationOf is the id of the case a mutated case was made from, empty for a recorded run:
+	// a mutation keeps the original's agent, status and times, and a listing must not pass it
+	// off as a run. Set from Metadata when the summary is made or read.
+	MutationOf string `json:"mutation_of,omitempty" parquet:"-"`
 }
 
 // SummaryOf is the summary of a case read in full.
 func SummaryOf(c *replaycase.Case) *CaseSummary {
-	return &CaseSummary{c.CaseID, c.SchemaVersion, c.Status, c.Reasons, c.ClosedBy, c.Provenance, c.StartTime, c.EndTime, c.AgentName, c.ConversationID, c.Usage}
+	s := &CaseSummary{c.CaseID, c.SchemaVersion, c.Status, c.Reasons, c.ClosedBy, c.Provenance, c.StartTime, c.EndTime, c.AgentName, c.ConversationID, c.Usage, c.Metadata, ""}
+	return s.markMutation()
+}
+
+// markMutation sets MutationOf from Metadata.
+func (s *CaseSummary) markMutation() *CaseSummary {
+	if from, _, ok := replaycase.MutationOf(s.Metadata); ok {
+		s.MutationOf = from
+	}
+	return s
+}
+
+// markMutations sets MutationOf of summaries read from a file.
+func markMutations(sums map[int64]*CaseSummary, err error) (map[int64]*CaseSummary, error) {
+	for _, s := range sums {
+		s.markMutation()
+	}
+	return sums, err
 }
 
 // ReadSummaries reads the summaries of several rows of one cases/ or quarantine/ file in one
@@ -36,7 +60,7 @@ func ReadSummaries(path string, rows []int64) (map[int64]*CaseSummary, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readRowsOf[CaseSummary](df, path, rows)
+	return markMutations(readRowsOf[CaseSummary](df, path, rows))
 }
 
 // ReadSummaries reads summaries of a listed file (see ReadSummaries).
@@ -45,5 +69,5 @@ func (l *ObjectLister) ReadSummaries(ctx context.Context, path string, rows []in
 	if err != nil {
 		return nil, err
 	}
-	return readRowsOf[CaseSummary](df, path, rows)
+	return markMutations(readRowsOf[CaseSummary](df, path, rows))
 }

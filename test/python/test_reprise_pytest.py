@@ -163,6 +163,22 @@ def test_case_id_looks_at_every_page(fake_listing):
     assert [c["case_id"] for c in replay.all_cases(agent="bot")] == ["a" * 32, "b" * 32]
 
 
+def test_case_id_skips_a_mutation_of_the_case(fake_listing, monkeypatch):
+    """A case `reprise mutate` made keeps the recorded run's agent: the listing marks it with
+    `mutation_of`, and the lookup of the agent's case still finds the one recorded run."""
+    monkeypatch.setattr(
+        FakeListing,
+        "pages",
+        [
+            {"cases": [{"case_id": "a" * 32, "provenance": {"service_name": "svc"}}], "next_page_token": "1"},
+            {"cases": [{"case_id": "b" * 32, "provenance": {"service_name": "svc"}, "mutation_of": "a" * 32}]},
+        ],
+    )
+    replay = Replay(fake_listing, "s")
+    assert replay.case_id(agent="bot", service="svc") == "a" * 32
+    assert [c["case_id"] for c in replay.all_cases(agent="bot")] == ["a" * 32, "b" * 32], "the listing shows both"
+
+
 def test_a_divergence_past_a_full_log_fails_the_test(fake_listing):
     """A session's log keeps its first 1,000 divergences and counts the rest in `total`: one that
     comes after the test read a full log is unread, though the list did not grow."""

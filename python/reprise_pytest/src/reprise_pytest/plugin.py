@@ -99,12 +99,14 @@ class Replay:
             filters["page_token"] = page["next_page_token"]
 
     def case_id(self, *, agent: str | None = None, service: str | None = None, status: str = "accepted") -> str:
-        """The id of the one case of `agent` (and `service`, matched on provenance.service_name),
-        looked for in every page of the listing: a second match on a later page is an error too."""
+        """The id of the one recorded run of `agent` (and `service`, matched on
+        provenance.service_name), looked for in every page of the listing: a second match on a
+        later page is an error too. A case `reprise mutate` made (its summary has `mutation_of`)
+        is not a recorded run and is skipped: name it by the id `reprise mutate` printed."""
         found = [
             c
             for c in self.all_cases(agent=agent, status=status)
-            if service is None or c["provenance"]["service_name"] == service
+            if (service is None or c["provenance"]["service_name"] == service) and not c.get("mutation_of")
         ]
         if len(found) != 1:
             raise ReplayError(f"{len(found)} {status} cases for agent={agent!r} service={service!r}, want exactly one")
