@@ -122,7 +122,8 @@ func (q *Quote) cost(u replaycase.Usage, oneHourWrites int64) replaycase.Cost {
 		c.UnitPrices = nil
 		return c
 	}
-	parts := []struct {
+	// A fixed array, so that c, which the parts point into, stays on the stack.
+	parts := [...]struct {
 		tokens int64
 		keys   []string // own price key, then the parent's
 		usd    **float64
@@ -133,18 +134,18 @@ func (q *Quote) cost(u replaycase.Usage, oneHourWrites int64) replaycase.Cost {
 		{u.CacheReadInputTokens, []string{keyCacheRead, keyInput}, &c.CacheReadUSD, &c.UnitPrices.CacheRead},
 		{u.CacheWriteInputTokens - oneHourWrites, []string{keyCacheWrite, keyInput}, &c.CacheWriteUSD, &c.UnitPrices.CacheWrite},
 		{u.ReasoningOutputTokens, []string{keyReasoning, keyOutput}, &c.ReasoningUSD, &c.UnitPrices.Reasoning},
+		// One-hour cache writes, into cache_write_usd beside the five-minute ones; unit_prices
+		// holds one cache write price, the five-minute one (the cost's detail names the other).
+		{oneHourWrites, []string{keyCacheWrite1h, keyCacheWrite, keyInput}, &c.CacheWriteUSD, nil},
 	}
-	if oneHourWrites > 0 {
-		// Into cache_write_usd beside the five-minute writes; unit_prices holds one cache write
-		// price, the five-minute one (the cost's detail names the one-hour price).
-		oneHour := parts[3]
-		oneHour.tokens, oneHour.keys, oneHour.unit = oneHourWrites, []string{keyCacheWrite1h, keyCacheWrite, keyInput}, nil
-		parts = append(parts, oneHour)
+	n := len(parts)
+	if oneHourWrites <= 0 {
+		n-- // without one-hour writes, as every price table but Anthropic's
 	}
 	total := 0.0
 	var missing, tiers []string
 	priced := false
-	for i, part := range parts {
+	for i, part := range parts[:n] {
 		price := q.price(part.keys)
 		if price == nil {
 			if part.tokens > 0 {
