@@ -61,7 +61,7 @@ func Usage() string {
 
 // parseInterleaved parses flags that may come before, between or after positional arguments
 // (`reprise diff A B --format json`), which flag.FlagSet alone stops at. Everything after "--"
-// is returned as rest, unparsed. A flag not marked repeatable may be given once.
+// is returned as rest, unparsed. A flag not defined by repeatableFunc may be given once.
 func parseInterleaved(fs *flag.FlagSet, args []string) (positional, rest []string, err error) {
 	defer onlyOnce(fs)()
 	for i, a := range args {

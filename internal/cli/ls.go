@@ -24,7 +24,7 @@ type selection struct {
 func (s *selection) register(fs *flag.FlagSet, defaultStatus string) {
 	fs.StringVar(&s.status, "status", defaultStatus, "accepted, quarantined or all")
 	fs.StringVar(&s.agent, "agent", "", "only cases of this agent name")
-	fs.Func("case", "only this case id (repeatable)", func(v string) error {
+	repeatableFunc(fs, "case", "only this case id", func(v string) error {
 		// An empty id is a prefix of every id: it would select the whole dataset (e.g. --case
 		// "$id" after a command that printed nothing).
 		if strings.TrimSpace(v) == "" {
@@ -33,7 +33,7 @@ func (s *selection) register(fs *flag.FlagSet, defaultStatus string) {
 		s.ids = append(s.ids, v)
 		return nil
 	})
-	fs.Func("metadata", "only cases whose metadata KEY=VALUE (repeatable)", func(v string) error {
+	repeatableFunc(fs, "metadata", "only cases whose metadata KEY=VALUE", func(v string) error {
 		k, val, ok := strings.Cut(v, "=")
 		if !ok {
 			return fmt.Errorf("want KEY=VALUE, got %q", v)
