@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/format"
 )
 
 // idleWriters keeps, for each option set segments are written with, the parquet-go writer of
@@ -74,23 +73,8 @@ func takeIdle[T any](iw *idleWriters, out io.Writer, opts []parquet.WriterOption
 	if !ok {
 		return nil
 	}
-	detachColumnPaths(pw.File().Metadata())
 	pw.Reset(out)
 	return pw
-}
-
-// detachColumnPaths takes the column paths out of the footer of the file a writer has closed,
-// before Reset clears that footer. parquet-go v0.32.0's Reset clears each column chunk's
-// PathInSchema in place, and those slices are the column writers' own paths, so every later
-// file of a reused writer would name no column (parquet-go/parquet-go#602; Athena and Spark
-// refuse such files). The file is written, and Reset discards its footer anyway; only the
-// shared strings must survive. File().Metadata() is that footer, its row groups the writer's.
-func detachColumnPaths(footer *format.FileMetaData) {
-	for i := range footer.RowGroups {
-		for j := range footer.RowGroups[i].Columns {
-			footer.RowGroups[i].Columns[j].MetaData.PathInSchema = nil
-		}
-	}
 }
 
 // keep makes pw, which has written and closed a file with opts, the idle writer of opts.

@@ -419,7 +419,8 @@ func assertFootersNameEveryColumn(t *testing.T, root string) {
 
 // assertFooterNamesEveryColumn checks that the footer of a Parquet file gives each column
 // chunk the path of its column, which Spark, Athena and Arrow look columns up by. parquet-go
-// v0.32 writes empty paths from a writer reused with Reset (parquet-go/parquet-go#602).
+// v0.32.0 wrote empty paths from a writer reused with Reset (parquet-go/parquet-go#602, fixed in
+// v0.32.1).
 func assertFooterNamesEveryColumn(t *testing.T, path string) {
 	pf := testdataset.OpenParquet(t, path)
 	columns := pf.Schema().Columns()
