@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"encoding/hex"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,15 +16,29 @@ import (
 //
 // The processor deletes a case's write-ahead records only once the exporter has written it,
 // so a collector killed between the two sends the case again after its restart, rebuilt from
-// the records under the same case_id, and marks it replaycase.Case.Resent. With file_max_age
-// the copy written before the crash is in a segment of the killed process, which the restarted
-// writer adopts (adoptSegments): the writer remembers the case ids of every segment it adopts,
-// and Write drops a marked case whose id it remembers. An unmarked case is never dropped: a
-// re-drive writes a newer row under the same case_id on purpose. Nor is a marked case that holds
-// other counts of spans or events than the adopted copy: spans of its trace that arrived late,
-// between the write and the crash, were stored and are rebuilt into it, and the copy lacks them
-// (readers keep the newer row). A copy merged and published before the crash is not in an
-// adopted segment, so it is not known here, and a marked case is written again then.
+// the records under the same case_id, and marks it replaycase.Case.Resent. The copy written
+// before the crash is in one of two places. With file_max_age it may still be in a segment of
+// the killed process, which the restarted writer adopts (adoptSegments): the writer remembers
+// the case ids of every segment it adopts. Or it was published before the crash (merged, or
+// without file_max_age published at once): the first time Write meets a marked case that no
+// adopted segment holds, the writer reads, once, the case ids of the cases/ and quarantine/
+// files published within adoptedIDsFor before then, and remembers them the same way
+// (readPublished). Write drops a marked case whose id it remembers.
+//
+// An unmarked case is never dropped: a re-drive writes a newer row under the same case_id on
+// purpose. Nor is a marked case that holds other counts of spans or events than the stored
+// copy: spans of its trace that arrived late, between the write and the crash, were stored and
+// are rebuilt into it, and the copy lacks them (readers keep the newer row). A copy the writer
+// cannot read (a segment set aside, a published file it fails to read) is not known, and the
+// case is written again: two rows under one case_id, which readers deduplicate, are better
+// than a lost case.
+//
+// The published files read are those of the local root: an object store is a mirror of it
+// (objectstore.go), and retention keeps a file there an hour by default (Retention.MinFileAge).
+// A peer writer sharing the root has its recent files read too: a marked case one of them holds
+// with the same counts is in the dataset, and dropping it loses nothing. A peer that adopted
+// the killed writer's segments and merges them after the read is not known: such a case is
+// written twice.
 
 const (
 	// adoptedIDsFor is how long the ids of an adopted segment are remembered: the processor
@@ -35,11 +50,15 @@ const (
 	maxAdoptedIDs = 1 << 20
 )
 
-// adoptedCaseIDs are the case ids of the segments a writer adopted, by adoption.
+// adoptedCaseIDs are the case ids of the segments a writer adopted, by adoption, and of the
+// files published before it read them (readPublished), as one more adoption.
 type adoptedCaseIDs struct {
 	mu        sync.Mutex
 	adoptions []adoptedIDs // oldest first
 	count     int
+	// published reads the recently published files once (readPublished); a concurrent Write
+	// with a marked case waits for it.
+	published sync.Once
 }
 
 type adoptedIDs struct {
@@ -65,16 +84,23 @@ func caseIDKey(id string) (key [16]byte, ok bool) {
 // sent again must then be written. A segment skipped so is adopted all the same; its cases,
 // when sent again, are written again (two rows under one case_id, which readers deduplicate).
 func (a *adoptedCaseIDs) remember(w *Writer, segs []segment, now time.Time) {
-	ids := map[[16]byte]telemetryCount{}
+	var rows []caseIDRow
 	for _, s := range segs {
 		if w.readSegment(s) != nil {
 			continue
 		}
 		of, _ := segmentCaseIDs(w, s) // none on an error: then nothing of it is remembered
-		for _, row := range of {
-			if key, ok := caseIDKey(row.CaseID); ok && len(ids) < maxAdoptedIDs {
-				ids[key] = telemetryCount{row.Provenance.SpanCount, row.Provenance.EventCount}
-			}
+		rows = append(rows, of...)
+	}
+	a.add(rows, now)
+}
+
+// add remembers the case ids and counts of rows as one adoption, from now for adoptedIDsFor.
+func (a *adoptedCaseIDs) add(rows []caseIDRow, now time.Time) {
+	ids := map[[16]byte]telemetryCount{}
+	for _, row := range rows {
+		if key, ok := caseIDKey(row.CaseID); ok && len(ids) < maxAdoptedIDs {
+			ids[key] = telemetryCount{row.Provenance.SpanCount, row.Provenance.EventCount}
 		}
 	}
 	if len(ids) == 0 {
@@ -96,10 +122,47 @@ func (a *adoptedCaseIDs) forget(now time.Time) {
 	}
 }
 
-// dropResent returns the cases without those marked Resent that an adopted segment holds (the
-// same case_id, built from as many spans and events), and the ids of those it left out. Without a marked case it takes no lock and copies nothing.
+// dropResent returns the cases without those marked Resent that an adopted segment or a
+// recently published file holds, and the ids of those it left out. The published files are
+// read the first time a marked case is not in an adopted segment; a batch without a marked
+// case never reads them.
+func (w *Writer) dropResent(cases []*replaycase.Case, now time.Time) (kept []*replaycase.Case, dropped []string) {
+	kept, dropped = w.adopted.dropResent(cases, now)
+	if !slices.ContainsFunc(kept, isResent) {
+		return kept, dropped
+	}
+	w.adopted.published.Do(func() { w.adopted.add(readPublished(w.cfg.Root, now), now) })
+	kept, more := w.adopted.dropResent(kept, now)
+	return kept, append(dropped, more...)
+}
+
+func isResent(c *replaycase.Case) bool { return c.Resent }
+
+// readPublished reads the case ids and counts of the cases/ and quarantine/ files under root
+// modified within adoptedIDsFor before now: the copies a crash can have left of the cases the
+// processor sends again, within minutes of the restart. Only those columns are decoded. A
+// file or partition it cannot read is skipped: the cases it holds, sent again, are written
+// again.
+func readPublished(root string, now time.Time) []caseIDRow {
+	files, _ := NewLister(root, Cases, Quarantine).Next() // what it could list
+	var rows []caseIDRow
+	for _, f := range files {
+		info, err := os.Stat(f.Path)
+		if err != nil || info.ModTime().Before(now.Add(-adoptedIDsFor)) {
+			continue
+		}
+		if of, err := readAll[caseIDRow](f.Path, nil); err == nil {
+			rows = append(rows, of...)
+		}
+	}
+	return rows
+}
+
+// dropResent returns the cases without those marked Resent that an adoption holds (the same
+// case_id, built from as many spans and events), and the ids of those it left out. Without a
+// marked case it takes no lock and copies nothing.
 func (a *adoptedCaseIDs) dropResent(cases []*replaycase.Case, now time.Time) (kept []*replaycase.Case, dropped []string) {
-	if !slices.ContainsFunc(cases, func(c *replaycase.Case) bool { return c.Resent }) {
+	if !slices.ContainsFunc(cases, isResent) {
 		return cases, nil
 	}
 	a.mu.Lock()

@@ -1,6 +1,8 @@
 package dataset_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -59,4 +61,106 @@ func TestACaseSentAgainAfterACrashIsWrittenOnce(t *testing.T) {
 	}
 	assert.Equal(t, 1, byID[fresh.CaseID], "a marked case no adopted segment holds is written")
 	assert.Len(t, byID, len(written)+1)
+}
+
+// A copy published before the crash, directly (file_max_age 0) or merged from segments, is in
+// no segment the restarted writer adopts: the writer reads the case ids of the files published
+// within the hour the first time a marked case is not in an adopted segment. A marked case
+// held so is dropped; a marked case built from a span more, and an unmarked one, are written.
+func TestACaseSentAgainAfterACrashIsWrittenOnceWhenItsCopyWasPublished(t *testing.T) {
+	for name, crashed := range map[string]func(t *testing.T) *Writer{
+		"published directly": func(t *testing.T) *Writer {
+			w := newWriter(t)
+			_, err := w.Write(fixtureCases(t))
+			require.NoError(t, err)
+			return w
+		},
+		"merged and published": func(t *testing.T) *Writer {
+			w := newSegmentWriter(t, 1000)
+			_, err := w.Write(fixtureCases(t))
+			require.NoError(t, err)
+			_, err = w.Flush(true)
+			require.NoError(t, err)
+			require.NoError(t, w.Close())
+			return w
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			restarted := restart(t, crashed(t))
+			again := markedResent(fixtureCases(t))
+			again[2].Provenance.SpanCount++ // one that came late, after the copy was written
+			redriven := fixtureCases(t)[0]  // the same case_id, not marked
+			ids := []string{again[0].CaseID, again[1].CaseID, again[2].CaseID}
+			res, err := restarted.Write(slices.Concat(again, []*replaycase.Case{redriven}))
+			require.NoError(t, err)
+			assert.ElementsMatch(t, ids[:2], res.Resent)
+			_, err = restarted.Flush(true)
+			require.NoError(t, err)
+
+			byID, _ := publishedRows(t, restarted.Root())
+			assert.Equal(t, map[string]int{ids[0]: 2, ids[1]: 1, ids[2]: 2}, byID,
+				"the re-drive and the grown case are written again, the other once")
+		})
+	}
+}
+
+// Only the files published within the hour before the first marked case are read: a copy
+// published earlier (its file's modification time) is not known, and the case is written
+// again. A file that cannot be read is skipped, the others read: its cases, sent again, are
+// written again.
+func TestOnlyFilesPublishedWithinTheHourAreReadForCasesSentAgain(t *testing.T) {
+	old := newWriter(t)
+	_, err := old.Write(fixtureCases(t))
+	require.NoError(t, err)
+	files, err := NewLister(old.Root(), Cases, Quarantine).Next()
+	require.NoError(t, err)
+	for _, f := range files {
+		hourAgo := time.Now().Add(-time.Hour - time.Minute)
+		require.NoError(t, os.Chtimes(f.Path, hourAgo, hourAgo))
+	}
+	res, err := restart(t, old).Write(markedResent(fixtureCases(t)))
+	require.NoError(t, err)
+	assert.Empty(t, res.Resent, "published more than an hour ago")
+	byID, _ := publishedRows(t, old.Root())
+	for id, n := range byID {
+		assert.Equal(t, 2, n, "case %s", id)
+	}
+
+	recent := newWriter(t)
+	written := fixtureCases(t)
+	_, err = recent.Write(written)
+	require.NoError(t, err)
+	files, err = NewLister(recent.Root(), Cases).Next()
+	require.NoError(t, err)
+	garbage := filepath.Join(filepath.Dir(files[0].Path), "0-not-parquet.parquet") // listed first
+	require.NoError(t, os.WriteFile(garbage, []byte("not a parquet file"), 0o644))
+	res, err = restart(t, recent).Write(markedResent(fixtureCases(t)))
+	require.NoError(t, err)
+	assert.Len(t, res.Resent, len(written), "the readable files are read")
+	require.NoError(t, os.Remove(garbage))
+	byID, _ = publishedRows(t, recent.Root())
+	assert.Len(t, byID, len(written))
+	for id, n := range byID {
+		assert.Equal(t, 1, n, "case %s", id)
+	}
+}
+
+// restart is a collector started again after crashed was killed: a new writer on its root and
+// staging, recovered.
+func restart(t *testing.T, crashed *Writer) *Writer {
+	t.Helper()
+	ReleaseOwner(crashed)
+	w, err := NewWriter(ConfigOf(crashed))
+	require.NoError(t, err)
+	_, err = w.Recover(time.Now().Add(-15 * time.Minute))
+	require.NoError(t, err)
+	return w
+}
+
+// markedResent marks cases Resent, as the processor sends them after a restart.
+func markedResent(cases []*replaycase.Case) []*replaycase.Case {
+	for _, c := range cases {
+		c.Resent = true
+	}
+	return cases
 }

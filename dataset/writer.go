@@ -98,7 +98,8 @@ type Writer struct {
 	// owner names this writer's segments and tells other processes it lives (segment_owner.go);
 	// nil without file_max_age or without file locks.
 	owner *segmentOwner
-	// adopted are the case ids of the segments adoptSegments took over, which Write does not
+	// adopted are the case ids of the segments adoptSegments took over and of the files
+	// published within the hour before the first case sent again, which Write does not
 	// write again when a case is sent again after a crash (resent.go).
 	adopted adoptedCaseIDs
 }
@@ -185,7 +186,7 @@ type Result struct {
 	// their rows are not published (segments.go).
 	Unreadable []UnreadableSegment
 	// Resent lists the cases Write dropped: marked Resent, and held by a segment this writer
-	// adopted (resent.go).
+	// adopted or a file published within the hour before (resent.go).
 	Resent []string
 }
 
@@ -212,14 +213,14 @@ var ErrCommitted = errors.New("batch committed, publishing incomplete")
 // the rows are durable in staging, and Flush publishes them. Calling Flush after Write, rather
 // than merging inside it, lets the batch's cases be freed before the merge.
 //
-// A case marked Resent that a segment this writer adopted holds is not written again: it is
-// named in Result.Resent (resent.go).
+// A case marked Resent that a segment this writer adopted, or a file published within the hour
+// before, holds is not written again: it is named in Result.Resent (resent.go).
 func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	// What still fails stays pending; this batch is written regardless. What is published now
 	// is in this Write's result: the caller records and uploads what a result names.
 	retried, _ := w.retryPending()
 	res := Result{Files: retried}
-	cases, res.Resent = w.adopted.dropResent(cases, time.Now()) // written before a crash (resent.go)
+	cases, res.Resent = w.dropResent(cases, time.Now()) // written before a crash (resent.go)
 	if len(cases) == 0 {
 		return res, nil
 	}

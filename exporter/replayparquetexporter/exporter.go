@@ -261,13 +261,14 @@ func (e *parquetExporter) recordDecode(ctx context.Context, batch decoded) {
 const maxLoggedResent = 100
 
 // recordResent counts and logs the cases a write left out because they were sent again after a
-// crash and a segment adopted at the restart already held them (dataset/resent.go).
+// crash and a segment adopted at the restart, or a file published within the hour before, already
+// held them (dataset/resent.go).
 func (e *parquetExporter) recordResent(ctx context.Context, ids []string) {
 	if len(ids) == 0 {
 		return
 	}
 	e.telemetry.ExporterReplayParquetCasesResent.Add(ctx, int64(len(ids)))
-	e.logger.Info("cases sent again after a crash are not written twice: a staged segment adopted at the restart holds them",
+	e.logger.Info("cases sent again after a crash are not written twice: a segment adopted at the restart or a file published within the hour before holds them",
 		zap.Int("cases", len(ids)), zap.Strings("case_ids", ids[:min(len(ids), maxLoggedResent)]))
 }
 
