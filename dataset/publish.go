@@ -63,6 +63,9 @@ type journal struct {
 	// steps/ rows, in a segment's profile, and a second time when the caller sends the batch
 	// again.
 	Segment bool `json:"segment,omitempty"`
+	// Delivered are the digests of the cases the files hold, with SkipRedelivered: publishing
+	// the files keeps them in staging (redelivered.go).
+	Delivered []byte `json:"delivered,omitempty"`
 }
 
 type batch struct {
@@ -78,6 +81,10 @@ type batch struct {
 	// is recorded in missing rather than failing the publish (see Recover).
 	recovering bool
 	missing    []journalEntry
+	// delivered are the digests of the batch's cases (journal.Delivered); kept names the file
+	// publish kept them in.
+	delivered []byte
+	kept      string
 }
 
 func newBatch(cfg WriterConfig) (*batch, error) {
@@ -94,7 +101,7 @@ func newBatch(cfg WriterConfig) (*batch, error) {
 
 // commit writes the journal durably.
 func (b *batch) commit() error {
-	data, err := json.MarshalIndent(journal{SchemaVersion: SchemaVersion, Files: b.entries, Segments: b.segments, Segment: b.segment}, "", "  ")
+	data, err := json.MarshalIndent(journal{SchemaVersion: SchemaVersion, Files: b.entries, Segments: b.segments, Segment: b.segment, Delivered: b.delivered}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -148,6 +155,12 @@ func (b *batch) publish(afterRename func(int) error) error {
 			if err := afterRename(i + 1); err != nil {
 				return err
 			}
+		}
+	}
+	if len(b.missing) == 0 { // rows that may be lost are written again when delivered again
+		var err error
+		if b.kept, err = b.keepDelivered(); err != nil {
+			return err
 		}
 	}
 	staging := filepath.Dir(b.dir)
@@ -259,6 +272,7 @@ func (w *Writer) Recover(staleBefore time.Time) (Recovery, error) {
 			rec.RolledBack++
 		}
 	}
+	w.delivered.load(w.cfg.Staging, w.cfg.SkipRedelivered, time.Now()) // those of the batches rolled forward too
 	w.mu.Lock()
 	w.staleAge = time.Since(staleBefore)
 	w.mu.Unlock()
@@ -289,7 +303,10 @@ func readBatch(root, dir string) (*batch, error) {
 			return nil, fmt.Errorf("journal segment %q is not a segment of this staging directory", s)
 		}
 	}
-	return &batch{root: root, dir: dir, entries: j.Files, segments: j.Segments, segment: j.Segment}, nil
+	if len(j.Delivered)%digestSize != 0 {
+		return nil, fmt.Errorf("journal digests of %d bytes, not a multiple of %d", len(j.Delivered), digestSize)
+	}
+	return &batch{root: root, dir: dir, entries: j.Files, segments: j.Segments, segment: j.Segment, delivered: j.Delivered}, nil
 }
 
 // writeSynced writes data to a new file and fsyncs it.

@@ -79,20 +79,23 @@ func caseIDKey(id string) (key [16]byte, ok bool) {
 	return key, err == nil
 }
 
-// remember records the case ids of adopted segments. Only a segment that reads whole
-// (readSegment) is remembered: a merge sets aside one it cannot read, unpublished, and a case
-// sent again must then be written. A segment skipped so is adopted all the same; its cases,
-// when sent again, are written again (two rows under one case_id, which readers deduplicate).
-func (a *adoptedCaseIDs) remember(w *Writer, segs []segment, now time.Time) {
+// remember records the case ids of adopted segments, and returns the segments it read. Only a
+// segment that reads whole (readSegment) is remembered: a merge sets aside one it cannot read,
+// unpublished, and a case sent again must then be written. A segment skipped so is adopted all
+// the same; its cases, when sent again, are written again (two rows under one case_id, which
+// readers deduplicate).
+func (a *adoptedCaseIDs) remember(w *Writer, segs []segment, now time.Time) (whole []segment) {
 	var rows []caseIDRow
 	for _, s := range segs {
 		if w.readSegment(s) != nil {
 			continue
 		}
+		whole = append(whole, s)
 		of, _ := segmentCaseIDs(w, s) // none on an error: then nothing of it is remembered
 		rows = append(rows, of...)
 	}
 	a.add(rows, now)
+	return whole
 }
 
 // add remembers the case ids and counts of rows as one adoption, from now for adoptedIDsFor.

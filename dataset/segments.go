@@ -48,6 +48,8 @@ type segment struct {
 	created time.Time
 	bytes   int64
 	entries []journalEntry
+	// delivered are the digests of its cases (journal.Delivered).
+	delivered []byte
 }
 
 // segmentRowGroupRows bounds what the writer of a segment holds in memory: one row group's
@@ -102,7 +104,7 @@ func (w *Writer) commitSegment(b *batch) (segment, error) {
 	if err := os.Rename(b.dir, path); err != nil {
 		return segment{}, err
 	}
-	s := segment{name: name, created: time.Now(), entries: b.entries}
+	s := segment{name: name, created: time.Now(), entries: b.entries, delivered: b.delivered}
 	for _, e := range b.entries {
 		s.bytes += e.Bytes
 	}
@@ -519,13 +521,19 @@ func (w *Writer) adoptSegments(staleBefore time.Time) error {
 			errs = append(errs, fmt.Errorf("reading segment %s: %w", s.name, err))
 			continue
 		}
-		s.entries = b.entries
+		s.entries, s.delivered = b.entries, b.delivered
 		for _, e := range b.entries {
 			s.bytes += e.Bytes
 		}
 		adopted = append(adopted, s)
 	}
-	w.adopted.remember(w, adopted, time.Now()) // before a merge of this writer can take them
+	// Before a merge of this writer can take them; a segment a merge would set aside unread
+	// (unpublished) has its cases written when they are delivered or sent again.
+	for _, s := range w.adopted.remember(w, adopted, time.Now()) {
+		if len(s.delivered) > 0 {
+			w.delivered.keep("", readDigests(s.delivered), len(s.delivered)/digestSize, time.Now())
+		}
+	}
 	w.mu.Lock()
 	w.segments = append(w.segments, adopted...)
 	w.mu.Unlock()

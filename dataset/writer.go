@@ -39,6 +39,10 @@ type WriterConfig struct {
 	// FileMaxStagedBytes is how many bytes of segments are staged at most before they are
 	// merged; used with FileMaxAge.
 	FileMaxStagedBytes int64
+	// SkipRedelivered makes Write leave out a case delivered again, as it was, after a crash
+	// that came after its batch was committed (redelivered.go): for a caller whose persistent
+	// queue delivers a batch again when the crash came before it learnt the batch was written.
+	SkipRedelivered bool
 }
 
 // StagedFile is a file being written in staging.
@@ -102,6 +106,9 @@ type Writer struct {
 	// published within the hour before the first case sent again, which Write does not
 	// write again when a case is sent again after a crash (resent.go).
 	adopted adoptedCaseIDs
+	// delivered are the digests of cases committed before a restart, with SkipRedelivered
+	// (redelivered.go).
+	delivered deliveredDigests
 }
 
 // NewWriter checks the configuration, creates Root and Staging, and proves that a file can be
@@ -188,6 +195,9 @@ type Result struct {
 	// Resent lists the cases Write dropped: marked Resent, and held by a segment this writer
 	// adopted or a file published within the hour before (resent.go).
 	Resent []string
+	// Redelivered lists the cases Write dropped with SkipRedelivered: delivered again as they
+	// were committed before a restart (redelivered.go).
+	Redelivered []string
 }
 
 // ErrCommitted wraps a failure that happened after a batch was committed: its files are
@@ -221,6 +231,10 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	retried, _ := w.retryPending()
 	res := Result{Files: retried}
 	cases, res.Resent = w.dropResent(cases, time.Now()) // written before a crash (resent.go)
+	var delivered []byte
+	if w.cfg.SkipRedelivered {
+		cases, delivered, res.Redelivered = w.delivered.drop(cases, time.Now()) // committed before a crash (redelivered.go)
+	}
 	if len(cases) == 0 {
 		return res, nil
 	}
@@ -261,6 +275,7 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	}
 	// Merged at once, the segment is never read after a crash: its files need no fsync.
 	b.scratch = w.cfg.FileMaxAge <= 0
+	b.delivered = delivered
 	err = stageCaseRows(w, b, accepted, quarantined, w.segmentCaseOptions, w.segmentIDsOnceOptions, w.caseZeroNulls)
 	if b.scratch {
 		return w.publishSegment(b, err, res)
@@ -277,7 +292,7 @@ func (w *Writer) publishSegment(seg *batch, stageErr error, res Result) (Result,
 		seg.discard()
 		return res, stageErr
 	}
-	b, err := w.mergeCommitted([]segment{{name: filepath.Base(seg.dir), entries: seg.entries}}, false)
+	b, err := w.mergeCommitted([]segment{{name: filepath.Base(seg.dir), entries: seg.entries, delivered: seg.delivered}}, false)
 	seg.discard() // before the files are visible: nothing of the batch is left to clean up then
 	if err != nil {
 		return res, err
@@ -312,6 +327,9 @@ func (w *Writer) mergeCommitted(segs []segment, inJournal bool) (*batch, error) 
 			b.segments = append(b.segments, s.name)
 		}
 	}
+	for _, s := range segs {
+		b.delivered = append(b.delivered, s.delivered...)
+	}
 	if err == nil {
 		err = b.commit()
 	}
@@ -331,6 +349,7 @@ func (w *Writer) publishCommitted(b *batch) ([]Published, error) {
 		w.mu.Unlock()
 		return nil, fmt.Errorf("%w: %w", ErrCommitted, err)
 	}
+	w.keptDelivered(b)
 	return b.published(), nil
 }
 
@@ -371,6 +390,7 @@ func (w *Writer) retryPending() ([]Published, error) {
 			w.mu.Unlock()
 			continue
 		}
+		w.keptDelivered(b)
 		published = append(published, b.published()...)
 	}
 	return published, errors.Join(errs...)

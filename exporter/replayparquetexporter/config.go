@@ -140,6 +140,12 @@ func within(path, dir string) bool {
 // sharing the staging directory adopts segments as left by a crash.
 const maxFileMaxAge = 5 * time.Minute
 
+// persistentQueue reports whether sending_queue has storage: its batches survive a crash, and
+// one written just before it is delivered again after the restart.
+func (c *Config) persistentQueue() bool {
+	return c.QueueConfig.HasValue() && c.QueueConfig.Get().StorageID != nil
+}
+
 // staging is the staging directory after defaults.
 func (c *Config) staging() string {
 	if c.StagingDirectory != "" {

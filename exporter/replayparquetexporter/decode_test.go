@@ -43,15 +43,21 @@ type observed struct {
 }
 
 func newObserved(t *testing.T, cfg *Config, opts ...dataset.Option) observed {
+	set, tel, logs := observedSettings(t)
+	exp, err := newTraces(context.Background(), set, cfg, opts...)
+	require.NoError(t, err)
+	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
+	return observed{Traces: exp, tel: tel, logs: logs}
+}
+
+// observedSettings are exporter settings whose telemetry and logs a test reads.
+func observedSettings(t *testing.T) (exporter.Settings, *componenttest.Telemetry, *observer.ObservedLogs) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	core, logs := observer.New(zap.DebugLevel)
 	set := metadatatest.NewSettings(tel)
 	set.Logger = zap.New(core)
-	exp, err := newTraces(context.Background(), set, cfg, opts...)
-	require.NoError(t, err)
-	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	return observed{Traces: exp, tel: tel, logs: logs}
+	return set, tel, logs
 }
 
 func appendSpan(td ptrace.Traces, traceID byte, spanID byte, attrs map[string]any) {

@@ -65,6 +65,7 @@ func (e *parquetExporter) start(ctx context.Context, _ component.Host) (err erro
 		Root: e.cfg.root(), Staging: e.cfg.staging(), Compression: e.cfg.Compression,
 		MaxRowsPerFile: e.cfg.MaxRowsPerFile, RowGroupRows: e.cfg.RowGroupRows,
 		FileMaxAge: e.cfg.FileMaxAge, FileMaxStagedBytes: e.cfg.FileMaxStagedSize,
+		SkipRedelivered: e.cfg.persistentQueue(),
 	}, e.writerOptions...)
 	if err != nil {
 		return fmt.Errorf("replay_parquet: %w", err)
@@ -130,7 +131,8 @@ func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
 	key := dataset.DeadLetterKey(ids)
 	res, err := e.writer.Write(batch.cases)
 	e.telemetry.ExporterReplayParquetInvalidUtf8Repaired.Add(ctx, int64(res.RepairedStrings))
-	e.recordResent(ctx, res.Resent)
+	e.recordResent(ctx, res.Resent, "cases sent again after a crash are not written twice: a segment adopted at the restart or a file published within the hour before holds them")
+	e.recordResent(ctx, res.Redelivered, "cases the persistent queue delivered again after a crash are not written twice: they were written before it")
 	if err == nil || len(res.Files) > 0 {
 		// Also when the batch failed: the files of an earlier batch it published first. The
 		// upload runs after every written batch, as it syncs what a failure left behind.
@@ -260,16 +262,16 @@ func (e *parquetExporter) recordDecode(ctx context.Context, batch decoded) {
 // maxLoggedResent bounds the case ids recordResent names in one log line.
 const maxLoggedResent = 100
 
-// recordResent counts and logs the cases a write left out because they were sent again after a
-// crash and a segment adopted at the restart, or a file published within the hour before, already
-// held them (dataset/resent.go).
-func (e *parquetExporter) recordResent(ctx context.Context, ids []string) {
+// recordResent counts and logs, with why, the cases a write left out because they were sent
+// again after a crash and written before it: marked resent by the processor and held by a
+// segment adopted at the restart or a file published within the hour before (dataset/resent.go),
+// or delivered again unchanged by the persistent queue (dataset/redelivered.go).
+func (e *parquetExporter) recordResent(ctx context.Context, ids []string, why string) {
 	if len(ids) == 0 {
 		return
 	}
 	e.telemetry.ExporterReplayParquetCasesResent.Add(ctx, int64(len(ids)))
-	e.logger.Info("cases sent again after a crash are not written twice: a segment adopted at the restart or a file published within the hour before holds them",
-		zap.Int("cases", len(ids)), zap.Strings("case_ids", ids[:min(len(ids), maxLoggedResent)]))
+	e.logger.Info(why, zap.Int("cases", len(ids)), zap.Strings("case_ids", ids[:min(len(ids), maxLoggedResent)]))
 }
 
 func (e *parquetExporter) recordFiles(ctx context.Context, res dataset.Result) {

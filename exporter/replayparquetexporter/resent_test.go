@@ -66,12 +66,7 @@ func TestCasesSentAgainAfterACrashAreWrittenOnce(t *testing.T) {
 			require.NoError(t, exp.ConsumeTraces(ctx, again))
 			require.NoError(t, exp.Shutdown(ctx))
 
-			byID := map[string]int{}
-			for _, ds := range []string{dataset.Cases, dataset.Quarantine} {
-				for _, c := range readAll[replaycase.Case](t, cfg.Directory, ds) {
-					byID[c.CaseID]++
-				}
-			}
+			byID := rowsByID(t, cfg.Directory)
 			assert.Len(t, byID, len(cases))
 			for _, c := range cases {
 				assert.Equal(t, 1, byID[c.CaseID], "case %s: one row", c.CaseID)
@@ -84,6 +79,17 @@ func TestCasesSentAgainAfterACrashAreWrittenOnce(t *testing.T) {
 			assert.ElementsMatch(t, ids, logged[0].ContextMap()["case_ids"])
 		})
 	}
+}
+
+// rowsByID counts the cases/ and quarantine/ rows under root by case id.
+func rowsByID(t *testing.T, root string) map[string]int {
+	byID := map[string]int{}
+	for _, ds := range []string{dataset.Cases, dataset.Quarantine} {
+		for _, c := range readAll[replaycase.Case](t, root, ds) {
+			byID[c.CaseID]++
+		}
+	}
+	return byID
 }
 
 // stepsOf counts the steps of the accepted cases: steps/ holds theirs.
