@@ -55,6 +55,13 @@ const (
 	FieldReasoningSummary = "reasoning_summary"
 	FieldThinking         = "thinking"
 
+	// The tool and output settings, listed, as the fields above, only by a recording that has
+	// them. parallel_tool_calls true and an empty logit_bias are the APIs' defaults, the field
+	// left out.
+	FieldParallelToolCalls = "parallel_tool_calls"
+	FieldVerbosity         = "verbosity"
+	FieldLogitBias         = "logit_bias"
+
 	// FieldIsError covers the failure mark of a tool result (Anthropic's tool_result
 	// is_error): a tool message sent as a failure has "is_error": true, one sent as a success
 	// nothing, so that an id of a request without failures is the id it had before the mark
@@ -122,6 +129,9 @@ func (r Request) RecordedFields() []string {
 	add(p.ReasoningEffort != "", FieldReasoningEffort)
 	add(p.ReasoningSummary != "", FieldReasoningSummary)
 	add(p.Thinking != "", FieldThinking)
+	add(p.ParallelToolCalls != nil, FieldParallelToolCalls)
+	add(p.Verbosity != "", FieldVerbosity)
+	add(p.LogitBias != "", FieldLogitBias)
 	add(r.ToolErrorsRecorded || hasFailedToolResult(r.Messages), FieldIsError)
 	f = append(f, FieldV2)
 	sort.Strings(f)
@@ -213,7 +223,28 @@ func (r Request) Canonical(fields []string) map[string]any {
 			c[FieldThinking] = thinking
 		}
 	}
+	if use[FieldParallelToolCalls] && p.ParallelToolCalls != nil && !*p.ParallelToolCalls {
+		c[FieldParallelToolCalls] = false
+	}
+	if use[FieldVerbosity] && p.Verbosity != "" {
+		c[FieldVerbosity] = p.Verbosity
+	}
+	if use[FieldLogitBias] {
+		if bias, ok := logitBias(p.LogitBias); ok {
+			c[FieldLogitBias] = bias
+		}
+	}
 	return c
+}
+
+// logitBias is a recorded logit_bias as the id reads it: its JSON value, and whether it biases
+// any token (an empty one is the API's default, no bias).
+func logitBias(s string) (any, bool) {
+	v := jsonValue(s)
+	if m, ok := v.(map[string]any); s == "" || ok && len(m) == 0 {
+		return nil, false
+	}
+	return v, true
 }
 
 // responseFormat is a recorded response format as the id reads it: its JSON value, and

@@ -38,14 +38,22 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 	}
 	r, version := r.reading(v2)
 	p := r.Params
-	// Top-level keys in sorted order: frequency_penalty, max_tokens, messages, model, n,
-	// output_type, presence_penalty, reasoning_effort, reasoning_summary, response_format,
-	// seed, stop, temperature, thinking, tool_choice, tools, top_k, top_p, v.
+	// Top-level keys in sorted order: frequency_penalty, logit_bias, max_tokens, messages,
+	// model, n, output_type, parallel_tool_calls, presence_penalty, reasoning_effort,
+	// reasoning_summary, response_format, seed, stop, temperature, thinking, tool_choice,
+	// tools, top_k, top_p, v, verbosity.
 	dst = append(dst, '{')
 	if use[useFrequencyPenalty] && p.FrequencyPenalty != nil {
 		dst = append(dst, `"frequency_penalty":`...)
 		dst = appendNumber(dst, *p.FrequencyPenalty)
 		dst = append(dst, ',')
+	}
+	if use[useLogitBias] {
+		if bias, ok := logitBias(p.LogitBias); ok {
+			dst = append(dst, `"logit_bias":`...)
+			dst = appendValue(dst, bias)
+			dst = append(dst, ',')
+		}
 	}
 	if use[useMaxTokens] && p.MaxTokens != nil {
 		dst = append(dst, `"max_tokens":`...)
@@ -63,6 +71,9 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 	if use[useOutputType] && p.OutputType != "" && p.OutputType != "text" {
 		dst = append(dst, `,"output_type":`...)
 		dst = appendString(dst, p.OutputType)
+	}
+	if use[useParallelToolCalls] && p.ParallelToolCalls != nil && !*p.ParallelToolCalls {
+		dst = append(dst, `,"parallel_tool_calls":false`...)
 	}
 	if use[usePresencePenalty] && p.PresencePenalty != nil {
 		dst = append(dst, `,"presence_penalty":`...)
@@ -130,15 +141,21 @@ func (r Request) AppendCanonical(dst []byte, fields []string) []byte {
 	}
 	dst = append(dst, `,"v":`...)
 	dst = strconv.AppendInt(dst, int64(version), 10)
+	if use[useVerbosity] && p.Verbosity != "" {
+		dst = append(dst, `,"verbosity":`...)
+		dst = appendString(dst, p.Verbosity)
+	}
 	return append(dst, '}')
 }
 
 // The optional fields by their index in fieldOrder, the order AppendCanonical writes them.
 const (
 	useFrequencyPenalty = iota
+	useLogitBias
 	useMaxTokens
 	useChoiceCount
 	useOutputType
+	useParallelToolCalls
 	usePresencePenalty
 	useReasoningEffort
 	useReasoningSummary
@@ -151,15 +168,17 @@ const (
 	useTools
 	useTopK
 	useTopP
+	useVerbosity
 )
 
 // fieldOrder is the optional fields in the order AppendCanonical writes them.
 var fieldOrder = [...]string{
-	useFrequencyPenalty: FieldFrequencyPenalty, useMaxTokens: FieldMaxTokens, useChoiceCount: FieldChoiceCount,
-	useOutputType: FieldOutputType, usePresencePenalty: FieldPresencePenalty, useReasoningEffort: FieldReasoningEffort,
+	useFrequencyPenalty: FieldFrequencyPenalty, useLogitBias: FieldLogitBias, useMaxTokens: FieldMaxTokens,
+	useChoiceCount: FieldChoiceCount, useOutputType: FieldOutputType, useParallelToolCalls: FieldParallelToolCalls,
+	usePresencePenalty: FieldPresencePenalty, useReasoningEffort: FieldReasoningEffort,
 	useReasoningSummary: FieldReasoningSummary, useResponseFormat: FieldResponseFormat, useSeed: FieldSeed,
 	useStop: FieldStop, useTemperature: FieldTemperature, useThinking: FieldThinking, useToolChoice: FieldToolChoice,
-	useTools: FieldTools, useTopK: FieldTopK, useTopP: FieldTopP,
+	useTools: FieldTools, useTopK: FieldTopK, useTopP: FieldTopP, useVerbosity: FieldVerbosity,
 }
 
 // streamID is ID through the streaming encoder and a pooled buffer.

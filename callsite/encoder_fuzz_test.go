@@ -15,9 +15,9 @@ import (
 // parts, tools, every parameter), so message shapes, part kinds and parameters vary, not only
 // the texts. And a request whose JSON tool arguments and tool_choice are re-spaced, re-ordered
 // and re-spelled (numbers in their shortest form) keeps its ID, and so, in version 2, does one
-// whose tool results sent as text-part arrays are re-spelled. The mask's low 17 bits choose the
-// optional fields (the output format, every sampling parameter, the reasoning settings and the
-// failure mark of a tool result among them), its top bit
+// whose tool results sent as text-part arrays are re-spelled. The mask's low 20 bits choose the
+// optional fields (the output format, every sampling parameter, the reasoning, tool and output
+// settings and the failure mark of a tool result among them), its top bit
 // adds the version marker (callsite.FieldV2); the request's Version1 reading varies too.
 // Run: go test -run '^$' -fuzz FuzzEncodersAgreeOnAnyRequest ./callsite/
 func FuzzEncodersAgreeOnAnyRequest(f *testing.F) {
@@ -26,7 +26,8 @@ func FuzzEncodersAgreeOnAnyRequest(f *testing.F) {
 		{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"14C"},{"type":"tool_call_response","id":"c2","is_error":true}]}],
 		"tools":[{"name":"get_weather"},{"name":""}],"params":{"temperature":0.7,"top_p":-0,"max_tokens":9007199254740993,"seed":-1,"stop":["\n",""],"tool_choice":"{\"type\":\"function\"}",
 		"frequency_penalty":-2,"presence_penalty":1e-9,"top_k":40,"choice_count":3,"output_type":"json","response_format":" {\"type\":\"json_schema\",\"json_schema\":{\"schema\":{\"b\":1,\"a\":2e0}}}",
-		"reasoning_effort":"high","reasoning_summary":"auto","thinking":" {\"type\":\"enabled\",\"budget_tokens\":2048}"}}`), uint32(0x8001ffff))
+		"reasoning_effort":"high","reasoning_summary":"auto","thinking":" {\"type\":\"enabled\",\"budget_tokens\":2048}",
+		"parallel_tool_calls":false,"verbosity":"low","logit_bias":" {\"50256\":-100,\"1\":5e0}"}}`), uint32(0x800fffff))
 	f.Add([]byte(`{"model":"\u00e9\ud83d\ude00\u2028","messages":[{"role":"USER","parts":[{"type":"uri","uri":"https://x","file_id":"f","content":"c"},{"type":"file","file_id":"f"},{"type":"blob","content":"\u0000"}]},{"role":"tool","parts":[{"type":"tool_call_response","id":"c"},{"type":"text","content":"t"}]}]}`), uint32(0x15))
 	f.Add([]byte(`{"model":"m","messages":[{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"[{\"type\":\"text\",\"text\":\"14C\"},{\"text\":\"\u00e9\",\"type\":\"input_text\",\"x\":1}]"}]}],
 		"Version1":{"model":"m","messages":[{"role":"user","parts":[{"type":"text","content":"v1"}]}]}}`), uint32(0x80000001))
@@ -70,6 +71,7 @@ func FuzzEncodersAgreeOnAnyRequest(f *testing.F) {
 		respelled.Params.ToolChoice = respell(r.Params.ToolChoice)
 		respelled.Params.ResponseFormat = respell(r.Params.ResponseFormat)
 		respelled.Params.Thinking = respell(r.Params.Thinking)
+		respelled.Params.LogitBias = respell(r.Params.LogitBias)
 		assert.Equal(t, r.ID(fields), respelled.ID(fields), "%q", body)
 	})
 }

@@ -27,7 +27,8 @@ func referenceID(t *testing.T, r callsite.Request, fields []string) (string, []b
 // everyField is every optional field (the version marker aside).
 var everyField = []string{callsite.FieldMaxTokens, callsite.FieldSeed, callsite.FieldStop, callsite.FieldTemperature, callsite.FieldToolChoice, callsite.FieldTools, callsite.FieldTopP,
 	callsite.FieldFrequencyPenalty, callsite.FieldPresencePenalty, callsite.FieldTopK, callsite.FieldChoiceCount, callsite.FieldOutputType, callsite.FieldResponseFormat, callsite.FieldIsError,
-	callsite.FieldReasoningEffort, callsite.FieldReasoningSummary, callsite.FieldThinking}
+	callsite.FieldReasoningEffort, callsite.FieldReasoningSummary, callsite.FieldThinking,
+	callsite.FieldParallelToolCalls, callsite.FieldVerbosity, callsite.FieldLogitBias}
 
 func fieldSets(r callsite.Request) [][]string {
 	all := everyField

@@ -247,6 +247,9 @@ func configValue(mc replaycase.ModelConfig) map[string]any {
 	set("reasoning_effort", mc.ReasoningEffort != "", mc.ReasoningEffort)
 	set("reasoning_summary", mc.ReasoningSummary != "", mc.ReasoningSummary)
 	set("thinking", mc.Thinking != "", jsonValue(mc.Thinking)) // a changed budget is named thinking.budget_tokens
+	set("parallel_tool_calls", mc.ParallelToolCalls != nil, deref(mc.ParallelToolCalls))
+	set("verbosity", mc.Verbosity != "", mc.Verbosity)
+	set("logit_bias", mc.LogitBias != "", jsonValue(mc.LogitBias)) // a changed bias is named by its token
 	return v
 }
 

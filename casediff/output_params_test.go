@@ -12,8 +12,8 @@ import (
 )
 
 // A changed output format or sampling parameter of a model call is a model_config_changed
-// finding, as a changed top_p is, and so is a changed reasoning setting; a changed JSON schema
-// or thinking budget names the member that changed.
+// finding, as a changed top_p is, and so is a changed reasoning, tool or output setting; a
+// changed JSON schema, thinking budget or token bias names the member that changed.
 func TestChangedOutputFormatAndSamplingAreFound(t *testing.T) {
 	base := fixtureCase(t, testfixtures.OTelEvents)
 	first := -1
@@ -29,6 +29,8 @@ func TestChangedOutputFormatAndSamplingAreFound(t *testing.T) {
 	base.Steps[first].ModelConfig.OutputType = "json"
 	base.Steps[first].ModelConfig.TopK = &k
 	base.Steps[first].ModelConfig.Thinking = `{"budget_tokens":2048,"type":"enabled"}`
+	base.Steps[first].ModelConfig.LogitBias = `{"50256":-100}`
+	noParallel := false
 	for _, tc := range []struct {
 		change        func(mc *replaycase.ModelConfig)
 		path          string
@@ -45,6 +47,9 @@ func TestChangedOutputFormatAndSamplingAreFound(t *testing.T) {
 		{func(mc *replaycase.ModelConfig) { mc.ReasoningEffort = "high" }, "reasoning_effort", nil, "high"},
 		{func(mc *replaycase.ModelConfig) { mc.ReasoningSummary = "auto" }, "reasoning_summary", nil, "auto"},
 		{func(mc *replaycase.ModelConfig) { mc.Thinking = `{"budget_tokens":8192,"type":"enabled"}` }, "thinking.budget_tokens", int64(2048), int64(8192)},
+		{func(mc *replaycase.ModelConfig) { mc.ParallelToolCalls = &noParallel }, "parallel_tool_calls", nil, false},
+		{func(mc *replaycase.ModelConfig) { mc.Verbosity = "low" }, "verbosity", nil, "low"},
+		{func(mc *replaycase.ModelConfig) { mc.LogitBias = `{"50256":-50}` }, "logit_bias.50256", int64(-100), int64(-50)},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			b := clone(t, base)

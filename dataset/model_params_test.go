@@ -77,19 +77,24 @@ func TestNewModelParametersAreOptionalColumns(t *testing.T) {
 			st.ModelConfig.TopK, st.ModelConfig.ChoiceCount, st.ModelConfig.OutputType = &k, &n, "json"
 			st.ModelConfig.ResponseFormat = `{"type":"json_object"}`
 			st.ModelConfig.ReasoningEffort, st.ModelConfig.Thinking = "low", `{"budget_tokens":2048,"type":"enabled"}`
+			noParallel := false
+			st.ModelConfig.ParallelToolCalls, st.ModelConfig.Verbosity, st.ModelConfig.LogitBias = &noParallel, "low", `{"50256":-100}`
 		}
 	}
 	_, err := w.Write(cases)
 	require.NoError(t, err)
 	type params struct {
-		TopK             *int64   `parquet:"top_k,optional"`
-		FrequencyPenalty *float64 `parquet:"frequency_penalty,optional"`
-		ChoiceCount      *int64   `parquet:"choice_count,optional"`
-		OutputType       *string  `parquet:"output_type,optional"`
-		ResponseFormat   *string  `parquet:"response_format,optional"`
-		ReasoningEffort  *string  `parquet:"reasoning_effort,optional"`
-		ReasoningSummary *string  `parquet:"reasoning_summary,optional"`
-		Thinking         *string  `parquet:"thinking,optional"`
+		TopK              *int64   `parquet:"top_k,optional"`
+		FrequencyPenalty  *float64 `parquet:"frequency_penalty,optional"`
+		ChoiceCount       *int64   `parquet:"choice_count,optional"`
+		OutputType        *string  `parquet:"output_type,optional"`
+		ResponseFormat    *string  `parquet:"response_format,optional"`
+		ReasoningEffort   *string  `parquet:"reasoning_effort,optional"`
+		ReasoningSummary  *string  `parquet:"reasoning_summary,optional"`
+		Thinking          *string  `parquet:"thinking,optional"`
+		ParallelToolCalls *bool    `parquet:"parallel_tool_calls,optional"`
+		Verbosity         *string  `parquet:"verbosity,optional"`
+		LogitBias         *string  `parquet:"logit_bias,optional"`
 	}
 	type row struct {
 		CaseID      string `parquet:"case_id"`
@@ -118,6 +123,9 @@ func TestNewModelParametersAreOptionalColumns(t *testing.T) {
 			assert.Equal(t, "low", *mc.ReasoningEffort)
 			assert.Nil(t, mc.ReasoningSummary)
 			assert.Equal(t, `{"budget_tokens":2048,"type":"enabled"}`, *mc.Thinking)
+			assert.False(t, *mc.ParallelToolCalls)
+			assert.Equal(t, "low", *mc.Verbosity)
+			assert.Equal(t, `{"50256":-100}`, *mc.LogitBias)
 		}
 	}
 	assert.Positive(t, withParams)

@@ -104,11 +104,14 @@ func openInferenceLLM(a pcommon.Map, b *stepBuilder) {
 	// For Anthropic the recorded request body comes first: the JS instrumentation (0.2)
 	// flattens a user turn with several tool_result blocks into one message that names only
 	// the last one, and writes the system prompt only in the body. Only the body keeps a
-	// tool_result's is_error.
+	// tool_result's is_error. The reasoning settings are read from it too when the parameters
+	// lack them: output_config.effort and thinking change the answer.
 	if mc.Provider == "anthropic" && getStr(a, "input.mime_type") == "application/json" && len(st.InputMessages) == 0 {
 		if r, err := wireapi.ParseMessagesRequest([]byte(getStr(a, "input.value"))); err == nil {
 			b.setInput(r.Messages)
 			b.toolErrorsRecorded = true
+			setStr(&mc.ReasoningEffort, r.Params.ReasoningEffort)
+			setStr(&mc.Thinking, r.Params.Thinking)
 		}
 	}
 	b.setInput(openInferenceMessages(a, "llm.input_messages.", b))
@@ -306,7 +309,7 @@ func numbers(s pcommon.Slice) []float64 {
 // invocationParameterFields are the members of llm.invocation_parameters that
 // openInferenceLLM reads from its decoded value; openAIParams parses the recorded text itself.
 var invocationParameterFields = slices.Concat(responseEchoFields, requestFloatFields, requestIntFields, []string{requestFormatField},
-	anthropicOutputFormat.fields, responsesOutputFormat.fields, reasoningFields)
+	anthropicOutputFormat.fields, responsesOutputFormat.fields, settingFields)
 
 // invocationParameters returns llm.invocation_parameters when it is a JSON object, as jsonAttr
 // decodes it and reports it when it is not JSON. From recorded text only the members

@@ -171,6 +171,7 @@ func disagree(x, y *replaycase.Step) bool {
 		differPtr(a.FrequencyPenalty, b.FrequencyPenalty) || differPtr(a.PresencePenalty, b.PresencePenalty) ||
 		differPtr(a.ChoiceCount, b.ChoiceCount) || differ(a.OutputType, b.OutputType) ||
 		differ(a.ReasoningEffort, b.ReasoningEffort) || differ(a.ReasoningSummary, b.ReasoningSummary) ||
+		differPtr(a.ParallelToolCalls, b.ParallelToolCalls) || differ(a.Verbosity, b.Verbosity) ||
 		(recordsTokens(x) && recordsTokens(y) &&
 			(x.Usage.InputTokens != y.Usage.InputTokens || x.Usage.OutputTokens != y.Usage.OutputTokens))
 }

@@ -20,7 +20,7 @@ import (
 
 // adapterVersion changes whenever a change to an adapter can change the case built from the
 // same telemetry. It is recorded in every case.
-const adapterVersion = "reprise-normalize/12"
+const adapterVersion = "reprise-normalize/13"
 
 // Convention names recorded in provenance.conventions and steps[].conventions.
 const (

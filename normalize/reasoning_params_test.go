@@ -58,13 +58,17 @@ func TestReasoningSettingsAreRead(t *testing.T) {
 	}
 }
 
-// Recorded reasoning settings that no API accepts are reported, not read as "no reasoning",
-// which would let a request without reasoning match the recording.
-func TestMalformedRecordedReasoningIsReported(t *testing.T) {
+// Recorded reasoning, tool and output settings that no API accepts are reported, not read as
+// "not sent", which would let a request without them match the recording.
+func TestMalformedRecordedSettingsAreReported(t *testing.T) {
 	for _, params := range []string{
 		`{"model":"o4-mini","reasoning_effort":3}`,
 		`{"model":"o4-mini","reasoning":"high"}`,
 		`{"model":"claude-sonnet-4-5","thinking":{"budget_tokens":2048}}`,
+		`{"model":"claude-sonnet-4-5","output_config":{"effort":3}}`,
+		`{"model":"gpt-5-mini","parallel_tool_calls":"false"}`,
+		`{"model":"gpt-5-mini","verbosity":2}`,
+		`{"model":"gpt-5-mini","logit_bias":[1]}`,
 	} {
 		t.Run(params, func(t *testing.T) {
 			_, findings, _ := plant(t, testfixtures.OpenInference, "OpenAI Chat Completions", func(sp ptrace.Span) {

@@ -26,6 +26,7 @@ func cloneModelConfig(mc replaycase.ModelConfig) replaycase.ModelConfig {
 	mc.FrequencyPenalty = clonePointer(mc.FrequencyPenalty)
 	mc.PresencePenalty = clonePointer(mc.PresencePenalty)
 	mc.ChoiceCount = clonePointer(mc.ChoiceCount)
+	mc.ParallelToolCalls = clonePointer(mc.ParallelToolCalls)
 	mc.Stop = slices.Clone(mc.Stop)
 	return mc
 }
@@ -74,6 +75,6 @@ func readOpenInferenceParams(a pcommon.Map, b *stepBuilder) (mc replaycase.Model
 	mc, _ = wireapi.ParseChatParams(raw)
 	b.setOutputFormat(anthropicOutputFormat, &mc, params, raw, "llm.invocation_parameters")
 	b.setOutputFormat(responsesOutputFormat, &mc, params, raw, "llm.invocation_parameters")
-	b.checkReasoning(params, raw, "llm.invocation_parameters")
+	b.checkSettings(params, raw, "llm.invocation_parameters")
 	return mc, true
 }

@@ -159,6 +159,9 @@ func mergeModelConfig(dst *replaycase.ModelConfig, src replaycase.ModelConfig) {
 	setStr(&dst.ReasoningEffort, src.ReasoningEffort)
 	setStr(&dst.ReasoningSummary, src.ReasoningSummary)
 	setStr(&dst.Thinking, src.Thinking)
+	setPointer(&dst.ParallelToolCalls, src.ParallelToolCalls)
+	setStr(&dst.Verbosity, src.Verbosity)
+	setStr(&dst.LogitBias, src.LogitBias)
 }
 
 // setPointer is setStr for a parameter recorded as a pointer: nil is "not recorded".

@@ -43,6 +43,9 @@ const (
 	AttrReasoning      = "replay.reasoning_effort"
 	AttrReasoningSum   = "replay.reasoning_summary"
 	AttrThinking       = "replay.thinking"
+	AttrParallelTools  = "replay.parallel_tool_calls"
+	AttrVerbosity      = "replay.verbosity"
+	AttrLogitBias      = "replay.logit_bias"
 	AttrTotalTokens    = "replay.usage.total_tokens"
 	AttrStepIndex      = "replay.step.index"
 	AttrCallSiteID     = "replay.call_site_id"
@@ -435,28 +438,36 @@ func putModelConfig(a pcommon.Map, m ModelConfig) {
 	putStr(a, AttrReasoning, m.ReasoningEffort)
 	putStr(a, AttrReasoningSum, m.ReasoningSummary)
 	putStr(a, AttrThinking, m.Thinking)
+	if m.ParallelToolCalls != nil {
+		a.PutBool(AttrParallelTools, *m.ParallelToolCalls)
+	}
+	putStr(a, AttrVerbosity, m.Verbosity)
+	putStr(a, AttrLogitBias, m.LogitBias)
 }
 
 func modelConfig(a pcommon.Map) ModelConfig {
 	return ModelConfig{
-		Provider:         str(a, "gen_ai.provider.name"),
-		RequestModel:     str(a, "gen_ai.request.model"),
-		ResponseModel:    str(a, "gen_ai.response.model"),
-		Temperature:      recorded(a, "gen_ai.request.temperature", pcommon.Value.Double),
-		TopP:             recorded(a, "gen_ai.request.top_p", pcommon.Value.Double),
-		MaxTokens:        recorded(a, "gen_ai.request.max_tokens", pcommon.Value.Int),
-		Seed:             recorded(a, "gen_ai.request.seed", pcommon.Value.Int),
-		Stop:             strs(a, "gen_ai.request.stop_sequences"),
-		ToolChoice:       str(a, AttrToolChoice),
-		TopK:             recorded(a, "gen_ai.request.top_k", pcommon.Value.Int),
-		FrequencyPenalty: recorded(a, "gen_ai.request.frequency_penalty", pcommon.Value.Double),
-		PresencePenalty:  recorded(a, "gen_ai.request.presence_penalty", pcommon.Value.Double),
-		ChoiceCount:      recorded(a, "gen_ai.request.choice.count", pcommon.Value.Int),
-		OutputType:       str(a, "gen_ai.output.type"),
-		ResponseFormat:   str(a, AttrResponseFormat),
-		ReasoningEffort:  str(a, AttrReasoning),
-		ReasoningSummary: str(a, AttrReasoningSum),
-		Thinking:         str(a, AttrThinking),
+		Provider:          str(a, "gen_ai.provider.name"),
+		RequestModel:      str(a, "gen_ai.request.model"),
+		ResponseModel:     str(a, "gen_ai.response.model"),
+		Temperature:       recorded(a, "gen_ai.request.temperature", pcommon.Value.Double),
+		TopP:              recorded(a, "gen_ai.request.top_p", pcommon.Value.Double),
+		MaxTokens:         recorded(a, "gen_ai.request.max_tokens", pcommon.Value.Int),
+		Seed:              recorded(a, "gen_ai.request.seed", pcommon.Value.Int),
+		Stop:              strs(a, "gen_ai.request.stop_sequences"),
+		ToolChoice:        str(a, AttrToolChoice),
+		TopK:              recorded(a, "gen_ai.request.top_k", pcommon.Value.Int),
+		FrequencyPenalty:  recorded(a, "gen_ai.request.frequency_penalty", pcommon.Value.Double),
+		PresencePenalty:   recorded(a, "gen_ai.request.presence_penalty", pcommon.Value.Double),
+		ChoiceCount:       recorded(a, "gen_ai.request.choice.count", pcommon.Value.Int),
+		OutputType:        str(a, "gen_ai.output.type"),
+		ResponseFormat:    str(a, AttrResponseFormat),
+		ReasoningEffort:   str(a, AttrReasoning),
+		ReasoningSummary:  str(a, AttrReasoningSum),
+		Thinking:          str(a, AttrThinking),
+		ParallelToolCalls: recorded(a, AttrParallelTools, pcommon.Value.Bool),
+		Verbosity:         str(a, AttrVerbosity),
+		LogitBias:         str(a, AttrLogitBias),
 	}
 }
 

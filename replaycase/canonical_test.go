@@ -40,6 +40,8 @@ func TestCanonicalFormRoundTrip(t *testing.T) {
 				mc.TopK, mc.ChoiceCount, mc.FrequencyPenalty, mc.PresencePenalty = all.TopK, all.ChoiceCount, all.FrequencyPenalty, all.PresencePenalty
 				mc.OutputType, mc.ResponseFormat = all.OutputType, all.ResponseFormat
 				mc.ReasoningEffort, mc.ReasoningSummary, mc.Thinking = "low", "auto", `{"budget_tokens":2048,"type":"enabled"}`
+				parallel := false
+				mc.ParallelToolCalls, mc.Verbosity, mc.LogitBias = &parallel, "low", `{"50256":-100}`
 			}
 			c.Steps[2].Status, c.Steps[2].Error = replaycase.StepError, "TimeoutError"
 			c.Steps[2].ToolCall.Error = "TimeoutError"

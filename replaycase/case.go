@@ -210,8 +210,19 @@ type ModelConfig struct {
 	// (reasoning.summary: "auto", "concise", "detailed").
 	ReasoningSummary string `json:"reasoning_summary,omitempty" parquet:"reasoning_summary,optional,dict"`
 	// Thinking is Anthropic's thinking object as sent, compact JSON with sorted keys:
-	// {"budget_tokens":2048,"type":"enabled"}, {"type":"adaptive"}, {"type":"disabled"}.
+	// {"budget_tokens":2048,"type":"enabled"}, {"type":"adaptive"}, {"type":"disabled"}; or the
+	// thinking switch an OpenAI-compatible provider took on Chat Completions, as sent: true,
+	// "enabled".
 	Thinking string `json:"thinking,omitempty" parquet:"thinking,optional"`
+	// ParallelToolCalls is whether the model was let call several tools in one answer (Chat
+	// Completions' and the Responses API's parallel_tool_calls); nil when not recorded.
+	ParallelToolCalls *bool `json:"parallel_tool_calls,omitempty" parquet:"parallel_tool_calls,optional"`
+	// Verbosity is how long an answer the model was asked for (Chat Completions' verbosity, the
+	// Responses API's text.verbosity: "low", "medium", "high").
+	Verbosity string `json:"verbosity,omitempty" parquet:"verbosity,optional,dict"`
+	// LogitBias is Chat Completions' logit_bias as sent, compact JSON with sorted keys: token
+	// ids to the bias added to their logits, {"50256":-100}.
+	LogitBias string `json:"logit_bias,omitempty" parquet:"logit_bias,optional"`
 }
 
 // ToolDefinition is a tool offered to the model, in the flat semconv shape. Parameters is the

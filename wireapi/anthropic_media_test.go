@@ -53,3 +53,29 @@ func TestParseMessagesRequestMediaNamesTheField(t *testing.T) {
 		assert.Equal(t, param, re.Param, block)
 	}
 }
+
+// An image or document inside a tool_result (a screenshot a tool returned) is read as a
+// top-level one is, into a part of the result's tool message beside the result's text: read
+// as a refusal it made every such request a 400, and dropped it would let a request match the
+// recording of another image.
+func TestParseMessagesRequestToolResultMedia(t *testing.T) {
+	r, err := ParseMessagesRequest([]byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[` +
+		`{"type":"text","text":"Screenshot taken."},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}},` +
+		`{"type":"document","source":{"type":"url","url":"https://example.com/q3.pdf"}}]}]}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, []replaycase.Message{{Role: "tool", Parts: []replaycase.Part{
+		{Type: "tool_call_response", ID: "toolu_1", Response: "Screenshot taken."},
+		{Type: "blob", Modality: "image", MimeType: "image/png", Content: "iVBORw0KGgo="},
+		{Type: "uri", Modality: "document", URI: "https://example.com/q3.pdf"},
+	}}}, r.Messages)
+
+	for block, param := range map[string]string{
+		`{"type":"image","source":{"type":"base64","media_type":"image/png"}}`: "messages[0].content[0].content[0].source.data",
+		`{"type":"search_result","source":"https://example.com"}`:              "messages[0].content[0].content[0].type",
+	} {
+		_, err := ParseMessagesRequest([]byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[` + block + `]}]}]}`))
+		var re *RequestError
+		require.True(t, errors.As(err, &re), block)
+		assert.Equal(t, param, re.Param, block)
+	}
+}

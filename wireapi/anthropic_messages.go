@@ -96,10 +96,7 @@ func ParseMessagesRequest(body []byte) (*MessagesRequest, error) {
 	if r.Params.ResponseFormat, r.Params.OutputType, err = b.readOutputFormat(); err != nil {
 		return nil, err
 	}
-	if r.Params.ReasoningEffort, err = messagesEffort(b.OutputConfig); err != nil { // reasoning.go
-		return nil, err
-	}
-	if err = (reasoningFields{Thinking: b.Thinking}).read(&r.Params); err != nil {
+	if err = (reasoningFields{Thinking: b.Thinking, OutputConfig: b.OutputConfig, anthropic: true}).read(&r.Params); err != nil { // reasoning.go
 		return nil, err
 	}
 	system, err := anthropicText(b.System, "system")
@@ -136,30 +133,51 @@ func ParseMessagesRequest(body []byte) (*MessagesRequest, error) {
 	return r, nil
 }
 
-// anthropicText is a system prompt or tool result content: a string, or text blocks joined.
+// anthropicText is a system prompt: a string, or text blocks joined.
 func anthropicText(raw json.RawMessage, param string) (string, error) {
+	text, _, err := anthropicContent(raw, param, false)
+	return text, err
+}
+
+// anthropicContent is a system prompt or tool result content: a string, or text blocks joined
+// by a newline; with media, a tool result's image and document blocks (a tool that returns a
+// screenshot or a file) too, as the parts anthropicMedia gives them, in their order after the
+// text.
+func anthropicContent(raw json.RawMessage, param string, media bool) (string, []replaycase.Part, error) {
 	switch kind(raw) {
 	case 0, 'n':
-		return "", nil
+		return "", nil, nil
 	case '"':
 		var s string
 		_ = json.Unmarshal(raw, &s)
-		return s, nil
+		return s, nil, nil
 	case '[':
 		var blocks []anthropicBlock
 		if json.Unmarshal(raw, &blocks) != nil {
-			return "", invalidType(param, "a string or an array of content blocks")
+			return "", nil, invalidType(param, "a string or an array of content blocks")
 		}
 		var text []string
+		var parts []replaycase.Part
 		for i, bl := range blocks {
-			if bl.Type != "text" || bl.Text == nil {
-				return "", invalidValue(fmt.Sprintf("%s[%d].type", param, i), "text")
+			p := fmt.Sprintf("%s[%d]", param, i)
+			switch {
+			case bl.Type == "text" && bl.Text != nil:
+				text = append(text, *bl.Text)
+			case media && (bl.Type == "image" || bl.Type == "document"):
+				part, err := anthropicMedia(bl.Type, bl.Source, p)
+				if err != nil {
+					return "", nil, err
+				}
+				parts = append(parts, part)
+			case media:
+				return "", nil, invalidValue(p+".type", "text, image or document")
+			default:
+				return "", nil, invalidValue(p+".type", "text")
 			}
-			text = append(text, *bl.Text)
 		}
-		return strings.Join(text, "\n"), nil
+		return strings.Join(text, "\n"), parts, nil
 	}
-	return "", invalidType(param, "a string or an array of content blocks")
+	return "", nil, invalidType(param, "a string or an array of content blocks")
 }
 
 // anthropicTurn reads one user or assistant turn into case-model messages.
@@ -200,11 +218,12 @@ func anthropicTurn(role string, raw json.RawMessage, param string) ([]replaycase
 			if role != "user" || bl.ToolUseID == "" {
 				return nil, invalidValue(p, "a tool_result block with a tool_use_id, in a user turn")
 			}
-			out, err := anthropicText(bl.Content, p+".content")
+			out, media, err := anthropicContent(bl.Content, p+".content", true)
 			if err != nil {
 				return nil, err
 			}
-			results = append(results, replaycase.Message{Role: "tool", Parts: []replaycase.Part{{Type: "tool_call_response", ID: bl.ToolUseID, Response: out, Error: bl.IsError}}})
+			result := replaycase.Part{Type: "tool_call_response", ID: bl.ToolUseID, Response: out, Error: bl.IsError}
+			results = append(results, replaycase.Message{Role: "tool", Parts: append([]replaycase.Part{result}, media...)})
 		case "image", "document":
 			part, err := anthropicMedia(bl.Type, bl.Source, p)
 			if err != nil {

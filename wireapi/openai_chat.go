@@ -93,6 +93,13 @@ type chatBody struct {
 	ReasoningEffort *string          `json:"reasoning_effort"`
 	Reasoning       *reasoningObject `json:"reasoning"`
 	Thinking        json.RawMessage  `json:"thinking"`
+	OutputConfig    json.RawMessage  `json:"output_config"` // Anthropic's, in recorded parameters and bodies: its effort
+	// The tool and output settings (request_settings.go), and the Responses API's text object
+	// of recorded invocation parameters, for its verbosity.
+	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
+	Verbosity         *string         `json:"verbosity"`
+	LogitBias         json.RawMessage `json:"logit_bias"`
+	Text              *responsesText  `json:"text"`
 }
 
 type chatStreamOpts struct {
@@ -294,7 +301,11 @@ func (b *chatBody) params() (replaycase.ModelConfig, error) {
 	if mc.ResponseFormat, mc.OutputType, err = outputFormat(b.ResponseFormat, "response_format"); err != nil {
 		return mc, err
 	}
-	return mc, reasoningFields{b.ReasoningEffort, b.Reasoning, b.Thinking}.read(&mc)
+	reasoning := reasoningFields{ReasoningEffort: b.ReasoningEffort, Reasoning: b.Reasoning, Thinking: b.Thinking, OutputConfig: b.OutputConfig}
+	if err = reasoning.read(&mc); err != nil {
+		return mc, err
+	}
+	return mc, requestSettings{b.ParallelToolCalls, b.Verbosity, b.LogitBias}.read(&mc, b.Text)
 }
 
 // stopStrings reads a stop sequence array. A null in it is refused, naming its index, as the

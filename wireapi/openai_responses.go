@@ -38,13 +38,15 @@ type responsesBody struct {
 	ToolChoice         json.RawMessage  `json:"tool_choice"`
 	Text               *responsesText   `json:"text"`
 	Reasoning          *reasoningObject `json:"reasoning"`
+	ParallelToolCalls  *bool            `json:"parallel_tool_calls"`
 	Stream             *bool            `json:"stream"`
 	PreviousResponseID *string          `json:"previous_response_id"`
 }
 
 // responsesText is the text output configuration: its format is Chat's response_format.
 type responsesText struct {
-	Format json.RawMessage `json:"format"`
+	Format    json.RawMessage `json:"format"`
+	Verbosity *string         `json:"verbosity"`
 }
 
 type responsesTool struct {
@@ -81,7 +83,7 @@ func ParseResponsesRequest(body []byte) (*ResponsesRequest, error) {
 		return nil, missing("model")
 	}
 	cb := chatBody{Model: b.Model, Temperature: b.Temperature, TopP: b.TopP, MaxOutputTokens: b.MaxOutputTokens, ToolChoice: b.ToolChoice,
-		Reasoning: b.Reasoning}
+		Reasoning: b.Reasoning, ParallelToolCalls: b.ParallelToolCalls, Text: b.Text}
 	r := &ResponsesRequest{Stream: b.Stream != nil && *b.Stream}
 	var err error
 	if r.Params, err = cb.params(); err != nil {

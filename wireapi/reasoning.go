@@ -14,11 +14,16 @@ import (
 
 // reasoningFields are the request members that carry them. A Chat Completions body holds
 // reasoning_effort; recorded invocation parameters (OpenInference) may hold the Responses
-// API's reasoning or Anthropic's thinking instead, and are read with the Chat parser.
+// API's reasoning or Anthropic's thinking and output_config instead, and are read with the
+// Chat parser.
 type reasoningFields struct {
 	ReasoningEffort *string          `json:"reasoning_effort"`
 	Reasoning       *reasoningObject `json:"reasoning"`
 	Thinking        json.RawMessage  `json:"thinking"`
+	OutputConfig    json.RawMessage  `json:"output_config"`
+	// anthropic is set for a request to Anthropic's own API, which takes thinking as an object
+	// only; on Chat Completions OpenAI-compatible providers take other shapes (chatThinking).
+	anthropic bool
 }
 
 // reasoningObject is the Responses API's reasoning configuration.
@@ -27,20 +32,8 @@ type reasoningObject struct {
 	Summary *string `json:"summary"`
 }
 
-// CheckReasoningParams reports a malformed reasoning setting of recorded request parameters
-// (OpenInference's llm.invocation_parameters) as a *RequestError naming it; nil when they are
-// well formed or absent.
-func CheckReasoningParams(body []byte) error {
-	var f reasoningFields
-	if err := decodeObject(body, &f); err != nil {
-		return err
-	}
-	var mc replaycase.ModelConfig
-	return f.read(&mc)
-}
-
 // read sets the reasoning settings of f on mc. reasoning_effort wins over a reasoning.effort
-// beside it.
+// beside it, and both over an output_config.effort.
 func (f reasoningFields) read(mc *replaycase.ModelConfig) (err error) {
 	if f.ReasoningEffort != nil {
 		mc.ReasoningEffort = *f.ReasoningEffort
@@ -53,12 +46,41 @@ func (f reasoningFields) read(mc *replaycase.ModelConfig) (err error) {
 			mc.ReasoningSummary = *r.Summary
 		}
 	}
-	mc.Thinking, _, err = typedObject(f.Thinking, "thinking")
+	if mc.ReasoningEffort == "" {
+		if mc.ReasoningEffort, err = messagesEffort(f.OutputConfig); err != nil {
+			return err
+		}
+	}
+	if f.anthropic {
+		mc.Thinking, _, err = typedObject(f.Thinking, "thinking")
+	} else {
+		mc.Thinking, err = chatThinking(f.Thinking)
+	}
 	return err
 }
 
+// chatThinking is a thinking setting sent to Chat Completions, which OpenAI does not define
+// but OpenAI-compatible providers take: Anthropic's object (recorded parameters hold it too),
+// or a switch, a boolean or a string (thinking: true, "enabled"), kept as compact JSON. It
+// changes the answer, so any other shape is refused naming it rather than read as absent.
+func chatThinking(raw json.RawMessage) (string, error) {
+	switch kind(raw) {
+	case 't', 'f':
+		return rawText(raw, "thinking")
+	case '"':
+		s, err := rawText(raw, "thinking")
+		quoted, _ := json.Marshal(s) // kept as JSON: the string "true" is not the boolean
+		return string(quoted), err
+	case 0, 'n', '{':
+		text, _, err := typedObject(raw, "thinking")
+		return text, err
+	}
+	return "", invalidType("thinking", "an object with a string type, a boolean or a string")
+}
+
 // messagesEffort is the effort of an Anthropic output_config, "" when none is set. An
-// output_config that is no object is refused by readOutputFormat.
+// output_config that is no object is refused by readOutputFormat (Anthropic's parser,
+// MessagesOutputFormat for recorded parameters).
 func messagesEffort(outputConfig json.RawMessage) (string, error) {
 	if kind(outputConfig) != '{' {
 		return "", nil

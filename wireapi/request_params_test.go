@@ -59,7 +59,7 @@ func TestResponsesRequestReadsTextFormat(t *testing.T) {
 
 	plain, err := ParseResponsesRequest([]byte(`{"model":"m","input":"x","text":{"verbosity":"low"}}`))
 	require.NoError(t, err)
-	assert.Equal(t, replaycase.ModelConfig{RequestModel: "m"}, plain.Params, "no format asked for")
+	assert.Equal(t, replaycase.ModelConfig{RequestModel: "m", Verbosity: "low"}, plain.Params, "no format asked for, the verbosity read")
 
 	for body, param := range map[string]string{
 		`{"model":"m","input":"x","text":"json"}`:                "text",
