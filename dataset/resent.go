@@ -23,7 +23,12 @@ import (
 // without file_max_age published at once): the first time Write meets a marked case that no
 // adopted segment holds, the writer reads, once, the case ids of the cases/ and quarantine/
 // files published within adoptedIDsFor before then, and remembers them the same way
-// (readPublished). Write drops a marked case whose id it remembers.
+// (readPublished). Or, with a persistent sending_queue (tier 2, docs/scale-out.md), the copy
+// was still in the queue at the kill and is written after the restart, possibly after that
+// read: so from the read on, for as long as it is remembered, the writer remembers the cases
+// it writes too (wroteAfterRead). Write drops a marked case whose id it remembers. A copy
+// whose Write is still running when the marked case's Write looks (two queue consumers at
+// once) is not known: the case is written twice.
 //
 // An unmarked case is never dropped: a re-drive writes a newer row under the same case_id on
 // purpose. Nor is a marked case that holds other counts of spans or events than the stored
@@ -59,6 +64,9 @@ type adoptedCaseIDs struct {
 	// published reads the recently published files once (readPublished); a concurrent Write
 	// with a marked case waits for it.
 	published sync.Once
+	// readUntil is when what that read found is forgotten; until then the cases this writer
+	// writes are remembered too (wroteAfterRead). Zero before the read. Guarded by mu.
+	readUntil time.Time
 }
 
 type adoptedIDs struct {
@@ -134,12 +142,44 @@ func (w *Writer) dropResent(cases []*replaycase.Case, now time.Time) (kept []*re
 	if !slices.ContainsFunc(kept, isResent) {
 		return kept, dropped
 	}
-	w.adopted.published.Do(func() { w.adopted.add(readPublished(w.cfg.Root, now), now) })
+	w.adopted.published.Do(func() { w.adopted.addRead(readPublished(w.cfg.Root, now), now) })
 	kept, more := w.adopted.dropResent(kept, now)
 	return kept, append(dropped, more...)
 }
 
 func isResent(c *replaycase.Case) bool { return c.Resent }
+
+// addRead remembers what readPublished found, and from now on, for as long, the cases this
+// writer writes (wroteAfterRead).
+func (a *adoptedCaseIDs) addRead(rows []caseIDRow, now time.Time) {
+	a.add(rows, now)
+	a.mu.Lock()
+	a.readUntil = now.Add(adoptedIDsFor)
+	a.mu.Unlock()
+}
+
+// wroteAfterRead remembers the cases a Write committed after the published files were read,
+// until what the read found is forgotten. The read sees only the files published before it,
+// and the first marked case can come before the copies of the others are written: in tier 2
+// (docs/scale-out.md) a kill after the processor handed cases to the persistent queue and
+// before it released their records leaves their copies in the queue, which writes them after
+// the restart, while a marked case the processor sends at once (cut at max_spans_per_trace,
+// closed early past max_open_traces) already made the writer read. The marked copies the
+// processor sends later were written a second time.
+func (a *adoptedCaseIDs) wroteAfterRead(cases []*replaycase.Case, now time.Time) {
+	a.mu.Lock()
+	remember := now.Before(a.readUntil)
+	a.mu.Unlock()
+	if !remember {
+		return
+	}
+	rows := make([]caseIDRow, len(cases))
+	for i, c := range cases {
+		rows[i].CaseID = c.CaseID
+		rows[i].Provenance.SpanCount, rows[i].Provenance.EventCount = c.Provenance.SpanCount, c.Provenance.EventCount
+	}
+	a.add(rows, now)
+}
 
 // readPublished reads the case ids and counts of the cases/ and quarantine/ files under root
 // modified within adoptedIDsFor before now: the copies a crash can have left of the cases the

@@ -164,3 +164,31 @@ func markedResent(cases []*replaycase.Case) []*replaycase.Case {
 	}
 	return cases
 }
+
+// Tier 2 (docs/scale-out.md), killed between the hand-off of a batch to the persistent queue and
+// the release of its write-ahead records: the queue delivers its copies after the restart, the
+// processor sends the cases again later, marked. A marked case the processor sends at once on
+// its restart (one it cut at max_spans_per_trace or closed early past max_open_traces, never
+// written) made the writer read the published files before the queue's copies were written:
+// the marked cases sent after those copies were written a second time.
+func TestACaseSentAgainAfterItsQueuedCopyWasWrittenIsWrittenOnce(t *testing.T) {
+	restarted := restart(t, newWriter(t))
+	first := fixtureCases(t)[0]
+	first.CaseID = replaycase.ID(first.Provenance.TraceID, "never written")
+	res, err := restarted.Write(markedResent([]*replaycase.Case{first}))
+	require.NoError(t, err)
+	assert.Empty(t, res.Resent, "its copy is nowhere: written")
+
+	_, err = restarted.Write(fixtureCases(t)) // the queue's copies, delivered after the restart
+	require.NoError(t, err)
+	again := markedResent(fixtureCases(t))
+	again[2].Provenance.SpanCount++ // one that came late, after the copy was written
+	ids := []string{again[0].CaseID, again[1].CaseID, again[2].CaseID}
+	res, err = restarted.Write(again)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, ids[:2], res.Resent)
+
+	byID, _ := publishedRows(t, restarted.Root())
+	assert.Equal(t, map[string]int{first.CaseID: 1, ids[0]: 1, ids[1]: 1, ids[2]: 2}, byID,
+		"the grown case is written again, the others once")
+}

@@ -278,9 +278,14 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	b.delivered = delivered
 	err = stageCaseRows(w, b, accepted, quarantined, w.segmentCaseOptions, w.segmentIDsOnceOptions, w.caseZeroNulls)
 	if b.scratch {
-		return w.publishSegment(b, err, res)
+		res, err = w.publishSegment(b, err, res)
+	} else {
+		res, err = w.writeSegment(b, err, res)
 	}
-	return w.writeSegment(b, err, res)
+	if err == nil {
+		w.adopted.wroteAfterRead(cases, time.Now()) // resent.go
+	}
+	return res, err
 }
 
 // publishSegment merges the files of seg, a batch staged as a segment and never committed, into
