@@ -351,6 +351,34 @@ func TestKillBetweenTheWriteAndTheReleaseSendsTheCaseAgain(t *testing.T) {
 	require.NoError(t, ext.Shutdown(context.Background()))
 }
 
+// Tier 2 (docs/scale-out.md) killed in the same place: Kafka delivers again the records after
+// the last committed offset, which are the stored ones. They are duplicates of the restored
+// case, which stays marked Resent with the span count of the copy written, so that the exporter
+// finds that copy and does not write it twice (dataset.TestACaseSentAgainAfterItsQueuedCopyWasWrittenIsWrittenOnce).
+func TestRecordsReadAgainAfterTheKillKeepTheCaseMarkedResent(t *testing.T) {
+	dir := t.TempDir()
+	written := writtenThenKilled(t, dir)
+	second, ext := startWithStorage(t, dir, func(c *Config) { c.Storage = &storageID })
+	for i := range 3 {
+		td := testfixtures.Traces(t, testfixtures.Traceloop)
+		testfixtures.WithTraceID(td, plog.NewLogs(), i)
+		second.sendTraces(td) // read again from Kafka
+	}
+	second.advance(3 * time.Second)
+	spans := map[string]int64{}
+	for _, c := range written {
+		spans[c.CaseID] = c.Provenance.SpanCount
+	}
+	again := second.cases()
+	require.Len(t, again, 3, "one case a run")
+	for _, c := range again {
+		assert.True(t, c.Resent, "case %s: the records read again add nothing", c.CaseID)
+		assert.Equal(t, spans[c.CaseID], c.Provenance.SpanCount, "case %s: as many spans as the copy written", c.CaseID)
+	}
+	second.shutdown()
+	require.NoError(t, ext.Shutdown(context.Background()))
+}
+
 // A trace that receives a span after the restart, before its case closes, holds more than the
 // copy written before the crash: its case must be written, so it is not marked Resent. Neither
 // is a case of telemetry that arrived after the restart alone.

@@ -180,15 +180,14 @@ func waitForRuns(t *testing.T, store *dataset.ObjectStore, runs []run, timeout t
 // outcome is what the rows say about the runs.
 type outcome struct {
 	rows       int
-	duplicates int      // rows repeating a case_id already seen (redelivery after a kill)
+	duplicates int      // rows repeating a case_id already seen (a case written twice)
 	split      []string // trace ids with more than one distinct case_id: the trace was split
 	lateEvents int      // otel-events runs whose case has no event: its log events were not joined
 	splitRows  int      // rows replay_case marked trace_split (one part of a split trace)
 }
 
-// check relates every run to its rows: one case_id per trace id (a case_id may be written twice
-// after a kill -9: the same case, redelivered), and the GenAI log events joined into the case
-// of their trace.
+// check relates every run to its rows: one case_id per trace id, how many rows repeat a
+// case_id, and the GenAI log events joined into the case of their trace.
 func check(rows []replaycase.Case, runs []run) outcome {
 	o := outcome{rows: len(rows)}
 	caseIDs := map[string]map[string]bool{}
