@@ -25,8 +25,10 @@ import (
 // files published within adoptedIDsFor before then, and remembers them the same way
 // (readPublished). Or, with a persistent sending_queue (tier 2, docs/scale-out.md), the copy
 // was still in the queue at the kill and is written after the restart, possibly after that
-// read: so from the read on, for as long as it is remembered, the writer remembers the cases
-// it writes too (wroteAfterRead). Write drops a marked case whose id it remembers. A copy
+// read: so from the read on, for as long as it is remembered, a writer with SkipRedelivered
+// (the exporter's persistent queue) remembers the cases it writes too (wroteAfterRead; at most
+// maxAdoptedIDs, ~40 MB, for an hour after a restart that resent cases). Without a queue no
+// copy is written after the restart but the marked case itself, so nothing more is remembered. Write drops a marked case whose id it remembers. A copy
 // whose Write is still running when the marked case's Write looks (two queue consumers at
 // once) is not known: the case is written twice.
 //

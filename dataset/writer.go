@@ -282,8 +282,9 @@ func (w *Writer) Write(cases []*replaycase.Case) (Result, error) {
 	} else {
 		res, err = w.writeSegment(b, err, res)
 	}
-	if err == nil {
-		w.adopted.wroteAfterRead(cases, time.Now()) // resent.go
+	if err == nil && w.cfg.SkipRedelivered {
+		// Only behind a persistent queue can a copy be written after the restart (resent.go).
+		w.adopted.wroteAfterRead(cases, time.Now())
 	}
 	return res, err
 }
