@@ -33,7 +33,8 @@ func runCI(args []string, stdout, stderr io.Writer) int {
                   [--mode strict|hybrid [--upstream URL]] -- COMMAND [ARGS…]
 For each selected case (default: every accepted case), COMMAND runs with OPENAI_BASE_URL and
 ANTHROPIC_BASE_URL pointed at a replay server for that case, OTEL_EXPORTER_OTLP_ENDPOINT at an
-in-process OTLP receiver, and REPRISE_CASE_ID / REPRISE_CASE_FILE saying what to ask. The run it
+in-process OTLP receiver, REPRISE_CASE_ID / REPRISE_CASE_FILE saying what to ask, and a placeholder
+OPENAI_API_KEY / ANTHROPIC_API_KEY where the environment has none (the SDKs need one). The run it
 emits becomes a case (metadata derived_from = the recorded case), compared with the recording
 decision point by decision point. With --mode hybrid, a run that diverges continues against the
 live API from its first miss on.

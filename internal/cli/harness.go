@@ -173,6 +173,7 @@ func replayCase(ctx context.Context, o *ciOptions, policy Policy, c *replaycase.
 		"REPRISE_REPLAY_SESSION="+session,
 		"REPRISE_CASE_FILE="+caseFile,
 	)
+	cmd.Env = append(cmd.Env, placeholderAPIKeys()...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// Killing COMMAND on --timeout does not kill its children (the agent a shell started),
@@ -335,4 +336,17 @@ func writeCaseFile(path string, c *replaycase.Case) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o600)
+}
+
+// placeholderAPIKeys gives the OpenAI and Anthropic SDKs a key where the environment has none:
+// they refuse to start without one, and a CI job replaying a dataset has none to give. Replay
+// never checks it; a key of the user's own is left as it is (hybrid mode forwards it upstream).
+func placeholderAPIKeys() []string {
+	var env []string
+	for _, key := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"} {
+		if os.Getenv(key) == "" {
+			env = append(env, key+"=reprise-replay-not-a-key")
+		}
+	}
+	return env
 }
