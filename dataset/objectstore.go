@@ -47,6 +47,21 @@ type ObjectStoreConfig struct {
 	PathStyle bool `mapstructure:"path_style"`
 }
 
+// IsS3URL reports whether a directory setting names a bucket (s3://…) rather than a folder.
+func IsS3URL(directory string) bool {
+	return strings.HasPrefix(strings.ToLower(directory), "s3://")
+}
+
+// RefuseS3URL is the error of a component that reads only a folder from directory and a
+// bucket from object_store, given an s3:// URL: read as a local path it would name a folder
+// that never appears, and the component would find no file without a word.
+func RefuseS3URL(directory string) error {
+	if !IsS3URL(directory) {
+		return nil
+	}
+	return fmt.Errorf("directory %q is a bucket URL: read a bucket with object_store (url, endpoint, region, path_style)", directory)
+}
+
 // ParseS3URL splits s3://bucket/prefix into bucket and prefix (without surrounding slashes).
 func ParseS3URL(raw string) (bucket, prefix string, err error) {
 	u, err := url.Parse(raw)

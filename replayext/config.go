@@ -101,6 +101,10 @@ func (c *Config) Validate() error {
 	if !c.ObjectStore.HasValue() && strings.TrimSpace(c.Directory) == "" {
 		errs = append(errs, errors.New("directory must not be empty"))
 	}
+	// The exporter's directory takes an s3:// URL; this one is a folder only.
+	if err := dataset.RefuseS3URL(c.Directory); err != nil && !c.ObjectStore.HasValue() {
+		errs = append(errs, err)
+	}
 	// net.Listen takes "" for every interface at a random port: an unset ${env:…} would open
 	// the server to the network, and to no client that knows where.
 	if strings.TrimSpace(c.NetAddr.Endpoint) == "" {

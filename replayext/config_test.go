@@ -52,7 +52,7 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, "https://api.anthropic.com", custom.Upstream.Anthropic.Endpoint)
 	assert.Empty(t, def.Upstream.OpenAI.Endpoint, "nothing is forwarded unless configured")
 	assert.True(t, custom.LocalDebug)
-	assert.Equal(t, SessionsConfig{MaxSessions: 500, IdleTimeout: 2 * time.Minute}, custom.Sessions)
+	assert.Equal(t, SessionsConfig{MaxSessions: 500, IdleTimeout: 2 * time.Minute, DefaultID: "ci"}, custom.Sessions)
 	assert.Equal(t, 16, custom.MaxConcurrentRequests)
 }
 
@@ -71,6 +71,9 @@ func TestValidateNamesTheField(t *testing.T) {
 		"bad_upstream":            `upstream.openai.endpoint must be an http(s) base URL, got "api.openai.com/v1"`,
 		// An empty endpoint (an unset ${env:…}) would listen on every interface, at a random port.
 		"empty_endpoint": "endpoint must not be empty",
+		// Read as a local path, the URL named a folder that never exists: the server listed
+		// no case and said nothing.
+		"bucket_directory": `directory "s3://reprise/datasets?endpoint=http://127.0.0.1:9000&use_path_style=true" is a bucket URL: read a bucket with object_store (url, endpoint, region, path_style)`,
 	} {
 		cfg, err := loadConfig(t, name)
 		require.NoError(t, err)

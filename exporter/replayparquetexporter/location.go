@@ -28,7 +28,7 @@ var bucketQueryKeys = []string{"endpoint", "region", "use_path_style"}
 
 // bucketDirectory reports whether directory names a bucket rather than a folder.
 func (c *Config) bucketDirectory() bool {
-	return strings.HasPrefix(strings.ToLower(c.Directory), "s3://")
+	return dataset.IsS3URL(c.Directory)
 }
 
 // root is the local dataset root: directory, or local_directory with an s3:// directory.

@@ -95,6 +95,9 @@ func (c *Config) Validate() error {
 		}
 	} else if c.Directory == "" {
 		errs = append(errs, errors.New("directory: required (the dataset root the replay_parquet exporter writes), or object_store"))
+	} else if err := dataset.RefuseS3URL(c.Directory); err != nil {
+		// The exporter's directory takes an s3:// URL; this one is a folder only.
+		errs = append(errs, err)
 	}
 	if c.Emit != EmitRaw && c.Emit != EmitCases {
 		errs = append(errs, fmt.Errorf("emit: must be %q or %q, got %q", EmitRaw, EmitCases, c.Emit))

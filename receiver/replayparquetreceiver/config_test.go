@@ -66,8 +66,11 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 func TestConfigRejectsContradictions(t *testing.T) {
 	for name, want := range map[string]string{
 		"directory_and_object_store": "directory (./reprise-data) and object_store are both set: the receiver reads one dataset, from a directory or from a bucket; leave one out",
-		"from_after_to":              "select.from: 2026-11-30 is after select.to (2026-11-01); the range is inclusive and would select no day",
-		"status_not_in_datasets":     "select.status: [accepted] matches no row of select.datasets [quarantine] (cases/ holds the accepted rows, quarantine/ the quarantined ones); it would select nothing",
+		// Read as a local path, the URL named a folder that never exists: watch mode waited for
+		// it without a word.
+		"bucket_directory":       `directory "s3://reprise/datasets" is a bucket URL: read a bucket with object_store (url, endpoint, region, path_style)`,
+		"from_after_to":          "select.from: 2026-11-30 is after select.to (2026-11-01); the range is inclusive and would select no day",
+		"status_not_in_datasets": "select.status: [accepted] matches no row of select.datasets [quarantine] (cases/ holds the accepted rows, quarantine/ the quarantined ones); it would select nothing",
 		// Only a quarantined row carries reasons, and quarantined rows are in quarantine/ only.
 		"reason_codes_without_quarantine": "select.reason_codes: only quarantined rows carry reason codes, and select.datasets [cases] does not read quarantine; it would select nothing",
 		"reason_codes_of_accepted":        "select.reason_codes: only quarantined rows carry reason codes, and select.status [accepted] keeps none; it would select nothing",
