@@ -163,6 +163,12 @@ def test_case_id_looks_at_every_page(fake_listing):
     assert [c["case_id"] for c in replay.all_cases(agent="bot")] == ["a" * 32, "b" * 32]
 
 
+def test_case_id_names_the_cases_it_cannot_choose_between(fake_listing):
+    """An ambiguous lookup lists each matching case's id and service, so the test can name one."""
+    with pytest.raises(ReplayError, match=f"{'a' * 32} \\(service 'svc'\\), {'b' * 32} \\(service 'svc'\\)"):
+        Replay(fake_listing, "s").case_id(agent="bot")
+
+
 def test_case_id_skips_a_mutation_of_the_case(fake_listing, monkeypatch):
     """A case `reprise mutate` made keeps the recorded run's agent: the listing marks it with
     `mutation_of`, and the lookup of the agent's case still finds the one recorded run."""

@@ -109,7 +109,13 @@ class Replay:
             if (service is None or c["provenance"]["service_name"] == service) and not c.get("mutation_of")
         ]
         if len(found) != 1:
-            raise ReplayError(f"{len(found)} {status} cases for agent={agent!r} service={service!r}, want exactly one")
+            # Naming the candidates (the first ten) lets the test pick one by service or by id.
+            named = ", ".join(f"{c['case_id']} (service {c['provenance']['service_name']!r})" for c in found[:10])
+            more = f" and {len(found) - 10} more" if len(found) > 10 else ""
+            raise ReplayError(
+                f"{len(found)} {status} cases for agent={agent!r} service={service!r}, want exactly one"
+                + (f": {named}{more}; pass service= or the case id" if found else "")
+            )
         return found[0]["case_id"]
 
     def case(self, case_id: str) -> dict:
