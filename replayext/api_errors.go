@@ -61,7 +61,36 @@ func noRoute(mux *http.ServeMux) http.HandlerFunc {
 			writeAPIError(w, req, http.StatusMethodNotAllowed, "invalid_request_error", "this route takes "+strings.Join(allow, " or ")+" only", nil)
 			return
 		}
+		if base, ok := missingV1(mux, req); ok {
+			writeAPIError(w, req, http.StatusNotFound, "not_found_error", "replay has no route at this path, but has one with v1/ after "+base+
+				": the client's base URL must end in "+base+"/v1 here"+baseURLNote[base], nil)
+			return
+		}
 		writeAPIError(w, req, http.StatusNotFound, "not_found_error", "replay has no route at this path: it answers chat/completions, responses and "+
 			"embeddings under an OpenAI base URL, v1/messages under an Anthropic one, and the /v1/cases, /v1/calls and /v1/divergences listings", nil)
 	}
+}
+
+// baseURLNote says, per API, which clients take the base URL with /v1 and which without:
+// ANTHROPIC_BASE_URL means …/anthropic to the Anthropic SDKs and …/anthropic/v1 to the Vercel
+// AI SDK, so one of them misses the route whatever `reprise ci` sets.
+var baseURLNote = map[string]string{
+	"/anthropic": " (the Vercel AI SDK's @ai-sdk/anthropic appends /messages to its base URL; the Anthropic SDKs append /v1/messages and take it without /v1)",
+}
+
+// missingV1 returns the API base ("/openai" or "/anthropic") of a path that a route takes once
+// v1/ follows that base: the request of a client whose base URL lacks the /v1.
+func missingV1(mux *http.ServeMux, req *http.Request) (string, bool) {
+	for _, base := range []string{"/openai/", "/anthropic/"} {
+		i := strings.Index(req.URL.Path, base)
+		if i < 0 || strings.HasPrefix(req.URL.Path[i+len(base):], "v1/") {
+			continue
+		}
+		withV1 := *req.URL
+		withV1.Path, withV1.RawPath = req.URL.Path[:i+len(base)]+"v1/"+req.URL.Path[i+len(base):], ""
+		if _, pattern := mux.Handler(&http.Request{Method: req.Method, Host: req.Host, URL: &withV1}); pattern != "/" {
+			return strings.TrimSuffix(base, "/"), true
+		}
+	}
+	return "", false
 }

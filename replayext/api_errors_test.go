@@ -77,3 +77,28 @@ func TestEveryErrorIsInTheAPIShape(t *testing.T) {
 	resp, body = s.do("GET", "/v1/cases/"+cases[0].CaseID, nil, key)
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 }
+
+// A client whose base URL lacks the API's /v1 posts to …/anthropic/messages: the Vercel AI
+// SDK's @ai-sdk/anthropic appends /messages to ANTHROPIC_BASE_URL, which `reprise ci` sets to
+// …/anthropic as the Anthropic SDKs want it. The 404 says what to change instead of only
+// listing the routes, which left the agent developer guessing.
+func TestABaseURLWithoutV1IsNamedInTheNotFound(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	cases := writeDataset(t, root, testfixtures.OTelEvents)
+	s := startReplay(t, root, nil)
+	scoped := "/v1/cases/" + cases[0].CaseID
+	for _, tc := range []struct{ path, want string }{
+		{scoped + "/anthropic/messages", "/anthropic/v1"},
+		{"/anthropic/messages", "/anthropic/v1"},
+		{scoped + "/openai/chat/completions", "/openai/v1"},
+	} {
+		resp, body := s.do("POST", tc.path, "{}", nil)
+		require.Equal(t, http.StatusNotFound, resp.StatusCode, string(body))
+		var e apiError
+		require.NoError(t, json.Unmarshal(body, &e), string(body))
+		assert.Contains(t, e.Error.Message, "base URL must end in "+tc.want, tc.path)
+	}
+	// A path that is wrong for another reason keeps the list of routes.
+	_, body := s.do("POST", scoped+"/anthropic/v1/complete", "{}", nil)
+	assert.NotContains(t, string(body), "base URL must end in")
+}
