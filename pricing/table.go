@@ -158,7 +158,10 @@ type model struct {
 	ID     string      `json:"id"`
 	Name   string      `json:"name"`
 	Match  *clause     `json:"match"`
-	Prices conditional `json:"prices"`
+	Prices conditional `json:"-"`
+	// RawPrices is decoded into Prices by validate, not with the list: a bad price there would
+	// end the decoding of the whole file without saying which model it belongs to.
+	RawPrices json.RawMessage `json:"prices"`
 	// PricesChecked is the date the model's prices were last checked against the provider's
 	// price page, when the file records it (the data files of the genai-prices repository do;
 	// the PyPI release's data does not).
@@ -171,6 +174,13 @@ func (m *model) validate() error {
 	}
 	if err := m.Match.compile(); err != nil {
 		return err
+	}
+	if len(m.RawPrices) > 0 {
+		err := unmarshalNumbers(m.RawPrices, &m.Prices)
+		m.RawPrices = nil // decoded: the table need not hold the text
+		if err != nil {
+			return err
+		}
 	}
 	if len(m.Prices) == 0 {
 		return errors.New("prices are missing")

@@ -37,6 +37,25 @@ func TestParseRejectsBadData(t *testing.T) {
 	}
 }
 
+// A release owner fixing a hand-edited price file needs every problem and where it is: a bad
+// price used to stop the decoding with "price -1 is negative", naming no model and hiding the
+// other problems (docs/cost.md promises "lists every problem").
+func TestParseNamesEveryBadModel(t *testing.T) {
+	data := `[{"id":"a","models":[
+		{"id":"neg","match":{"equals":"neg"},"prices":{"input_mtok":-1}},
+		{"id":"date","match":{"equals":"date"},"prices":[{"constraint":{"start_date":"13/01/2025"},"prices":{"input_mtok":1}}]},
+		{"id":"re","match":{"regex":"("},"prices":{"input_mtok":1}}]}]`
+	_, err := Parse([]byte(data), "test")
+	if err == nil {
+		t.Fatal("bad data parsed")
+	}
+	for _, want := range []string{`provider "a": model "neg": `, `provider "a": model "date": `, `provider "a": model "re": `} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
+
 func TestLoadFileVersion(t *testing.T) {
 	dir := t.TempDir()
 	named := filepath.Join(dir, "genai-prices-0.9.1.json")
