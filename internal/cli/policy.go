@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/reprise-dev/reprise/casediff"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // Policy says which findings fail a case in `reprise ci`. The file (YAML):
@@ -20,7 +21,7 @@ import (
 //	allow:                                          # drifts that are expected
 //	  - type: retrieval_drift
 //	    path: "retrieval_refs[*].documents"         # optional; * matches anything, on path_b or path_a
-//	    case: 0a1b…                                 # optional, one case id
+//	    case: 0a1b…                                 # optional, one whole case id (32 hex)
 type Policy struct {
 	FailOn []casediff.FindingType `yaml:"fail_on"`
 	Allow  []AllowRule            `yaml:"allow"`
@@ -74,6 +75,11 @@ func loadPolicy(file string) (Policy, error) {
 		}
 		if r.Type == "" && r.Path == "" && r.Case == "" {
 			return p, fmt.Errorf("policy %s: allow[%d] has no type, path or case: it would excuse every finding", file, i)
+		}
+		// Rules compare whole ids: a prefix, which names a case everywhere else, would match
+		// none and excuse nothing.
+		if r.Case != "" && !replaycase.IsID(r.Case) {
+			return p, fmt.Errorf("policy %s: allow[%d].case %q: want a whole case id, 32 lower-case hex digits as reprise ls prints it (a prefix matches no case)", file, i, r.Case)
 		}
 	}
 	return p, nil

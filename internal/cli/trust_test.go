@@ -56,7 +56,7 @@ func TestPolicyRefusesUnknownKeysAndCatchAllRules(t *testing.T) {
 		}
 	}
 	file := filepath.Join(dir, "policy.yaml")
-	require.NoError(t, os.WriteFile(file, []byte("fail_on: [answer_changed]\nallow:\n  - type: answer_changed\n    case: x\n"), 0o600))
+	require.NoError(t, os.WriteFile(file, []byte("fail_on: [answer_changed]\nallow:\n  - type: answer_changed\n    case: a6a47648c27e9022e56e07792c07b190\n"), 0o600))
 	_, err := loadPolicy(file)
 	assert.NoError(t, err, "a valid policy still loads")
 }
