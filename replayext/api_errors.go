@@ -63,19 +63,12 @@ func noRoute(mux *http.ServeMux) http.HandlerFunc {
 		}
 		if base, ok := missingV1(mux, req); ok {
 			writeAPIError(w, req, http.StatusNotFound, "not_found_error", "replay has no route at this path, but has one with v1/ after "+base+
-				": the client's base URL must end in "+base+"/v1 here"+baseURLNote[base], nil)
+				": the client's base URL must end in "+base+"/v1 here", nil)
 			return
 		}
 		writeAPIError(w, req, http.StatusNotFound, "not_found_error", "replay has no route at this path: it answers chat/completions, responses and "+
 			"embeddings under an OpenAI base URL, v1/messages under an Anthropic one, and the /v1/cases, /v1/calls and /v1/divergences listings", nil)
 	}
-}
-
-// baseURLNote says, per API, which clients take the base URL with /v1 and which without:
-// ANTHROPIC_BASE_URL means …/anthropic to the Anthropic SDKs and …/anthropic/v1 to the Vercel
-// AI SDK, so one of them misses the route whatever `reprise ci` sets.
-var baseURLNote = map[string]string{
-	"/anthropic": " (the Vercel AI SDK's @ai-sdk/anthropic appends /messages to its base URL; the Anthropic SDKs append /v1/messages and take it without /v1)",
 }
 
 // missingV1 returns the API base ("/openai" or "/anthropic") of a path that a route takes once

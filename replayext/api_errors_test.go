@@ -2,6 +2,7 @@ package replayext
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -78,27 +79,44 @@ func TestEveryErrorIsInTheAPIShape(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 }
 
-// A client whose base URL lacks the API's /v1 posts to …/anthropic/messages: the Vercel AI
-// SDK's @ai-sdk/anthropic appends /messages to ANTHROPIC_BASE_URL, which `reprise ci` sets to
-// …/anthropic as the Anthropic SDKs want it. The 404 says what to change instead of only
-// listing the routes, which left the agent developer guessing.
+// A client whose OpenAI base URL lacks the /v1 is told so in the 404, not only given the list of
+// routes.
 func TestABaseURLWithoutV1IsNamedInTheNotFound(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
 	cases := writeDataset(t, root, testfixtures.OTelEvents)
 	s := startReplay(t, root, nil)
 	scoped := "/v1/cases/" + cases[0].CaseID
-	for _, tc := range []struct{ path, want string }{
-		{scoped + "/anthropic/messages", "/anthropic/v1"},
-		{"/anthropic/messages", "/anthropic/v1"},
-		{scoped + "/openai/chat/completions", "/openai/v1"},
-	} {
-		resp, body := s.do("POST", tc.path, "{}", nil)
+	for _, path := range []string{scoped + "/openai/chat/completions", "/openai/chat/completions", scoped + "/openai/responses"} {
+		resp, body := s.do("POST", path, "{}", nil)
 		require.Equal(t, http.StatusNotFound, resp.StatusCode, string(body))
 		var e apiError
 		require.NoError(t, json.Unmarshal(body, &e), string(body))
-		assert.Contains(t, e.Error.Message, "base URL must end in "+tc.want, tc.path)
+		assert.Contains(t, e.Error.Message, "base URL must end in /openai/v1", path)
 	}
 	// A path that is wrong for another reason keeps the list of routes.
 	_, body := s.do("POST", scoped+"/anthropic/v1/complete", "{}", nil)
 	assert.NotContains(t, string(body), "base URL must end in")
+}
+
+// ANTHROPIC_BASE_URL, which `reprise ci` sets to …/anthropic, is a base without /v1 to the
+// Anthropic SDKs and one with it to the Vercel AI SDK's @ai-sdk/anthropic, which appends only
+// /messages: both paths replay the recorded call (the second was a 404, and a Vercel agent's
+// case failed under reprise ci).
+func TestAnAnthropicBaseURLWithOrWithoutV1Replays(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	cases := writeDataset(t, root, testfixtures.OTelEvents)
+	s := startReplay(t, root, nil)
+	first := asAnthropic(sdkRequests(t)[0])
+	for i, path := range []string{
+		"/v1/cases/" + cases[0].CaseID + "/anthropic/v1/messages",
+		"/v1/cases/" + cases[0].CaseID + "/anthropic/messages",
+		"/anthropic/messages",
+	} {
+		resp, body := s.do("POST", path, first, map[string]string{headerSession: fmt.Sprintf("base-%d", i)})
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", path, body)
+		var msg struct{ Content []struct{ Type, ID string } }
+		require.NoError(t, json.Unmarshal(body, &msg))
+		require.Len(t, msg.Content, 1, path)
+		assert.Equal(t, "call_1_0", msg.Content[0].ID, "%s: the recorded call", path)
+	}
 }

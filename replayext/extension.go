@@ -244,6 +244,11 @@ func (r *replay) routes() http.Handler {
 	mux.HandleFunc("GET /openai/v1/responses/{response_id}", r.getResponse)
 	mux.HandleFunc("POST /v1/cases/{case_id}/anthropic/v1/messages", r.anthropicMessages)
 	mux.HandleFunc("POST /anthropic/v1/messages", r.anthropicMessages)
+	// ANTHROPIC_BASE_URL is …/anthropic to the Anthropic SDKs, which append /v1/messages, and
+	// …/anthropic/v1 to the Vercel AI SDK's @ai-sdk/anthropic, which appends /messages: `reprise
+	// ci` sets one value for both, so the route takes both (anthropic_base_url.go).
+	mux.HandleFunc("POST /v1/cases/{case_id}/anthropic/messages", withAnthropicV1(r.anthropicMessages))
+	mux.HandleFunc("POST /anthropic/messages", withAnthropicV1(r.anthropicMessages))
 	mux.HandleFunc("POST /v1/cases/{case_id}/openai/v1/embeddings", r.embeddings)
 	mux.HandleFunc("POST /openai/v1/embeddings", r.embeddings)
 	mux.HandleFunc("POST /v1/cases/{case_id}/tools/{tool_name}", r.toolResult)
