@@ -57,37 +57,20 @@ func digestsOf(cases []*replaycase.Case) []*caseDigest {
 
 // deliveredDigests are the digests a writer read back, and the files it keeps them in.
 type deliveredDigests struct {
-	mu    sync.Mutex
-	kept  []keptDigests // oldest first: until grows along it
-	count int
+	mu   sync.Mutex
+	kept expiringSets[caseDigest, bool] // a set's keys are nil for a file this writer wrote: only a restart reads it back
 }
 
-type keptDigests struct {
-	until   time.Time
-	file    string              // the delivered- file, removed when they are forgotten; "" for a segment's
-	digests map[caseDigest]bool // nil for a file this writer wrote: only a restart reads it back
-	n       int
-}
-
-// keep records n digests (held in file, or read back as digests) until deliveredFor from now.
+// keep records n digests (held in file, or read back as digests) until deliveredFor from now;
+// file, "" for a segment's, is removed when they are forgotten.
 func (d *deliveredDigests) keep(file string, digests map[caseDigest]bool, n int, now time.Time) {
+	set := expiringSet[caseDigest, bool]{until: now.Add(deliveredFor), keys: digests, n: n}
+	if file != "" {
+		set.forgotten = func() { os.Remove(file) }
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.kept = append(d.kept, keptDigests{until: now.Add(deliveredFor), file: file, digests: digests, n: n})
-	d.count += n
-	d.forget(now)
-}
-
-// forget drops the digests kept longer than deliveredFor, and the oldest while more than
-// maxDelivered are kept, with their files. Caller holds mu.
-func (d *deliveredDigests) forget(now time.Time) {
-	for len(d.kept) > 0 && (now.After(d.kept[0].until) || d.count > maxDelivered) {
-		if d.kept[0].file != "" {
-			os.Remove(d.kept[0].file)
-		}
-		d.count -= d.kept[0].n
-		d.kept = d.kept[1:]
-	}
+	d.kept.add(set, maxDelivered, now)
 }
 
 // readDigests reads back the digests of raw (a journal's or a file's) into a set.
@@ -105,14 +88,14 @@ func (d *deliveredDigests) drop(cases []*replaycase.Case, now time.Time) (kept [
 	of := digestsOf(cases)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.forget(now)
+	d.kept.expire(maxDelivered, now)
 	kept = make([]*replaycase.Case, 0, len(cases))
 	for i, c := range cases {
 		if of[i] == nil {
 			kept = append(kept, c)
 			continue
 		}
-		if d.holds(*of[i]) {
+		if d.kept.holds(*of[i], func(bool) bool { return true }) {
 			dropped = append(dropped, c.CaseID)
 			continue
 		}
@@ -120,16 +103,6 @@ func (d *deliveredDigests) drop(cases []*replaycase.Case, now time.Time) (kept [
 		digests = append(digests, of[i][:]...)
 	}
 	return kept, digests, dropped
-}
-
-// holds reports whether digest was read back. Caller holds mu.
-func (d *deliveredDigests) holds(digest caseDigest) bool {
-	for _, k := range d.kept {
-		if k.digests[digest] {
-			return true
-		}
-	}
-	return false
 }
 
 // load reads back the digests kept in staging. Without SkipRedelivered it only removes the files

@@ -25,13 +25,14 @@ func TestDeliveredDigestsAreKeptForABoundedTimeAndCount(t *testing.T) {
 	d.keep(oldest, map[caseDigest]bool{{1}: true}, maxDelivered, now)
 	d.keep(older, nil, 1, now)
 	assert.NoFileExists(t, oldest, "over maxDelivered: the oldest is forgotten")
-	assert.False(t, d.holds(caseDigest{1}))
+	held := func(bool) bool { return true }
+	assert.False(t, d.kept.holds(caseDigest{1}, held))
 	assert.FileExists(t, older)
 
 	d.keep(file("c"), map[caseDigest]bool{{2}: true}, 1, now.Add(deliveredFor/2))
 	d.mu.Lock()
-	d.forget(now.Add(deliveredFor + time.Second))
+	d.kept.expire(maxDelivered, now.Add(deliveredFor+time.Second))
 	d.mu.Unlock()
 	assert.NoFileExists(t, older, "past deliveredFor")
-	assert.True(t, d.holds(caseDigest{2}), "kept deliveredFor from when it was read")
+	assert.True(t, d.kept.holds(caseDigest{2}, held), "kept deliveredFor from when it was read")
 }

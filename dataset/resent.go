@@ -61,19 +61,13 @@ const (
 // files published before it read them (readPublished), as one more adoption.
 type adoptedCaseIDs struct {
 	mu        sync.Mutex
-	adoptions []adoptedIDs // oldest first
-	count     int
+	adoptions expiringSets[[16]byte, telemetryCount]
 	// published reads the recently published files once (readPublished); a concurrent Write
 	// with a marked case waits for it.
 	published sync.Once
 	// readUntil is when what that read found is forgotten; until then the cases this writer
 	// writes are remembered too (wroteAfterRead). Zero before the read. Guarded by mu.
 	readUntil time.Time
-}
-
-type adoptedIDs struct {
-	until time.Time
-	ids   map[[16]byte]telemetryCount
 }
 
 // telemetryCount is what a case was built from: its spans and GenAI events.
@@ -121,18 +115,7 @@ func (a *adoptedCaseIDs) add(rows []caseIDRow, now time.Time) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.adoptions = append(a.adoptions, adoptedIDs{until: now.Add(adoptedIDsFor), ids: ids})
-	a.count += len(ids)
-	a.forget(now)
-}
-
-// forget drops the adoptions older than adoptedIDsFor, and the oldest ones while more than
-// maxAdoptedIDs ids are remembered. Caller holds mu.
-func (a *adoptedCaseIDs) forget(now time.Time) {
-	for len(a.adoptions) > 0 && (now.After(a.adoptions[0].until) || a.count > maxAdoptedIDs) {
-		a.count -= len(a.adoptions[0].ids)
-		a.adoptions = a.adoptions[1:]
-	}
+	a.adoptions.add(expiringSet[[16]byte, telemetryCount]{until: now.Add(adoptedIDsFor), keys: ids, n: len(ids)}, maxAdoptedIDs, now)
 }
 
 // dropResent returns the cases without those marked Resent that an adopted segment or a
@@ -212,8 +195,8 @@ func (a *adoptedCaseIDs) dropResent(cases []*replaycase.Case, now time.Time) (ke
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.forget(now)
-	if len(a.adoptions) == 0 {
+	a.adoptions.expire(maxAdoptedIDs, now)
+	if len(a.adoptions.sets) == 0 {
 		return cases, nil
 	}
 	kept = make([]*replaycase.Case, 0, len(cases))
@@ -235,12 +218,7 @@ func (a *adoptedCaseIDs) holds(c *replaycase.Case) bool {
 		return false
 	}
 	built := telemetryCount{c.Provenance.SpanCount, c.Provenance.EventCount}
-	for _, ad := range a.adoptions {
-		if held, ok := ad.ids[key]; ok && held == built {
-			return true
-		}
-	}
-	return false
+	return a.adoptions.holds(key, func(held telemetryCount) bool { return held == built })
 }
 
 // caseIDRow is the projection segmentCaseIDs reads: parquet-go decodes these columns alone.
