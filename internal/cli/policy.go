@@ -52,6 +52,9 @@ func loadPolicy(file string) (Policy, error) {
 	if err != nil {
 		return p, err
 	}
+	if err := policyShape(b); err != nil {
+		return p, fmt.Errorf("policy %s: %w", file, err)
+	}
 	// Unknown keys are errors: a misspelt key is otherwise dropped, and an allow rule that lost
 	// its "type" that way excuses every finding.
 	dec := yaml.NewDecoder(bytes.NewReader(b))

@@ -67,7 +67,13 @@ func runPricesUpdate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "reprise prices update: %s is not a valid price table, nothing installed:\n%v\n", *from, err)
 		return ExitError
 	}
-	dest := filepath.Join(*to, "genai-prices-"+v+".json")
+	// Absolute, so that the snippet printed below works in a collector started from another
+	// directory: the processor resolves price_file against its own working directory.
+	dest, err := filepath.Abs(filepath.Join(*to, "genai-prices-"+v+".json"))
+	if err != nil {
+		fmt.Fprintln(stderr, "reprise prices update:", err)
+		return ExitError
+	}
 	if err := writeAtomic(dest, data); err != nil {
 		fmt.Fprintln(stderr, "reprise prices update:", err)
 		return ExitError

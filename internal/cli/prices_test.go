@@ -88,3 +88,20 @@ func TestCostTextShowsATinyCost(t *testing.T) {
 	got := costText(&replaycase.Cost{Status: replaycase.CostComputed, TotalUSD: &usd, PricingSource: "genai-prices", PricingVersion: "0.2.3"})
 	assert.Equal(t, "0.0000004 USD (computed, genai-prices 0.2.3)", got)
 }
+
+// The processor resolves price_file against the collector's working directory, not the one
+// `prices update` ran in: the snippet printed for a relative --to (the default, "prices")
+// named a path that a collector started elsewhere could not open.
+func TestPricesUpdatePrintsAnAbsolutePriceFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.WriteFile("genai-prices-0.3.0.json", []byte(smallTable), 0o600))
+	var out, errOut bytes.Buffer
+	code := runPrices([]string{"update", "--from", "genai-prices-0.3.0.json"}, &out, &errOut)
+	require.Equal(t, ExitOK, code, errOut.String())
+	abs, err := filepath.Abs(filepath.Join("prices", "genai-prices-0.3.0.json"))
+	require.NoError(t, err)
+	assert.Contains(t, out.String(), "price_file: "+abs+"\n")
+	_, err = pricing.LoadFile(abs)
+	require.NoError(t, err)
+}
