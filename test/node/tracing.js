@@ -1,5 +1,6 @@
-// Tracing shared by the agents: with OTLP_ENDPOINT set, spans go over OTLP/HTTP to it under
-// service.name SERVICE_NAME (or the agent's default), with async context propagation.
+// Tracing shared by the agents: with OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_ENDPOINT, which
+// `reprise ci` sets) set, spans go over OTLP/HTTP to it under service.name SERVICE_NAME (or the
+// agent's default), with async context propagation.
 'use strict';
 const api = require('@opentelemetry/api');
 const { TracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace');
@@ -8,13 +9,14 @@ const { resourceFromAttributes } = require('@opentelemetry/resources');
 const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks');
 
 // startTracing registers the global tracer provider and returns it, or undefined when
-// OTLP_ENDPOINT is not set (a replay run records nothing).
+// neither endpoint is set (a replay run records nothing).
 function startTracing(defaultService) {
   const env = process.env;
-  if (!env.OTLP_ENDPOINT) return undefined;
+  const endpoint = env.OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (!endpoint) return undefined;
   api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': env.SERVICE_NAME || defaultService }),
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: env.OTLP_ENDPOINT + '/v1/traces' }) })] });
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: endpoint + '/v1/traces' }) })] });
   api.trace.setGlobalTracerProvider(provider);
   return provider;
 }

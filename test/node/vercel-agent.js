@@ -3,7 +3,8 @@
 // API), PROVIDER=anthropic @ai-sdk/anthropic's anthropic(…) (Messages). The same code records a
 // run and replays it. Prints what it did as JSON on stdout.
 //
-// Environment: PROVIDER; BASE_URL (the provider's base URL); OTLP_ENDPOINT (http://host:port,
+// Environment: PROVIDER; BASE_URL (the provider's base URL; unset, the provider package reads
+// OPENAI_BASE_URL or ANTHROPIC_BASE_URL, as under `reprise ci`); OTLP_ENDPOINT (http://host:port,
 // optional); SERVICE_NAME; STREAM=1; SYSTEM_PROMPT; REPLAY_SESSION; REPLAY_MODE.
 'use strict';
 const { startTracing, finish, replayHeaders } = require('./tracing');
@@ -18,8 +19,8 @@ const { z } = require('zod');
 async function run() {
   const headers = replayHeaders();
   const model = env.PROVIDER === 'anthropic'
-    ? createAnthropic({ baseURL: env.BASE_URL, apiKey: 'sk-ant-reprise-test-not-a-key', headers })('claude-haiku-4-5')
-    : createOpenAI({ baseURL: env.BASE_URL, apiKey: 'sk-reprise-test-not-a-key', headers })('gpt-4.1-mini');
+    ? createAnthropic({ baseURL: env.BASE_URL || undefined, apiKey: 'sk-ant-reprise-test-not-a-key', headers })('claude-haiku-4-5')
+    : createOpenAI({ baseURL: env.BASE_URL || undefined, apiKey: 'sk-reprise-test-not-a-key', headers })('gpt-4.1-mini');
   const out = { toolCalls: [], answer: null };
   const tools = {
     get_weather: tool({

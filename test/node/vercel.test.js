@@ -3,18 +3,22 @@
 // openai(…) (the Responses API) and @ai-sdk/anthropic's anthropic(…)
 // (Messages). Each run is recorded through the collector, then replayed through the replay
 // extension, JSON and stream, with the model servers counting every call they get; a changed
-// system prompt is refused in strict mode and goes live in hybrid mode.
+// system prompt is refused in strict mode and goes live in hybrid mode. Then `reprise ci` replays
+// a recorded run of each provider through the same agent, left to read the base URL that
+// reprise ci sets (@ai-sdk/anthropic appends /messages to it, the Anthropic SDKs /v1/messages).
 // Needs REPRISE_BIN (scripts/test.sh builds it).
 'use strict';
 const { test, before, after } = require('node:test');
+const { execFile } = require('node:child_process');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { waitFor, getJSON, startCollector, startResponsesServer, startMessagesServer, runAgent: harnessRunAgent, makeWorkDir } = require('./harness');
 
 const bin = process.env.REPRISE_BIN;
-let collector;
+let collector, workDir;
 const models = {};
+const caseIds = {}; // service name → the case its recorded run became
 
 const runAgent = (env) => harnessRunAgent(env, 'vercel-agent.js');
 
@@ -22,7 +26,7 @@ before(async () => {
   assert.ok(bin && fs.existsSync(bin), 'set REPRISE_BIN to the collector built from this repository');
   models.openai = await startResponsesServer();
   models.anthropic = await startMessagesServer();
-  const workDir = makeWorkDir('vercel');
+  workDir = makeWorkDir('vercel');
   collector = await startCollector(bin, workDir, `    upstream:
       openai:
         endpoint: ${models.openai.url}
@@ -58,6 +62,7 @@ for (const provider of ['openai', 'anthropic']) for (const recordStream of ['0',
       return list && list.cases.find((c) => c.provenance.service_name === service);
     }, () => collector.log);
     assert.equal(summary.status, 'accepted', JSON.stringify(summary.reasons));
+    caseIds[service] = summary.case_id;
     const calls = requests();
     const base = baseURL(provider, `${collector.replayURL}/v1/cases/${summary.case_id}`);
     for (const stream of ['0', '1']) {
@@ -77,5 +82,29 @@ for (const provider of ['openai', 'anthropic']) for (const recordStream of ['0',
     assert.equal(hybrid.answer, recorded.answer);
     const divs = await getJSON(`${collector.replayURL}/v1/divergences?session=${service}-hybrid`);
     assert.deepEqual(divs.divergences.map((d) => [d.live, d.findings.map((f) => f.type)]), [[true, ['prompt_changed']]]);
+  });
+}
+
+function reprise(args, env) {
+  return new Promise((resolve) => {
+    execFile(bin, args, { env: { ...process.env, ...env }, timeout: 120000 }, (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr }));
+  });
+}
+
+for (const provider of ['openai', 'anthropic']) {
+  test(`vercel ${provider}: reprise ci replays a recorded run with the base URL it sets`, async () => {
+    const caseId = caseIds[`vercel-${provider}-0`];
+    assert.ok(caseId, 'the generateText run was recorded by the test above');
+    const report = path.join(workDir, `ci-${provider}.json`);
+    const calls = requests();
+    // No BASE_URL: the provider package reads OPENAI_BASE_URL / ANTHROPIC_BASE_URL, as a user's
+    // agent that sets no baseURL does.
+    const res = await reprise(['ci', '--dataset', path.join(workDir, 'data'), '--case', caseId, '--json', report, '--', process.execPath, path.join(__dirname, 'vercel-agent.js')],
+      { PROVIDER: provider, BASE_URL: '', OTLP_ENDPOINT: '' });
+    const parsed = fs.existsSync(report) ? JSON.parse(fs.readFileSync(report, 'utf8')) : undefined;
+    assert.equal(res.code, 0, res.stderr + JSON.stringify(parsed && parsed.results, null, 1));
+    assert.equal(parsed.cases, 1);
+    assert.equal(parsed.passed, 1);
+    assert.equal(requests(), calls, 'zero upstream calls');
   });
 }
