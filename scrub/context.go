@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
@@ -25,21 +26,21 @@ type contextSecret struct{ kind, value string }
 // contextSecrets returns the credentials the credential rules find in the token-like string
 // values of v (a decoded JSON value), each written on a line with its names, longest first.
 func (s *Scrubber) contextSecrets(v any) []contextSecret {
-	var lines []string
-	namedValues(&lines, "", v)
-	return s.lineSecrets(lines)
+	c := contextLines{clean: &s.splitClean}
+	c.walk(v)
+	return s.lineSecrets(c.lines)
 }
 
 // contextMap is contextSecrets and maskSecrets for the string attributes of m: an attribute
 // client_key is written "client_key" = … as well.
 func (s *Scrubber) contextMap(m pcommon.Map, r *Report) {
-	var lines []string
+	c := contextLines{clean: &s.splitClean}
 	for k, v := range m.All() {
-		if v.Type() == pcommon.ValueTypeStr && contextValue(k, v.Str()) {
-			lines = append(lines, k+` = "`+v.Str()+`"`)
+		if v.Type() == pcommon.ValueTypeStr {
+			c.add(k, v.Str())
 		}
 	}
-	secrets := s.lineSecrets(lines)
+	secrets := s.lineSecrets(c.lines)
 	if len(secrets) == 0 {
 		return
 	}
@@ -52,14 +53,14 @@ func (s *Scrubber) contextMap(m pcommon.Map, r *Report) {
 	}
 }
 
-// lineSecrets runs the credential rules over each line, longest secret first. Lines repeat
-// (the same name and value in every record of a list, on every span): one found clean before is
-// not scanned again.
+// lineSecrets runs the credential rules over each line (contextLines leaves out those found
+// clean before), longest secret first. Lines repeat (the same name and value in every record of
+// a list): each is scanned once.
 func (s *Scrubber) lineSecrets(lines []string) []contextSecret {
 	var out []contextSecret
 	var seen map[string]bool
 	for _, line := range lines {
-		if seen[line] || s.splitClean.has(line) {
+		if seen[line] {
 			continue
 		}
 		if seen == nil {
@@ -246,24 +247,53 @@ const maxNameBefore = 64
 // context words, lower case.
 var contextNameKeywords = []string{"access", "api", "auth", "key", "credential", "creds", "passwd", "password", "secret", "token", "aws"}
 
-// namedValues appends a line `path = "value"` for each string value in v that contextValue takes.
-func namedValues(lines *[]string, path string, v any) {
+// contextLines gathers the lines `name = "value"` that lineSecrets scans, for the string values
+// that contextValue takes. The names (a JSON value's path: aws.client_key) and the lines are
+// built in a buffer reused along the walk and on the stack, and a line the credential rules found nothing in
+// before (splitClean, which lineSecrets fills) is left out here: before, every key of every
+// JSON object and every such value cost a string, most of them for lines already known clean.
+type contextLines struct {
+	clean *cleanCache
+	path  []byte
+	lines []string
+}
+
+func (c *contextLines) add(name, value string) {
+	if !contextValue(name, value) {
+		return
+	}
+	if len(name)+len(value)+len(` = ""`) > maxCachedLen { // no cache holds it
+		c.lines = append(c.lines, name+` = "`+value+`"`)
+		return
+	}
+	var buf [maxCachedLen]byte // on the stack: only a line not known clean is copied out
+	line := append(append(append(append(buf[:0], name...), ` = "`...), value...), '"')
+	if c.clean.has(unsafe.String(unsafe.SliceData(line), len(line))) {
+		return
+	}
+	c.lines = append(c.lines, string(line))
+}
+
+// walk adds a line for each string value in v (a decoded JSON value) under its path.
+func (c *contextLines) walk(v any) {
 	switch t := v.(type) {
 	case string:
-		if path != "" && contextValue(path, t) {
-			*lines = append(*lines, path+` = "`+t+`"`)
+		if len(c.path) > 0 {
+			c.add(unsafe.String(unsafe.SliceData(c.path), len(c.path)), t) // add keeps no reference to it
 		}
 	case []any:
 		for _, e := range t {
-			namedValues(lines, path, e)
+			c.walk(e)
 		}
 	case map[string]any:
+		n := len(c.path)
 		for k, e := range t {
-			p := k
-			if path != "" {
-				p = path + "." + k
+			if n > 0 {
+				c.path = append(c.path, '.')
 			}
-			namedValues(lines, p, e)
+			c.path = append(c.path, k...)
+			c.walk(e)
+			c.path = c.path[:n]
 		}
 	}
 }
