@@ -148,8 +148,13 @@ var _ confmap.Validator = (*Config)(nil)
 func (c *Config) Validate() error {
 	var errs []error
 	positive := func(name string, d time.Duration) {
-		if d <= 0 {
+		switch {
+		case d <= 0:
 			errs = append(errs, fmt.Errorf("%s must be positive, got %s", name, d))
+		case d < time.Millisecond:
+			// A plain number (REPRISE_ROOT_GRACE=15) decodes as nanoseconds and would pass: the
+			// case would close at once. No timer of the processor means less than a millisecond.
+			errs = append(errs, fmt.Errorf("%s is %s: a number without a unit is nanoseconds; give the unit (%ds)", name, d, int64(d)))
 		}
 	}
 	positive("root_grace_period", c.RootGracePeriod)

@@ -67,6 +67,9 @@ func TestValidateNamesTheField(t *testing.T) {
 		"bad_limits":    {"limits.max_open_traces must be positive, got 0", "limits.max_spans_per_trace must be positive, got -5", "limits.max_events_per_trace must be positive, got 0", "limits.max_buffered_bytes must be positive and at most 4611686018427387904, got 0", "emit_batch_size must be positive, got -1"},
 		"bad_policy":    {`evidence.require: unknown check "model_anwser" (known: consistent_conventions, embeddings, inline_content, input_messages, llm_steps, model_name, model_output, parseable_content, root_span, tool_results, valid_values)`, `raw_spans must be one of "quarantined", "all", "none"; got "sometimes"`},
 		"short_max_age": {"max_age (30s) must not be shorter than idle_timeout (1m0s)"},
+		// A number without a unit (REPRISE_ROOT_GRACE=15) is read as nanoseconds: every case
+		// closed at once, and log events trailing their spans became late fragments.
+		"unitless_durations": {"root_grace_period is 15ns: a number without a unit is nanoseconds; give the unit (15s)", "idle_timeout is 30ns"},
 		// A case idle for idle_timeout closes whether its root arrived or not: a longer grace
 		// period would never be waited for.
 		"grace_past_idle": {"root_grace_period (1m0s) must not be longer than idle_timeout (30s)"},
