@@ -131,8 +131,8 @@ func (e *parquetExporter) push(ctx context.Context, td ptrace.Traces) error {
 	key := dataset.DeadLetterKey(ids)
 	res, err := e.writer.Write(batch.cases)
 	e.telemetry.ExporterReplayParquetInvalidUtf8Repaired.Add(ctx, int64(res.RepairedStrings))
-	e.recordResent(ctx, res.Resent, "cases sent again after a crash are not written twice: a segment adopted at the restart or a file published within the hour before holds them")
-	e.recordResent(ctx, res.Redelivered, "cases the persistent queue delivered again after a crash are not written twice: they were written before it")
+	e.recordResent(ctx, res.Resent, reasonResent, "cases sent again after a crash are not written twice: a segment adopted at the restart or a file published within the hour before holds them")
+	e.recordResent(ctx, res.Redelivered, reasonRedelivered, "cases the persistent queue delivered again after a crash are not written twice: they were written before it")
 	if err == nil || len(res.Files) > 0 {
 		// Also when the batch failed: the files of an earlier batch it published first. The
 		// upload runs after every written batch, as it syncs what a failure left behind.
@@ -259,19 +259,21 @@ func (e *parquetExporter) recordDecode(ctx context.Context, batch decoded) {
 	}
 }
 
-// maxLoggedResent bounds the case ids recordResent names in one log line.
-const maxLoggedResent = 100
+// The reason attribute of cases_resent: which check left the cases out.
+const (
+	reasonResent      = "resent"      // marked by the processor, held by an adopted segment or a recent file (dataset/resent.go)
+	reasonRedelivered = "redelivered" // delivered again unchanged by the persistent queue (dataset/redelivered.go)
+)
 
-// recordResent counts and logs, with why, the cases a write left out because they were sent
-// again after a crash and written before it: marked resent by the processor and held by a
-// segment adopted at the restart or a file published within the hour before (dataset/resent.go),
-// or delivered again unchanged by the persistent queue (dataset/redelivered.go).
-func (e *parquetExporter) recordResent(ctx context.Context, ids []string, why string) {
+// recordResent counts by reason and logs, with why, the cases a write left out because they
+// were sent again after a crash and written before it. Every id is named, as for a dead letter:
+// a case that is not written must be findable by its id.
+func (e *parquetExporter) recordResent(ctx context.Context, ids []string, reason, why string) {
 	if len(ids) == 0 {
 		return
 	}
-	e.telemetry.ExporterReplayParquetCasesResent.Add(ctx, int64(len(ids)))
-	e.logger.Info(why, zap.Int("cases", len(ids)), zap.Strings("case_ids", ids[:min(len(ids), maxLoggedResent)]))
+	e.telemetry.ExporterReplayParquetCasesResent.Add(ctx, int64(len(ids)), metric.WithAttributes(attribute.String("reason", reason)))
+	e.logger.Info(why, zap.Int("cases", len(ids)), zap.Strings("case_ids", ids))
 }
 
 func (e *parquetExporter) recordFiles(ctx context.Context, res dataset.Result) {

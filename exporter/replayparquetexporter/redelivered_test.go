@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 	"go.uber.org/zap/zaptest/observer"
@@ -59,7 +60,7 @@ func TestABatchThePersistentQueueDeliversAgainIsWrittenOnce(t *testing.T) {
 	}
 	want[changed.CaseID] = 2 // the re-drive with other content
 	assert.Equal(t, want, rowsByID(t, cfg.Directory))
-	metadatatest.AssertEqualExporterReplayParquetCasesResent(t, tel, []metricdata.DataPoint[int64]{{Value: int64(len(cases))}},
+	metadatatest.AssertEqualExporterReplayParquetCasesResent(t, tel, []metricdata.DataPoint[int64]{{Value: int64(len(cases)), Attributes: attribute.NewSet(attribute.String("reason", "redelivered"))}},
 		metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 	logged := logs.FilterMessageSnippet("delivered again").All()
 	require.Len(t, logged, 1)

@@ -2,12 +2,14 @@ package replayparquetexporter
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
@@ -33,7 +35,6 @@ func TestCasesSentAgainAfterACrashAreWrittenOnce(t *testing.T) {
 		"published without file_max_age": {},
 	} {
 		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
 			_, cases := caseSpans(t, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent)
 			cfg := testConfig(t)
 			cfg.FileMaxAge = copyLeft.fileMaxAge
@@ -56,15 +57,7 @@ func TestCasesSentAgainAfterACrashAreWrittenOnce(t *testing.T) {
 			require.NoError(t, killed.Close()) // lets go of its owner lock, as the end of the process does
 
 			exp := newObserved(t, cfg) // adopts a segment at its start
-			again := ptrace.NewTraces()
-			var ids []any
-			for _, c := range cases {
-				c.Resent = true
-				require.NoError(t, replaycase.Encode(c, again))
-				ids = append(ids, c.CaseID)
-			}
-			require.NoError(t, exp.ConsumeTraces(ctx, again))
-			require.NoError(t, exp.Shutdown(ctx))
+			ids := sendAgain(t, exp, cases)
 
 			byID := rowsByID(t, cfg.Directory)
 			assert.Len(t, byID, len(cases))
@@ -72,13 +65,27 @@ func TestCasesSentAgainAfterACrashAreWrittenOnce(t *testing.T) {
 				assert.Equal(t, 1, byID[c.CaseID], "case %s: one row", c.CaseID)
 			}
 			assert.Len(t, readAll[dataset.StepRow](t, cfg.Directory, dataset.Steps), stepsOf(cases), "the steps of each case once")
-			metadatatest.AssertEqualExporterReplayParquetCasesResent(t, exp.tel, []metricdata.DataPoint[int64]{{Value: int64(len(cases))}},
+			metadatatest.AssertEqualExporterReplayParquetCasesResent(t, exp.tel, []metricdata.DataPoint[int64]{{Value: int64(len(cases)), Attributes: attribute.NewSet(attribute.String("reason", "resent"))}},
 				metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 			logged := exp.logs.FilterMessageSnippet("sent again after a crash").All()
 			require.Len(t, logged, 1)
 			assert.ElementsMatch(t, ids, logged[0].ContextMap()["case_ids"])
 		})
 	}
+}
+
+// sendAgain sends the cases to the restarted exporter marked Resent, as the restarted processor
+// does, stops it, and returns their ids.
+func sendAgain(t *testing.T, restarted observed, cases []*replaycase.Case) (ids []any) {
+	again := ptrace.NewTraces()
+	for _, c := range cases {
+		c.Resent = true
+		require.NoError(t, replaycase.Encode(c, again))
+		ids = append(ids, c.CaseID)
+	}
+	require.NoError(t, restarted.ConsumeTraces(context.Background(), again))
+	require.NoError(t, restarted.Shutdown(context.Background()))
+	return ids
 }
 
 // rowsByID counts the cases/ and quarantine/ rows under root by case id.
@@ -101,4 +108,39 @@ func stepsOf(cases []*replaycase.Case) int {
 		}
 	}
 	return n
+}
+
+// A restart that sends many cases again names every one it leaves out, not the first 100 of
+// the batch: a case not written must be findable by its id. The count says which check left
+// them out.
+func TestEveryCaseLeftOutAsSentAgainIsNamed(t *testing.T) {
+	ctx := context.Background()
+	_, fixture := caseSpans(t, testfixtures.OTelEvents)
+	cases := make([]*replaycase.Case, 150)
+	for i := range cases {
+		c := *fixture[0]
+		c.CaseID = replaycase.ID(c.Provenance.TraceID, fmt.Sprint(i))
+		cases[i] = &c
+	}
+	cfg := testConfig(t)
+	killed := newObserved(t, cfg)
+	td := ptrace.NewTraces()
+	for _, c := range cases {
+		require.NoError(t, replaycase.Encode(c, td))
+	}
+	require.NoError(t, killed.ConsumeTraces(ctx, td))
+	require.NoError(t, killed.Shutdown(ctx))
+
+	restarted := newObserved(t, cfg)
+	ids := sendAgain(t, restarted, cases)
+
+	assert.Len(t, rowsByID(t, cfg.Directory), len(cases))
+	var named []any
+	for _, l := range restarted.logs.FilterMessageSnippet("sent again after a crash").All() {
+		named = append(named, l.ContextMap()["case_ids"].([]any)...)
+	}
+	assert.ElementsMatch(t, ids, named, "every case left out is named")
+	metadatatest.AssertEqualExporterReplayParquetCasesResent(t, restarted.tel,
+		[]metricdata.DataPoint[int64]{{Value: int64(len(cases)), Attributes: attribute.NewSet(attribute.String("reason", "resent"))}},
+		metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 }

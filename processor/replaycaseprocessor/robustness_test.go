@@ -98,6 +98,40 @@ func TestReservedNamespaceIsStrippedFromLogs(t *testing.T) {
 	h.shutdown()
 }
 
+// A client cannot mark its run as sent again after a crash (replay.case.resent): the exporter
+// would leave the case out as a copy it already wrote. The mark is removed on intake, at every
+// level, and counted; the case is not marked, so it is written.
+func TestAClientCannotMarkItsRunResent(t *testing.T) {
+	h := newHarness(t, nil)
+	td := testfixtures.Traces(t, testfixtures.OTelEvents)
+	marks := 1 // the resource's
+	td.ResourceSpans().At(0).Resource().Attributes().PutBool(replaycase.AttrResent, true)
+	forEachScopeSpans(td, func(ss ptrace.ScopeSpans) {
+		ss.Scope().Attributes().PutBool(replaycase.AttrResent, true)
+		for i := 0; i < ss.Spans().Len(); i++ {
+			ss.Spans().At(i).Attributes().PutBool(replaycase.AttrResent, true)
+		}
+		marks += 1 + ss.Spans().Len()
+	})
+	ld := testfixtures.Logs(t, testfixtures.OTelEvents)
+	records := ld.LogRecordCount()
+	for r := range pdatawalk.LogRecords(ld) {
+		r.Record.Attributes().PutBool(replaycase.AttrResent, true)
+	}
+	h.sendTraces(td)
+	h.sendLogs(ld)
+	h.advance(3 * time.Second)
+
+	cases := h.cases()
+	require.Len(t, cases, 1)
+	assert.False(t, cases[0].Resent, "only the processor marks a case sent again")
+	metadatatest.AssertEqualProcessorReplayCaseReservedAttributes(t, h.tel, []metricdata.DataPoint[int64]{
+		{Value: int64(marks), Attributes: signal("traces")},
+		{Value: int64(records), Attributes: signal("logs")},
+	}, metricdatatest.IgnoreTimestamp())
+	h.shutdown()
+}
+
 // A trusted tier (trusted_upstream) may send case spans: they pass through as they are.
 func TestTrustedUpstreamPassesCaseSpansThrough(t *testing.T) {
 	src := newHarness(t, nil)
