@@ -15,6 +15,7 @@ import (
 
 	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadata"
+	"github.com/reprise-dev/reprise/internal/droplog"
 )
 
 // parquetExporter is a thin component over package dataset, which owns the layout, the
@@ -23,6 +24,7 @@ import (
 type parquetExporter struct {
 	cfg       *Config
 	logger    *zap.Logger
+	dropLog   *zap.Logger // the cases left out, unsampled (internal/droplog)
 	telemetry *metadata.TelemetryBuilder
 	writer    *dataset.Writer
 	// store mirrors published files into an object store; nil without object_store.
@@ -42,7 +44,7 @@ func newParquetExporter(set exporter.Settings, cfg *Config) (*parquetExporter, e
 	if err != nil {
 		return nil, err
 	}
-	return &parquetExporter{cfg: cfg, logger: set.Logger, telemetry: tb}, nil
+	return &parquetExporter{cfg: cfg, logger: set.Logger, dropLog: droplog.New(set.ID, "exporter"), telemetry: tb}, nil
 }
 
 // staleAfter is how old an uncommitted batch in staging must be before start deletes it: it was
@@ -266,14 +268,14 @@ const (
 )
 
 // recordResent counts by reason and logs, with why, the cases a write left out because they
-// were sent again after a crash and written before it. Every id is named, as for a dead letter:
-// a case that is not written must be findable by its id.
+// were sent again after a crash and written before it. Every id is named, on the logger that
+// does not sample: a case that is not written must be findable by its id.
 func (e *parquetExporter) recordResent(ctx context.Context, ids []string, reason, why string) {
 	if len(ids) == 0 {
 		return
 	}
 	e.telemetry.ExporterReplayParquetCasesResent.Add(ctx, int64(len(ids)), metric.WithAttributes(attribute.String("reason", reason)))
-	e.logger.Info(why, zap.Int("cases", len(ids)), zap.Strings("case_ids", ids))
+	e.dropLog.Warn(why, zap.Int("cases", len(ids)), zap.Strings("case_ids", ids))
 }
 
 func (e *parquetExporter) recordFiles(ctx context.Context, res dataset.Result) {

@@ -2,16 +2,23 @@ package replayparquetexporter
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadatatest"
@@ -56,6 +63,7 @@ func TestCasesSentAgainAfterACrashAreWrittenOnce(t *testing.T) {
 			}
 			require.NoError(t, killed.Close()) // lets go of its owner lock, as the end of the process does
 
+			stderr := captureStderr(t)
 			exp := newObserved(t, cfg) // adopts a segment at its start
 			ids := sendAgain(t, exp, cases)
 
@@ -67,9 +75,9 @@ func TestCasesSentAgainAfterACrashAreWrittenOnce(t *testing.T) {
 			assert.Len(t, readAll[dataset.StepRow](t, cfg.Directory, dataset.Steps), stepsOf(cases), "the steps of each case once")
 			metadatatest.AssertEqualExporterReplayParquetCasesResent(t, exp.tel, []metricdata.DataPoint[int64]{{Value: int64(len(cases)), Attributes: attribute.NewSet(attribute.String("reason", "resent"))}},
 				metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
-			logged := exp.logs.FilterMessageSnippet("sent again after a crash").All()
+			logged := namedOn(t, stderr(), "sent again after a crash")
 			require.Len(t, logged, 1)
-			assert.ElementsMatch(t, ids, logged[0].ContextMap()["case_ids"])
+			assert.ElementsMatch(t, ids, logged[0])
 		})
 	}
 }
@@ -115,13 +123,7 @@ func stepsOf(cases []*replaycase.Case) int {
 // them out.
 func TestEveryCaseLeftOutAsSentAgainIsNamed(t *testing.T) {
 	ctx := context.Background()
-	_, fixture := caseSpans(t, testfixtures.OTelEvents)
-	cases := make([]*replaycase.Case, 150)
-	for i := range cases {
-		c := *fixture[0]
-		c.CaseID = replaycase.ID(c.Provenance.TraceID, fmt.Sprint(i))
-		cases[i] = &c
-	}
+	cases := runsOf(t, 150)
 	cfg := testConfig(t)
 	killed := newObserved(t, cfg)
 	td := ptrace.NewTraces()
@@ -131,16 +133,101 @@ func TestEveryCaseLeftOutAsSentAgainIsNamed(t *testing.T) {
 	require.NoError(t, killed.ConsumeTraces(ctx, td))
 	require.NoError(t, killed.Shutdown(ctx))
 
+	stderr := captureStderr(t)
 	restarted := newObserved(t, cfg)
 	ids := sendAgain(t, restarted, cases)
 
 	assert.Len(t, rowsByID(t, cfg.Directory), len(cases))
 	var named []any
-	for _, l := range restarted.logs.FilterMessageSnippet("sent again after a crash").All() {
-		named = append(named, l.ContextMap()["case_ids"].([]any)...)
+	for _, l := range namedOn(t, stderr(), "sent again after a crash") {
+		named = append(named, l...)
 	}
 	assert.ElementsMatch(t, ids, named, "every case left out is named")
 	metadatatest.AssertEqualExporterReplayParquetCasesResent(t, restarted.tel,
 		[]metricdata.DataPoint[int64]{{Value: int64(len(cases)), Attributes: attribute.NewSet(attribute.String("reason", "resent"))}},
 		metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
+}
+
+// The collector's logger samples repeated messages (by default the first 10 a tick, then 1 in
+// 100): a restart that sends many batches again would name few of the cases left out. They are
+// named on a logger of their own without sampling, as the processor names the cases it drops.
+func TestCasesLeftOutAreNamedWhenTheCollectorSamplesItsLogs(t *testing.T) {
+	ctx := context.Background()
+	cases := runsOf(t, 30)
+	cfg := testConfig(t)
+	killed := newObserved(t, cfg)
+	td := ptrace.NewTraces()
+	for _, c := range cases {
+		require.NoError(t, replaycase.Encode(c, td))
+	}
+	require.NoError(t, killed.ConsumeTraces(ctx, td))
+	require.NoError(t, killed.Shutdown(ctx))
+
+	stderr := captureStderr(t)
+	set, _, logs := observedSettings(t)
+	set.Logger = set.Logger.WithOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core {
+		return zapcore.NewSamplerWithOptions(c, time.Hour, 10, 100) // the collector's default, over the whole test
+	}))
+	restarted, err := newTraces(ctx, set, cfg)
+	require.NoError(t, err)
+	require.NoError(t, restarted.Start(ctx, componenttest.NewNopHost()))
+	var ids []any
+	for _, c := range cases { // one batch each, as the processor sends them after a restart
+		c.Resent = true
+		again := ptrace.NewTraces()
+		require.NoError(t, replaycase.Encode(c, again))
+		require.NoError(t, restarted.ConsumeTraces(ctx, again))
+		ids = append(ids, c.CaseID)
+	}
+	require.NoError(t, restarted.Shutdown(ctx))
+
+	var named []any
+	for _, l := range namedOn(t, stderr(), "sent again after a crash") {
+		named = append(named, l...)
+	}
+	assert.ElementsMatch(t, ids, named, "every case left out is named")
+	assert.Empty(t, logs.FilterMessageSnippet("sent again after a crash").All(), "not on the sampled logger")
+}
+
+// runsOf returns n cases of one fixture run, each under a case id of its own.
+func runsOf(t *testing.T, n int) []*replaycase.Case {
+	_, fixture := caseSpans(t, testfixtures.OTelEvents)
+	cases := make([]*replaycase.Case, n)
+	for i := range cases {
+		c := *fixture[0]
+		c.CaseID = replaycase.ID(c.Provenance.TraceID, fmt.Sprint(i))
+		cases[i] = &c
+	}
+	return cases
+}
+
+// namedOn returns the case ids of each JSON line of out whose message holds msg.
+func namedOn(t *testing.T, out, msg string) (lines [][]any) {
+	for line := range strings.Lines(out) {
+		var entry struct {
+			Msg     string `json:"msg"`
+			CaseIDs []any  `json:"case_ids"`
+		}
+		if json.Unmarshal([]byte(line), &entry) == nil && strings.Contains(entry.Msg, msg) {
+			lines = append(lines, entry.CaseIDs)
+		}
+	}
+	return lines
+}
+
+// captureStderr sends what is written to os.Stderr to a file until the returned function is
+// called, which returns what was written.
+func captureStderr(t *testing.T) func() string {
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	require.NoError(t, err)
+	saved := os.Stderr
+	os.Stderr = f
+	restore := func() { os.Stderr = saved }
+	t.Cleanup(restore)
+	return func() string {
+		restore()
+		data, err := os.ReadFile(f.Name())
+		require.NoError(t, err)
+		return string(data)
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/reprise-dev/reprise/internal/droplog"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadata"
 	"github.com/reprise-dev/reprise/scrub"
 )
@@ -75,7 +76,7 @@ type caseProcessor struct {
 
 	flushRetry time.Duration // how long Shutdown retries a refusing next consumer
 	emitMu     sync.Mutex    // one sender at a time, so that cases leave in the order they closed
-	dropLog    *zap.Logger   // every dropped case, unsampled (droplog.go)
+	dropLog    *zap.Logger   // every dropped case, unsampled (internal/droplog)
 	wal        *wal          // write-ahead copy of accepted telemetry; nil methods are no-ops
 
 	stop chan struct{}
@@ -122,7 +123,7 @@ func newCaseProcessor(set processor.Settings, cfg *Config) (*caseProcessor, erro
 		open:       map[pcommon.TraceID]*traceBuffer{},
 		order:      list.New(),
 		closed:     newRecentTraces(cfg.Limits.MaxOpenTraces, cfg.Limits.MaxBufferedBytes/closedIDsShare, idsTelemetry{tb}),
-		dropLog:    newDropLogger(set),
+		dropLog:    droplog.New(set.ID, "processor"),
 		flushRetry: flushRetry,
 		stop:       make(chan struct{}),
 		done:       make(chan struct{}),
