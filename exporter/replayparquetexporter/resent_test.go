@@ -29,7 +29,7 @@ import (
 // config/local.yaml's chain, killed after the exporter wrote the cases and before the processor
 // released their records: the restarted processor sends them again marked Resent, and the
 // restarted exporter writes each once, counts the cases it did not write twice and names them
-// at info level. The killed exporter's copy is in a segment the restarted one adopts, or was
+// at warn level. The killed exporter's copy is in a segment the restarted one adopts, or was
 // published before the kill (merged from segments, or at once without file_max_age): the
 // restarted one reads the files published within the hour.
 func TestCasesSentAgainAfterACrashAreWrittenOnce(t *testing.T) {
