@@ -170,16 +170,24 @@ func (a *adoptedCaseIDs) wroteAfterRead(cases []*replaycase.Case, now time.Time)
 // modified within adoptedIDsFor before now: the copies a crash can have left of the cases the
 // processor sends again, within minutes of the restart. Only those columns are decoded. A
 // file or partition it cannot read is skipped: the cases it holds, sent again, are written
-// again.
+// again. The newest files come first: past maxAdoptedIDs, add keeps the first rows, and the
+// copies a crash left are in the files published last.
 func readPublished(root string, now time.Time) []caseIDRow {
 	files, _ := NewLister(root, Cases, Quarantine).Next() // what it could list
-	var rows []caseIDRow
+	type recent struct {
+		path     string
+		modified time.Time
+	}
+	var within []recent
 	for _, f := range files {
-		info, err := os.Stat(f.Path)
-		if err != nil || info.ModTime().Before(now.Add(-adoptedIDsFor)) {
-			continue
+		if info, err := os.Stat(f.Path); err == nil && !info.ModTime().Before(now.Add(-adoptedIDsFor)) {
+			within = append(within, recent{f.Path, info.ModTime()})
 		}
-		if of, err := readAll[caseIDRow](f.Path, nil); err == nil {
+	}
+	slices.SortStableFunc(within, func(a, b recent) int { return b.modified.Compare(a.modified) })
+	var rows []caseIDRow
+	for _, f := range within {
+		if of, err := readAll[caseIDRow](f.path, nil); err == nil {
 			rows = append(rows, of...)
 		}
 	}

@@ -1,10 +1,15 @@
 package dataset
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -34,4 +39,30 @@ func TestAdoptedCaseIDsAreForgottenAfterAnHourAndPastTheBound(t *testing.T) {
 	a.adoptions.add(expiringSet[[16]byte, telemetryCount]{until: now.Add(adoptedIDsFor), keys: map[[16]byte]telemetryCount{}, n: maxAdoptedIDs}, maxAdoptedIDs, now)
 	_, dropped = a.dropResent(marked(), now)
 	assert.Empty(t, dropped, "the oldest adoption is forgotten past the bound")
+}
+
+// Past the bound, the ids of the files published last are the ones remembered: a crash leaves
+// its copies in the newest files, so the oldest ids are forgotten first, as between adoptions.
+func TestTheNewestPublishedCaseIDsAreRememberedPastTheBound(t *testing.T) {
+	root := t.TempDir()
+	part := filepath.Join(root, Cases, PartitionKey+"=2026-12-07")
+	require.NoError(t, os.MkdirAll(part, 0o755))
+	now := time.Now()
+	writeIDs := func(name string, rows []caseIDRow, modified time.Time) {
+		path := filepath.Join(part, name)
+		require.NoError(t, parquet.WriteFile(path, rows, parquet.KeyValueMetadata(SchemaVersionKey, SchemaVersion)))
+		require.NoError(t, os.Chtimes(path, modified, modified))
+	}
+	older := make([]caseIDRow, maxAdoptedIDs)
+	for i := range older {
+		older[i].CaseID = fmt.Sprintf("%032x", i+1)
+	}
+	writeIDs("a.parquet", older, now.Add(-30*time.Minute))
+	last := replaycase.ID("d4263ddf29d4d69a7c3c210379b94a58", "8b727ad3b0efe21a")
+	writeIDs("b.parquet", []caseIDRow{{CaseID: last}}, now.Add(-time.Minute)) // written just before the crash
+
+	a := &adoptedCaseIDs{}
+	a.addRead(readPublished(root, now), now)
+	_, dropped := a.dropResent([]*replaycase.Case{{CaseID: last, Resent: true}}, now)
+	assert.Equal(t, []string{last}, dropped, "the copy published last is remembered")
 }
