@@ -89,6 +89,14 @@ func (l *Lister) Next() ([]File, error) {
 	return out, errors.Join(errs...)
 }
 
+// InWriteOrder sorts files in the order they were written: by file name (a UUIDv7), across
+// datasets and partitions. The current row of a case is its row in the last of them that holds
+// it (cases/ and quarantine/ together), so whoever reads rows in this order, or copies them in
+// it, sees a later row supersede an earlier one.
+func InWriteOrder(files []File) {
+	sort.SliceStable(files, func(i, j int) bool { return filepath.Base(files[i].Path) < filepath.Base(files[j].Path) })
+}
+
 func (l *Lister) markSeen(path string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()

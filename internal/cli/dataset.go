@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -45,7 +44,7 @@ func scanDataset[T any](root string, pick func(*replaycase.Case) (T, bool)) ([]T
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(files, func(i, j int) bool { return filepath.Base(files[i].Path) < filepath.Base(files[j].Path) })
+	dataset.InWriteOrder(files)
 	type kept struct {
 		start time.Time
 		value T
@@ -137,7 +136,7 @@ func findCase(ref, root string) (caseLocation, error) {
 	if err != nil {
 		return caseLocation{}, err
 	}
-	sort.SliceStable(files, func(i, j int) bool { return filepath.Base(files[i].Path) < filepath.Base(files[j].Path) })
+	dataset.InWriteOrder(files)
 	found := map[string]caseLocation{}
 	for _, f := range files {
 		entries, err := dataset.ReadIndex(f.Path)

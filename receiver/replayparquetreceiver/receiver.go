@@ -114,6 +114,10 @@ func (r *replayReceiver) run(ctx context.Context) {
 					selected++
 				}
 			}
+			// The lister orders files by dataset first: a copy (emit: cases) of cases/ and
+			// quarantine/ would write a case's old quarantine row after its re-driven accepted
+			// row, and make it the copy's current row.
+			dataset.InWriteOrder(pending)
 		}
 		var failed []dataset.File
 		for _, f := range pending {
