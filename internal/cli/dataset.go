@@ -37,8 +37,8 @@ const rowsPerScan = 64
 // older row of it was kept. So `reprise ls` and `reprise ci` hold what they print or run, not
 // every row of the dataset. The values come in order of the cases' start times.
 func scanDataset[T any](root string, pick func(*replaycase.Case) (T, bool)) ([]T, error) {
-	if _, err := os.Stat(root); err != nil {
-		return nil, fmt.Errorf("dataset %s: %w", root, err)
+	if err := checkRoot(root, true); err != nil {
+		return nil, err
 	}
 	files, err := dataset.NewLister(root, dataset.Cases, dataset.Quarantine).Next()
 	if err != nil {
@@ -129,8 +129,8 @@ func goneSinceListed(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 // root, reading only the index columns. Of a case with several rows (a re-delivered or
 // re-driven run), the latest by file name is taken, as readDataset does.
 func findCase(ref, root string) (caseLocation, error) {
-	if _, err := os.Stat(root); err != nil {
-		return caseLocation{}, fmt.Errorf("dataset %s: %w", root, err)
+	if err := checkRoot(root, true); err != nil {
+		return caseLocation{}, err
 	}
 	files, err := dataset.NewLister(root, dataset.Cases, dataset.Quarantine).Next()
 	if err != nil {
@@ -173,7 +173,8 @@ func caseFile(path string) (*replaycase.Case, error) {
 			return nil, fmt.Errorf("reading %s: %w", path, err)
 		}
 		if len(rows) != 1 {
-			return nil, fmt.Errorf("%s holds %d cases; name one by id with --dataset", path, len(rows))
+			// A file of several cases is an export: its cases are reached in a dataset.
+			return nil, fmt.Errorf("%s holds %d cases, not one: add them to a dataset with `reprise import %s --dataset DIR`, then name one by id with --dataset DIR", path, len(rows), path)
 		}
 		return &rows[0], nil
 	}

@@ -24,6 +24,9 @@ func writeNewCases(root string, cases []*replaycase.Case, warn io.Writer) ([]*re
 // that id, as a re-driven case's row supersedes its quarantine row. again is asked after the
 // batches a crash left are published, so it sees every row the dataset holds.
 func writeCases(root string, cases []*replaycase.Case, again func(*replaycase.Case) (bool, error), warn io.Writer) ([]*replaycase.Case, error) {
+	if err := checkRoot(root, false); err != nil {
+		return nil, err
+	}
 	w, err := dataset.NewWriter(dataset.WriterConfig{
 		Root: root, Staging: root + ".staging", Compression: "zstd", MaxRowsPerFile: 100_000, RowGroupRows: 5_000,
 	})
