@@ -125,3 +125,16 @@ func TestExportRefusesAFileThatExists(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the first export is kept")
 }
+
+// A negative --step is named as what it is: it was taken for the flag's absence, and the
+// user who gave `--step -1` was told "--step is required".
+func TestMutateNamesANegativeStep(t *testing.T) {
+	root, cases := fixtureDataset(t, testfixtures.OTelEvents)
+	code, _, errOut := run(t, "mutate", cases[0].CaseID, "--step", "-1", "--tool-error", "x", "--dataset", root)
+	assert.Equal(t, ExitError, code, errOut)
+	assert.Contains(t, errOut, "--step -1")
+	assert.NotContains(t, errOut, "--step is required")
+	code, _, errOut = run(t, "mutate", cases[0].CaseID, "--tool-error", "x", "--dataset", root)
+	assert.Equal(t, ExitError, code, errOut)
+	assert.Contains(t, errOut, "--step is required")
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"reflect"
@@ -26,7 +27,7 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("mutate", "usage: reprise mutate CASE --step N (--response JSON | --tool-result JSON | --tool-error TEXT) [--dataset DIR] [--out DIR]")
 	root := fs.String("dataset", defaultDataset, "dataset root the case is looked up in")
 	out := fs.String("out", "", "dataset root to write the new case into (default: --dataset)")
-	step := fs.Int("step", -1, "index of the step to edit, as reprise show numbers them")
+	step := fs.Int("step", 0, "index of the step to edit, as reprise show numbers them (required)")
 	response := fs.String("response", "", "new model output of an LLM step: a JSON string (the text), a message or an array of messages")
 	toolResult := fs.String("tool-result", "", "new result of a tool step, JSON")
 	toolError := fs.String("tool-error", "", "make a tool step fail with this error text")
@@ -34,6 +35,8 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, fs, err)
 	}
+	stepGiven := false // a default could not tell "--step -1" from no --step
+	fs.Visit(func(f *flag.Flag) { stepGiven = stepGiven || f.Name == "step" })
 	var m mutation
 	given := 0
 	for edit, v := range map[string]string{"response": *response, "tool_result": *toolResult, "tool_error": *toolError} {
@@ -44,8 +47,10 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(pos) != 1:
 		return usageError(stderr, fs, fmt.Errorf("want one case, got %d", len(pos)))
-	case *step < 0:
+	case !stepGiven:
 		return usageError(stderr, fs, errors.New("--step is required"))
+	case *step < 0:
+		return usageError(stderr, fs, fmt.Errorf("--step %d: steps are numbered from 0, as reprise show numbers them", *step))
 	case given != 1:
 		return usageError(stderr, fs, errors.New("give exactly one of --response, --tool-result, --tool-error"))
 	}
