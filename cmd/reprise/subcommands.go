@@ -21,6 +21,11 @@ func init() {
 		fmt.Print(cli.Usage())
 		os.Exit(cli.ExitOK)
 	}
+	if os.Args[1] == "--help" || os.Args[1] == "-h" {
+		// The collector's help, printed next, knows only the collector's flags and subcommands:
+		// without this, `reprise --help` named none of the tools.
+		fmt.Println(cli.Usage())
+	}
 	if run, ok := cli.Lookup(os.Args[1]); ok {
 		cli.Factories = components
 		os.Exit(run(os.Args[2:], os.Stdout, os.Stderr))
