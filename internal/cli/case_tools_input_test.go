@@ -138,3 +138,14 @@ func TestMutateNamesANegativeStep(t *testing.T) {
 	assert.Equal(t, ExitError, code, errOut)
 	assert.Contains(t, errOut, "--step is required")
 }
+
+// A failed tool step prints its error once: the call's error (→ error: …) and the step's (!
+// error: …) are the same text, and show printed it on two lines.
+func TestShowPrintsAToolErrorOnce(t *testing.T) {
+	root, cases := fixtureDataset(t, testfixtures.OTelEvents)
+	code, out, errOut := run(t, "mutate", cases[0].CaseID, "--step", "2", "--tool-error", "weather service down", "--dataset", root)
+	require.Equal(t, ExitOK, code, errOut)
+	code, out, errOut = run(t, "show", strings.TrimSpace(out), "--dataset", root)
+	require.Equal(t, ExitOK, code, errOut)
+	assert.Equal(t, 1, strings.Count(out, "error: weather service down"), out)
+}

@@ -85,7 +85,8 @@ func writeTimeline(w io.Writer, c *replaycase.Case, width int) {
 				fmt.Fprintf(w, "  %q from %s → %s", clip(r.Query), r.DataSource, clip(strings.Join(ids, ", ")))
 			}
 		}
-		if st.Status == replaycase.StepError {
+		// A tool step's error is usually its call's, printed above as its outcome.
+		if st.Status == replaycase.StepError && (st.ToolCall == nil || st.ToolCall.Error != st.Error) {
 			fmt.Fprintf(w, "\n%20s! error: %s", "", clip(st.Error))
 		}
 		fmt.Fprintln(w)
