@@ -74,7 +74,7 @@ Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error
 		err = o.sel.validate()
 	}
 	if err != nil {
-		return usageError(stderr, fs, err)
+		return usageError(stdout, stderr, fs, err)
 	}
 	policy, err := loadPolicy(o.policyFile)
 	if err != nil {

@@ -95,11 +95,15 @@ func newFlagSet(name, usage string) *flag.FlagSet {
 	return fs
 }
 
-// usageError prints a usage problem and returns ExitError.
-func usageError(stderr io.Writer, fs *flag.FlagSet, err error) int {
-	if !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stderr, "reprise "+fs.Name()+":", err)
+// usageError prints a usage problem and returns ExitError. Asked for (--help, -h), the usage is
+// no error: it goes to stdout, with ExitOK, as Go's flag package and most tools answer it.
+func usageError(stdout, stderr io.Writer, fs *flag.FlagSet, err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return ExitOK
 	}
+	fmt.Fprintln(stderr, "reprise "+fs.Name()+":", err)
 	fs.SetOutput(stderr)
 	fs.Usage()
 	return ExitError

@@ -13,13 +13,13 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "markdown", "output format: json (the contract, docs/diff.md) or markdown")
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
-		return usageError(stderr, fs, err)
+		return usageError(stdout, stderr, fs, err)
 	}
 	if len(pos) != 2 {
-		return usageError(stderr, fs, fmt.Errorf("want two cases, got %d", len(pos)))
+		return usageError(stdout, stderr, fs, fmt.Errorf("want two cases, got %d", len(pos)))
 	}
 	if *format != "json" && *format != "markdown" {
-		return usageError(stderr, fs, fmt.Errorf("--format %q: want json or markdown", *format))
+		return usageError(stdout, stderr, fs, fmt.Errorf("--format %q: want json or markdown", *format))
 	}
 	a, err := loadCase(pos[0], *dataset)
 	if err != nil {

@@ -16,10 +16,10 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "the Parquet file to write (required; must not exist)")
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
-		return usageError(stderr, fs, err)
+		return usageError(stdout, stderr, fs, err)
 	}
 	if len(pos) == 0 || *out == "" {
-		return usageError(stderr, fs, fmt.Errorf("want at least one case and --out"))
+		return usageError(stdout, stderr, fs, fmt.Errorf("want at least one case and --out"))
 	}
 	// A new file: replacing one loses what it held (an earlier export, or a data file of a
 	// dataset named by mistake).

@@ -16,10 +16,10 @@ func runImport(args []string, stdout, stderr io.Writer) int {
 	root := fs.String("dataset", "", "dataset root to add the cases to (required; created if missing)")
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
-		return usageError(stderr, fs, err)
+		return usageError(stdout, stderr, fs, err)
 	}
 	if len(pos) != 1 || *root == "" {
-		return usageError(stderr, fs, fmt.Errorf("want one file and --dataset"))
+		return usageError(stdout, stderr, fs, fmt.Errorf("want one file and --dataset"))
 	}
 	rows, err := dataset.ReadCases(pos[0])
 	if err != nil {

@@ -91,7 +91,7 @@ func runLs(args []string, stdout, stderr io.Writer) int {
 		err = sel.validate()
 	}
 	if err != nil {
-		return usageError(stderr, fs, err)
+		return usageError(stdout, stderr, fs, err)
 	}
 	rows, err := scanDataset(*dataset, func(c *replaycase.Case) (lsRow, bool) {
 		if !sel.keep(c) {

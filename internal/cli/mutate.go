@@ -33,7 +33,7 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 	toolError := fs.String("tool-error", "", "make a tool step fail with this error text")
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
-		return usageError(stderr, fs, err)
+		return usageError(stdout, stderr, fs, err)
 	}
 	stepGiven := false // a default could not tell "--step -1" from no --step
 	fs.Visit(func(f *flag.Flag) { stepGiven = stepGiven || f.Name == "step" })
@@ -46,13 +46,13 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case len(pos) != 1:
-		return usageError(stderr, fs, fmt.Errorf("want one case, got %d", len(pos)))
+		return usageError(stdout, stderr, fs, fmt.Errorf("want one case, got %d", len(pos)))
 	case !stepGiven:
-		return usageError(stderr, fs, errors.New("--step is required"))
+		return usageError(stdout, stderr, fs, errors.New("--step is required"))
 	case *step < 0:
-		return usageError(stderr, fs, fmt.Errorf("--step %d: steps are numbered from 0, as reprise show numbers them", *step))
+		return usageError(stdout, stderr, fs, fmt.Errorf("--step %d: steps are numbered from 0, as reprise show numbers them", *step))
 	case given != 1:
-		return usageError(stderr, fs, errors.New("give exactly one of --response, --tool-result, --tool-error"))
+		return usageError(stdout, stderr, fs, errors.New("give exactly one of --response, --tool-result, --tool-error"))
 	}
 	if *out == "" {
 		*out = *root

@@ -28,7 +28,12 @@ func runPrices(args []string, stdout, stderr io.Writer) int {
 			return runPricesShow(args[1:], stdout, stderr)
 		}
 	}
-	fmt.Fprintln(stderr, "usage: reprise prices update --from FILE [--to DIR] | reprise prices show MODEL [--provider P] [--at DATE] [--price-file FILE]")
+	const usage = "usage: reprise prices update --from FILE [--to DIR] [--version V] | reprise prices show MODEL [--provider P] [--at DATE] [--price-file FILE]"
+	if len(args) == 1 && (args[0] == "--help" || args[0] == "-h" || args[0] == "-help") {
+		fmt.Fprintln(stdout, usage)
+		return ExitOK
+	}
+	fmt.Fprintln(stderr, usage)
 	return ExitError
 }
 
@@ -41,10 +46,10 @@ func runPricesUpdate(args []string, stdout, stderr io.Writer) int {
 	version := fs.String("version", "", "data version to record with every cost (default: the version in the file name, else a hash of its content)")
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
-		return usageError(stderr, fs, err)
+		return usageError(stdout, stderr, fs, err)
 	}
 	if *from == "" || len(pos) > 0 {
-		return usageError(stderr, fs, errors.New("want --from FILE and no other argument"))
+		return usageError(stdout, stderr, fs, errors.New("want --from FILE and no other argument"))
 	}
 	data, err := os.ReadFile(*from)
 	if err != nil {
@@ -60,7 +65,7 @@ func runPricesUpdate(args []string, stdout, stderr io.Writer) int {
 	// one like "x/../../y" would be written outside --to, and one the processor cannot read
 	// back would be recorded as a content hash instead.
 	if !installableVersion.MatchString(v) {
-		return usageError(stderr, fs, fmt.Errorf("--version %q: want letters, digits and . + _ - (starting with a letter or digit)", v))
+		return usageError(stdout, stderr, fs, fmt.Errorf("--version %q: want letters, digits and . + _ - (starting with a letter or digit)", v))
 	}
 	table, err := pricing.Parse(data, v)
 	if err != nil {
@@ -104,15 +109,15 @@ func runPricesShow(args []string, stdout, stderr io.Writer) int {
 	priceFile := fs.String("price-file", "", "price file to read (default: the table built into this binary)")
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
-		return usageError(stderr, fs, err)
+		return usageError(stdout, stderr, fs, err)
 	}
 	if len(pos) != 1 {
-		return usageError(stderr, fs, fmt.Errorf("want one model, got %d", len(pos)))
+		return usageError(stdout, stderr, fs, fmt.Errorf("want one model, got %d", len(pos)))
 	}
 	when := time.Now().UTC()
 	if *atDate != "" {
 		if when, err = parseTime(*atDate); err != nil {
-			return usageError(stderr, fs, fmt.Errorf("--at: %w", err))
+			return usageError(stdout, stderr, fs, fmt.Errorf("--at: %w", err))
 		}
 	}
 	var table *pricing.Table

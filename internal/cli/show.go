@@ -16,15 +16,15 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	width := fs.Int("width", 100, "truncate long values to this many characters")
 	pos, _, err := parseInterleaved(fs, args)
 	if err != nil {
-		return usageError(stderr, fs, err)
+		return usageError(stdout, stderr, fs, err)
 	}
 	if len(pos) != 1 {
-		return usageError(stderr, fs, fmt.Errorf("want one case, got %d", len(pos)))
+		return usageError(stdout, stderr, fs, fmt.Errorf("want one case, got %d", len(pos)))
 	}
 	// truncate keeps n-1 characters and an ellipsis, and only when n > 3: a smaller width
 	// would silently print every value in full.
 	if *width < 4 {
-		return usageError(stderr, fs, fmt.Errorf("--width %d: want at least 4", *width))
+		return usageError(stdout, stderr, fs, fmt.Errorf("--width %d: want at least 4", *width))
 	}
 	c, err := loadCase(pos[0], *dataset)
 	if err != nil {
