@@ -11,6 +11,7 @@ import (
 
 	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // An --response with no message (an empty array, or JSON null read as no text) is refused:
@@ -106,6 +107,22 @@ func TestLsAndShowMarkAMutatedCase(t *testing.T) {
 	code, out, errOut = run(t, "show", orig.CaseID, "--dataset", root)
 	require.Equal(t, ExitOK, code, errOut)
 	assert.NotContains(t, out, "mutation")
+}
+
+// A hybrid run that reprise ci --record keeps names its recorded case in derived_from, as a
+// mutation does, but it is a run the agent made, not an edit: ls printed that case as its
+// MUTATION_OF, and so listed a recorded run as a mutation.
+func TestLsDoesNotMarkALiveRunAsAMutation(t *testing.T) {
+	root, cases := fixtureDataset(t, testfixtures.OTelEvents, testfixtures.Traceloop)
+	live := *cases[1]
+	live.Metadata = map[string]string{replaycase.MetaDerivedFrom: cases[0].CaseID}
+	writeAgain(t, root, []*replaycase.Case{&live})
+
+	code, out, errOut := run(t, "ls", "--dataset", root, "--case", live.CaseID)
+	require.Equal(t, ExitOK, code, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 2, out)
+	assert.NotContains(t, lines[1], cases[0].CaseID, "a live run is no mutation: %s", lines[1])
 }
 
 // export writes a new file: one that exists (an earlier export, or a data file of a dataset

@@ -132,7 +132,11 @@ func newLsRow(c *replaycase.Case) lsRow {
 			codes = append(codes, r.Code)
 		}
 	}
-	from, _, _ := replaycase.MutationOf(c.Metadata)
+	// derived_from alone marks a live run of reprise ci --mode hybrid, not a mutation.
+	from, _, mutated := replaycase.MutationOf(c.Metadata)
+	if !mutated {
+		from = ""
+	}
 	return lsRow{caseID: c.CaseID, mutationOf: from, status: string(c.Status), agent: c.AgentName, reasons: strings.Join(codes, ","),
 		started: c.StartTime, steps: len(c.Steps), tokens: c.Usage.TotalTokens}
 }
