@@ -108,19 +108,21 @@ Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error
 			fmt.Fprintf(stderr, "reprise ci: %d quarantined cases not replayed (%s): --status all replays them\n", len(notReplayed), someIDs(notReplayed))
 		}
 	}
+	// Every case asked for by id must run: a --case that selects nothing (a typo, a case of
+	// another dataset, or one the other filters exclude) would otherwise be skipped silently
+	// and the gate would pass on the others. Checked first, so that an empty selection made
+	// of such ids is reported by the id.
+	for _, id := range o.sel.ids {
+		if !slices.ContainsFunc(cases, func(c *replaycase.Case) bool { return strings.HasPrefix(c.CaseID, id) }) {
+			fmt.Fprintf(stderr, "reprise ci: --case %q: no selected case in %s has this id (see reprise ls --status all)\n", id, o.dataset)
+			sayNotReplayed()
+			return ExitError
+		}
+	}
 	if len(cases) == 0 {
 		fmt.Fprintf(stderr, "reprise ci: no case in %s matches the selection\n", o.dataset)
 		sayNotReplayed()
 		return ExitError
-	}
-	// Every case asked for by id must run: a --case that selects nothing (a typo, a case of
-	// another dataset, or one the other filters exclude) would otherwise be skipped silently
-	// and the gate would pass on the others.
-	for _, id := range o.sel.ids {
-		if !slices.ContainsFunc(cases, func(c *replaycase.Case) bool { return strings.HasPrefix(c.CaseID, id) }) {
-			fmt.Fprintf(stderr, "reprise ci: --case %q: no selected case in %s has this id (see reprise ls --status all)\n", id, o.dataset)
-			return ExitError
-		}
 	}
 	if Factories == nil {
 		fmt.Fprintln(stderr, "reprise ci: this binary has no collector components")

@@ -25,9 +25,16 @@ func TestCIRefusesACaseItDoesNotSelect(t *testing.T) {
 	assert.Equal(t, ExitError, code, errOut)
 	assert.Contains(t, errOut, `--case "no-such-case"`)
 
-	// A case that exists but is not selected (quarantined, default --status accepted) is the same.
+	// The only --case, mistyped, is named too: the selection it empties is that case alone
+	// (the error said only "no case … matches the selection").
+	code, _, errOut = run(t, "ci", "--dataset", root, "--case", "no-such-case", "--", "true")
+	assert.Equal(t, ExitError, code, errOut)
+	assert.Contains(t, errOut, `--case "no-such-case"`)
+
+	// A case that exists but is not selected (an accepted one under --status quarantined) is the same.
 	code, _, errOut = run(t, "ci", "--dataset", root, "--case", cases[0].CaseID, "--status", "quarantined", "--", "true")
 	assert.Equal(t, ExitError, code, errOut)
+	assert.Contains(t, errOut, `--case "`+cases[0].CaseID+`"`)
 }
 
 // An empty --case (e.g. --case "$id" after a failed command substitution) is a prefix of every
