@@ -54,11 +54,16 @@ def get_weather(city: str, unit: str = "celsius") -> str:
     return json.dumps({"city": city, "temperature": 14, "unit": unit, "sky": "overcast"}, separators=(",", ":"))
 
 
+def otlp_endpoint() -> str | None:
+    """Where the run's telemetry goes: OTLP_ENDPOINT, or under `reprise ci` its receiver."""
+    return os.environ.get("OTLP_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+
+
 def setup_telemetry(instrumentation: str):
     """Installs the SDK providers exporting OTLP/HTTP to the collector, then the instrumentation.
 
     Returns the providers to flush at exit (empty when nothing is recorded)."""
-    endpoint = os.environ.get("OTLP_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+    endpoint = otlp_endpoint()
     if not endpoint or instrumentation == "none":
         return []
     from opentelemetry._logs import set_logger_provider
@@ -221,7 +226,7 @@ def run_pydantic_ai() -> dict:
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    if os.environ.get("OTLP_ENDPOINT"):
+    if otlp_endpoint():
         # pydantic-ai's own OpenTelemetry output (its default data format), on the global
         # tracer provider set up above, with prompts, completions and tool arguments.
         Agent.instrument_all(InstrumentationSettings(include_content=True))

@@ -74,3 +74,13 @@ def test_reprise_ci_replays_the_python_agent(collector, model, tmp_path):
     failure = junit.find("./testsuite/testcase/failure")
     assert failure is not None and "prompt_changed" in failure.get("message"), ET.tostring(junit)
     assert model.requests_after_close == 0
+
+
+def test_reprise_ci_replays_a_pydantic_ai_agent(dataset, collector, tmp_path):
+    """pydantic-ai emits its own spans: under `reprise ci` they go to OTEL_EXPORTER_OTLP_ENDPOINT,
+    as the instrumentations' do, or the case fails with "the command emitted no agent run"."""
+    code, report, _, stderr = reprise_ci(
+        collector, dataset.accepted["case_id"], tmp_path, {"INSTRUMENTATION": "pydantic-ai"}
+    )
+    assert code == 0, (stderr, report["results"][0])
+    assert report["results"][0]["failing"] == []
