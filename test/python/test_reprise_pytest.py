@@ -357,3 +357,38 @@ def test_anthropic_kwargs_replay_a_recorded_messages_run(pytester, collector):
         assert model.requests_after_close == 0, "the replay called the model"
     finally:
         model.shutdown()
+
+
+class RefusingAuth(BaseHTTPRequestHandler):
+    """A replay extension behind bearertokenauth that refuses every request's credentials."""
+
+    def do_GET(self):
+        body = b'{"error":{"message":"the replay server\'s auth refused the request\'s credentials"}}'
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.parametrize(
+    ("token", "hint"),
+    [
+        (None, "pass its token with --reprise-token or REPRISE_TOKEN"),
+        ("wrong", "refused the token from --reprise-token or REPRISE_TOKEN"),
+    ],
+)
+def test_a_refused_credential_names_the_token_option(token, hint):
+    """A 401 from an extension behind an authenticator says where the plugin's token comes from:
+    the server's own words do not name the plugin's option."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), RefusingAuth)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(ReplayError, match=hint):
+            Replay(f"http://127.0.0.1:{server.server_address[1]}", "s", token=token).cases()
+    finally:
+        server.shutdown()
+        server.server_close()

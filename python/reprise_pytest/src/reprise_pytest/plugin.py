@@ -161,6 +161,14 @@ class Replay:
                 + "read reprise.divergences() in the test to judge the divergences it expects"
             )
 
+    def _auth_hint(self, status: int) -> str:
+        """Where the token comes from, after a 401: the server's words do not name the option."""
+        if status != 401:
+            return ""
+        if self.token:
+            return " (the replay extension refused the token from --reprise-token or REPRISE_TOKEN)"
+        return " (the replay extension has an auth: pass its token with --reprise-token or REPRISE_TOKEN)"
+
     def _log(self, session: str) -> dict:
         return self._get(f"/v1/divergences?session={urllib.parse.quote(session)}")
 
@@ -174,7 +182,9 @@ class Replay:
             with urllib.request.urlopen(urllib.request.Request(self.url + path, headers=headers), timeout=10) as res:
                 return json.load(res)
         except urllib.error.HTTPError as err:
-            raise ReplayError(f"GET {path}: {err.code} {err.read().decode(errors='replace')}") from None
+            raise ReplayError(
+                f"GET {path}: {err.code} {err.read().decode(errors='replace')}" + self._auth_hint(err.code)
+            ) from None
         except OSError as err:
             raise ReplayError(
                 f"GET {self.url}{path}: {err} (is the reprise collector running with the replay extension?)"
