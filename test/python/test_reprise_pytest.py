@@ -1,6 +1,7 @@
 """The reprise_pytest plugin as a user installs it: where the replay URL comes from, the per-test
 session, and a clear error when the replay extension is not there."""
 
+import contextlib
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -134,25 +135,38 @@ class FakeListing(BaseHTTPRequestHandler):
             body = json.dumps(FakeListing.divergences).encode()
         else:
             body = json.dumps(self.pages[int(query.get("page_token", ["0"])[0])]).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_json(self, 200, body)
 
     def log_message(self, *args):
         pass
+
+
+def send_json(handler: BaseHTTPRequestHandler, status: int, body: bytes):
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+@contextlib.contextmanager
+def serving(handler):
+    """The URL of a server on 127.0.0.1 answering with `handler`, for the block."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @pytest.fixture
 def fake_listing():
     FakeListing.seen = []
     FakeListing.divergences = {"divergences": []}
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeListing)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(FakeListing) as url:
+        yield url
 
 
 def test_case_id_looks_at_every_page(fake_listing):
@@ -363,12 +377,7 @@ class RefusingAuth(BaseHTTPRequestHandler):
     """A replay extension behind bearertokenauth that refuses every request's credentials."""
 
     def do_GET(self):
-        body = b'{"error":{"message":"the replay server\'s auth refused the request\'s credentials"}}'
-        self.send_response(401)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_json(self, 401, b'{"error":{"message":"the replay server\'s auth refused the request\'s credentials"}}')
 
     def log_message(self, *args):
         pass
@@ -384,11 +393,5 @@ class RefusingAuth(BaseHTTPRequestHandler):
 def test_a_refused_credential_names_the_token_option(token, hint):
     """A 401 from an extension behind an authenticator says where the plugin's token comes from:
     the server's own words do not name the plugin's option."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), RefusingAuth)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with pytest.raises(ReplayError, match=hint):
-            Replay(f"http://127.0.0.1:{server.server_address[1]}", "s", token=token).cases()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(RefusingAuth) as url, pytest.raises(ReplayError, match=hint):
+        Replay(url, "s", token=token).cases()
