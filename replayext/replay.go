@@ -53,7 +53,11 @@ func (r *replay) caseError(w http.ResponseWriter, err error) {
 	case errors.Is(err, errNoCase):
 		// The id came with the request: the log may name it, the answer does not echo it.
 		r.set.Logger.Debug("replay: no such case", zap.String("error", clip(err.Error())))
-		writeError(w, http.StatusNotFound, "not_found_error", msgNoCase, nil)
+		msg := msgNoCase
+		if errors.Is(err, errNotACaseID) {
+			msg += msgNotACaseID
+		}
+		writeError(w, http.StatusNotFound, "not_found_error", msg, nil)
 	case errors.Is(err, context.DeadlineExceeded):
 		r.set.Logger.Warn("replay could not read a recorded case in time", zap.Error(err))
 		writeError(w, http.StatusGatewayTimeout, "server_error", "the recorded case could not be read in time; see the collector log", nil)
@@ -68,6 +72,9 @@ func (r *replay) caseError(w http.ResponseWriter, err error) {
 
 // msgNoCase answers a request for a case the index does not hold (see caseError).
 const msgNoCase = "no recorded case with that id"
+
+// msgNotACaseID follows msgNoCase for an id that is not 32 hex digits (errNotACaseID).
+const msgNotACaseID = ": a case id is 32 hex digits, and a URL needs the whole id (reprise's commands also take a prefix)"
 
 // clip bounds a value taken from a request before it is logged: a URL may be a megabyte.
 func clip(s string) string {

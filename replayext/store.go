@@ -685,8 +685,17 @@ func (s *store) internFields(fields []string) uint16 {
 // file after the request found it.
 var errNoCase = errors.New("no case")
 
+// errNotACaseID marks an errNoCase whose id is not 32 hex digits, such as a prefix, which
+// reprise's commands accept and a base URL does not: its answer says so (caseError).
+var errNotACaseID = errors.New("not 32 hex digits")
+
 // noCase is errNoCase naming the id asked for.
-func noCase(id string) error { return fmt.Errorf("%w %s", errNoCase, strconv.Quote(id)) }
+func noCase(id string) error {
+	if _, ok := parseHexKey(id); !ok {
+		return fmt.Errorf("%w %s: %w", errNoCase, strconv.Quote(id), errNotACaseID)
+	}
+	return fmt.Errorf("%w %s", errNoCase, strconv.Quote(id))
+}
 
 // entry finds a case's entry number. Caller holds mu.
 func (s *store) entry(caseID string) (uint32, bool) {
