@@ -1,6 +1,7 @@
 package replayext
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/reprise-dev/reprise/callsite"
@@ -48,6 +49,11 @@ func (r *replay) responses(w http.ResponseWriter, req *http.Request) {
 	}
 	var err error
 	if requested.Messages, err = parsed.Resolve(func(id string, byCall bool) *replaycase.Step { return recordedResponse(c, id, byCall) }); err != nil {
+		var bad *wireapi.RequestError
+		if refCase == "" && errors.As(err, &bad) {
+			// Nothing to look the reference up in: say why, and what base URL has a case.
+			bad.Message += " This session has been served no recorded model call yet, so the base URL that names no case has none to look it up in: use /v1/cases/{case_id}/openai/v1."
+		}
 		writeRequestError(w, err)
 		return
 	}

@@ -160,3 +160,30 @@ func TestResponsesStreamsTheAPIsEvents(t *testing.T) {
 		"response.function_call_arguments.delta", "response.function_call_arguments.done", "response.output_item.done", "response.completed"}, types)
 	assert.JSONEq(t, `{"city":"Paris","unit":"celsius"}`, args)
 }
+
+// On the base URL that names no case, a reference resolves in the case the session was served
+// last. A session served nothing yet has no such case: its previous_response_id was refused as
+// "not found in the replayed case", which named no case and no way out; the answer says why
+// and names the scoped base URL.
+func TestAReferenceBeforeAnyAnswerOnTheUnscopedBaseURLNamesTheScopedOne(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	writeDataset(t, root, testfixtures.OTelEvents)
+	s := startReplay(t, root, nil)
+	chat := sdkRequests(t)
+	first, second := asResponses(t, chat[0]), asResponses(t, chat[1])
+	items := second["input"].([]any)
+	second["previous_response_id"] = "chatcmpl-1"
+	second["input"] = items[len(items)-1:] // the function_call_output alone
+
+	resp, body := s.do("POST", "/openai/v1/responses", second, map[string]string{headerSession: "fresh"})
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, string(body))
+	assert.Contains(t, string(body), `"param":"previous_response_id"`)
+	assert.Contains(t, string(body), "This session has been served no recorded model call yet")
+	assert.Contains(t, string(body), "/v1/cases/{case_id}/openai/v1")
+
+	session := map[string]string{headerSession: "served"}
+	resp, body = s.do("POST", "/openai/v1/responses", first, session)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	resp, body = s.do("POST", "/openai/v1/responses", second, session)
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "the reference resolves in the case served: %s", body)
+}
