@@ -27,7 +27,7 @@ import (
 // was still in the queue at the kill and is written after the restart, possibly after that
 // read: so from the read on, for as long as it is remembered, a writer with SkipRedelivered
 // (the exporter's persistent queue) remembers the cases it writes too (wroteAfterRead; at most
-// maxAdoptedIDs, ~40 MB, for an hour after a restart that resent cases). Without a queue no
+// maxAdoptedIDs, ~96 MiB in one map, for an hour after a restart that resent cases). Without a queue no
 // copy is written after the restart but the marked case itself, so nothing more is remembered. Write drops a marked case whose id it remembers. A copy
 // whose Write is still running when the marked case's Write looks (two queue consumers at
 // once) is not known: the case is written twice.
@@ -35,7 +35,9 @@ import (
 // An unmarked case is never dropped: a re-drive writes a newer row under the same case_id on
 // purpose. Nor is a marked case that holds other counts of spans or events than the stored
 // copy: spans of its trace that arrived late, between the write and the crash, were stored and
-// are rebuilt into it, and the copy lacks them (readers keep the newer row). A copy the writer
+// are rebuilt into it, and the copy lacks them (readers keep the newer row); nor one whose
+// verdict differs from the stored row's: a re-drive killed before it wrote a case it accepted
+// sends it again, and the quarantine row it read is no copy of it. A copy the writer
 // cannot read (a segment set aside, a published file it fails to read) is not known, and the
 // case is written again: two rows under one case_id, which readers deduplicate, are better
 // than a lost case.
@@ -70,8 +72,14 @@ type adoptedCaseIDs struct {
 	readUntil time.Time
 }
 
-// telemetryCount is what a case was built from: its spans and GenAI events.
-type telemetryCount struct{ spans, events int64 }
+// telemetryCount is what a case was built from, its spans and GenAI events, and the verdict
+// on it. A copy written before a crash has the verdict of the case sent again; a row of the
+// same case with another one is not a copy: the quarantine row a re-drive read, whose case the
+// re-drive accepted, is built from the same spans (TestARedrivenCaseSentAgainAfterACrashIsNotTakenForItsQuarantineRow).
+type telemetryCount struct {
+	spans, events int64
+	quarantined   bool
+}
 
 // caseIDKey is a case id (32 hex digits, replaycase.ID) as 16 bytes; ok is false for any other
 // string.
@@ -107,7 +115,7 @@ func (a *adoptedCaseIDs) add(rows []caseIDRow, now time.Time) {
 	ids := map[[16]byte]telemetryCount{}
 	for _, row := range rows {
 		if key, ok := caseIDKey(row.CaseID); ok && len(ids) < maxAdoptedIDs {
-			ids[key] = telemetryCount{row.Provenance.SpanCount, row.Provenance.EventCount}
+			ids[key] = telemetryCount{row.Provenance.SpanCount, row.Provenance.EventCount, row.Status == replaycase.StatusQuarantined}
 		}
 	}
 	if len(ids) == 0 {
@@ -162,6 +170,7 @@ func (a *adoptedCaseIDs) wroteAfterRead(cases []*replaycase.Case, now time.Time)
 	for i, c := range cases {
 		rows[i].CaseID = c.CaseID
 		rows[i].Provenance.SpanCount, rows[i].Provenance.EventCount = c.Provenance.SpanCount, c.Provenance.EventCount
+		rows[i].Status = c.Status
 	}
 	a.add(rows, now)
 }
@@ -195,7 +204,7 @@ func readPublished(root string, now time.Time) []caseIDRow {
 }
 
 // dropResent returns the cases without those marked Resent that an adoption holds (the same
-// case_id, built from as many spans and events), and the ids of those it left out. Without a
+// case_id, built from as many spans and events, with the same verdict), and the ids of those it left out. Without a
 // marked case it takes no lock and copies nothing.
 func (a *adoptedCaseIDs) dropResent(cases []*replaycase.Case, now time.Time) (kept []*replaycase.Case, dropped []string) {
 	if !slices.ContainsFunc(cases, isResent) {
@@ -219,19 +228,20 @@ func (a *adoptedCaseIDs) dropResent(cases []*replaycase.Case, now time.Time) (ke
 }
 
 // holds reports whether an adopted segment held c: its case id, built from as many spans and
-// events. Caller holds mu.
+// events, with the same verdict. Caller holds mu.
 func (a *adoptedCaseIDs) holds(c *replaycase.Case) bool {
 	key, ok := caseIDKey(c.CaseID)
 	if !ok {
 		return false
 	}
-	built := telemetryCount{c.Provenance.SpanCount, c.Provenance.EventCount}
+	built := telemetryCount{c.Provenance.SpanCount, c.Provenance.EventCount, c.Status == replaycase.StatusQuarantined}
 	return a.adoptions.holds(key, func(held telemetryCount) bool { return held == built })
 }
 
 // caseIDRow is the projection segmentCaseIDs reads: parquet-go decodes these columns alone.
 type caseIDRow struct {
-	CaseID     string `parquet:"case_id"`
+	CaseID     string            `parquet:"case_id"`
+	Status     replaycase.Status `parquet:"status"`
 	Provenance struct {
 		SpanCount  int64 `parquet:"span_count"`
 		EventCount int64 `parquet:"event_count"`

@@ -35,7 +35,7 @@ func TestAdoptedCaseIDsAreForgottenAfterAnHourAndPastTheBound(t *testing.T) {
 
 	a = &adoptedCaseIDs{}
 	a.add([]caseIDRow{{CaseID: id}}, now)
-	// A second adoption counted as holding the bound's ids (a map that size would take 40 MB).
+	// A second adoption counted as holding the bound's ids (a map that size would take ~96 MiB).
 	a.adoptions.add(expiringSet[[16]byte, telemetryCount]{until: now.Add(adoptedIDsFor), keys: map[[16]byte]telemetryCount{}, n: maxAdoptedIDs}, maxAdoptedIDs, now)
 	_, dropped = a.dropResent(marked(), now)
 	assert.Empty(t, dropped, "the oldest adoption is forgotten past the bound")
