@@ -76,7 +76,10 @@ func TestValidateNamesTheField(t *testing.T) {
 		"bad":            {"directory must not be empty", "max_rows_per_file must be positive, got 0", "row_group_rows must be positive, got -1", `compression must be one of gzip, none, snappy, zstd; got "lzma"`, "file_max_age must be between 0 and 5m0s, got 1h0m0s", "file_max_staged_size must be positive, got 0"},
 		"split_batches":  {"sending_queue.batch.max_size must be 0"},
 		"bad_retention":  {"retention.cases must not be negative, got -24h0m0s\nretention.failed must not be negative, got -48h0m0s", "retention.interval must be positive, got 0s"},
-		"requests_queue": {`sending_queue.sizer must be bytes, got "requests"`},
+		// A number without a unit decodes as nanoseconds and passed: cases: 7 deleted every day
+		// but today's, and interval: 30 ran retention back to back.
+		"unitless_retention": {"retention.cases is 7ns: a number without a unit is nanoseconds; give the unit (7d)", "retention.quarantine is 30ns", "retention.failed is 14ns", "retention.interval is 30ns: a number without a unit is nanoseconds; give the unit (30m)"},
+		"requests_queue":     {`sending_queue.sizer must be bytes, got "requests"`},
 		// A size or interval the user wrote is checked even while what uses it is off: no
 		// setting is accepted that would fail the day file_max_age or retention is turned on.
 		"unused_but_not_positive": {"file_max_staged_size must be positive, got -5", "retention.interval must be positive, got -1s"},

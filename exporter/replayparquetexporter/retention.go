@@ -70,15 +70,31 @@ func (r RetentionConfig) validate() []error {
 		name string
 		age  Age
 	}{{"cases", r.Cases}, {"quarantine", r.Quarantine}, {"failed", r.Failed}} {
-		if f.age < 0 {
+		switch {
+		case f.age < 0:
 			errs = append(errs, fmt.Errorf("retention.%s must not be negative, got %s", f.name, time.Duration(f.age)))
+		case unitless(time.Duration(f.age)):
+			errs = append(errs, unitlessError("retention."+f.name, time.Duration(f.age), "d"))
 		}
 	}
 	// Checked with retention off too, like file_max_staged_size: the default is positive.
-	if r.Interval <= 0 {
+	switch {
+	case r.Interval <= 0:
 		errs = append(errs, fmt.Errorf("retention.interval must be positive, got %s", r.Interval))
+	case unitless(r.Interval):
+		errs = append(errs, unitlessError("retention.interval", r.Interval, "m"))
 	}
 	return errs
+}
+
+// unitless reports whether a positive duration can only be a number written without a unit: a
+// YAML number decodes as nanoseconds and passed the checks above, so "cases: 7" deleted every
+// partition but today's, and "interval: 30" ran retention back to back. No retention setting
+// means less than a millisecond.
+func unitless(d time.Duration) bool { return d > 0 && d < time.Millisecond }
+
+func unitlessError(key string, d time.Duration, unit string) error {
+	return fmt.Errorf("%s is %s: a number without a unit is nanoseconds; give the unit (%d%s)", key, d, int64(d), unit)
 }
 
 func (r RetentionConfig) policy() dataset.Retention {
