@@ -48,7 +48,7 @@ func TestLoadConfig(t *testing.T) {
 		Assertions:      map[string]string{"expected": `span.attributes["app.expected"]`},
 		Select: &SelectConfig{Rules: map[string]string{
 			"error_root": `IsRootSpan() and span.status.code == STATUS_CODE_ERROR`,
-			"low_score":  `log.event_name == "gen_ai.evaluation.result" and log.attributes["gen_ai.evaluation.score.value"] < 0.5`,
+			"low_score":  `(log.event_name == "gen_ai.evaluation.result" or log.attributes["event.name"] == "gen_ai.evaluation.result") and Double(log.attributes["gen_ai.evaluation.score.value"]) < 0.5`,
 		}, SampleRate: 0.01, Unselected: "pass"},
 		RawSpans:           "all",
 		ForwardJoinedLogs:  true,

@@ -408,6 +408,31 @@ func TestGuideRecipesMatchValuesRecordedAsStrings(t *testing.T) {
 	}
 }
 
+// SDKs before the LogRecord EventName field name an event in the event.name attribute (the
+// recorded otel-events run does), and the processor joins such an event as a GenAI event; but
+// OTTL's log.event_name reads only the field, so a recipe that tested it alone never matched
+// such an evaluator's verdict, and the run was dropped.
+func TestGuideRecipesMatchEventsNamedByAttribute(t *testing.T) {
+	recipes := guideRecipes(t)
+	for i, tc := range []struct {
+		recipe int
+		by     string
+	}{{1, "low_score"}, {2, "moderation"}} { // recipes 1 and 2: failures and complaints, flagged conversations
+		r := recordedRun(t, testfixtures.OTelEvents, 10+i, nil)
+		lr := r.logs.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().AppendEmpty()
+		lr.SetTraceID(r.tid)
+		lr.Attributes().PutStr("event.name", "gen_ai.evaluation.result")
+		lr.Attributes().PutStr("gen_ai.evaluation.name", "policy")
+		lr.Attributes().PutDouble("gen_ai.evaluation.score.value", 0.2)
+		lr.Attributes().PutStr("gen_ai.evaluation.score.label", "fail")
+		h := newHarness(t, func(c *Config) { c.Select = recipes[tc.recipe].Select })
+		sendAll(h, []run{r})
+		cases := h.cases()
+		require.Len(t, cases, 1, "recipe %d", tc.recipe)
+		assert.Equal(t, tc.by, cases[0].SelectedBy)
+	}
+}
+
 // A fragment (spans that arrived after the run's case closed) holds no root: an error_root rule
 // cannot match it, yet it belongs to a selected run and is kept under the run's reason.
 func TestLateFragmentOfASelectedRunIsKept(t *testing.T) {
