@@ -433,6 +433,21 @@ func TestGuideRecipesMatchEventsNamedByAttribute(t *testing.T) {
 	}
 }
 
+// The recorded OpenInference run names its model calls openinference.span.kind LLM, without
+// gen_ai.operation.name: the first recipe ("all failures") must still keep one that failed.
+func TestGuideRecipeKeepsAFailedOpenInferenceModelCall(t *testing.T) {
+	r := recordedRun(t, testfixtures.OpenInference, 12, func(sp ptrace.Span, _ *run) {
+		if v, _ := sp.Attributes().Get("openinference.span.kind"); v.Str() == "LLM" {
+			sp.Status().SetCode(ptrace.StatusCodeError)
+		}
+	})
+	h := newHarness(t, func(c *Config) { c.Select = guideRecipes(t)[1].Select })
+	sendAll(h, []run{r})
+	cases := h.cases()
+	require.Len(t, cases, 1)
+	assert.Equal(t, "failed_model_call", cases[0].SelectedBy)
+}
+
 // A fragment (spans that arrived after the run's case closed) holds no root: an error_root rule
 // cannot match it, yet it belongs to a selected run and is kept under the run's reason.
 func TestLateFragmentOfASelectedRunIsKept(t *testing.T) {
