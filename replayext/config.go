@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/confdur"
 	"github.com/reprise-dev/reprise/scrub"
 )
 
@@ -110,9 +111,11 @@ func (c *Config) Validate() error {
 	if strings.TrimSpace(c.NetAddr.Endpoint) == "" {
 		errs = append(errs, fmt.Errorf("endpoint must not be empty: host:port to listen on (default %s)", DefaultEndpoint))
 	}
-	errs = append(errs, c.negativeTimeouts()...)
+	errs = append(errs, c.badTimeouts()...)
 	if c.RefreshInterval <= 0 {
 		errs = append(errs, fmt.Errorf("refresh_interval must be positive, got %s", c.RefreshInterval))
+	} else if err := confdur.Unitless("refresh_interval", c.RefreshInterval, "s"); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Mode != ModeStrict && c.Mode != ModeLenient && c.Mode != ModeHybrid {
 		errs = append(errs, fmt.Errorf("mode must be %q, %q or %q, got %s", ModeStrict, ModeLenient, ModeHybrid, c.Mode))
@@ -136,14 +139,17 @@ func (c *Config) Validate() error {
 	}
 	if c.Sessions.IdleTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("sessions.idle_timeout must be positive, got %s", c.Sessions.IdleTimeout))
+	} else if err := confdur.Unitless("sessions.idle_timeout", c.Sessions.IdleTimeout, "m"); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
 
-// negativeTimeouts refuses the timeouts net/http takes for none at all when negative, unlike 0
+// badTimeouts refuses the timeouts net/http takes for none at all when negative, unlike 0
 // (which turns read and write bounds off, and makes the header and idle bounds read_timeout's):
-// a sign typo would silently lift a bound the README promises.
-func (c *Config) negativeTimeouts() []error {
+// a sign typo would silently lift a bound the README promises; and those written without a
+// unit, which time out every request.
+func (c *Config) badTimeouts() []error {
 	type timeout struct {
 		name, zero string
 		d          time.Duration
@@ -162,6 +168,8 @@ func (c *Config) negativeTimeouts() []error {
 	for _, t := range all {
 		if t.d < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative (%s), got %s", t.name, t.zero, t.d))
+		} else if err := confdur.Unitless(t.name, t.d, "s"); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errs

@@ -94,6 +94,22 @@ func TestModeNames(t *testing.T) {
 
 // net/http takes a negative timeout for none at all, unlike 0 (read_header_timeout 0 falls back
 // to read_timeout): a typo would silently lift the bound the README promises.
+// A duration written as a plain number (read_timeout: 30, REPRISE_SESSION_TIMEOUT=15) decodes as
+// nanoseconds and passed: every request timed out, every session was forgotten at once.
+func TestUnitlessDurationsAreRefused(t *testing.T) {
+	cfg, err := loadConfig(t, "unitless_durations")
+	require.NoError(t, err)
+	err = confmap.Validate(cfg)
+	for _, want := range []string{
+		"read_timeout is 30ns: a number without a unit is nanoseconds; give the unit (30s)",
+		"upstream.openai.timeout is 60ns",
+		"refresh_interval is 10ns",
+		"sessions.idle_timeout is 15ns: a number without a unit is nanoseconds; give the unit (15m)",
+	} {
+		assert.ErrorContains(t, err, want)
+	}
+}
+
 func TestNegativeTimeoutsAreRefused(t *testing.T) {
 	cfg, err := loadConfig(t, "negative_timeouts")
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/confdur"
 )
 
 // Config of the replay_parquet exporter.
@@ -111,6 +112,14 @@ func (c *Config) Validate() error {
 	}
 	if c.FileMaxAge < 0 || c.FileMaxAge > maxFileMaxAge {
 		errs = append(errs, fmt.Errorf("file_max_age must be between 0 and %s, got %s", maxFileMaxAge, c.FileMaxAge))
+	}
+	for _, d := range []struct {
+		key string
+		d   time.Duration
+	}{{"timeout", c.Timeout}, {"file_max_age", c.FileMaxAge}} {
+		if err := confdur.Unitless(d.key, d.d, "s"); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	// Checked with file_max_age off too: the default is positive, so this is a value the user
 	// wrote, and it would fail the day file_max_age is turned on.

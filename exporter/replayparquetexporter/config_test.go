@@ -79,6 +79,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		// A number without a unit decodes as nanoseconds and passed: cases: 7 deleted every day
 		// but today's, and interval: 30 ran retention back to back.
 		"unitless_retention": {"retention.cases is 7ns: a number without a unit is nanoseconds; give the unit (7d)", "retention.quarantine is 30ns", "retention.failed is 14ns", "retention.interval is 30ns: a number without a unit is nanoseconds; give the unit (30m)"},
+		"unitless_durations": {"timeout is 5ns: a number without a unit is nanoseconds; give the unit (5s)", "file_max_age is 30ns: a number without a unit is nanoseconds; give the unit (30s)"},
 		"requests_queue":     {`sending_queue.sizer must be bytes, got "requests"`},
 		// A size or interval the user wrote is checked even while what uses it is off: no
 		// setting is accepted that would fail the day file_max_age or retention is turned on.

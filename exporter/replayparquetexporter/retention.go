@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/confdur"
 )
 
 // RetentionConfig expires old data: a dt= partition is deleted once the day it holds ended
@@ -70,31 +71,19 @@ func (r RetentionConfig) validate() []error {
 		name string
 		age  Age
 	}{{"cases", r.Cases}, {"quarantine", r.Quarantine}, {"failed", r.Failed}} {
-		switch {
-		case f.age < 0:
+		if f.age < 0 {
 			errs = append(errs, fmt.Errorf("retention.%s must not be negative, got %s", f.name, time.Duration(f.age)))
-		case unitless(time.Duration(f.age)):
-			errs = append(errs, unitlessError("retention."+f.name, time.Duration(f.age), "d"))
+		} else if err := confdur.Unitless("retention."+f.name, time.Duration(f.age), "d"); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	// Checked with retention off too, like file_max_staged_size: the default is positive.
-	switch {
-	case r.Interval <= 0:
+	if r.Interval <= 0 {
 		errs = append(errs, fmt.Errorf("retention.interval must be positive, got %s", r.Interval))
-	case unitless(r.Interval):
-		errs = append(errs, unitlessError("retention.interval", r.Interval, "m"))
+	} else if err := confdur.Unitless("retention.interval", r.Interval, "m"); err != nil {
+		errs = append(errs, err)
 	}
 	return errs
-}
-
-// unitless reports whether a positive duration can only be a number written without a unit: a
-// YAML number decodes as nanoseconds and passed the checks above, so "cases: 7" deleted every
-// partition but today's, and "interval: 30" ran retention back to back. No retention setting
-// means less than a millisecond.
-func unitless(d time.Duration) bool { return d > 0 && d < time.Millisecond }
-
-func unitlessError(key string, d time.Duration, unit string) error {
-	return fmt.Errorf("%s is %s: a number without a unit is nanoseconds; give the unit (%d%s)", key, d, int64(d), unit)
 }
 
 func (r RetentionConfig) policy() dataset.Retention {

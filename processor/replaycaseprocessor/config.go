@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 
+	"github.com/reprise-dev/reprise/internal/confdur"
 	"github.com/reprise-dev/reprise/replaycase"
 	"github.com/reprise-dev/reprise/scrub"
 )
@@ -148,13 +149,10 @@ var _ confmap.Validator = (*Config)(nil)
 func (c *Config) Validate() error {
 	var errs []error
 	positive := func(name string, d time.Duration) {
-		switch {
-		case d <= 0:
+		if d <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, got %s", name, d))
-		case d < time.Millisecond:
-			// A plain number (REPRISE_ROOT_GRACE=15) decodes as nanoseconds and would pass: the
-			// case would close at once. No timer of the processor means less than a millisecond.
-			errs = append(errs, fmt.Errorf("%s is %s: a number without a unit is nanoseconds; give the unit (%ds)", name, d, int64(d)))
+		} else if err := confdur.Unitless(name, d, "s"); err != nil { // REPRISE_ROOT_GRACE=15 closed every case at once
+			errs = append(errs, err)
 		}
 	}
 	positive("root_grace_period", c.RootGracePeriod)

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/confdur"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -107,6 +108,8 @@ func (c *Config) Validate() error {
 	}
 	if c.PollInterval <= 0 {
 		errs = append(errs, fmt.Errorf("poll_interval: must be positive, got %s", c.PollInterval))
+	} else if err := confdur.Unitless("poll_interval", c.PollInterval, "s"); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Storage == nil {
 		errs = append(errs, errors.New("storage: required (a storage extension such as file_storage keeps what was read, so a restart emits nothing twice)"))
@@ -116,6 +119,8 @@ func (c *Config) Validate() error {
 	}
 	if c.RetryInterval <= 0 {
 		errs = append(errs, fmt.Errorf("retry_interval: must be positive, got %s", c.RetryInterval))
+	} else if err := confdur.Unitless("retry_interval", c.RetryInterval, "s"); err != nil {
+		errs = append(errs, err)
 	}
 	if len(c.Select.Datasets) == 0 {
 		errs = append(errs, errors.New("select.datasets: at least one of quarantine, cases"))

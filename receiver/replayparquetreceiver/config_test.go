@@ -61,6 +61,14 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 	}
 }
 
+// An interval written as a plain number decodes as nanoseconds and passed: watch mode listed the
+// dataset back to back, and a refused push was retried at once.
+func TestConfigRefusesUnitlessIntervals(t *testing.T) {
+	err := confmap.Validate(loadConfig(t, "unitless_intervals"))
+	assert.ErrorContains(t, err, "poll_interval is 10ns: a number without a unit is nanoseconds; give the unit (10s)")
+	assert.ErrorContains(t, err, "retry_interval is 5ns")
+}
+
 // Settings that contradict each other are rejected, naming the field, instead of one being
 // ignored or the receiver selecting nothing.
 func TestConfigRejectsContradictions(t *testing.T) {
