@@ -49,7 +49,7 @@ Exit 0: every case passed; 1: a case regressed; 2: usage or infrastructure error
 	fs.StringVar(&o.policyFile, "policy", "", "YAML file: which finding types fail a case, which drifts are allowed")
 	fs.StringVar(&o.mode, "mode", "strict", "replay mode: strict (any miss fails the case; zero live model calls) or hybrid (from a run's first miss on, its model calls go to --upstream)")
 	fs.StringVar(&o.upstream, "upstream", "", "hybrid mode: the live OpenAI API base URL, e.g. https://api.openai.com/v1 (the command's own OPENAI_API_KEY is forwarded)")
-	fs.StringVar(&o.scrubKeyEnv, "scrub-key-env", "REPRISE_SCRUB_KEY", "environment variable holding the scrub key the dataset was recorded with")
+	fs.StringVar(&o.scrubKeyEnv, "scrub-key-env", scrubKeyVar, "environment variable holding the scrub key the dataset was recorded with")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "longest one run of COMMAND may take")
 	o.sel.register(fs, "accepted")
 	pos, command, err := parseInterleaved(fs, args)

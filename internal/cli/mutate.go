@@ -68,7 +68,10 @@ func runMutate(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "warning: %d strings of case %s and the edit were not valid UTF-8; the new case holds U+FFFD in place of each invalid byte sequence\n", n, orig.CaseID)
 		}
 		var derived *replaycase.Case
-		if derived, err = applyMutation(orig, m); err == nil {
+		if err = scrubEdit(&m); err == nil {
+			derived, err = applyMutation(orig, m)
+		}
+		if err == nil {
 			err = writeDerived(derived, *out, stdout, stderr)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/reprise-dev/reprise/internal/testcollector"
+	"github.com/reprise-dev/reprise/internal/testdataset"
 )
 
 // binary is the collector under test (see testcollector.Main).
@@ -126,7 +127,7 @@ service:
 		return all
 	}
 	queue, data, log := read("queue"), read("data"), output()
-	rows, n := decodedRows(t, filepath.Join(dir, "data"))
+	rows, n := testdataset.DecodedValues(t, filepath.Join(dir, "data"))
 	require.Positive(t, n)
 	require.NotEmpty(t, queue, "the queue directory holds the file_storage database")
 	require.Contains(t, string(log), "<secret:openai_api_key:", "the debug exporter printed the scrubbed spans")

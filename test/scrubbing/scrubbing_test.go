@@ -271,7 +271,7 @@ func TestPlantedSecretsNeverReachTheDataset(t *testing.T) {
 	require.Contains(t, string(disk), "Answer #2: based on", "the files are searchable (uncompressed)")
 	require.Contains(t, string(disk), "<secret:openai_api_key:", "the placeholders are there")
 
-	rows, n := decodedRows(t, root)
+	rows, n := testdataset.DecodedValues(t, root)
 	require.GreaterOrEqual(t, n, 3, "a case, its steps and a quarantine row")
 	require.Contains(t, string(rows), "<secret:openai_api_key:", "the decoded rows hold the placeholders")
 	for _, p := range append(planted, partsPlanted()...) {

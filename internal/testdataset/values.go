@@ -1,4 +1,4 @@
-package scrubbing
+package testdataset
 
 import (
 	"errors"
@@ -12,29 +12,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// decodedRows reads every row of every Parquet file under root with a Parquet reader and
-// returns the bytes of all its values, so a search does not depend on the files' compression
-// or encoding.
-func decodedRows(t *testing.T, root string) (values []byte, rows int) {
+// DecodedValues reads every row of every Parquet file under root with a Parquet reader and
+// returns the bytes of all its values, one a line, so a search does not depend on the files'
+// compression or encoding.
+func DecodedValues(t testing.TB, root string) (values []byte, rows int) {
 	t.Helper()
 	require.NoError(t, filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".parquet") {
 			return err
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		info, err := f.Stat()
-		if err != nil {
-			return err
-		}
-		pf, err := parquet.OpenFile(f, info.Size())
-		if err != nil {
-			return err
-		}
-		for _, rg := range pf.RowGroups() {
+		for _, rg := range OpenParquet(t, path).RowGroups() {
 			reader := rg.Rows()
 			buf := make([]parquet.Row, 16)
 			for {
