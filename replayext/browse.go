@@ -116,7 +116,7 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 	}
 	if !found || len(out.Occurrences) == 0 && offset == 0 && !more {
 		// The id came with the request: the log may name it, the answer does not echo it.
-		r.set.Logger.Debug("replay: no recorded call", zap.String("call_site_id", clip(id)))
+		r.set.Logger.Debug("replay: no recorded call", zap.String("call_site_id", r.loggable(id)))
 		writeError(w, http.StatusNotFound, "not_found_error", "no recorded call with that call-site id", nil)
 		return
 	}

@@ -52,7 +52,7 @@ func (r *replay) caseError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, errNoCase):
 		// The id came with the request: the log may name it, the answer does not echo it.
-		r.set.Logger.Debug("replay: no such case", zap.String("error", clip(err.Error())))
+		r.set.Logger.Debug("replay: no such case", zap.String("error", r.loggable(err.Error())))
 		msg := msgNoCase
 		if errors.Is(err, errNotACaseID) {
 			msg += msgNotACaseID
@@ -75,6 +75,13 @@ const msgNoCase = "no recorded case with that id"
 
 // msgNotACaseID follows msgNoCase for an id that is not 32 hex digits (errNotACaseID).
 const msgNotACaseID = ": a case id is 32 hex digits, and a URL needs the whole id (reprise's commands also take a prefix)"
+
+// loggable is a value taken from a request as the log may name it: scrubbed, as the request's
+// body is before it is matched (a key pasted where an id belongs stays out of the collector's
+// log, which holds only scrubbed telemetry), and clipped.
+func (r *replay) loggable(s string) string {
+	return clip(r.scrubber.Text(s, &scrub.Report{}))
+}
 
 // clip bounds a value taken from a request before it is logged: a URL may be a megabyte.
 func clip(s string) string {
@@ -400,7 +407,8 @@ func (r *replay) retrieval(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	refs := c.RetrievalRefs
-	requested := shape(r.scrubber.Text(*q.Query, &scrub.Report{}), q.DataSource)
+	// Both are client text that the processor recorded scrubbed (a source may be a URL with a key).
+	requested := shape(r.scrubber.Text(*q.Query, &scrub.Report{}), r.scrubber.Text(q.DataSource, &scrub.Report{}))
 	recorded := func(h hit) any { return shape(refs[h.pos].Query, refs[h.pos].DataSource) }
 	it, in := r.itemsOf(caseID, endpointRetrieval, endpointRetrieval, "retrieval", len(refs), requested, recorded, func(h hit) string { return refs[h.pos].SpanID }, casediff.RetrievalDrift, casediff.RetrievalDrift)
 	h, ok := r.lookup(w, req, it, in)
