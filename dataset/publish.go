@@ -148,6 +148,15 @@ func (b *batch) publish(afterRename func(int) error) error {
 		if err != nil {
 			return err
 		}
+		if b.recovering {
+			// A rename keeps the time the file was staged, maybe hours before the crash: as
+			// published then, the copies it holds would not be read for the cases sent again
+			// (readPublished), and retention would not give it its hour.
+			now := time.Now()
+			if err := os.Chtimes(final, now, now); err != nil {
+				return err
+			}
+		}
 		if err := syncDir(dir); err != nil {
 			return err
 		}

@@ -135,7 +135,7 @@ func (w *Writer) dropResent(cases []*replaycase.Case, now time.Time) (kept []*re
 	if !slices.ContainsFunc(kept, isResent) {
 		return kept, dropped
 	}
-	w.adopted.published.Do(func() { w.adopted.addRead(readPublished(w.cfg.Root, now), now) })
+	w.adopted.published.Do(func() { w.adopted.addRead(readPublished(w.cfg.Root, w.started), now) })
 	kept, more := w.adopted.dropResent(kept, now)
 	return kept, append(dropped, more...)
 }
@@ -176,21 +176,35 @@ func (a *adoptedCaseIDs) wroteAfterRead(cases []*replaycase.Case, now time.Time)
 }
 
 // readPublished reads the case ids and counts of the cases/ and quarantine/ files under root
-// modified within adoptedIDsFor before now: the copies a crash can have left of the cases the
-// processor sends again, within minutes of the restart. Only those columns are decoded. A
+// that the crash can have left copies in of the cases the processor sends again: those
+// published since started (the writer's start: the batches Recover rolled forward, given the
+// time of their publication) and, of the files published before it, those modified within
+// adoptedIDsFor before the newest of them. The copies were published in the last minutes
+// before the crash, however long the collector stayed down after it: an hour before the
+// restart missed every copy of a night's outage. Only those columns are decoded. A
 // file or partition it cannot read is skipped: the cases it holds, sent again, are written
 // again. The newest files come first: past maxAdoptedIDs, add keeps the first rows, and the
 // copies a crash left are in the files published last.
-func readPublished(root string, now time.Time) []caseIDRow {
+func readPublished(root string, started time.Time) []caseIDRow {
 	files, _ := NewLister(root, Cases, Quarantine).Next() // what it could list
 	type recent struct {
 		path     string
 		modified time.Time
 	}
-	var within []recent
+	var all []recent
+	var crashed time.Time // the newest file's time before started: about when the last run ended
 	for _, f := range files {
-		if info, err := os.Stat(f.Path); err == nil && !info.ModTime().Before(now.Add(-adoptedIDsFor)) {
-			within = append(within, recent{f.Path, info.ModTime()})
+		if info, err := os.Stat(f.Path); err == nil {
+			all = append(all, recent{f.Path, info.ModTime()})
+			if info.ModTime().Before(started) && info.ModTime().After(crashed) {
+				crashed = info.ModTime()
+			}
+		}
+	}
+	var within []recent
+	for _, f := range all {
+		if !f.modified.Before(crashed.Add(-adoptedIDsFor)) {
+			within = append(within, f)
 		}
 	}
 	slices.SortStableFunc(within, func(a, b recent) int { return b.modified.Compare(a.modified) })

@@ -1,6 +1,7 @@
 package dataset_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,9 +105,9 @@ func TestACaseSentAgainAfterACrashIsWrittenOnceWhenItsCopyWasPublished(t *testin
 	}
 }
 
-// Only the files published within the hour before the first marked case are read: a copy
-// published earlier (its file's modification time) is not known, and the case is written
-// again. A file that cannot be read is skipped, the others read: its cases, sent again, are
+// Only the files published within the hour before the last one the crashed writer published
+// are read: a copy published earlier (its file's modification time) is not known, and the
+// case is written again. A file that cannot be read is skipped, the others read: its cases, sent again, are
 // written again.
 func TestOnlyFilesPublishedWithinTheHourAreReadForCasesSentAgain(t *testing.T) {
 	old := newWriter(t)
@@ -118,10 +119,15 @@ func TestOnlyFilesPublishedWithinTheHourAreReadForCasesSentAgain(t *testing.T) {
 		hourAgo := time.Now().Add(-time.Hour - time.Minute)
 		require.NoError(t, os.Chtimes(f.Path, hourAgo, hourAgo))
 	}
+	last := fixtureCases(t)[0] // the crash's last file, an hour and a minute after the others
+	last.CaseID = "0123456789abcdef0123456789abcdef"
+	_, err = old.Write([]*replaycase.Case{last})
+	require.NoError(t, err)
 	res, err := restart(t, old).Write(markedResent(fixtureCases(t)))
 	require.NoError(t, err)
-	assert.Empty(t, res.Resent, "published more than an hour ago")
+	assert.Empty(t, res.Resent, "published more than an hour before the last file")
 	byID, _ := publishedRows(t, old.Root())
+	delete(byID, last.CaseID)
 	for id, n := range byID {
 		assert.Equal(t, 2, n, "case %s", id)
 	}
@@ -191,4 +197,43 @@ func TestACaseSentAgainAfterItsQueuedCopyWasWrittenIsWrittenOnce(t *testing.T) {
 	byID, _ := publishedRows(t, restarted.Root())
 	assert.Equal(t, map[string]int{first.CaseID: 1, ids[0]: 1, ids[1]: 1, ids[2]: 2}, byID,
 		"the grown case is written again, the others once")
+}
+
+// The copies a crash left were published in its last minutes, however long the collector
+// stayed down: after a night's outage, the files published before the crash, and the batch it
+// left half published (rolled forward by Recover at the restart, a rename that keeps the time
+// the files were staged), were read as published hours ago, the copies not known, and the
+// cases sent again written twice.
+func TestACaseSentAgainAfterALongOutageIsWrittenOnce(t *testing.T) {
+	cases := fixtureCases(t)
+	crashed := newWriter(t)
+	_, err := crashed.Write(cases[:1])
+	require.NoError(t, err)
+	SetAfterRename(crashed, func(renamed int) error {
+		if renamed == 1 {
+			return errors.New("killed") // steps/ is published, quarantine/ and cases/ are not
+		}
+		return nil
+	})
+	_, err = crashed.Write(cases[1:])
+	require.ErrorIs(t, err, ErrCommitted)
+	overnight := time.Now().Add(-8 * time.Hour)
+	for _, dir := range []string{crashed.Root(), StagingOf(crashed)} {
+		require.NoError(t, filepath.WalkDir(dir, func(path string, _ os.DirEntry, err error) error {
+			if err == nil {
+				err = os.Chtimes(path, overnight, overnight)
+			}
+			return err
+		}))
+	}
+
+	restarted := restart(t, crashed)
+	res, err := restarted.Write(markedResent(fixtureCases(t)))
+	require.NoError(t, err)
+	assert.Len(t, res.Resent, len(cases), "the files of the crash's last hour hold every case")
+	byID, _ := publishedRows(t, restarted.Root())
+	assert.Len(t, byID, len(cases))
+	for id, n := range byID {
+		assert.Equal(t, 1, n, "case %s", id)
+	}
 }

@@ -304,3 +304,43 @@ func namesIn(t *testing.T, root, ds, dt string) map[string]bool {
 	}
 	return out
 }
+
+// A batch rolled forward after a crash is just published, however long ago it was staged (the
+// collector down for the night): retention keeps it its hour, as any file just published. A
+// rename keeps the staged file's time, and a rolled-forward batch of an expired day went at
+// the first pass after the restart.
+func TestExpireKeepsABatchRolledForwardAfterALongOutage(t *testing.T) {
+	crashed := newWriter(t)
+	cases := fixtureCases(t)
+	for _, c := range cases {
+		c.StartTime = time.Date(2020, 1, 1, 5, 0, 0, 0, time.UTC)
+	}
+	SetAfterRename(crashed, func(renamed int) error {
+		if renamed == 1 {
+			return errors.New("killed") // steps/ is published, quarantine/ and cases/ are not
+		}
+		return nil
+	})
+	_, err := crashed.Write(cases)
+	require.ErrorIs(t, err, ErrCommitted)
+	overnight := time.Now().Add(-8 * time.Hour)
+	require.NoError(t, filepath.WalkDir(StagingOf(crashed), func(path string, _ os.DirEntry, err error) error {
+		if err == nil {
+			err = os.Chtimes(path, overnight, overnight)
+		}
+		return err
+	}))
+	restarted, err := NewWriter(ConfigOf(crashed))
+	require.NoError(t, err)
+	rec, err := restarted.Recover(time.Now().Add(-time.Hour))
+	require.NoError(t, err)
+	require.Len(t, rec.RolledForward, 3)
+
+	got, err := Expire(restarted.Root(), Retention{Cases: 24 * time.Hour, Quarantine: 24 * time.Hour}, time.Now())
+	require.NoError(t, err)
+	for _, e := range got {
+		assert.Zero(t, e.Files, "%s/dt=%s: a file rolled forward at the restart was deleted", e.Dataset, e.Partition)
+	}
+	cases2, _ := readDataset(t, restarted.Root(), Cases)
+	assert.Len(t, cases2, 2)
+}

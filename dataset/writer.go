@@ -103,9 +103,12 @@ type Writer struct {
 	// nil without file_max_age or without file locks.
 	owner *segmentOwner
 	// adopted are the case ids of the segments adoptSegments took over and of the files
-	// published within the hour before the first case sent again, which Write does not
+	// published within the hour before this writer started (or since), which Write does not
 	// write again when a case is sent again after a crash (resent.go).
 	adopted adoptedCaseIDs
+	// started is when this writer was made: the files modified before it are the previous
+	// run's (readPublished).
+	started time.Time
 	// delivered are the digests of cases committed before a restart, with SkipRedelivered
 	// (redelivered.go).
 	delivered deliveredDigests
@@ -132,7 +135,7 @@ func NewWriter(cfg WriterConfig, opts ...Option) (*Writer, error) {
 	stepOptions = append(stepOptions, parquet.KeyValueMetadata(StepsLayoutKey, StepsLayout))
 	w := &Writer{
 		cfg: cfg, caseOptions: caseOptions, stepOptions: stepOptions, create: createFile, syncStaging: syncDir,
-		segmentCaseOptions: segmentOptions(parquet.SchemaOf(CaseRow{})),
+		segmentCaseOptions: segmentOptions(parquet.SchemaOf(CaseRow{})), started: time.Now(),
 	}
 	if w.stepsOfCases, err = newStepsOfCases(parquet.SchemaOf(CaseRow{}), parquet.SchemaOf(StepRow{})); err != nil {
 		return nil, err
