@@ -122,16 +122,9 @@ func stepsOf(cases []*replaycase.Case) int {
 // the batch: a case not written must be findable by its id. The count says which check left
 // them out.
 func TestEveryCaseLeftOutAsSentAgainIsNamed(t *testing.T) {
-	ctx := context.Background()
 	cases := runsOf(t, 150)
 	cfg := testConfig(t)
-	killed := newObserved(t, cfg)
-	td := ptrace.NewTraces()
-	for _, c := range cases {
-		require.NoError(t, replaycase.Encode(c, td))
-	}
-	require.NoError(t, killed.ConsumeTraces(ctx, td))
-	require.NoError(t, killed.Shutdown(ctx))
+	writtenBeforeTheKill(t, cfg, cases)
 
 	stderr := captureStderr(t)
 	restarted := newObserved(t, cfg)
@@ -155,13 +148,7 @@ func TestCasesLeftOutAreNamedWhenTheCollectorSamplesItsLogs(t *testing.T) {
 	ctx := context.Background()
 	cases := runsOf(t, 30)
 	cfg := testConfig(t)
-	killed := newObserved(t, cfg)
-	td := ptrace.NewTraces()
-	for _, c := range cases {
-		require.NoError(t, replaycase.Encode(c, td))
-	}
-	require.NoError(t, killed.ConsumeTraces(ctx, td))
-	require.NoError(t, killed.Shutdown(ctx))
+	writtenBeforeTheKill(t, cfg, cases)
 
 	stderr := captureStderr(t)
 	set, _, logs := observedSettings(t)
@@ -230,4 +217,17 @@ func captureStderr(t *testing.T) func() string {
 		require.NoError(t, err)
 		return string(data)
 	}
+}
+
+// writtenBeforeTheKill writes cases with an exporter on cfg that then stops: the copies a
+// collector killed before the processor released the cases' records leaves.
+func writtenBeforeTheKill(t *testing.T, cfg *Config, cases []*replaycase.Case) {
+	t.Helper()
+	killed := newObserved(t, cfg)
+	td := ptrace.NewTraces()
+	for _, c := range cases {
+		require.NoError(t, replaycase.Encode(c, td))
+	}
+	require.NoError(t, killed.ConsumeTraces(context.Background(), td))
+	require.NoError(t, killed.Shutdown(context.Background()))
 }
