@@ -131,6 +131,11 @@ func (c *Config) Validate() error {
 	if c.CaseCacheSize < 1 {
 		errs = append(errs, fmt.Errorf("case_cache_size must be positive, got %d", c.CaseCacheSize))
 	}
+	// confighttp takes a negative limit for its default (20 MiB): a sign typo, or a limit
+	// meant as "none", would silently give another bound than the one written.
+	if c.MaxRequestBodySize < 0 {
+		errs = append(errs, fmt.Errorf("max_request_body_size must not be negative (0: the default, 20 MiB), got %d", c.MaxRequestBodySize))
+	}
 	if c.MaxConcurrentRequests < 1 {
 		errs = append(errs, fmt.Errorf("max_concurrent_requests must be positive, got %d", c.MaxConcurrentRequests))
 	}

@@ -95,9 +95,10 @@ func TestModeNames(t *testing.T) {
 // net/http takes a negative timeout for none at all, unlike 0 (read_header_timeout 0 falls back
 // to read_timeout): a typo would silently lift the bound the README promises.
 // A duration written as a plain number (read_timeout: 30, REPRISE_SESSION_TIMEOUT=15) decodes as
-// nanoseconds and passed: every request timed out, every session was forgotten at once.
-func TestUnitlessDurationsAreRefused(t *testing.T) {
-	cfg, err := loadConfig(t, "unitless_durations")
+// nanoseconds and passed: every request timed out, every session was forgotten at once. A
+// negative body limit was taken for the default.
+func TestUnitlessDurationsAndANegativeBodyLimitAreRefused(t *testing.T) {
+	cfg, err := loadConfig(t, "unitless_durations_negative_body_limit")
 	require.NoError(t, err)
 	err = confmap.Validate(cfg)
 	for _, want := range []string{
@@ -105,6 +106,7 @@ func TestUnitlessDurationsAreRefused(t *testing.T) {
 		"upstream.openai.timeout is 60ns",
 		"refresh_interval is 10ns",
 		"sessions.idle_timeout is 15ns: a number without a unit is nanoseconds; give the unit (15m)",
+		"max_request_body_size must not be negative (0: the default, 20 MiB), got -1",
 	} {
 		assert.ErrorContains(t, err, want)
 	}
