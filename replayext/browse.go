@@ -32,12 +32,21 @@ func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
 			*p.dst = t
 		}
 	}
-	offset, limit, ok := pageOf(w, q)
+	token, limit, ok := pageOf(w, q)
 	if !ok {
 		return
 	}
+	var after *caseCursor
+	if token != "" {
+		c, ok := parseCaseCursor(token)
+		if !ok {
+			badPageToken(w)
+			return
+		}
+		after = &c
+	}
 	status, agent := q.Get("status"), q.Get("agent")
-	page, more := r.store.list(caseFilter{status: status, agent: agent, since: since, until: until}, offset, limit)
+	page, last, more := r.store.list(caseFilter{status: status, agent: agent, since: since, until: until}, after, limit)
 	out := struct {
 		Cases         []*dataset.CaseSummary `json:"cases"`
 		NextPageToken string                 `json:"next_page_token,omitempty"`
@@ -47,33 +56,30 @@ func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
 		r.caseError(w, err)
 		return
 	}
-	if more { // more cases than offset+limit: the sum is below the number of cases
-		out.NextPageToken = strconv.Itoa(offset + limit)
+	if more {
+		out.NextPageToken = last.String()
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
 // pageOf reads a listing's page: limit 1–1000 (default 100) and page_token, a
-// next_page_token (an offset), or answers 400 naming the parameter.
-func pageOf(w http.ResponseWriter, q url.Values) (offset, limit int, ok bool) {
+// next_page_token, which the listing reads, or answers 400 naming the parameter.
+func pageOf(w http.ResponseWriter, q url.Values) (token string, limit int, ok bool) {
 	limit = 100
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1000 {
 			writeError(w, http.StatusBadRequest, "invalid_request_error", "limit must be between 1 and 1000", map[string]any{"param": "limit"})
-			return 0, 0, false
+			return "", 0, false
 		}
 		limit = n
 	}
-	if v := q.Get("page_token"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			writeError(w, http.StatusBadRequest, "invalid_request_error", "page_token must be a next_page_token of this listing", map[string]any{"param": "page_token"})
-			return 0, 0, false
-		}
-		offset = n // any size: the caller never adds to it, and an offset past the end lists none
-	}
-	return offset, limit, true
+	return q.Get("page_token"), limit, true
+}
+
+// badPageToken answers a page_token that is no next_page_token of the listing.
+func badPageToken(w http.ResponseWriter) {
+	writeError(w, http.StatusBadRequest, "invalid_request_error", "page_token must be a next_page_token of this listing", map[string]any{"param": "page_token"})
 }
 
 func (r *replay) getCase(w http.ResponseWriter, req *http.Request) {
@@ -85,9 +91,18 @@ func (r *replay) getCase(w http.ResponseWriter, req *http.Request) {
 // getCall: GET /v1/calls/{call_site_id} → every recorded occurrence, request and response.
 func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 	id := req.PathValue("call_site_id")
-	offset, limit, ok := pageOf(w, req.URL.Query())
+	token, limit, ok := pageOf(w, req.URL.Query())
 	if !ok {
 		return
+	}
+	offset := 0 // the occurrences are paged by offset
+	if token != "" {
+		n, err := strconv.Atoi(token)
+		if err != nil || n < 0 {
+			badPageToken(w)
+			return
+		}
+		offset = n // any size: it is never added to, and an offset past the end lists none
 	}
 	// One page of occurrences: a call every run makes (the same first prompt) is recorded in
 	// every case, and reading them all into one answer would hold the dataset in memory.

@@ -906,29 +906,33 @@ type caseFilter struct {
 	since, until  time.Time
 }
 
-// list returns the ids of the cases that pass f, in start order, from the offset-th on, at
-// most limit of them, and whether more cases pass f after those. offset may be any
-// non-negative int (it comes from a client's page_token): it is never added to.
-func (s *store) list(f caseFilter, offset, limit int) (page []string, more bool) {
+// list returns the ids of at most limit cases the filter selects, in the listing's order
+// (start time, then id), after the cursor when one is given, with the cursor of the last one,
+// and whether more follow.
+func (s *store) list(f caseFilter, after *caseCursor, limit int) (page []string, last caseCursor, more bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	since, until := unixNanos(f.since, math.MinInt64), unixNanos(f.until, math.MaxInt64)
-	passed := 0
-	for _, n := range s.look.ordered {
+	ordered := s.look.ordered
+	if after != nil {
+		ordered = ordered[sort.Search(len(ordered), func(i int) bool {
+			c := s.entries.at(ordered[i])
+			return after.before(c.start, c.id)
+		}):]
+	}
+	for _, n := range ordered {
 		c := s.entries.at(n)
 		sum := s.summaries.values[*s.summaryOf.at(n)]
 		if (f.status != "" && sum.status != f.status) || (f.agent != "" && sum.agent != f.agent) || c.start < since || c.start >= until {
 			continue
 		}
-		if passed >= offset {
-			if len(page) == limit {
-				return page, true
-			}
-			page = append(page, c.id.String())
+		if len(page) == limit {
+			return page, last, true
 		}
-		passed++
+		page = append(page, c.id.String())
+		last = caseCursor{c.start, c.id}
 	}
-	return page, false
+	return page, last, false
 }
 
 // unixNanos is t in Unix nanoseconds, clamped to what they can hold; unset when t is zero.

@@ -299,7 +299,7 @@ func mappedBytes(s *store) int {
 
 // listAll lists every case, in start order.
 func listAll(s *store) []string {
-	ids, more := s.list(caseFilter{}, 0, math.MaxInt)
+	ids, _, more := s.list(caseFilter{}, nil, math.MaxInt)
 	if more {
 		panic("list: more after an unbounded page")
 	}
