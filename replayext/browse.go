@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -95,20 +96,20 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	offset := 0 // the occurrences are paged by offset
+	var after *uint32
 	if token != "" {
-		n, err := strconv.Atoi(token)
-		if err != nil || n < 0 {
+		n, err := strconv.ParseUint(strings.TrimPrefix(token, callTokenPrefix), 10, 32)
+		if err != nil || !strings.HasPrefix(token, callTokenPrefix) {
 			badPageToken(w)
 			return
 		}
-		offset = n // any size: it is never added to, and an offset past the end lists none
+		last := uint32(n)
+		after = &last
 	}
 	// One page of occurrences: a call every run makes (the same first prompt) is recorded in
 	// every case, and reading them all into one answer would hold the dataset in memory.
-	refs, all := r.store.callsFor(id, offset, limit)
-	found := all > 0
-	more := all > offset+limit
+	p := r.store.callsFor(id, after, limit)
+	refs, found, more := p.hits, p.all > 0, p.more
 	type occurrence struct {
 		CaseID string           `json:"case_id"`
 		Step   *replaycase.Step `json:"step"`
@@ -129,17 +130,21 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 		}
 		out.Occurrences = append(out.Occurrences, occurrence{h.caseID, st})
 	}
-	if !found || len(out.Occurrences) == 0 && offset == 0 && !more {
+	if !found || len(out.Occurrences) == 0 && after == nil && !more {
 		// The id came with the request: the log may name it, the answer does not echo it.
 		r.set.Logger.Debug("replay: no recorded call", zap.String("call_site_id", r.loggable(id)))
 		writeError(w, http.StatusNotFound, "not_found_error", "no recorded call with that call-site id", nil)
 		return
 	}
 	if more {
-		out.NextPageToken = strconv.Itoa(offset + limit)
+		out.NextPageToken = callTokenPrefix + strconv.FormatUint(uint64(p.last), 10)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
+
+// callTokenPrefix begins a next_page_token of the occurrences of a call (callPage.last
+// follows), so that an offset, which these tokens were before, is refused, not misread.
+const callTokenPrefix = "after_"
 
 // listDivergences: GET /v1/divergences with the session in the X-Replay-Session header (or
 // ?session=) → that session's divergences: lenient and hybrid answers, and refused requests,

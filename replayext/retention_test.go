@@ -47,14 +47,14 @@ func TestStoreForgetsExpiredCases(t *testing.T) {
 		assert.False(t, s.has(c.CaseID))
 		_, err := s.get(t.Context(), c.CaseID)
 		assert.ErrorIs(t, err, errNoCase)
-		_, all := s.callsFor(c.Steps[0].CallSiteID, 0, 10)
+		all := s.callsFor(c.Steps[0].CallSiteID, nil, 10).all
 		assert.Zero(t, all)
 	}
 	for _, c := range cases[2:] {
 		got, err := s.get(t.Context(), c.CaseID)
 		require.NoError(t, err)
 		assert.Equal(t, c.CaseID, got.CaseID)
-		_, all := s.callsFor(c.Steps[0].CallSiteID, 0, 10)
+		all := s.callsFor(c.Steps[0].CallSiteID, nil, 10).all
 		assert.Equal(t, 1, all)
 	}
 }

@@ -948,12 +948,31 @@ func unixNanos(t time.Time, unset int64) int64 {
 	return t.UnixNano()
 }
 
-// callsFor lists the recorded occurrences of a call-site id from the offset-th on, at most
-// limit of them, and how many there are in all: a page costs its own occurrences, not all.
-func (s *store) callsFor(id string, offset, limit int) (page []hit, all int) {
+// callPage is a page of the recorded occurrences of a call-site id.
+type callPage struct {
+	hits []hit
+	// last is the index's number of the page's last occurrence (byCall orders a call-site id's
+	// occurrences by it, and a refresh keeps it): the next page starts after it, so an
+	// occurrence removed from a page already read moves none of the later pages.
+	last uint32
+	all  int  // the occurrences of the id in all
+	more bool // occurrences follow the page
+}
+
+// callsFor lists at most limit recorded occurrences of a call-site id, after the one numbered
+// *after when it is given: a page costs its own occurrences, not all.
+func (s *store) callsFor(id string, after *uint32, limit int) callPage {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	lo, hi := s.callRun(id)
-	from := lo + min(offset, hi-lo)
-	return s.hitsOf(from, from+min(limit, hi-from)), hi - lo
+	from := lo
+	if after != nil {
+		from += sort.Search(hi-lo, func(i int) bool { return s.look.byCall[lo+i] > *after })
+	}
+	to := from + min(limit, hi-from)
+	p := callPage{hits: s.hitsOf(from, to), all: hi - lo, more: to < hi}
+	if to > from {
+		p.last = s.look.byCall[to-1]
+	}
+	return p
 }

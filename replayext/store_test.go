@@ -135,7 +135,7 @@ func TestStoreIgnoresDuplicatesAndUnknownCases(t *testing.T) {
 	assert.ErrorIs(t, err, errNoCase)
 	assert.Equal(t, fmt.Sprintf("%032x", 0), s.firstCase())
 	assert.Zero(t, s.llmCount("nope"))
-	_, all := s.callsFor("not-a-call-site-id", 0, 10)
+	all := s.callsFor("not-a-call-site-id", nil, 10).all
 	assert.Zero(t, all)
 }
 
@@ -167,13 +167,18 @@ func TestMatchWithinOneCase(t *testing.T) {
 	id, hits := s.match(req, "", nil)
 	assert.Equal(t, x.CallSiteID, id)
 	assert.Equal(t, []hit{{a.CaseID, 0}}, hits, "without a case, the first: which answer is the session's (followed)")
-	every, all := s.callsFor(id, 0, 10)
+	calls := s.callsFor(id, nil, 10)
+	every, all := calls.hits, calls.all
 	assert.ElementsMatch(t, []hit{{a.CaseID, 0}, {a.CaseID, 2}, {b.CaseID, 0}, {c.CaseID, 1}}, every)
 	assert.Equal(t, 4, all)
-	page, _ := s.callsFor(id, 1, 2)
-	assert.Equal(t, every[1:3], page, "a page of them")
-	page, _ = s.callsFor(id, 9, 2)
-	assert.Empty(t, page, "past the last")
+	first := s.callsFor(id, nil, 1)
+	assert.True(t, first.more)
+	page := s.callsFor(id, &first.last, 2)
+	assert.Equal(t, every[1:3], page.hits, "a page of them")
+	assert.True(t, page.more)
+	page = s.callsFor(id, &calls.last, 2)
+	assert.Empty(t, page.hits, "past the last")
+	assert.False(t, page.more)
 	hits, all = s.followed(id, c.CaseID, 0)
 	assert.Equal(t, []hit{{c.CaseID, 1}}, hits)
 	assert.Equal(t, 4, all)
