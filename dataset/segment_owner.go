@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -21,6 +22,11 @@ import (
 
 // ownerPrefix and ownerSuffix name a writer's owner file in staging: owner-<id>.lock.
 const ownerPrefix, ownerSuffix = "owner-", ".lock"
+
+// ownerFileGrace is how old an unlocked owner file must be before it counts as a gone writer's.
+// A writer locks its owner file right after creating it (newSegmentOwner); younger, it may be
+// one that is starting and has not locked it yet.
+const ownerFileGrace = time.Minute
 
 // errNoFileLocks is what lockFile returns where the system has no advisory file locks
 // (filelock_other.go): segments then keep the age rule alone.
@@ -85,6 +91,29 @@ func (o *segmentOwner) release(left bool) {
 func ownerOf(segmentName string) string {
 	_, owner, _ := strings.Cut(strings.TrimPrefix(segmentName, segmentPrefix), ownerSep)
 	return owner
+}
+
+// ownerFileOf is the owner an owner file's name gives; ok is false for any other entry.
+func ownerFileOf(name string) (owner string, ok bool) {
+	owner, ok = strings.CutPrefix(name, ownerPrefix)
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(owner, ownerSuffix)
+}
+
+// checkOwnerFile looks at an owner file that no segment may name: a writer killed while staging
+// held none of its segments (during its start, or idle after its last merge) left only that
+// file. Once older than ownerFileGrace, its state is checked, so that close removes it when
+// its writer is gone; without this each such crash left an owner file in staging for good.
+func (g *goneOwners) checkOwnerFile(entry os.DirEntry, now time.Time) {
+	owner, ok := ownerFileOf(entry.Name())
+	if !ok {
+		return
+	}
+	if info, err := entry.Info(); err == nil && info.ModTime().Before(now.Add(-ownerFileGrace)) {
+		g.state(owner)
+	}
 }
 
 // ownerState is what an owner's lock tells of its process.

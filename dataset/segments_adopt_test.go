@@ -154,3 +154,44 @@ func TestASurvivingWriterAdoptsADeadPeersSegmentsWithoutRestarting(t *testing.T)
 	assert.Equal(t, 16, steps)
 	assert.Empty(t, stagedDirs(t, StagingOf(dead), SegmentPrefix))
 }
+
+// A writer killed while it had no segment in staging (during its start, or idle after its last
+// merge was published) leaves its owner file and nothing that names it. The next writer removes
+// it: otherwise every such crash left an owner file in staging for good (a kill -9 campaign left
+// 2 of 34). An owner file created just now, whose writer may not have locked it yet, stays.
+func TestTheOwnerFileOfAWriterKilledWithoutSegmentsIsRemoved(t *testing.T) {
+	killed := newSegmentWriter(t, 1000)
+	writeBatches(t, killed, 1)
+	_, err := killed.Flush(true) // everything published: staging holds no segment of it
+	require.NoError(t, err)
+	ReleaseOwner(killed) // the process is gone
+	old := time.Now().Add(-time.Hour)
+	killedOwner := ownerFiles(t, StagingOf(killed))
+	require.Len(t, killedOwner, 1)
+	require.NoError(t, os.Chtimes(filepath.Join(StagingOf(killed), killedOwner[0]), old, old))
+	starting := filepath.Join(StagingOf(killed), "owner-01a25080-0000-7000-8000-000000000000.lock")
+	require.NoError(t, os.WriteFile(starting, nil, 0o644)) // created, not locked yet
+
+	restarted, err := NewWriter(ConfigOf(killed))
+	require.NoError(t, err)
+	_, err = restarted.Recover(time.Now().Add(-15 * time.Minute))
+	require.NoError(t, err)
+
+	left := ownerFiles(t, StagingOf(killed))
+	assert.NotContains(t, left, killedOwner[0], "the killed writer's owner file is removed")
+	assert.Contains(t, left, filepath.Base(starting), "a starting writer's owner file stays")
+	assert.Len(t, left, 2, "the restarted writer's and the starting one's")
+}
+
+func ownerFiles(t *testing.T, staging string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(staging)
+	require.NoError(t, err)
+	var owners []string
+	for _, e := range entries {
+		if IsOwnerFile(e.Name()) {
+			owners = append(owners, e.Name())
+		}
+	}
+	return owners
+}

@@ -476,15 +476,7 @@ func TestSegmentsOfAGoneWriterAreAdoptedAtOnceAndALiveWritersAreNot(t *testing.T
 	res, err = restarted.Flush(true)
 	require.NoError(t, err)
 	assert.Len(t, res.Files, 3, "adopted at the first start")
-	var owners []string
-	entries, err := os.ReadDir(StagingOf(live))
-	require.NoError(t, err)
-	for _, e := range entries {
-		if IsOwnerFile(e.Name()) {
-			owners = append(owners, e.Name())
-		}
-	}
-	assert.Len(t, owners, 2, "the gone writer's owner file is removed; the two live writers' stay")
+	assert.Len(t, ownerFiles(t, StagingOf(live)), 2, "the gone writer's owner file is removed; the two live writers' stay")
 }
 
 // rowDiff names the values of two rows that differ, with their levels (a row's String does not
