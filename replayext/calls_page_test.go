@@ -27,21 +27,7 @@ func TestCallOccurrencesArePaged(t *testing.T) {
 	cases := writeDataset(t, root, testfixtures.OTelEvents, testfixtures.OTelEvents, testfixtures.OTelEvents)
 	s := startReplay(t, root, nil)
 	callID := cases[0].Steps[1].CallSiteID
-	page := func(q string) (caseIDs []string, next string) {
-		resp, body := s.do("GET", "/v1/calls/"+callID+q, nil, nil)
-		require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-		var out struct {
-			Occurrences []struct {
-				CaseID string `json:"case_id"`
-			}
-			NextPageToken string `json:"next_page_token"`
-		}
-		require.NoError(t, json.Unmarshal(body, &out))
-		for _, o := range out.Occurrences {
-			caseIDs = append(caseIDs, o.CaseID)
-		}
-		return caseIDs, out.NextPageToken
-	}
+	page := func(q string) ([]string, string) { return occurrencesPage(t, s, callID, q) }
 	all, last := page("")
 	require.Len(t, all, 3, "the same call in three cases")
 	assert.Empty(t, last)
@@ -77,21 +63,7 @@ func TestANextPageOfOccurrencesSkipsNoneWhenAnEarlierOneIsDeleted(t *testing.T) 
 	}
 	require.Len(t, files, 3)
 	s := startReplay(t, root, func(c *Config) { c.RefreshInterval = time.Hour }) // refreshed below
-	page := func(q string) (caseIDs []string, next string) {
-		resp, body := s.do("GET", "/v1/calls/"+callID+q, nil, nil)
-		require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-		var out struct {
-			Occurrences []struct {
-				CaseID string `json:"case_id"`
-			}
-			NextPageToken string `json:"next_page_token"`
-		}
-		require.NoError(t, json.Unmarshal(body, &out))
-		for _, o := range out.Occurrences {
-			caseIDs = append(caseIDs, o.CaseID)
-		}
-		return caseIDs, out.NextPageToken
-	}
+	page := func(q string) ([]string, string) { return occurrencesPage(t, s, callID, q) }
 	all, _ := page("")
 	require.Len(t, all, 3)
 	got, next := page("?limit=1")
@@ -119,4 +91,23 @@ func writeRun(t *testing.T, root, run string, i int) []*replaycase.Case {
 	cases := testpipeline.RunTraces(t, exp, []string{run}, []ptrace.Traces{td})
 	require.NoError(t, exp.Shutdown(context.Background()))
 	return cases
+}
+
+// occurrencesPage is one page of GET /v1/calls/{callID}: its occurrences' case ids and its
+// next_page_token.
+func occurrencesPage(t *testing.T, s *server, callID, query string) (caseIDs []string, next string) {
+	t.Helper()
+	resp, body := s.do("GET", "/v1/calls/"+callID+query, nil, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	var out struct {
+		Occurrences []struct {
+			CaseID string `json:"case_id"`
+		}
+		NextPageToken string `json:"next_page_token"`
+	}
+	require.NoError(t, json.Unmarshal(body, &out))
+	for _, o := range out.Occurrences {
+		caseIDs = append(caseIDs, o.CaseID)
+	}
+	return caseIDs, out.NextPageToken
 }

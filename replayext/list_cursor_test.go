@@ -25,21 +25,7 @@ func TestANextPageSkipsNoCaseWhenAnEarlierOneIsDeleted(t *testing.T) {
 	require.NoError(t, err)
 	writeDataset(t, root, testfixtures.Traceloop, testfixtures.OpenInference)
 	s := startReplay(t, root, func(c *Config) { c.RefreshInterval = time.Hour }) // refreshed below
-	list := func(q string) (ids []string, next string) {
-		resp, body := s.do("GET", "/v1/cases"+q, nil, nil)
-		require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-		var out struct {
-			Cases []struct {
-				CaseID string `json:"case_id"`
-			}
-			NextPageToken string `json:"next_page_token"`
-		}
-		require.NoError(t, json.Unmarshal(body, &out))
-		for _, c := range out.Cases {
-			ids = append(ids, c.CaseID)
-		}
-		return ids, out.NextPageToken
-	}
+	list := func(q string) ([]string, string) { return casesPage(t, s, q) }
 	all, _ := list("")
 	require.Len(t, all, 3)
 	require.Contains(t, all, first[0].CaseID)
@@ -61,4 +47,22 @@ func TestANextPageSkipsNoCaseWhenAnEarlierOneIsDeleted(t *testing.T) {
 		got = append(got, page...)
 	}
 	assert.ElementsMatch(t, all, got, "every case listed once, the deleted one before it went")
+}
+
+// casesPage is one page of GET /v1/cases: its case ids and its next_page_token.
+func casesPage(t *testing.T, s *server, query string) (ids []string, next string) {
+	t.Helper()
+	resp, body := s.do("GET", "/v1/cases"+query, nil, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	var out struct {
+		Cases []struct {
+			CaseID string `json:"case_id"`
+		}
+		NextPageToken string `json:"next_page_token"`
+	}
+	require.NoError(t, json.Unmarshal(body, &out))
+	for _, c := range out.Cases {
+		ids = append(ids, c.CaseID)
+	}
+	return ids, out.NextPageToken
 }

@@ -377,22 +377,7 @@ func TestCaseAndCallLookup(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "data")
 	cases := writeDataset(t, root, testfixtures.OTelEvents, testfixtures.Traceloop, testfixtures.OTelNoContent)
 	s := startReplay(t, root, nil)
-	list := func(q string) (ids []string, next string) {
-		resp, body := s.do("GET", "/v1/cases"+q, nil, nil)
-		require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-		var out struct {
-			Cases []struct {
-				CaseID string `json:"case_id"`
-				Status string
-			}
-			NextPageToken string `json:"next_page_token"`
-		}
-		require.NoError(t, json.Unmarshal(body, &out))
-		for _, c := range out.Cases {
-			ids = append(ids, c.CaseID)
-		}
-		return ids, out.NextPageToken
-	}
+	list := func(q string) ([]string, string) { return casesPage(t, s, q) }
 	all, _ := list("")
 	assert.Len(t, all, 3)
 	accepted, _ := list("?status=accepted&agent=weather-bot")
