@@ -17,26 +17,26 @@ import (
 )
 
 // localConfig is config/local.yaml with free ports and its directories under dir.
-func localConfig(t *testing.T, dir string) (cfg string, otlpHTTP int) {
+func localConfig(t *testing.T, dir string) (cfg string, otlpHTTP, otlpGRPC int) {
 	b, err := os.ReadFile(filepath.Join(testcollector.RepoRoot(), "config", "local.yaml"))
 	require.NoError(t, err)
-	otlpHTTP = testcollector.FreePort(t)
+	otlpHTTP, otlpGRPC = testcollector.FreePort(t), testcollector.FreePort(t)
 	cfg = strings.NewReplacer(
-		"127.0.0.1:4317", fmt.Sprintf("127.0.0.1:%d", testcollector.FreePort(t)),
+		"127.0.0.1:4317", fmt.Sprintf("127.0.0.1:%d", otlpGRPC),
 		"127.0.0.1:4318", fmt.Sprintf("127.0.0.1:%d", otlpHTTP),
 		"127.0.0.1:8790", fmt.Sprintf("127.0.0.1:%d", testcollector.FreePort(t)),
 		"./reprise-data", filepath.Join(dir, "reprise-data"),
 		// the collector's own metrics listen on a fixed port (8888) that parallel tests share
 		"\nservice:\n", "\nservice:\n  telemetry:\n    metrics:\n      level: none\n",
 	).Replace(string(b))
-	return cfg, otlpHTTP
+	return cfg, otlpHTTP, otlpGRPC
 }
 
 // Problem 11: with the local defaults, a client that never finishes its request headers is cut
 // off after read_header_timeout (10 s) instead of holding a connection for minutes.
 func TestLocalConfigCutsOffIncompleteHeaders(t *testing.T) {
 	t.Setenv("REPRISE_SCRUB_KEY", "e2e-key")
-	cfg, port := localConfig(t, t.TempDir())
+	cfg, port, _ := localConfig(t, t.TempDir())
 	c := launch(t, cfg, port)
 	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	require.NoError(t, err)
