@@ -224,16 +224,19 @@ func encodeStep(c *Case, st *Step, tid pcommon.TraceID, caseSpan pcommon.SpanID,
 // Decode rebuilds every case in td from its canonical spans. Spans that are not canonical
 // (no replay.case_id) are ignored.
 func Decode(td ptrace.Traces) ([]*Case, error) {
-	byID := map[string]*Case{}
-	var order []string
+	byID := map[string]*Case{} // the case each id's spans go to now
+	var order []*Case
 	// steps is how many spans follow in the scope: Encode writes a case's span and then its
-	// steps into one scope, so that sizes the case's steps once instead of growing them.
-	get := func(id string, steps int) *Case {
+	// steps into one scope, so that sizes the case's steps once instead of growing them. A case
+	// span of an id whose case already has one starts another case: two cases of one id in a
+	// batch (a request with an all-zero trace id sent twice) stay two, not one with every step
+	// twice.
+	get := func(id string, steps int, caseSpan bool) *Case {
 		c, ok := byID[id]
-		if !ok {
+		if !ok || (caseSpan && c.SchemaVersion != "") {
 			c = &Case{CaseID: id, Steps: make([]Step, 0, steps)}
 			byID[id] = c
-			order = append(order, id)
+			order = append(order, c)
 		}
 		return c
 	}
@@ -247,9 +250,10 @@ func Decode(td ptrace.Traces) ([]*Case, error) {
 				if !ok {
 					continue
 				}
-				c := get(id.Str(), spans.Len()-k-1)
+				_, isStep := sp.Attributes().Get(AttrStepIndex)
+				c := get(id.Str(), spans.Len()-k-1, !isStep)
 				var err error
-				if _, isStep := sp.Attributes().Get(AttrStepIndex); isStep {
+				if isStep {
 					err = decodeStep(c, sp)
 				} else {
 					err = decodeCase(c, rs.Resource().Attributes(), sp)
@@ -261,10 +265,9 @@ func Decode(td ptrace.Traces) ([]*Case, error) {
 		}
 	}
 	out := make([]*Case, 0, len(order))
-	for _, id := range order {
-		c := byID[id]
+	for _, c := range order {
 		if c.SchemaVersion == "" {
-			return nil, fmt.Errorf("case %s: steps without a case span", id)
+			return nil, fmt.Errorf("case %s: steps without a case span", c.CaseID)
 		}
 		if len(c.Steps) == 0 {
 			c.Steps = nil // as before the capacity hint: a case without steps decodes with none
