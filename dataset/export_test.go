@@ -126,7 +126,8 @@ func WriteLikeTheWriter[T any](out io.Writer, rows []T, rowGroupRows int) error 
 
 // IsOwnerFile tells whether a file in staging is a writer's owner file.
 func IsOwnerFile(name string) bool {
-	return strings.HasPrefix(name, ownerPrefix) && strings.HasSuffix(name, ownerSuffix)
+	_, ok := ownerFileOf(name)
+	return ok
 }
 
 // ReleaseOwner lets go of a writer's owner lock, as the end of its process does.

@@ -27,7 +27,7 @@ import (
 // was still in the queue at the kill and is written after the restart, possibly after that
 // read: so from the read on, for as long as it is remembered, a writer with SkipRedelivered
 // (the exporter's persistent queue) remembers the cases it writes too (wroteAfterRead; at most
-// maxAdoptedIDs, ~96 MiB in one map, for an hour after a restart that resent cases). Without a queue no
+// maxAdoptedIDs, 96 MiB in one map (BenchmarkAdoptedIDsAtTheBound), for an hour after a restart that resent cases). Without a queue no
 // copy is written after the restart but the marked case itself, so nothing more is remembered. Write drops a marked case whose id it remembers. A copy
 // whose Write is still running when the marked case's Write looks (two queue consumers at
 // once) is not known: the case is written twice.

@@ -494,8 +494,9 @@ func (w *Writer) adoptSegments(staleBefore time.Time) error {
 	var errs []error
 	owners := &goneOwners{staging: w.cfg.Staging, checked: map[string]checkedOwner{}}
 	defer owners.close()
+	now := time.Now()
 	for _, entry := range entries {
-		owners.checkOwnerFile(entry, time.Now()) // a live writer's, this one's included, is locked
+		owners.checkOwnerFile(entry, now) // a live writer's, this one's included, is locked
 		if !entry.IsDir() || !strings.HasPrefix(entry.Name(), segmentPrefix) || known[entry.Name()] || merged[entry.Name()] {
 			continue
 		}

@@ -103,8 +103,8 @@ type Writer struct {
 	// nil without file_max_age or without file locks.
 	owner *segmentOwner
 	// adopted are the case ids of the segments adoptSegments took over and of the files
-	// published within the hour before this writer started (or since), which Write does not
-	// write again when a case is sent again after a crash (resent.go).
+	// published in the last hour of the writer before this one, or since this one started,
+	// which Write does not write again when a case is sent again after a crash (resent.go).
 	adopted adoptedCaseIDs
 	// started is when this writer was made: the files modified before it are the previous
 	// run's (readPublished).

@@ -36,7 +36,7 @@ func anthropicPath(path string) bool {
 // serverError answers the errors of confighttp's server (confighttp.WithErrorHandler). Its
 // message is logged, not answered: it may quote the request (a Content-Encoding).
 func (r *replay) serverError(w http.ResponseWriter, req *http.Request, msg string, status int) {
-	r.set.Logger.Debug("replay: request refused before its route", zap.Int("status", status), zap.String("error", r.loggable(msg)))
+	r.debugRequestValue("replay: request refused before its route", "error", msg, zap.Int("status", status))
 	if status == http.StatusUnauthorized {
 		writeAPIError(w, req, status, "invalid_request_error", "the replay server's auth refused the request's credentials",
 			map[string]any{"code": "invalid_api_key"})

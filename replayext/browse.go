@@ -5,10 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
-
-	"go.uber.org/zap"
 
 	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/replaycase"
@@ -98,12 +95,11 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 	}
 	var after *uint32
 	if token != "" {
-		n, err := strconv.ParseUint(strings.TrimPrefix(token, callTokenPrefix), 10, 32)
-		if err != nil || !strings.HasPrefix(token, callTokenPrefix) {
+		last, ok := parseCallToken(token)
+		if !ok {
 			badPageToken(w)
 			return
 		}
-		last := uint32(n)
 		after = &last
 	}
 	// One page of occurrences: a call every run makes (the same first prompt) is recorded in
@@ -132,19 +128,15 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 	}
 	if !found || len(out.Occurrences) == 0 && after == nil && !more {
 		// The id came with the request: the log may name it, the answer does not echo it.
-		r.set.Logger.Debug("replay: no recorded call", zap.String("call_site_id", r.loggable(id)))
+		r.debugRequestValue("replay: no recorded call", "call_site_id", id)
 		writeError(w, http.StatusNotFound, "not_found_error", "no recorded call with that call-site id", nil)
 		return
 	}
 	if more {
-		out.NextPageToken = callTokenPrefix + strconv.FormatUint(uint64(p.last), 10)
+		out.NextPageToken = callToken(p.last)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
-
-// callTokenPrefix begins a next_page_token of the occurrences of a call (callPage.last
-// follows), so that an offset, which these tokens were before, is refused, not misread.
-const callTokenPrefix = "after_"
 
 // listDivergences: GET /v1/divergences with the session in the X-Replay-Session header (or
 // ?session=) → that session's divergences: lenient and hybrid answers, and refused requests,

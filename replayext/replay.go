@@ -52,7 +52,7 @@ func (r *replay) caseError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, errNoCase):
 		// The id came with the request: the log may name it, the answer does not echo it.
-		r.set.Logger.Debug("replay: no such case", zap.String("error", r.loggable(err.Error())))
+		r.debugRequestValue("replay: no such case", "error", err.Error())
 		msg := msgNoCase
 		if errors.Is(err, errNotACaseID) {
 			msg += msgNotACaseID
@@ -76,11 +76,14 @@ const msgNoCase = "no recorded case with that id"
 // msgNotACaseID follows msgNoCase for an id that is not 32 hex digits (errNotACaseID).
 const msgNotACaseID = ": a case id is 32 hex digits, and a URL needs the whole id (reprise's commands also take a prefix)"
 
-// loggable is a value taken from a request as the log may name it: scrubbed, as the request's
-// body is before it is matched (a key pasted where an id belongs stays out of the collector's
-// log, which holds only scrubbed telemetry), and clipped.
-func (r *replay) loggable(s string) string {
-	return clip(r.scrubber.Text(s, &scrub.Report{}))
+// debugRequestValue logs msg at debug level naming, under key, a value taken from a request:
+// scrubbed, as the request's body is before it is matched (a key pasted where an id belongs
+// stays out of the collector's log, which holds only scrubbed telemetry), and clipped. Only
+// when debug is on: scrubbing a value costs more than the 404 or 401 that logs it.
+func (r *replay) debugRequestValue(msg, key, value string, fields ...zap.Field) {
+	if ce := r.set.Logger.Check(zap.DebugLevel, msg); ce != nil {
+		ce.Write(append(fields, zap.String(key, clip(r.scrubber.Text(value, &scrub.Report{}))))...)
+	}
 }
 
 // clip bounds a value taken from a request before it is logged: a URL may be a megabyte.

@@ -20,7 +20,9 @@ const scrubKeyVar = "REPRISE_SCRUB_KEY"
 // (REPRISE_SCRUB_KEY, else the default key file), so that a secret in it gets the placeholder
 // it has in the recorded steps. JSON stays JSON (scrubbing writes a string back as JSON).
 func scrubEdit(m *mutation) error {
-	s, err := scrub.New(scrub.Config{Enabled: true, Key: configopaque.String(os.Getenv(scrubKeyVar))})
+	cfg := scrub.DefaultConfig()
+	cfg.Key = configopaque.String(os.Getenv(scrubKeyVar))
+	s, err := scrub.New(cfg)
 	if err != nil {
 		return err
 	}

@@ -119,12 +119,15 @@ func TestREADMERedriveConfigKeepsWhatReplayCaseTookOnDisk(t *testing.T) {
 		} `yaml:"service"`
 	}
 	require.NoError(t, yaml.Unmarshal([]byte(readmeRedriveConfig(t)), &doc))
+	checked := 0
 	for id, p := range doc.Processors {
 		if !strings.HasPrefix(id, "replay_case") {
 			continue
 		}
+		checked++
 		assert.NotEmpty(t, p.Storage, "%s: without storage a kill -9 loses the cases it took", id)
 		assert.Contains(t, doc.Extensions, p.Storage, "%s: storage names a configured extension", id)
 		assert.Contains(t, doc.Service.Extensions, p.Storage, "%s: storage names an enabled extension", id)
 	}
+	assert.Positive(t, checked, "the README's re-drive has a replay_case processor")
 }

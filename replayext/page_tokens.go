@@ -39,3 +39,21 @@ func (c caseCursor) before(start int64, id hexKey) bool {
 	}
 	return compareKeys(c.id, id) < 0
 }
+
+// callTokenPrefix begins a next_page_token of the occurrences of a call: "after_<n>", n the
+// index's number of the page's last occurrence (callPage.last). The prefix makes an offset,
+// which these tokens were before, refused, not misread.
+const callTokenPrefix = "after_"
+
+// callToken is the next_page_token of a page of occurrences that ended at last.
+func callToken(last uint32) string { return callTokenPrefix + strconv.FormatUint(uint64(last), 10) }
+
+// parseCallToken reads a next_page_token of the occurrences of a call.
+func parseCallToken(token string) (last uint32, ok bool) {
+	n, found := strings.CutPrefix(token, callTokenPrefix)
+	if !found {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(n, 10, 32)
+	return uint32(v), err == nil
+}
