@@ -2,7 +2,6 @@ package replayext
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -97,17 +96,5 @@ func writeRun(t *testing.T, root, run string, i int) []*replaycase.Case {
 // next_page_token.
 func occurrencesPage(t *testing.T, s *server, callID, query string) (caseIDs []string, next string) {
 	t.Helper()
-	resp, body := s.do("GET", "/v1/calls/"+callID+query, nil, nil)
-	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-	var out struct {
-		Occurrences []struct {
-			CaseID string `json:"case_id"`
-		}
-		NextPageToken string `json:"next_page_token"`
-	}
-	require.NoError(t, json.Unmarshal(body, &out))
-	for _, o := range out.Occurrences {
-		caseIDs = append(caseIDs, o.CaseID)
-	}
-	return caseIDs, out.NextPageToken
+	return listedPage(t, s, "/v1/calls/"+callID+query)
 }

@@ -52,17 +52,24 @@ func TestANextPageSkipsNoCaseWhenAnEarlierOneIsDeleted(t *testing.T) {
 // casesPage is one page of GET /v1/cases: its case ids and its next_page_token.
 func casesPage(t *testing.T, s *server, query string) (ids []string, next string) {
 	t.Helper()
-	resp, body := s.do("GET", "/v1/cases"+query, nil, nil)
+	return listedPage(t, s, "/v1/cases"+query)
+}
+
+// listedPage is one page of a listing (GET /v1/cases or /v1/calls/{id}): the case ids it lists
+// and its next_page_token.
+func listedPage(t *testing.T, s *server, path string) (caseIDs []string, next string) {
+	t.Helper()
+	resp, body := s.do("GET", path, nil, nil)
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 	var out struct {
-		Cases []struct {
+		Cases, Occurrences []struct {
 			CaseID string `json:"case_id"`
 		}
 		NextPageToken string `json:"next_page_token"`
 	}
 	require.NoError(t, json.Unmarshal(body, &out))
-	for _, c := range out.Cases {
-		ids = append(ids, c.CaseID)
+	for _, c := range append(out.Cases, out.Occurrences...) {
+		caseIDs = append(caseIDs, c.CaseID)
 	}
-	return ids, out.NextPageToken
+	return caseIDs, out.NextPageToken
 }
