@@ -47,6 +47,7 @@ const (
 	ReasonInvalidTraceID = "invalid_trace_id" // the spans had an all-zero (empty) trace id; one case per request
 	ReasonInvalidSpanID  = "invalid_span_id"  // a span had an all-zero (empty) span id; its step got a substitute
 	ReasonEventLimit     = "event_limit"      // GenAI log events past max_events_per_trace were dropped
+	ReasonSpanIDReused   = "span_id_reused"   // a span reused the span id of a different span of its trace and was dropped
 )
 
 // ReasonOverBudget quarantines a case whose cost exceeds the processor's
@@ -66,7 +67,7 @@ var reasonCodes = []string{
 	ReasonSecretDetected, ReasonEmbeddingsNotRecorded, ReasonConflictingConventions,
 	ReasonEvicted, ReasonSpanLimit, ReasonShutdown, ReasonMaxAge, ReasonLateSpans, ReasonTraceSplit,
 	ReasonInvalidUsage, ReasonInvalidParameter, ReasonInvalidTimestamp, ReasonEndBeforeStart,
-	ReasonInvalidUTF8, ReasonInvalidTraceID, ReasonInvalidSpanID, ReasonEventLimit,
+	ReasonInvalidUTF8, ReasonInvalidTraceID, ReasonInvalidSpanID, ReasonEventLimit, ReasonSpanIDReused,
 	ReasonOverBudget,
 	ReasonUndecodableCase,
 }

@@ -29,12 +29,13 @@ type traceBuffer struct {
 	fragment      int  // 0 for the first case of a trace, n for its n-th later fragment
 	spanLimitPart bool // continues a case closed at limits.max_spans_per_trace, not a late arrival
 	fromKafka     bool // holds data consumed from Kafka, so a partial trace is a split (split_trace.go)
-	seenSpans     map[pcommon.SpanID]struct{}
+	seenSpans     map[pcommon.SpanID]spanPrint
 	seenEvents    map[eventKey]struct{}
 	repaired      int        // strings repaired to valid UTF-8
 	masked        bool       // holds telemetry scrubbing masked something in (scrub_intake.go)
 	live          bool       // holds telemetry received since the start: else its case is Resent (verdict.go)
 	droppedEvents int        // events past limits.max_events_per_trace
+	reusedSpanIDs int        // spans dropped for reusing another span's id (span_print.go)
 	walKeys       []string   // write-ahead records holding this buffer's telemetry
 	marker        *walMarker // stored when this part, closed at the span limit, is released (span_limit_resume.go)
 	elem          *list.Element
@@ -43,7 +44,7 @@ type traceBuffer struct {
 func newTraceBuffer(id pcommon.TraceID, now time.Time, fragment int) *traceBuffer {
 	return &traceBuffer{
 		id: id, firstSeen: now, lastSeen: now, fragment: fragment,
-		seenSpans: map[pcommon.SpanID]struct{}{}, seenEvents: map[eventKey]struct{}{},
+		seenSpans: map[pcommon.SpanID]spanPrint{}, seenEvents: map[eventKey]struct{}{},
 	}
 }
 
@@ -202,7 +203,7 @@ func (p *caseProcessor) addSpans(c *traceChunk, now time.Time, due []closing) []
 
 // seenSets are the span ids and event keys an open buffer has seen.
 type seenSets struct {
-	spans  map[pcommon.SpanID]struct{}
+	spans  map[pcommon.SpanID]spanPrint
 	events map[eventKey]struct{}
 }
 
@@ -212,8 +213,8 @@ type seenSets struct {
 // sets keep growing with the trace; b accounts for them, the closed part still does too until
 // it is sent. Caller holds mu.
 func (p *caseProcessor) inheritSeen(b *traceBuffer, seen seenSets) {
-	for id := range b.seenSpans {
-		seen.spans[id] = struct{}{}
+	for id, print := range b.seenSpans {
+		seen.spans[id] = print
 	}
 	for k := range b.seenEvents {
 		seen.events[k] = struct{}{}
@@ -227,18 +228,25 @@ func (p *caseProcessor) inheritSeen(b *traceBuffer, seen seenSets) {
 }
 
 // dedupeSpans removes from c the spans b already holds (a client retry delivers the same span
-// twice) and remembers the rest. It returns how many of the kept spans are roots. Spans without
-// a span id cannot be recognised and are kept. Caller holds mu.
+// twice) and remembers the rest. A different span that reuses a span id b holds is removed too,
+// but counted, logged and its case quarantined (span_print.go). It returns how many of the kept
+// spans are roots. Spans without a span id cannot be recognised and are kept. Caller holds mu.
 func (p *caseProcessor) dedupeSpans(c *traceChunk, b *traceBuffer) (roots int) {
 	dups := 0
+	var reused []pcommon.SpanID
 	forEachScopeSpans(c.td, func(ss ptrace.ScopeSpans) {
 		ss.Spans().RemoveIf(func(sp ptrace.Span) bool {
 			if id := sp.SpanID(); !id.IsEmpty() {
-				if _, seen := b.seenSpans[id]; seen {
-					dups++
+				print := printOf(sp)
+				if was, seen := b.seenSpans[id]; seen {
+					if sameSpan(was, print) {
+						dups++
+					} else {
+						reused = append(reused, id)
+					}
 					return true
 				}
-				b.seenSpans[id] = struct{}{}
+				b.seenSpans[id] = print
 			}
 			if sp.ParentSpanID().IsEmpty() {
 				roots++
@@ -246,9 +254,15 @@ func (p *caseProcessor) dedupeSpans(c *traceChunk, b *traceBuffer) (roots int) {
 			return false
 		})
 	})
-	if dups > 0 {
+	if dups > 0 || len(reused) > 0 {
 		c.stored = nil
+	}
+	if dups > 0 {
 		p.telemetry.ProcessorReplayCaseDuplicates.Add(context.Background(), int64(dups), signalTraces)
+	}
+	if len(reused) > 0 {
+		b.reusedSpanIDs += len(reused)
+		p.reusedSpanIDs(c.id, reused)
 	}
 	return roots
 }

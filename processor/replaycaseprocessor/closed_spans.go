@@ -131,7 +131,7 @@ func compareSpanIDs(a, b pcommon.SpanID) int {
 
 // closedIDsOf returns, sorted, the ids of seen that no remembered close of trace id holds,
 // in a slice the allocator sized (see idBytes); nil when there are none.
-func closedIDsOf[K comparable](seen map[K]struct{}, held func(K) bool, compare func(a, b K) int) []K {
+func closedIDsOf[K comparable, V any](seen map[K]V, held func(K) bool, compare func(a, b K) int) []K {
 	n := 0
 	for k := range seen {
 		if !held(k) {

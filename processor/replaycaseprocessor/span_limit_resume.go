@@ -169,7 +169,7 @@ func (p *caseProcessor) resume(b *traceBuffer) {
 	// The spans sent in the parts before are duplicates for this part too, as they are without
 	// a restart (inheritSeen): a client retry of the cut request must not add them again.
 	for id := range r.sent {
-		b.seenSpans[id] = struct{}{}
+		b.seenSpans[id] = unknownPrint // the mark keeps ids only
 	}
 	b.walKeys = append(b.walKeys, r.keys...)
 	p.wal.hold(r.keys)

@@ -95,6 +95,9 @@ func (p *caseProcessor) buildCase(ctx context.Context, cl closing, run runTeleme
 	if b.droppedEvents > 0 {
 		c.Quarantine(replaycase.ReasonEventLimit, fmt.Sprintf("%d GenAI log events past limits.max_events_per_trace (%d) were dropped", b.droppedEvents, p.cfg.Limits.MaxEventsPerTrace), "")
 	}
+	if b.reusedSpanIDs > 0 {
+		c.Quarantine(replaycase.ReasonSpanIDReused, fmt.Sprintf("%d spans reused the span id of a different span of this trace and were dropped (logged with their span ids)", b.reusedSpanIDs), "")
+	}
 	p.pricer.apply(ctx, c, run.spans)
 	c.Metadata = p.metadata.eval(ctx, run.spans, c.Provenance.RootSpanID)
 	c.Assertions = p.assertions.eval(ctx, run.spans, c.Provenance.RootSpanID)

@@ -34,6 +34,7 @@ type TelemetryBuilder struct {
 	ProcessorReplayCaseDroppedEvents            metric.Int64Counter
 	ProcessorReplayCaseDroppedPassthroughTraces metric.Int64Counter
 	ProcessorReplayCaseDroppedRawTelemetry      metric.Int64Counter
+	ProcessorReplayCaseDroppedSpans             metric.Int64Counter
 	ProcessorReplayCaseDuplicates               metric.Int64Counter
 	ProcessorReplayCaseEmitFailures             metric.Int64Counter
 	ProcessorReplayCaseEvictions                metric.Int64Counter
@@ -129,6 +130,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_replay_case_dropped_raw_telemetry",
 		metric.WithDescription("Cases that keep no raw spans and events (raw_spans) because a part could not be encoded as OTLP protobuf, by part (spans, events); the case is kept without them and logged with its case id, unsampled [Development]"),
 		metric.WithUnit("{cases}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseDroppedSpans, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_dropped_spans",
+		metric.WithDescription("Spans dropped, by reason (span_id_reused, a span that reuses the span id of a different span of its trace, for its steps, parents and events are joined by span id; each logged with its trace and span ids, unsampled, and its case quarantined with reason span_id_reused) [Development]"),
+		metric.WithUnit("{spans}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseDuplicates, err = builder.meter.Int64Counter(

@@ -27,6 +27,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorReplayCaseDroppedEvents.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseDroppedPassthroughTraces.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseDroppedRawTelemetry.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseDroppedSpans.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseDuplicates.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseEmitFailures.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseEvictions.Add(context.Background(), 1)
@@ -67,6 +68,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseDroppedRawTelemetry(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseDroppedSpans(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseDuplicates(t, testTel,
