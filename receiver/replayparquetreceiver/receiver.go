@@ -40,6 +40,7 @@ type replayReceiver struct {
 	// backlogDone is closed when once mode has handled every file present at start (tests
 	// wait on it).
 	backlogDone chan struct{}
+	progress    *backlogProgress // made by run; only run's goroutine uses it
 }
 
 func newReceiver(set receiver.Settings, cfg *Config) (*replayReceiver, error) {
@@ -99,6 +100,7 @@ func (r *replayReceiver) run(ctx context.Context) {
 	var pending []dataset.File // listed files not read yet, in order
 	backlog, listed := true, false
 	selected := 0 // files listed and selected so far
+	r.progress = newBacklogProgress(r.logger, r.cfg.location(), time.Now())
 	for {
 		// Once mode reads what is present at start: it lists until a listing succeeds, then
 		// only retries the files it could not read.
@@ -123,6 +125,9 @@ func (r *replayReceiver) run(ctx context.Context) {
 		for _, f := range pending {
 			err := r.processFile(ctx, f)
 			if err == nil || ctx.Err() == nil && r.skipped(ctx, f, err) {
+				if backlog {
+					r.progress.fileRead(selected, time.Now())
+				}
 				continue
 			}
 			if ctx.Err() != nil {
@@ -143,9 +148,12 @@ func (r *replayReceiver) run(ctx context.Context) {
 						zap.String("dataset", r.cfg.location()), zap.Strings("datasets", r.cfg.Select.Datasets))
 					return
 				}
-				r.logger.Info("replay_parquet: backlog done (mode: once); no further files are read", zap.String("dataset", r.cfg.location()), zap.Int("files", selected))
+				r.logger.Info("replay_parquet: backlog done (mode: once); no further files are read", zap.String("dataset", r.cfg.location()), zap.Int("files", selected),
+					zap.Int64("cases_emitted", r.progress.emitted), zap.Duration("elapsed", time.Since(r.progress.start).Round(time.Second)))
 				return
 			}
+			r.logger.Info("replay_parquet: backlog done (mode: watch); files published from now on are read as they appear", zap.String("dataset", r.cfg.location()), zap.Int("files", selected),
+				zap.Int64("cases_emitted", r.progress.emitted), zap.Duration("elapsed", time.Since(r.progress.start).Round(time.Second)))
 		}
 		select {
 		case <-ctx.Done():
@@ -238,6 +246,7 @@ func (r *replayReceiver) saveCheckpoint(ctx context.Context, rel string, save fu
 func (r *replayReceiver) account(ctx context.Context, b *batch, selected int) {
 	r.telemetry.ReceiverReplayParquetCasesSelected.Add(ctx, int64(selected))
 	r.telemetry.ReceiverReplayParquetCasesEmitted.Add(ctx, int64(len(b.caseIDs)))
+	r.progress.casesEmitted(len(b.caseIDs))
 	for _, d := range b.dropped {
 		r.telemetry.ReceiverReplayParquetCasesDropped.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", d.reason)))
 		r.logger.Warn("replay case dropped", zap.String("case_id", d.caseID), zap.String("reason", d.reason), zap.String("detail", d.detail))
