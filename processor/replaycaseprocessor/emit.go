@@ -205,11 +205,18 @@ func (p *caseProcessor) dropPassedEvents(ctx context.Context, b *batch, reason s
 // build (rest). The headroom keeps batches whole while memory sits at the limit (an overload
 // keeps it there): stopping at the limit itself would send those cases one by one, a request
 // and an exporter write each, and slow the drain exactly when it has the most to do.
+//
+// A case closed at limits.max_spans_per_trace also ends its batch: the parts of a trace cut
+// there close together (one request can fill several), and built into one batch they were
+// the whole trace decoded at once, while the next consumer decoded and wrote it again (one
+// trace of 100,000 spans took the collector to 900 MiB of RSS with GOMEMLIMIT=192MiB,
+// scripts/big-trace-memory.sh). One part at a time, a batch holds at most one such part beside
+// the cases closed before it (TestPartsOfACutTraceAreSentOneAtATime).
 func (p *caseProcessor) build(ctx context.Context, due []closing) (b *batch, rest []closing) {
 	b = &batch{traces: ptrace.NewTraces(), logs: plog.NewLogs()}
 	for i, cl := range due {
 		p.addToBatch(ctx, cl, b)
-		if i+1 < len(due) && p.overBuildLimit() {
+		if i+1 < len(due) && (cl.cause == replaycase.ClosedSpanLimit || p.overBuildLimit()) {
 			return b, due[i+1:]
 		}
 	}
