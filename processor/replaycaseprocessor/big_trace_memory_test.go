@@ -76,8 +76,10 @@ func (h *heapAtSend) ConsumeTraces(_ context.Context, td ptrace.Traces) error {
 // The parts of a trace cut at limits.max_spans_per_trace are built and sent one at a time:
 // built together, one batch held them all, decoded into case spans (~2 KB a span), while the
 // next consumer decoded and wrote them again. With 20 parts of 1,000 spans and a byte limit the
-// whole trace fits in, the live heap while the next consumer holds a batch was 44 MB (every
-// part); it must stay within the held encodings plus about one part.
+// whole trace fits in, the live heap while the next consumer holds a batch was 74 MB over the
+// held encodings (every part); it must stay within them plus one part: the case spans of a part
+// take up to twice its pdata estimate (a span_limit part is quarantined and keeps its raw spans),
+// 2.4-3.9 MB here against an estimate of 2 MB, so the bound is three estimates, 6 MB.
 func TestPartsOfACutTraceAreSentOneAtATime(t *testing.T) {
 	const spans, limit = 20000, 1000
 	reqs := bigTrace(t, spans, limit/2)
@@ -94,7 +96,7 @@ func TestPartsOfACutTraceAreSentOneAtATime(t *testing.T) {
 	require.NotEmpty(t, next.spans)
 	for i := range next.spans {
 		t.Logf("batch %d: %d case spans, live heap %d B over the held encodings", i, next.spans[i], int64(next.heap[i])-int64(held))
-		assert.LessOrEqual(t, int64(next.heap[i])-int64(held), 2*onePart, "the heap at a send holds about one part beyond the encodings")
+		assert.LessOrEqual(t, int64(next.heap[i])-int64(held), 3*onePart, "the heap at a send holds one part beyond the encodings")
 	}
 	assert.Len(t, next.spans, spans/limit, "one batch a part")
 	h.shutdown()

@@ -209,7 +209,7 @@ func (p *caseProcessor) dropPassedEvents(ctx context.Context, b *batch, reason s
 // A case closed at limits.max_spans_per_trace also ends its batch: the parts of a trace cut
 // there close together (one request can fill several), and built into one batch they were
 // the whole trace decoded at once, while the next consumer decoded and wrote it again (one
-// trace of 100,000 spans took the collector to 900 MiB of RSS with GOMEMLIMIT=192MiB,
+// trace of 100,000 spans took the collector to 754-975 MiB of RSS with GOMEMLIMIT=192MiB,
 // scripts/big-trace-memory.sh). One part at a time, a batch holds at most one such part beside
 // the cases closed before it (TestPartsOfACutTraceAreSentOneAtATime).
 func (p *caseProcessor) build(ctx context.Context, due []closing) (b *batch, rest []closing) {
