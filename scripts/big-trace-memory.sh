@@ -5,8 +5,8 @@
 # nothing (otelcol_processor_replay_case_buffered_bytes 0 on :8888) and the dataset is merged.
 # It prints the peak RSS (VmHWM: the binary's mapped pages count too), the peak anonymous RSS
 # (RssAnon sampled every 50 ms: heap and stacks), the largest Go heap at the start of a GC and
-# the largest live heap after one (GODEBUG=gctrace=1: "A->B->C MB", A and C), and the spans in
-# the dataset's rows. config/local.yaml listens on 127.0.0.1:4317, 4318, 8790 and 8888.
+# the largest live heap after one (GODEBUG=gctrace=1: "A->B->C MB", A and C), and the number of
+# Parquet files the dataset holds. config/local.yaml listens on 127.0.0.1:4317, 4318, 8790 and 8888.
 #
 # Usage: scripts/big-trace-memory.sh [times, default 1] [bigtrace flags...]
 #   scripts/big-trace-memory.sh 3 -spans 100000
