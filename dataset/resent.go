@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"encoding/hex"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,9 +77,28 @@ type adoptedCaseIDs struct {
 // on it. A copy written before a crash has the verdict of the case sent again; a row of the
 // same case with another one is not a copy: the quarantine row a re-drive read, whose case the
 // re-drive accepted, is built from the same spans (TestARedrivenCaseSentAgainAfterACrashIsNotTakenForItsQuarantineRow).
+//
+// redrivenFrom is the hash (FNV-1a, 32 bits) of the row's metadata[MetaRedrivenFrom], the source
+// row a re-drive or a copy read it from: a copy (the replay_parquet receiver's emit: cases) of
+// a case re-driven and quarantined again holds two rows of it from the same spans with the
+// same verdict, and the copy of the older one is no copy of the newer one
+// (TestACopyKilledBeforeTheExporterTookTheNewerRowOfACaseWritesIt). It fits in the padding
+// after quarantined: an entry takes no more memory.
 type telemetryCount struct {
 	spans, events int64
 	quarantined   bool
+	redrivenFrom  uint32
+}
+
+// MetaRedrivenFrom is the metadata key of the row a case was re-driven or copied from (the
+// replay_parquet receiver's), "<dataset>/dt=<day>/<file>#<row>".
+const MetaRedrivenFrom = "redriven_from"
+
+// countOf is what a row of caseID, spans and events, status and metadata was built from.
+func countOf(spans, events int64, status replaycase.Status, metadata map[string]string) telemetryCount {
+	h := fnv.New32a()
+	h.Write([]byte(metadata[MetaRedrivenFrom]))
+	return telemetryCount{spans, events, status == replaycase.StatusQuarantined, h.Sum32()}
 }
 
 // caseIDKey is a case id (32 hex digits, replaycase.ID) as 16 bytes; ok is false for any other
@@ -115,7 +135,7 @@ func (a *adoptedCaseIDs) add(rows []caseIDRow, now time.Time) {
 	ids := map[[16]byte]telemetryCount{}
 	for _, row := range rows {
 		if key, ok := caseIDKey(row.CaseID); ok && len(ids) < maxAdoptedIDs {
-			ids[key] = telemetryCount{row.Provenance.SpanCount, row.Provenance.EventCount, row.Status == replaycase.StatusQuarantined}
+			ids[key] = countOf(row.Provenance.SpanCount, row.Provenance.EventCount, row.Status, row.Metadata)
 		}
 	}
 	if len(ids) == 0 {
@@ -170,7 +190,7 @@ func (a *adoptedCaseIDs) wroteAfterRead(cases []*replaycase.Case, now time.Time)
 	for i, c := range cases {
 		rows[i].CaseID = c.CaseID
 		rows[i].Provenance.SpanCount, rows[i].Provenance.EventCount = c.Provenance.SpanCount, c.Provenance.EventCount
-		rows[i].Status = c.Status
+		rows[i].Status, rows[i].Metadata = c.Status, c.Metadata
 	}
 	a.add(rows, now)
 }
@@ -218,7 +238,8 @@ func readPublished(root string, started time.Time) []caseIDRow {
 }
 
 // dropResent returns the cases without those marked Resent that an adoption holds (the same
-// case_id, built from as many spans and events, with the same verdict), and the ids of those it left out. Without a
+// case_id, built from as many spans and events, with the same verdict, from the same source
+// row), and the ids of those it left out. Without a
 // marked case it takes no lock and copies nothing.
 func (a *adoptedCaseIDs) dropResent(cases []*replaycase.Case, now time.Time) (kept []*replaycase.Case, dropped []string) {
 	if !slices.ContainsFunc(cases, isResent) {
@@ -242,13 +263,13 @@ func (a *adoptedCaseIDs) dropResent(cases []*replaycase.Case, now time.Time) (ke
 }
 
 // holds reports whether an adopted segment held c: its case id, built from as many spans and
-// events, with the same verdict. Caller holds mu.
+// events, with the same verdict, read from the same source row. Caller holds mu.
 func (a *adoptedCaseIDs) holds(c *replaycase.Case) bool {
 	key, ok := caseIDKey(c.CaseID)
 	if !ok {
 		return false
 	}
-	built := telemetryCount{c.Provenance.SpanCount, c.Provenance.EventCount, c.Status == replaycase.StatusQuarantined}
+	built := countOf(c.Provenance.SpanCount, c.Provenance.EventCount, c.Status, c.Metadata)
 	return a.adoptions.holds(key, func(held telemetryCount) bool { return held == built })
 }
 
@@ -256,6 +277,7 @@ func (a *adoptedCaseIDs) holds(c *replaycase.Case) bool {
 type caseIDRow struct {
 	CaseID     string            `parquet:"case_id"`
 	Status     replaycase.Status `parquet:"status"`
+	Metadata   map[string]string `parquet:"metadata"`
 	Provenance struct {
 		SpanCount  int64 `parquet:"span_count"`
 		EventCount int64 `parquet:"event_count"`

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	. "github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -37,4 +38,33 @@ func TestARedrivenCaseSentAgainAfterACrashIsNotTakenForItsQuarantineRow(t *testi
 
 	byID, _ := publishedRows(t, restarted.Root())
 	assert.Equal(t, map[string]int{quarantined.CaseID: 2}, byID, "the quarantine row and the re-driven one")
+}
+
+// A case read from one row (metadata redriven_from, the replay_parquet receiver's copy or
+// re-drive) and sent again marked Resent is not taken for the copy of another row of the same
+// case, built from the same spans with the same verdict: a case re-driven and quarantined again
+// has two such rows, and a copy killed before it wrote the newer one lost it, its copy keeping
+// the older row as the current one.
+func TestAResentCaseIsNotTakenForTheCopyOfAnotherSourceRow(t *testing.T) {
+	from := func(row string) *replaycase.Case {
+		c := markedResent([]*replaycase.Case{fixtureCases(t)[2]})[0]
+		c.Metadata = map[string]string{MetaRedrivenFrom: "quarantine/dt=2026-11-30/part-" + row}
+		return c
+	}
+	crashed := newWriter(t)
+	older := from("a.zstd.parquet#0")
+	older.Resent = false
+	_, err := crashed.Write([]*replaycase.Case{older})
+	require.NoError(t, err)
+
+	restarted := restart(t, crashed)
+	res, err := restarted.Write([]*replaycase.Case{from("b.zstd.parquet#0")})
+	require.NoError(t, err)
+	assert.Empty(t, res.Resent, "the newer row was never written")
+	res, err = restarted.Write([]*replaycase.Case{from("a.zstd.parquet#0")})
+	require.NoError(t, err)
+	assert.Equal(t, []string{older.CaseID}, res.Resent, "the copy of the same row is found")
+
+	byID, _ := publishedRows(t, restarted.Root())
+	assert.Equal(t, map[string]int{older.CaseID: 2}, byID, "the older row and the newer one, once each")
 }

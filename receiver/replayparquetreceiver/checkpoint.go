@@ -75,6 +75,46 @@ func (c *checkpoints) setRowsDone(ctx context.Context, rel string, n int64) erro
 	return c.client.Set(ctx, checkpointKey(rel), []byte(c.rowsValue(n)))
 }
 
+// A push in flight (emit: cases). Before it pushes rows [first, after) of a file, the receiver
+// records them under "inflight/<path under the dataset root>" (value: first, after and the row
+// selection, space-separated); the checkpoint after the push deletes the record in the same
+// storage batch. A record found at a start is a push the collector died in, before or after
+// the exporter wrote it: the restart pushes those rows again marked Resent, and the exporter
+// leaves out the cases it finds written (dataset/resent.go). A push costs one more write.
+func inFlightKey(rel string) string { return "inflight/" + rel }
+
+func (c *checkpoints) setInFlight(ctx context.Context, rel string, first, after int64) error {
+	v := strconv.FormatInt(first, 10) + " " + strconv.FormatInt(after, 10) + " " + c.selection
+	return c.client.Set(ctx, inFlightKey(rel), []byte(v))
+}
+
+// inFlight is the rows of the file whose push was in flight when the collector last stopped,
+// [first, after), counted under this selection from the checkpoint done; after is done when
+// there is none.
+func (c *checkpoints) inFlight(ctx context.Context, rel string, done int64) (after int64, err error) {
+	b, err := c.client.Get(ctx, inFlightKey(rel))
+	if err != nil || b == nil {
+		return done, err
+	}
+	var first int64
+	var selection string
+	if _, err := fmt.Sscanf(string(b), "%d %d %s", &first, &after, &selection); err != nil {
+		return done, fmt.Errorf("push in flight of %s is %q, not two rows and a selection: %w", rel, b, err)
+	}
+	if first != done || selection != c.selection || after < done {
+		return done, nil // another push's, or another selection's: these rows were not pushed under it
+	}
+	return after, nil
+}
+
+// setRowsDoneAfterPush saves the checkpoint after a push and deletes its in-flight record,
+// in one storage batch.
+func (c *checkpoints) setRowsDoneAfterPush(ctx context.Context, rel string, n int64) error {
+	return c.client.Batch(ctx,
+		storage.SetOperation(checkpointKey(rel), []byte(c.rowsValue(n))),
+		storage.DeleteOperation(inFlightKey(rel)))
+}
+
 // rowsValue is the value that counts n rows handled under the selection.
 func (c *checkpoints) rowsValue(n int64) string { return strconv.FormatInt(n, 10) + " " + c.selection }
 

@@ -53,9 +53,38 @@ func (s *flakyStorage) Set(_ context.Context, key string, value []byte) error {
 	return nil
 }
 
-func (s *flakyStorage) Delete(context.Context, string) error               { return nil }
-func (s *flakyStorage) Batch(context.Context, ...*storage.Operation) error { return nil }
-func (s *flakyStorage) Close(context.Context) error                        { return nil }
+func (s *flakyStorage) Delete(_ context.Context, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.values, key)
+	return nil
+}
+
+// Batch applies the operations; a failing Set fails it whole, as a storage transaction does.
+func (s *flakyStorage) Batch(ctx context.Context, ops ...*storage.Operation) error {
+	s.mu.Lock()
+	if s.failSets > 0 {
+		s.failSets--
+		s.mu.Unlock()
+		return errors.New("no space left on device (test)")
+	}
+	s.mu.Unlock()
+	for _, op := range ops {
+		switch op.Type {
+		case storage.Get:
+			op.Value, _ = s.Get(ctx, op.Key)
+		case storage.Set:
+			s.mu.Lock()
+			s.values[op.Key] = op.Value
+			s.mu.Unlock()
+		case storage.Delete:
+			_ = s.Delete(ctx, op.Key)
+		}
+	}
+	return nil
+}
+
+func (s *flakyStorage) Close(context.Context) error { return nil }
 
 type flakyHost struct {
 	component.Host
@@ -198,4 +227,37 @@ func TestSetAsideKeepsTheRowsDone(t *testing.T) {
 	n, _, err = b.rowsDone(ctx, "part.parquet")
 	require.NoError(t, err)
 	assert.Zero(t, n, "handled under another selection")
+}
+
+// A push in flight counts for the checkpoint it was recorded at and the selection it was
+// recorded under; the checkpoint after the push deletes it.
+func TestInFlightValues(t *testing.T) {
+	ctx := context.Background()
+	st := &flakyStorage{values: map[string][]byte{}}
+	a, b := &checkpoints{client: st, selection: "aaaa"}, &checkpoints{client: st, selection: "bbbb"}
+	const rel = "cases/dt=2026-11-30/part.parquet"
+	require.NoError(t, a.setInFlight(ctx, rel, 16, 32))
+	assert.Equal(t, "16 32 aaaa", string(st.values[inFlightKey(rel)]))
+	for _, c := range []struct {
+		cp         *checkpoints
+		done, want int64
+		why        string
+	}{
+		{a, 16, 32, "the push after the checkpoint"},
+		{a, 32, 32, "a checkpoint past it"},
+		{a, 0, 0, "a checkpoint before it (another push's)"},
+		{b, 16, 16, "recorded under another selection"},
+	} {
+		after, err := c.cp.inFlight(ctx, rel, c.done)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, after, c.why)
+	}
+
+	require.NoError(t, a.setRowsDoneAfterPush(ctx, rel, 32))
+	assert.Equal(t, "32 aaaa", string(st.values[checkpointKey(rel)]))
+	assert.NotContains(t, st.values, inFlightKey(rel), "deleted with the checkpoint's save")
+
+	st.values[inFlightKey(rel)] = []byte("16 aaaa")
+	_, err := a.inFlight(ctx, rel, 16)
+	assert.ErrorContains(t, err, `push in flight of `+rel+` is "16 aaaa"`)
 }

@@ -22,7 +22,8 @@ const (
 	// the UUIDv7 name of the first file that held it, carried over by every later re-drive.
 	AttrOriginalIngestedAt = "reprise.original_ingested_at"
 
-	MetaRedrivenFrom       = "redriven_from"
+	MetaRedrivenFrom = dataset.MetaRedrivenFrom // the exporter tells a copy of a row from a copy of another by it
+
 	MetaOriginalIngestedAt = "original_ingested_at"
 )
 

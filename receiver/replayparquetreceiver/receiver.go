@@ -173,18 +173,36 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 	if err != nil || setAside {
 		return err
 	}
-	b, selected, next := newBatch(), 0, done
+	// A copy marks resent the rows of a push the collector died in (checkpoints.inFlight).
+	resentUntil := done
+	copying := r.cfg.Emit == EmitCases
+	if copying {
+		if resentUntil, err = r.checkpoints.inFlight(ctx, src.rel, done); err != nil {
+			return err
+		}
+	}
+	b, selected, next, first := newBatch(), 0, done, done
 	var lost []rowsLost // since the last checkpoint
 	flush := func(through int64) error {
+		inFlight := copying && len(b.caseIDs) > 0
+		if inFlight {
+			if err := r.saveCheckpoint(ctx, src.rel, func() error { return r.checkpoints.setInFlight(ctx, src.rel, first, through) }); err != nil {
+				return fmt.Errorf("recording the push of rows %d to %d before it (nothing was pushed): %w", first, through-1, err)
+			}
+		}
 		if err := r.push(ctx, b); err != nil {
 			return err
 		}
-		if err := r.saveCheckpoint(ctx, src.rel, func() error { return r.checkpoints.setRowsDone(ctx, src.rel, through) }); err != nil {
+		save := func() error { return r.checkpoints.setRowsDone(ctx, src.rel, through) }
+		if inFlight {
+			save = func() error { return r.checkpoints.setRowsDoneAfterPush(ctx, src.rel, through) }
+		}
+		if err := r.saveCheckpoint(ctx, src.rel, save); err != nil {
 			return fmt.Errorf("saving the checkpoint after row %d (those cases were emitted and may be emitted again after a restart): %w", through, err)
 		}
 		r.account(ctx, b, selected)
 		r.accountLost(ctx, f, lost)
-		b, selected, lost = newBatch(), 0, nil
+		b, selected, lost, first = newBatch(), 0, nil, through
 		return nil
 	}
 	err = r.files.scan(ctx, f, done, r.cfg.BatchSize, func(row int64, c *dataset.CaseRow) error {
@@ -193,6 +211,7 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 			return nil
 		}
 		selected++
+		c.Resent = row < resentUntil // pushed before a crash: written, or not, by the exporter
 		b.add(c, r.cfg.Emit, src, row)
 		if b.size() >= r.cfg.BatchSize {
 			return flush(next)
