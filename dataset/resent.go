@@ -38,7 +38,10 @@ import (
 // copy: spans of its trace that arrived late, between the write and the crash, were stored and
 // are rebuilt into it, and the copy lacks them (readers keep the newer row); nor one whose
 // verdict differs from the stored row's: a re-drive killed before it wrote a case it accepted
-// sends it again, and the quarantine row it read is no copy of it. A copy the writer
+// sends it again, and the quarantine row it read is no copy of it; nor one read from another
+// source row (metadata MetaRedrivenFrom): a copy (the replay_parquet receiver's emit: cases)
+// killed between a push and its checkpoint pushes that batch again marked Resent too, and a
+// case re-driven and quarantined again has two rows of the same counts and verdict. A copy the writer
 // cannot read (a segment set aside, a published file it fails to read) is not known, and the
 // case is written again: two rows under one case_id, which readers deduplicate, are better
 // than a lost case.

@@ -118,6 +118,36 @@ func (l copyLife) run(push func(exp exporter.Traces, ctx context.Context, td ptr
 	require.NoError(t, ext.Shutdown(context.Background()))
 }
 
+// copyOfFiveCases is a copy of five accepted cases into another root, with the rows of each
+// case_id in the source.
+func copyOfFiveCases(t *testing.T) (copyLife, map[string]int) {
+	src, dst := filepath.Join(t.TempDir(), "src"), filepath.Join(t.TempDir(), "dst")
+	capture(t, src, testfixtures.OTelEvents, 1, 5, strict)
+	want := copiedRowsByID(t, src)
+	require.Len(t, want, 5)
+	return copyLife{t: t, src: src, dst: dst, storageDir: t.TempDir()}, want
+}
+
+// restartsAndFinishes runs a life that copies the rest of the backlog.
+func (l copyLife) restartsAndFinishes() {
+	l.run(nil, nil, func(r *replayReceiver) { waitBacklog(l.t, r) })
+}
+
+// diesAtTheSecondPush runs a life whose exporter writes the first push and never takes the
+// second: the collector dies while the receiver retries it.
+func (l copyLife) diesAtTheSecondPush() {
+	refused := make(chan struct{})
+	var once sync.Once
+	var pushes atomic.Int32
+	l.run(func(exp exporter.Traces, ctx context.Context, td ptrace.Traces) error {
+		if pushes.Add(1) == 1 {
+			return exp.ConsumeTraces(ctx, td)
+		}
+		once.Do(func() { close(refused) })
+		return errRefused
+	}, nil, signalled(l.t, refused))
+}
+
 // signalled waits for ch (a life's kill point).
 func signalled(t *testing.T, ch <-chan struct{}) func(*replayReceiver) {
 	return func(*replayReceiver) {
@@ -143,11 +173,7 @@ func copiedRowsByID(t *testing.T, root string) map[string]int {
 // twice. The receiver records the push in flight before it pushes; the restart marks the
 // batch's cases resent, and the exporter leaves out those it finds written.
 func TestACopyKilledBetweenAPushAndItsCheckpointWritesNoCaseTwice(t *testing.T) {
-	src, dst := filepath.Join(t.TempDir(), "src"), filepath.Join(t.TempDir(), "dst")
-	capture(t, src, testfixtures.OTelEvents, 1, 5, strict)
-	want := copiedRowsByID(t, src)
-	require.Len(t, want, 5)
-	life := copyLife{t: t, src: src, dst: dst, storageDir: t.TempDir()}
+	life, want := copyOfFiveCases(t)
 
 	var dead atomic.Bool
 	killed := make(chan struct{})
@@ -163,35 +189,22 @@ func TestACopyKilledBetweenAPushAndItsCheckpointWritesNoCaseTwice(t *testing.T) 
 		once.Do(func() { close(killed) })
 		return nil
 	}, &dead, signalled(t, killed))
-	require.NotEmpty(t, copiedRowsByID(t, dst), "the exporter wrote the first push before the kill")
+	require.NotEmpty(t, copiedRowsByID(t, life.dst), "the exporter wrote the first push before the kill")
 
-	life.run(nil, nil, func(r *replayReceiver) { waitBacklog(t, r) })
-	assert.Equal(t, want, copiedRowsByID(t, dst), "every case of src once in the copy")
+	life.restartsAndFinishes()
+	assert.Equal(t, want, copiedRowsByID(t, life.dst), "every case of src once in the copy")
 }
 
 // A push recorded in flight that the exporter never took (the collector died before it): its
 // cases, marked resent after the restart, are written, since no copy of them is found.
 func TestACopyKilledBeforeTheExporterTookAPushWritesItsCases(t *testing.T) {
-	src, dst := filepath.Join(t.TempDir(), "src"), filepath.Join(t.TempDir(), "dst")
-	capture(t, src, testfixtures.OTelEvents, 1, 5, strict)
-	want := copiedRowsByID(t, src)
-	require.Len(t, want, 5)
-	life := copyLife{t: t, src: src, dst: dst, storageDir: t.TempDir()}
+	life, want := copyOfFiveCases(t)
 
-	refused := make(chan struct{})
-	var once sync.Once
-	var pushes atomic.Int32
-	life.run(func(exp exporter.Traces, ctx context.Context, td ptrace.Traces) error {
-		if pushes.Add(1) == 1 {
-			return exp.ConsumeTraces(ctx, td)
-		}
-		once.Do(func() { close(refused) })
-		return errRefused // the second push is never taken: the collector dies while it retries
-	}, nil, signalled(t, refused))
-	require.NotEmpty(t, copiedRowsByID(t, dst), "the first push was written")
+	life.diesAtTheSecondPush()
+	require.NotEmpty(t, copiedRowsByID(t, life.dst), "the first push was written")
 
-	life.run(nil, nil, func(r *replayReceiver) { waitBacklog(t, r) })
-	assert.Equal(t, want, copiedRowsByID(t, dst), "every case of src once in the copy")
+	life.restartsAndFinishes()
+	assert.Equal(t, want, copiedRowsByID(t, life.dst), "every case of src once in the copy")
 }
 
 // A copy of a case re-driven and quarantined again holds two quarantine rows of it, from the
@@ -219,18 +232,9 @@ func TestACopyKilledBeforeTheExporterTookTheNewerRowOfACaseWritesIt(t *testing.T
 	require.NotEmpty(t, rows[1].c.Metadata[MetaRedrivenFrom], "the newer row was re-driven from the first")
 	life := copyLife{t: t, src: src, dst: dst, storageDir: t.TempDir(), edit: func(c *Config) { c.BatchSize = 1 }}
 
-	refused := make(chan struct{})
-	var once sync.Once
-	var pushes atomic.Int32
-	life.run(func(exp exporter.Traces, ctx context.Context, td ptrace.Traces) error {
-		if pushes.Add(1) == 1 {
-			return exp.ConsumeTraces(ctx, td) // the older row
-		}
-		once.Do(func() { close(refused) })
-		return errRefused // the newer row is never taken
-	}, nil, signalled(t, refused))
+	life.diesAtTheSecondPush() // the older row written, the newer one never taken
 
-	life.run(nil, nil, func(r *replayReceiver) { waitBacklog(t, r) })
+	life.restartsAndFinishes()
 	got := rowsOf(t, dst, dataset.Quarantine)
 	require.Equal(t, 2, len(got), "both rows copied, each once")
 	rel, err := filepath.Rel(src, rows[1].file)
