@@ -75,44 +75,49 @@ func (c *checkpoints) setRowsDone(ctx context.Context, rel string, n int64) erro
 	return c.client.Set(ctx, checkpointKey(rel), []byte(c.rowsValue(n)))
 }
 
-// A push in flight (emit: cases). Before it pushes rows [first, after) of a file, the receiver
-// records them under "inflight/<path under the dataset root>" (value: first, after and the row
-// selection, space-separated); the checkpoint after the push deletes the record in the same
-// storage batch. A record found at a start is a push the collector died in, before or after
-// the exporter wrote it: the restart pushes those rows again marked Resent, and the exporter
-// leaves out the cases it finds written (dataset/resent.go). A push costs one more write.
+// A push in flight (emit: cases). The record "inflight/<path under the dataset root>" (value:
+// a row, batch_size and the row selection, space-separated) says that the push of the file's
+// next batch_size selected rows from that row may be in flight. The checkpoint after a push
+// moves it to the row after the push, in the same storage batch: only the first push of a
+// file in a run costs a write of its own. A record found at a start at the file's checkpoint
+// is a push the collector may have died in, before or after the exporter wrote it: the restart
+// pushes those rows again marked Resent, and the exporter leaves out the cases it finds
+// written (dataset/resent.go) and writes the others.
 func inFlightKey(rel string) string { return "inflight/" + rel }
 
-func (c *checkpoints) setInFlight(ctx context.Context, rel string, first, after int64) error {
-	v := strconv.FormatInt(first, 10) + " " + strconv.FormatInt(after, 10) + " " + c.selection
-	return c.client.Set(ctx, inFlightKey(rel), []byte(v))
+func (c *checkpoints) inFlightValue(from int64, batchSize int) []byte {
+	return []byte(strconv.FormatInt(from, 10) + " " + strconv.Itoa(batchSize) + " " + c.selection)
 }
 
-// inFlight is the rows of the file whose push was in flight when the collector last stopped,
-// [first, after), counted under this selection from the checkpoint done; after is done when
-// there is none.
-func (c *checkpoints) inFlight(ctx context.Context, rel string, done int64) (after int64, err error) {
+// setInFlight records that the push of batchSize selected rows from row from may be in flight.
+func (c *checkpoints) setInFlight(ctx context.Context, rel string, from int64, batchSize int) error {
+	return c.client.Set(ctx, inFlightKey(rel), c.inFlightValue(from, batchSize))
+}
+
+// inFlight is how many selected rows from the checkpoint done a push in flight at the last stop
+// may have held (0: none), and whether the record names done, under this selection.
+func (c *checkpoints) inFlight(ctx context.Context, rel string, done int64) (rows int, recorded bool, err error) {
 	b, err := c.client.Get(ctx, inFlightKey(rel))
 	if err != nil || b == nil {
-		return done, err
+		return 0, false, err
 	}
-	var first int64
+	var from int64
 	var selection string
-	if _, err := fmt.Sscanf(string(b), "%d %d %s", &first, &after, &selection); err != nil {
-		return done, fmt.Errorf("push in flight of %s is %q, not two rows and a selection: %w", rel, b, err)
+	if _, err := fmt.Sscanf(string(b), "%d %d %s", &from, &rows, &selection); err != nil {
+		return 0, false, fmt.Errorf("push in flight of %s is %q, not a row, a batch size and a selection: %w", rel, b, err)
 	}
-	if first != done || selection != c.selection || after < done {
-		return done, nil // another push's, or another selection's: these rows were not pushed under it
+	if from != done || selection != c.selection {
+		return 0, false, nil // another push's, or another selection's: these rows were not pushed under it
 	}
-	return after, nil
+	return rows, true, nil
 }
 
-// setRowsDoneAfterPush saves the checkpoint after a push and deletes its in-flight record,
-// in one storage batch.
-func (c *checkpoints) setRowsDoneAfterPush(ctx context.Context, rel string, n int64) error {
+// setRowsDoneAfterPush saves the checkpoint after a push, and records the next push from there
+// as in flight, in one storage batch.
+func (c *checkpoints) setRowsDoneAfterPush(ctx context.Context, rel string, n int64, batchSize int) error {
 	return c.client.Batch(ctx,
 		storage.SetOperation(checkpointKey(rel), []byte(c.rowsValue(n))),
-		storage.DeleteOperation(inFlightKey(rel)))
+		storage.SetOperation(inFlightKey(rel), c.inFlightValue(n, batchSize)))
 }
 
 // rowsValue is the value that counts n rows handled under the selection.

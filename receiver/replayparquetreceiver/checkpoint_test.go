@@ -230,34 +230,36 @@ func TestSetAsideKeepsTheRowsDone(t *testing.T) {
 }
 
 // A push in flight counts for the checkpoint it was recorded at and the selection it was
-// recorded under; the checkpoint after the push deletes it.
+// recorded under; the checkpoint after the push records the next one, in the same batch.
 func TestInFlightValues(t *testing.T) {
 	ctx := context.Background()
 	st := &flakyStorage{values: map[string][]byte{}}
 	a, b := &checkpoints{client: st, selection: "aaaa"}, &checkpoints{client: st, selection: "bbbb"}
 	const rel = "cases/dt=2026-11-30/part.parquet"
-	require.NoError(t, a.setInFlight(ctx, rel, 16, 32))
-	assert.Equal(t, "16 32 aaaa", string(st.values[inFlightKey(rel)]))
+	require.NoError(t, a.setInFlight(ctx, rel, 16, 8))
+	assert.Equal(t, "16 8 aaaa", string(st.values[inFlightKey(rel)]))
 	for _, c := range []struct {
-		cp         *checkpoints
-		done, want int64
-		why        string
+		cp   *checkpoints
+		done int64
+		want int
+		why  string
 	}{
-		{a, 16, 32, "the push after the checkpoint"},
-		{a, 32, 32, "a checkpoint past it"},
+		{a, 16, 8, "the push after the checkpoint: its batch_size rows"},
+		{a, 32, 0, "a checkpoint past it"},
 		{a, 0, 0, "a checkpoint before it (another push's)"},
-		{b, 16, 16, "recorded under another selection"},
+		{b, 16, 0, "recorded under another selection"},
 	} {
-		after, err := c.cp.inFlight(ctx, rel, c.done)
+		rows, recorded, err := c.cp.inFlight(ctx, rel, c.done)
 		require.NoError(t, err)
-		assert.Equal(t, c.want, after, c.why)
+		assert.Equal(t, c.want, rows, c.why)
+		assert.Equal(t, c.want > 0, recorded, c.why)
 	}
 
-	require.NoError(t, a.setRowsDoneAfterPush(ctx, rel, 32))
-	assert.Equal(t, "32 aaaa", string(st.values[checkpointKey(rel)]))
-	assert.NotContains(t, st.values, inFlightKey(rel), "deleted with the checkpoint's save")
+	require.NoError(t, a.setRowsDoneAfterPush(ctx, rel, 24, 8))
+	assert.Equal(t, "24 aaaa", string(st.values[checkpointKey(rel)]))
+	assert.Equal(t, "24 8 aaaa", string(st.values[inFlightKey(rel)]), "the next push, recorded with the checkpoint")
 
 	st.values[inFlightKey(rel)] = []byte("16 aaaa")
-	_, err := a.inFlight(ctx, rel, 16)
+	_, _, err := a.inFlight(ctx, rel, 16)
 	assert.ErrorContains(t, err, `push in flight of `+rel+` is "16 aaaa"`)
 }

@@ -173,11 +173,10 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 	if err != nil || setAside {
 		return err
 	}
-	// A copy marks resent the rows of a push the collector died in (checkpoints.inFlight).
-	resentUntil := done
-	copying := r.cfg.Emit == EmitCases
+	// A copy marks resent the rows of a push the collector may have died in (checkpoints.inFlight).
+	copying, resend, recorded := r.cfg.Emit == EmitCases, 0, false
 	if copying {
-		if resentUntil, err = r.checkpoints.inFlight(ctx, src.rel, done); err != nil {
+		if resend, recorded, err = r.checkpoints.inFlight(ctx, src.rel, done); err != nil {
 			return err
 		}
 	}
@@ -185,24 +184,24 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 	var lost []rowsLost // since the last checkpoint
 	flush := func(through int64) error {
 		inFlight := copying && len(b.caseIDs) > 0
-		if inFlight {
-			if err := r.saveCheckpoint(ctx, src.rel, func() error { return r.checkpoints.setInFlight(ctx, src.rel, first, through) }); err != nil {
-				return fmt.Errorf("recording the push of rows %d to %d before it (nothing was pushed): %w", first, through-1, err)
+		if inFlight && !recorded { // the first push of the file in this run
+			if err := r.saveCheckpoint(ctx, src.rel, func() error { return r.checkpoints.setInFlight(ctx, src.rel, first, r.cfg.BatchSize) }); err != nil {
+				return fmt.Errorf("recording the push from row %d before it (nothing was pushed): %w", first, err)
 			}
 		}
 		if err := r.push(ctx, b); err != nil {
 			return err
 		}
 		save := func() error { return r.checkpoints.setRowsDone(ctx, src.rel, through) }
-		if inFlight {
-			save = func() error { return r.checkpoints.setRowsDoneAfterPush(ctx, src.rel, through) }
+		if copying {
+			save = func() error { return r.checkpoints.setRowsDoneAfterPush(ctx, src.rel, through, r.cfg.BatchSize) }
 		}
 		if err := r.saveCheckpoint(ctx, src.rel, save); err != nil {
 			return fmt.Errorf("saving the checkpoint after row %d (those cases were emitted and may be emitted again after a restart): %w", through, err)
 		}
 		r.account(ctx, b, selected)
 		r.accountLost(ctx, f, lost)
-		b, selected, lost, first = newBatch(), 0, nil, through
+		b, selected, lost, first, recorded = newBatch(), 0, nil, through, copying
 		return nil
 	}
 	err = r.files.scan(ctx, f, done, r.cfg.BatchSize, func(row int64, c *dataset.CaseRow) error {
@@ -211,7 +210,9 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 			return nil
 		}
 		selected++
-		c.Resent = row < resentUntil // pushed before a crash: written, or not, by the exporter
+		if resend > 0 { // pushed before a stop: written, or not, by the exporter
+			c.Resent, resend = true, resend-1
+		}
 		b.add(c, r.cfg.Emit, src, row)
 		if b.size() >= r.cfg.BatchSize {
 			return flush(next)
