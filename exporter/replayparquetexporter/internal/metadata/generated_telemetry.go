@@ -90,7 +90,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ExporterReplayParquetCasesResent, err = builder.meter.Int64Counter(
 		"otelcol_exporter_replay_parquet_cases_resent",
-		metric.WithDescription("Cases sent again after a crash and not written twice, by reason: resent (marked by the processor, held by a segment adopted at the restart or a file published within the hour before the crash) or redelivered (delivered again unchanged by the persistent queue, committed before the crash) [Development]"),
+		metric.WithDescription("Cases sent again after a crash and not written twice, by reason: resent (marked by the processor or by the replay_parquet receiver's copy, held by a segment adopted at the restart or a file published within the hour before the crash) or redelivered (delivered again unchanged by the persistent queue, committed before the crash) [Development]"),
 		metric.WithUnit("{cases}"),
 	)
 	errs = errors.Join(errs, err)

@@ -72,7 +72,7 @@ func AssertEqualExporterReplayParquetCasesIsolated(t *testing.T, tt *componentte
 func AssertEqualExporterReplayParquetCasesResent(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_exporter_replay_parquet_cases_resent",
-		Description: "Cases sent again after a crash and not written twice, by reason: resent (marked by the processor, held by a segment adopted at the restart or a file published within the hour before the crash) or redelivered (delivered again unchanged by the persistent queue, committed before the crash) [Development]",
+		Description: "Cases sent again after a crash and not written twice, by reason: resent (marked by the processor or by the replay_parquet receiver's copy, held by a segment adopted at the restart or a file published within the hour before the crash) or redelivered (delivered again unchanged by the persistent queue, committed before the crash) [Development]",
 		Unit:        "{cases}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
