@@ -16,6 +16,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/reprise-dev/reprise/internal/storageclient"
@@ -307,14 +309,14 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 		}
 		recs++
 		if r.err != nil {
-			p.logger.Error("unreadable stored record skipped", zap.String("key", r.key), zap.Error(r.err))
+			p.dropStoredRecord(ctx, r, "decompress_error", r.err)
 			continue
 		}
 		switch r.kind {
 		case 't':
 			td, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(r.value)
 			if err != nil {
-				p.logger.Error("unreadable stored spans skipped", zap.String("key", r.key), zap.Error(err))
+				p.dropStoredRecord(ctx, r, "decode_error", err)
 				continue
 			}
 			spans += td.SpanCount()
@@ -331,7 +333,7 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 		case 'l':
 			ld, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(r.value)
 			if err != nil {
-				p.logger.Error("unreadable stored log events skipped", zap.String("key", r.key), zap.Error(err))
+				p.dropStoredRecord(ctx, r, "decode_error", err)
 				continue
 			}
 			events += ld.LogRecordCount()
@@ -341,6 +343,8 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 			}
 			p.scrubLogChunks(chunks, true)
 			p.bufferLogs(chunks)
+		default: // written by another build (a downgrade), or damaged
+			p.dropStoredRecord(ctx, r, "unknown_kind", fmt.Errorf("record kind %q is not one this build reads", r.kind))
 		}
 		p.drainIfDue(ctx)
 	}
@@ -352,4 +356,29 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 		p.logger.Info("restored buffered telemetry from storage", zap.Int("records", recs), zap.Int("spans", spans), zap.Int("events", events))
 	}
 	return nil
+}
+
+// dropStoredRecord counts and logs, unsampled, with its key and trace id, a stored record that
+// restore cannot read: the spans or events it holds were acknowledged and are in no case. The
+// record is left in storage for an operator (it is counted again at each start); deleting it
+// would destroy the only copy.
+func (p *caseProcessor) dropStoredRecord(ctx context.Context, r walRecord, reason string, err error) {
+	p.telemetry.ProcessorReplayCaseDroppedStoredRecords.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+	p.dropLog.Warn("stored record dropped: it cannot be restored; it is left in storage",
+		zap.String("key", r.key), zap.String("trace_id", recordTraceID(r.key)), zap.String("reason", reason), zap.Error(err))
+}
+
+// recordTraceID is the trace id (hex) a record's key names, in either layout; "" when it names
+// none.
+func recordTraceID(key string) string {
+	rest, _ := strings.CutPrefix(key, walPrefix)
+	rest, _ = strings.CutSuffix(rest, walKafkaSuffix)
+	parts := strings.Split(rest, "/")
+	switch {
+	case len(parts) == 3: // wal/<sequence>/<kind>/<trace id>
+		return parts[2]
+	case len(parts) == 2: // the earlier layout: wal/<trace id>/<sequence>
+		return parts[0]
+	}
+	return ""
 }

@@ -24,11 +24,15 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/internal/pdatawalk"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -211,21 +215,54 @@ func TestRecordsOfTheEarlierLayoutAreRestored(t *testing.T) {
 	require.NoError(t, ext.Shutdown(context.Background()))
 }
 
-// A stored record that cannot be decompressed is logged with its key and skipped; the readable
-// ones are restored.
-func TestUnreadableStoredRecordIsLoggedAndSkipped(t *testing.T) {
+// A stored record that cannot be restored (not an S2 block, not OTLP protobuf, a kind this
+// build does not read) is counted by reason in dropped_stored_records and logged with its key
+// and trace id on the unsampled drop logger, and left in storage; the readable ones are
+// restored. Before, the first two were logged on the sampled logger only and the third was
+// skipped without a trace.
+func TestUnreadableStoredRecordIsCountedLoggedAndSkipped(t *testing.T) {
 	_, body := traceloopProtobuf(t)
+	const (
+		notS2       = "wal/0000000000000001/t/00000000000000000000000000000001"
+		notProtobuf = "wal/0000000000000002/l/00000000000000000000000000000002"
+		unknownKind = "wal/0000000000000003/x/00000000000000000000000000000003"
+		readable    = "wal/0000000000000004/t/00000000000000000000000000000004"
+	)
 	h, host, ext := withStoredRecords(t,
-		storage.SetOperation("wal/0000000000000001/t/00000000000000000000000000000001", []byte("not an s2 block")),
-		storage.SetOperation("wal/0000000000000002/t/00000000000000000000000000000002", s2.Encode(nil, body)))
+		storage.SetOperation(notS2, []byte("not an s2 block")),
+		storage.SetOperation(notProtobuf, s2.Encode(nil, []byte{0x0a, 0x05, 0x01})), // a field 5 bytes long, with 1
+		storage.SetOperation(unknownKind, s2.Encode(nil, body)),
+		storage.SetOperation(readable, s2.Encode(nil, body)))
 
-	core, logs := observer.New(zap.ErrorLevel)
-	h.p.logger = zap.New(core)
+	core, logs := observer.New(zap.WarnLevel)
+	h.p.dropLog = zap.New(core)
 	require.NoError(t, h.traces.Start(context.Background(), host))
 	h.advance(3 * time.Second)
 	assert.Len(t, h.cases(), 1, "the readable record is restored")
-	require.Equal(t, 1, logs.FilterMessage("unreadable stored record skipped").Len())
-	assert.Equal(t, "wal/0000000000000001/t/00000000000000000000000000000001", logs.All()[0].ContextMap()["key"])
+
+	metadatatest.AssertEqualProcessorReplayCaseDroppedStoredRecords(t, h.tel, []metricdata.DataPoint[int64]{
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("reason", "decompress_error"))},
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("reason", "decode_error"))},
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("reason", "unknown_kind"))},
+	}, metricdatatest.IgnoreTimestamp())
+	lines := logs.FilterMessage("stored record dropped: it cannot be restored; it is left in storage").All()
+	require.Len(t, lines, 3)
+	got := map[string]string{}
+	for _, l := range lines {
+		got[l.ContextMap()["key"].(string)] = l.ContextMap()["reason"].(string) + " " + l.ContextMap()["trace_id"].(string)
+	}
+	assert.Equal(t, map[string]string{
+		notS2:       "decompress_error 00000000000000000000000000000001",
+		notProtobuf: "decode_error 00000000000000000000000000000002",
+		unknownKind: "unknown_kind 00000000000000000000000000000003",
+	}, got)
+	recs, err := h.p.wal.records(context.Background())
+	require.NoError(t, err)
+	var left []string
+	for _, r := range recs {
+		left = append(left, r.key)
+	}
+	assert.ElementsMatch(t, []string{notS2, notProtobuf, unknownKind}, left, "left in storage for an operator; the restored one is deleted once sent")
 	h.shutdown()
 	require.NoError(t, ext.Shutdown(context.Background()))
 }

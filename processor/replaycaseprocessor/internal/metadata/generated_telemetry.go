@@ -35,6 +35,7 @@ type TelemetryBuilder struct {
 	ProcessorReplayCaseDroppedPassthroughTraces metric.Int64Counter
 	ProcessorReplayCaseDroppedRawTelemetry      metric.Int64Counter
 	ProcessorReplayCaseDroppedSpans             metric.Int64Counter
+	ProcessorReplayCaseDroppedStoredRecords     metric.Int64Counter
 	ProcessorReplayCaseDuplicates               metric.Int64Counter
 	ProcessorReplayCaseEmitFailures             metric.Int64Counter
 	ProcessorReplayCaseEvictions                metric.Int64Counter
@@ -136,6 +137,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_replay_case_dropped_spans",
 		metric.WithDescription("Spans dropped, by reason (span_id_reused, a span that reuses the span id of a different span of its trace, for its steps, parents and events are joined by span id; each logged with its trace and span ids, unsampled, and its case quarantined with reason span_id_reused) [Development]"),
 		metric.WithUnit("{spans}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorReplayCaseDroppedStoredRecords, err = builder.meter.Int64Counter(
+		"otelcol_processor_replay_case_dropped_stored_records",
+		metric.WithDescription("Write-ahead records (storage) that could not be restored at start, by reason (decompress_error, the value is not an S2 block; decode_error, not OTLP protobuf; unknown_kind, a record kind this build does not read); their spans or events are in no case. Each is logged with its key and trace id, unsampled, and left in storage [Development]"),
+		metric.WithUnit("{records}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorReplayCaseDuplicates, err = builder.meter.Int64Counter(

@@ -165,6 +165,22 @@ func AssertEqualProcessorReplayCaseDroppedSpans(t *testing.T, tt *componenttest.
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorReplayCaseDroppedStoredRecords(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_replay_case_dropped_stored_records",
+		Description: "Write-ahead records (storage) that could not be restored at start, by reason (decompress_error, the value is not an S2 block; decode_error, not OTLP protobuf; unknown_kind, a record kind this build does not read); their spans or events are in no case. Each is logged with its key and trace id, unsampled, and left in storage [Development]",
+		Unit:        "{records}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_replay_case_dropped_stored_records")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorReplayCaseDuplicates(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_replay_case_duplicates",

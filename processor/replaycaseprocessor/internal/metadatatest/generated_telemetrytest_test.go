@@ -28,6 +28,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorReplayCaseDroppedPassthroughTraces.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseDroppedRawTelemetry.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseDroppedSpans.Add(context.Background(), 1)
+	tb.ProcessorReplayCaseDroppedStoredRecords.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseDuplicates.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseEmitFailures.Add(context.Background(), 1)
 	tb.ProcessorReplayCaseEvictions.Add(context.Background(), 1)
@@ -71,6 +72,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseDroppedSpans(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorReplayCaseDroppedStoredRecords(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorReplayCaseDuplicates(t, testTel,
