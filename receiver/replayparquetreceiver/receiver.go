@@ -279,6 +279,7 @@ func (r *replayReceiver) account(ctx context.Context, b *batch, selected int) {
 func (r *replayReceiver) push(ctx context.Context, b *batch) error {
 	if b.logs.LogRecordCount() > 0 {
 		if r.nextLogs == nil {
+			r.dropEvents(ctx, b, "no_logs_pipeline")
 			r.logger.Warn("the raw log events of these cases are not emitted: replay_parquet is in no logs pipeline", zap.Strings("case_ids", b.caseIDs))
 		} else if err := r.retry(ctx, func() error {
 			ld := plog.NewLogs()
@@ -288,6 +289,7 @@ func (r *replayReceiver) push(ctx context.Context, b *batch) error {
 			if !consumererror.IsPermanent(err) {
 				return err
 			}
+			r.dropEvents(ctx, b, "permanent_error")
 			r.logger.Error("the next consumer refused the raw log events of these cases permanently; their spans are still emitted", zap.Strings("case_ids", b.caseIDs), zap.Error(err))
 		}
 	}
@@ -303,6 +305,12 @@ func (r *replayReceiver) push(ctx context.Context, b *batch) error {
 		return r.pushOneByOne(ctx, b, err)
 	}
 	return err
+}
+
+// dropEvents counts the raw log events of batch b that are not emitted, for reason; the
+// caller logs them with the batch's case ids.
+func (r *replayReceiver) dropEvents(ctx context.Context, b *batch, reason string) {
+	r.telemetry.ReceiverReplayParquetEventsDropped.Add(ctx, int64(b.logs.LogRecordCount()), metric.WithAttributes(attribute.String("reason", reason)))
 }
 
 // pushOneByOne pushes the cases of a batch the next consumer refused permanently one at a

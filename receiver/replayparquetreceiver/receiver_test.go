@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
@@ -501,4 +502,41 @@ func TestPermanentRefusalOfOneCaseDropsOnlyThatCase(t *testing.T) {
 	metadatatest.AssertEqualReceiverReplayParquetCasesSelected(t, tt, []metricdata.DataPoint[int64]{{Value: 3}}, opts...)
 	metadatatest.AssertEqualReceiverReplayParquetCasesEmitted(t, tt, []metricdata.DataPoint[int64]{{Value: 2}}, opts...)
 	metadatatest.AssertEqualReceiverReplayParquetCasesDropped(t, tt, []metricdata.DataPoint[int64]{{Value: 1, Attributes: attribute.NewSet(attribute.String("reason", "permanent_error"))}}, opts...)
+}
+
+// The raw log events of a case whose spans are emitted, and that do not reach a logs consumer
+// (the receiver is in no logs pipeline, or the next logs consumer refuses them permanently),
+// are counted in events_dropped by reason. Before, they were only logged with the case ids: the
+// re-driven cases lost their content without a count.
+func TestRawEventsNotEmittedAreCountedDrops(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 3, strict)
+	var events int64
+	for _, r := range rowsOf(t, root, dataset.Quarantine) {
+		events += r.c.Provenance.EventCount
+	}
+	require.NotZero(t, events, "the fixture's content is in log events")
+	opts := []metricdatatest.Option{metricdatatest.IgnoreTimestamp()}
+
+	t.Run("no logs pipeline", func(t *testing.T) {
+		traces := new(consumertest.TracesSink)
+		tt := runBacklog(t, root, traces, nil)
+		assert.NotZero(t, traces.SpanCount(), "the spans are emitted")
+		metadatatest.AssertEqualReceiverReplayParquetCasesEmitted(t, tt, []metricdata.DataPoint[int64]{{Value: 3}}, opts...)
+		metadatatest.AssertEqualReceiverReplayParquetEventsDropped(t, tt, []metricdata.DataPoint[int64]{
+			{Value: events, Attributes: attribute.NewSet(attribute.String("reason", "no_logs_pipeline"))},
+		}, opts...)
+	})
+	t.Run("permanent refusal", func(t *testing.T) {
+		traces := new(consumertest.TracesSink)
+		logs, err := consumer.NewLogs(func(context.Context, plog.Logs) error {
+			return consumererror.NewPermanent(errors.New("events refused (test)"))
+		})
+		require.NoError(t, err)
+		tt := runBacklog(t, root, traces, logs)
+		metadatatest.AssertEqualReceiverReplayParquetCasesEmitted(t, tt, []metricdata.DataPoint[int64]{{Value: 3}}, opts...)
+		metadatatest.AssertEqualReceiverReplayParquetEventsDropped(t, tt, []metricdata.DataPoint[int64]{
+			{Value: events, Attributes: attribute.NewSet(attribute.String("reason", "permanent_error"))},
+		}, opts...)
+	})
 }

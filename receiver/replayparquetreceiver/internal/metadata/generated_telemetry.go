@@ -29,6 +29,7 @@ type TelemetryBuilder struct {
 	ReceiverReplayParquetCasesDropped   metric.Int64Counter
 	ReceiverReplayParquetCasesEmitted   metric.Int64Counter
 	ReceiverReplayParquetCasesSelected  metric.Int64Counter
+	ReceiverReplayParquetEventsDropped  metric.Int64Counter
 	ReceiverReplayParquetFilesProcessed metric.Int64Counter
 	ReceiverReplayParquetFilesSkipped   metric.Int64Counter
 	ReceiverReplayParquetPushRetries    metric.Int64Counter
@@ -80,6 +81,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_receiver_replay_parquet_cases_selected",
 		metric.WithDescription("Case rows that matched the selection; each ends in cases_emitted or cases_dropped [Development]"),
 		metric.WithUnit("{cases}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverReplayParquetEventsDropped, err = builder.meter.Int64Counter(
+		"otelcol_receiver_replay_parquet_events_dropped",
+		metric.WithDescription("Raw GenAI log events of selected cases (raw mode) that were not emitted, by reason (no_logs_pipeline, the receiver is in no logs pipeline; permanent_error, the next logs consumer refused them permanently); each push is logged with its case ids [Development]"),
+		metric.WithUnit("{events}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ReceiverReplayParquetFilesProcessed, err = builder.meter.Int64Counter(

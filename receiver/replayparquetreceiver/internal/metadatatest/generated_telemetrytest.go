@@ -69,6 +69,22 @@ func AssertEqualReceiverReplayParquetCasesSelected(t *testing.T, tt *componentte
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualReceiverReplayParquetEventsDropped(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_receiver_replay_parquet_events_dropped",
+		Description: "Raw GenAI log events of selected cases (raw mode) that were not emitted, by reason (no_logs_pipeline, the receiver is in no logs pipeline; permanent_error, the next logs consumer refused them permanently); each push is logged with its case ids [Development]",
+		Unit:        "{events}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_receiver_replay_parquet_events_dropped")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualReceiverReplayParquetFilesProcessed(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_receiver_replay_parquet_files_processed",

@@ -22,6 +22,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ReceiverReplayParquetCasesDropped.Add(context.Background(), 1)
 	tb.ReceiverReplayParquetCasesEmitted.Add(context.Background(), 1)
 	tb.ReceiverReplayParquetCasesSelected.Add(context.Background(), 1)
+	tb.ReceiverReplayParquetEventsDropped.Add(context.Background(), 1)
 	tb.ReceiverReplayParquetFilesProcessed.Add(context.Background(), 1)
 	tb.ReceiverReplayParquetFilesSkipped.Add(context.Background(), 1)
 	tb.ReceiverReplayParquetPushRetries.Add(context.Background(), 1)
@@ -33,6 +34,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverReplayParquetCasesSelected(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverReplayParquetEventsDropped(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverReplayParquetFilesProcessed(t, testTel,
