@@ -207,6 +207,9 @@ const unreadablePrefix = "unreadable-"
 type UnreadableSegment struct {
 	Path string // where it is now
 	Err  error  // why it cannot be read
+	// Rows are the rows its journal records, by dataset (Cases, Quarantine; Steps for a segment
+	// of an earlier build): rows acknowledged and not published.
+	Rows map[string]int
 }
 
 // mergeSourceError is a merge's failure on one segment file, reading it or writing its rows.
@@ -248,9 +251,20 @@ func (w *Writer) setAsideUnreadable(segs []segment, mergeErr error, res *Result)
 	if err := os.Rename(filepath.Join(w.cfg.Staging, name), aside); err != nil {
 		return segs, false, errors.Join(mergeErr, fmt.Errorf("setting aside segment %s, which cannot be read (%w): %w", name, readErr, err))
 	}
-	res.Unreadable = append(res.Unreadable, UnreadableSegment{Path: aside, Err: readErr})
+	res.Unreadable = append(res.Unreadable, UnreadableSegment{Path: aside, Err: readErr, Rows: segs[i].rowsByDataset()})
 	w.forget(segs[i : i+1])
 	return slices.Delete(segs, i, i+1), true, nil
+}
+
+// rowsByDataset is the rows the segment's journal records, by dataset (the first element of
+// each file's final path).
+func (s segment) rowsByDataset() map[string]int {
+	rows := map[string]int{}
+	for _, e := range s.entries {
+		ds, _, _ := strings.Cut(filepath.ToSlash(e.Final), "/")
+		rows[ds] += e.Rows
+	}
+	return rows
 }
 
 // readSegment reads every value of every file of a staged segment as a merge reads them, and

@@ -33,7 +33,11 @@ func writeBatchAs(t *testing.T, w *Writer, tag string) map[string]replaycase.Cas
 // deleted: its rows were acknowledged), reported, and the others are published.
 func TestAnUnreadableSegmentIsSetAsideAndTheOthersPublished(t *testing.T) {
 	w := newSegmentWriter(t, 1000)
-	writeBatchAs(t, w, "bad")
+	badCases := writeBatchAs(t, w, "bad")
+	wantRows := map[string]int{}
+	for _, c := range badCases {
+		wantRows[DatasetOf(&c)]++
+	}
 	staging := StagingOf(w)
 	segs := stagedDirs(t, staging, SegmentPrefix)
 	require.Len(t, segs, 1)
@@ -55,6 +59,7 @@ func TestAnUnreadableSegmentIsSetAsideAndTheOthersPublished(t *testing.T) {
 	aside := filepath.Join(staging, UnreadablePrefix+bad)
 	assert.Equal(t, aside, res.Unreadable[0].Path)
 	assert.Error(t, res.Unreadable[0].Err)
+	assert.Equal(t, wantRows, res.Unreadable[0].Rows, "its rows, by dataset, from its journal")
 	assert.Len(t, res.Files, 3, "the readable segment is published")
 	steps := assertEachCaseOnce(t, w.Root(), want)
 	assert.Equal(t, 8, steps)

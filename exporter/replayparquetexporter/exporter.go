@@ -231,8 +231,13 @@ func (e *parquetExporter) flush(ctx context.Context, force bool) {
 		e.upload(ctx, res)
 	}
 	for _, u := range res.Unreadable {
+		rows := 0
+		for ds, n := range u.Rows {
+			rows += n
+			e.telemetry.ExporterReplayParquetRowsSetAside.Add(ctx, int64(n), metric.WithAttributes(attribute.String("dataset", ds)))
+		}
 		e.logger.Error("a staged segment cannot be read: it is set aside in staging and its cases are not published; the other segments are",
-			zap.String("segment", u.Path), zap.Error(u.Err))
+			zap.String("segment", u.Path), zap.Int("rows", rows), zap.Error(u.Err))
 	}
 	if errors.Is(err, dataset.ErrCommitted) {
 		// The merged files are published by a later write, flush or start, in no result of

@@ -12,8 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadatatest"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -101,4 +105,10 @@ func TestAnUnreadableSegmentIsLoggedAndTheOthersPublished(t *testing.T) {
 	assert.Equal(t, filepath.Join(cfg.staging(), "unreadable-"+segment), logged[0].ContextMap()["segment"])
 	assert.DirExists(t, filepath.Join(cfg.staging(), "unreadable-"+segment), "set aside, not deleted")
 	assert.Len(t, readAll[replaycase.Case](t, cfg.Directory, dataset.Cases), 1, "the other batch is published")
+	// Counted, not only logged: its rows are in no file of the dataset (before 2026-12-07 no
+	// metric said so).
+	metadatatest.AssertEqualExporterReplayParquetRowsSetAside(t, exp.tel, []metricdata.DataPoint[int64]{
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("dataset", dataset.Cases))},
+	}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
+	assert.Equal(t, int64(1), logged[0].ContextMap()["rows"], "the rows set aside")
 }

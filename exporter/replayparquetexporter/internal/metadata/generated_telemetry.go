@@ -35,6 +35,7 @@ type TelemetryBuilder struct {
 	ExporterReplayParquetFilesWritten        metric.Int64Counter
 	ExporterReplayParquetInvalidUtf8Repaired metric.Int64Counter
 	ExporterReplayParquetRetentionFailures   metric.Int64Counter
+	ExporterReplayParquetRowsSetAside        metric.Int64Counter
 	ExporterReplayParquetRowsWritten         metric.Int64Counter
 	ExporterReplayParquetSpansDropped        metric.Int64Counter
 	ExporterReplayParquetSpansIgnored        metric.Int64Counter
@@ -122,6 +123,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_exporter_replay_parquet_retention_failures",
 		metric.WithDescription("Retention passes that could not remove some expired files (logged; the next pass tries again) [Development]"),
 		metric.WithUnit("{passes}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterReplayParquetRowsSetAside, err = builder.meter.Int64Counter(
+		"otelcol_exporter_replay_parquet_rows_set_aside",
+		metric.WithDescription("Rows of staged segments (file_max_age) a merge could not read, set aside in staging as unreadable-segment-… and not published, by dataset (cases, quarantine; steps for segments of earlier builds); each segment is logged at error level with its path [Development]"),
+		metric.WithUnit("{rows}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExporterReplayParquetRowsWritten, err = builder.meter.Int64Counter(

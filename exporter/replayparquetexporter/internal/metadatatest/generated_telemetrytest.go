@@ -165,6 +165,22 @@ func AssertEqualExporterReplayParquetRetentionFailures(t *testing.T, tt *compone
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualExporterReplayParquetRowsSetAside(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_exporter_replay_parquet_rows_set_aside",
+		Description: "Rows of staged segments (file_max_age) a merge could not read, set aside in staging as unreadable-segment-… and not published, by dataset (cases, quarantine; steps for segments of earlier builds); each segment is logged at error level with its path [Development]",
+		Unit:        "{rows}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_exporter_replay_parquet_rows_set_aside")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualExporterReplayParquetRowsWritten(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_exporter_replay_parquet_rows_written",

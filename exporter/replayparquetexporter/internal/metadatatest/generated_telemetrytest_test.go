@@ -28,6 +28,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ExporterReplayParquetFilesWritten.Add(context.Background(), 1)
 	tb.ExporterReplayParquetInvalidUtf8Repaired.Add(context.Background(), 1)
 	tb.ExporterReplayParquetRetentionFailures.Add(context.Background(), 1)
+	tb.ExporterReplayParquetRowsSetAside.Add(context.Background(), 1)
 	tb.ExporterReplayParquetRowsWritten.Add(context.Background(), 1)
 	tb.ExporterReplayParquetSpansDropped.Add(context.Background(), 1)
 	tb.ExporterReplayParquetSpansIgnored.Add(context.Background(), 1)
@@ -57,6 +58,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExporterReplayParquetRetentionFailures(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterReplayParquetRowsSetAside(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExporterReplayParquetRowsWritten(t, testTel,
