@@ -233,7 +233,7 @@ func readPublished(root string, started time.Time) []caseIDRow {
 	slices.SortStableFunc(within, func(a, b recent) int { return b.modified.Compare(a.modified) })
 	var rows []caseIDRow
 	for _, f := range within {
-		if of, err := readAll[caseIDRow](f.path, nil); err == nil {
+		if of, err := readCaseIDs(f.path); err == nil {
 			rows = append(rows, of...)
 		}
 	}
@@ -296,7 +296,7 @@ func segmentCaseIDs(w *Writer, s segment) ([]caseIDRow, error) {
 		if dataset != Cases && dataset != Quarantine {
 			continue
 		}
-		rows, err := readAll[caseIDRow](filepath.Join(w.cfg.Staging, s.name, e.Staged), nil)
+		rows, err := readCaseIDs(filepath.Join(w.cfg.Staging, s.name, e.Staged))
 		if err != nil {
 			return nil, err
 		}
