@@ -50,6 +50,13 @@ type journalEntry struct {
 	LongBounds []string `json:"long_bounds,omitempty"`
 }
 
+// dataset is the dataset the entry's file is published in (cases, quarantine, steps): the first
+// element of its final path.
+func (e journalEntry) dataset() string {
+	ds, _, _ := strings.Cut(e.Final, "/")
+	return ds
+}
+
 type journal struct {
 	SchemaVersion string         `json:"schema_version"`
 	Files         []journalEntry `json:"files"`

@@ -10,9 +10,9 @@ import (
 
 // readCaseIDs reads what tells a case sent again from its copy (caseIDRow) from a cases/ or
 // quarantine/ file, staged or published, column by column: six of its ~245 columns. A row
-// reader of caseIDRow still produced a null for every other column of every row, about 9 MB
-// allocated for a file of 16 cases: a writer that restarted beside a copy's 1,252 files of the
-// hour read them in 6.5 s and allocated 11.6 GB before it wrote its first case.
+// reader of caseIDRow still produced a null for every other column of every row: 9.7 MB
+// allocated and ~4.9 ms for a file of 16 cases, against 0.64 MB and ~1.2 ms column by column
+// (BenchmarkReadCaseIDs), and a restarted writer reads every file of the hour before.
 func readCaseIDs(path string) ([]caseIDRow, error) {
 	f, df, err := open(path, parquet.SkipPageIndex(true))
 	if err != nil {

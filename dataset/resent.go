@@ -2,11 +2,9 @@ package dataset
 
 import (
 	"encoding/hex"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -97,11 +95,15 @@ type telemetryCount struct {
 // replay_parquet receiver's), "<dataset>/dt=<day>/<file>#<row>".
 const MetaRedrivenFrom = "redriven_from"
 
-// countOf is what a row of caseID, spans and events, status and metadata was built from.
+// countOf is what a row was built from: spans and events, its verdict, and its metadata's
+// source row (hashed with FNV-1a inline: it runs for every case written in the hour after a
+// read, and hash/fnv's Write would copy the string).
 func countOf(spans, events int64, status replaycase.Status, metadata map[string]string) telemetryCount {
-	h := fnv.New32a()
-	h.Write([]byte(metadata[MetaRedrivenFrom]))
-	return telemetryCount{spans, events, status == replaycase.StatusQuarantined, h.Sum32()}
+	h := uint32(2166136261)
+	for _, b := range []byte(metadata[MetaRedrivenFrom]) {
+		h = (h ^ uint32(b)) * 16777619
+	}
+	return telemetryCount{spans, events, status == replaycase.StatusQuarantined, h}
 }
 
 // caseIDKey is a case id (32 hex digits, replaycase.ID) as 16 bytes; ok is false for any other
@@ -292,8 +294,7 @@ type caseIDRow struct {
 func segmentCaseIDs(w *Writer, s segment) ([]caseIDRow, error) {
 	var ids []caseIDRow
 	for _, e := range s.entries {
-		dataset, _, _ := strings.Cut(filepath.ToSlash(e.Final), "/")
-		if dataset != Cases && dataset != Quarantine {
+		if ds := e.dataset(); ds != Cases && ds != Quarantine {
 			continue
 		}
 		rows, err := readCaseIDs(filepath.Join(w.cfg.Staging, s.name, e.Staged))

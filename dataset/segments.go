@@ -261,8 +261,7 @@ func (w *Writer) setAsideUnreadable(segs []segment, mergeErr error, res *Result)
 func (s segment) rowsByDataset() map[string]int {
 	rows := map[string]int{}
 	for _, e := range s.entries {
-		ds, _, _ := strings.Cut(filepath.ToSlash(e.Final), "/")
-		rows[ds] += e.Rows
+		rows[e.dataset()] += e.Rows
 	}
 	return rows
 }

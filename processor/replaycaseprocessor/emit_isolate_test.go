@@ -16,8 +16,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
@@ -80,8 +78,7 @@ func acceptedTraceIDs(n *pickyTraces) []string {
 // it: they are sent again one at a time, and only the refused one is dropped and logged.
 func TestAPermanentRefusalDropsOnlyTheCaseRefused(t *testing.T) {
 	h := newHarness(t, nil)
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 	next, ids := threeRunsOneRefused(t, h)
 	h.advance(3 * time.Second) // the three close in one sweep: one batch
 

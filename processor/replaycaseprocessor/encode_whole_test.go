@@ -12,8 +12,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
@@ -26,8 +24,7 @@ import (
 // and the whole run was dropped as encode_error, so the run was in no dataset.
 func TestAGenAISpanWithoutASpanIDIsQuarantinedNotDropped(t *testing.T) {
 	h := newHarness(t, nil)
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 
 	bad := testfixtures.Traces(t, testfixtures.Traceloop)
 	testfixtures.WithTraceID(bad, plog.NewLogs(), 1)
@@ -102,8 +99,7 @@ func TestARootSpanWithoutASpanIDIsQuarantined(t *testing.T) {
 // one run is a duplicate, counted, with the run still one case.
 func TestOtherMalformedIDsAreNoDrop(t *testing.T) {
 	h := newHarness(t, nil)
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 
 	zero := testfixtures.Traces(t, testfixtures.Traceloop)
 	forEachScopeSpans(zero, func(ss ptrace.ScopeSpans) {

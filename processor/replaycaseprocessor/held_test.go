@@ -13,8 +13,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
@@ -137,8 +135,7 @@ func protoOfLogs(t *testing.T, ld plog.Logs) []byte {
 // its trace id, the other runs are built as usual, and its memory is released.
 func TestUndecodableBufferIsDroppedCountedAndLogged(t *testing.T) {
 	h := newHarness(t, nil)
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 	for i := 0; i < 2; i++ {
 		td := testfixtures.Traces(t, testfixtures.Traceloop)
 		testfixtures.WithTraceID(td, plog.NewLogs(), i)

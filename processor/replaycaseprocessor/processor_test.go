@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
@@ -57,6 +58,14 @@ func newHarness(t *testing.T, mutate func(*Config)) *harness {
 	h.p.dropLog = zap.NewNop() // tests that check drops install an observer
 	t.Cleanup(func() { _ = h.tel.Shutdown(context.Background()) })
 	return h
+}
+
+// observeDropLog replaces the unsampled logger of drops (internal/droplog) with an observer of
+// its warnings.
+func (h *harness) observeDropLog() *observer.ObservedLogs {
+	core, logs := observer.New(zap.WarnLevel)
+	h.p.dropLog = zap.New(core)
+	return logs
 }
 
 func (h *harness) sendTraces(td ptrace.Traces) {

@@ -11,8 +11,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
@@ -34,8 +32,7 @@ func TestRawTelemetryThatCannotBeEncodedIsDroppedCountedAndLogged(t *testing.T) 
 	t.Cleanup(func() { rawLogsMarshaler = prev })
 
 	h := newHarness(t, func(c *Config) { c.RawSpans = rawAll })
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 	h.sendTraces(testfixtures.Traces(t, testfixtures.OTelEvents))
 	h.sendLogs(testfixtures.Logs(t, testfixtures.OTelEvents))
 	h.advance(3 * time.Second)

@@ -18,8 +18,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/internal/pdatawalk"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
@@ -412,8 +410,7 @@ func TestBackpressureKeepsClosedCasesAndRefusesNewData(t *testing.T) {
 // each logged with its id on the unsampled drop logger.
 func TestPermanentRefusalIsCountedAndLoggedPerCase(t *testing.T) {
 	h := newHarness(t, nil)
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 	h.p.nextTraces = &switchable{Traces: h.sink, refuse: consumererror.NewPermanent(errors.New("bad data"))}
 	for i := 0; i < 20; i++ {
 		td := testfixtures.Traces(t, testfixtures.Traceloop)
@@ -436,8 +433,7 @@ func TestPermanentRefusalIsCountedAndLoggedPerCase(t *testing.T) {
 // next logs consumer refuses them for good: nothing leaves the processor unseen.
 func TestPermanentRefusalOfPassThroughRunsIsCountedAndLogged(t *testing.T) {
 	h := newHarness(t, nil)
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 	h.p.nextTraces = &switchable{Traces: h.sink, refuse: consumererror.NewPermanent(errors.New("bad data"))}
 	td := ptrace.NewTraces()
 	sp := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
@@ -458,8 +454,7 @@ func TestPermanentRefusalOfPassThroughRunsIsCountedAndLogged(t *testing.T) {
 
 func TestPermanentRefusalOfPassedEventsIsCountedAndLogged(t *testing.T) {
 	h := newHarness(t, nil)
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 	h.p.nextLogs = refusingLogs{consumererror.NewPermanent(errors.New("bad data"))}
 	// GenAI events without their spans are no case: they go on to the logs pipeline.
 	ld := testfixtures.Logs(t, testfixtures.OTelEvents)
@@ -488,8 +483,7 @@ func (r refusingLogs) ConsumeLogs(context.Context, plog.Logs) error { return r.e
 func TestShutdownReportsCasesItCouldNotDeliver(t *testing.T) {
 	h := newHarness(t, nil)
 	h.p.flushRetry = 100 * time.Millisecond
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 	h.p.nextTraces = &switchable{Traces: h.sink, refuse: errors.New("exporter queue full")}
 	h.sendTraces(testfixtures.Traces(t, testfixtures.Traceloop))
 	err := h.traces.Shutdown(context.Background())
@@ -508,8 +502,7 @@ func TestShutdownReportsCasesItCouldNotDeliver(t *testing.T) {
 func TestShutdownCountsOnlyTheEventsLeftOfABatchWhoseSpansWereTaken(t *testing.T) {
 	h := newHarness(t, nil)
 	h.p.flushRetry = 100 * time.Millisecond
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 	h.p.nextLogs = refusingLogs{errors.New("logs exporter queue full")}
 	h.sendTraces(testfixtures.Traces(t, testfixtures.Traceloop))
 	ld := testfixtures.Logs(t, testfixtures.OTelEvents) // GenAI events without their spans: passed on

@@ -20,8 +20,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest/observer"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/reprise-dev/reprise/internal/pdatawalk"
@@ -505,8 +503,7 @@ func TestRuleThatFailsToEvaluateKeepsTheRun(t *testing.T) {
 		"root_error": selectRules["error_root"], // after "flagged" in name order
 	}
 	h := newHarness(t, func(c *Config) { c.Select = &SelectConfig{Rules: rules, Unselected: unselectedDrop} })
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 
 	broken := []run{recordedRun(t, testfixtures.OTelEvents, 1, payload("not json")), recordedRun(t, testfixtures.OTelEvents, 2, payload("{oops"))}
 	matched := recordedRun(t, testfixtures.OTelEvents, 3, payload(`{"flag": true}`))

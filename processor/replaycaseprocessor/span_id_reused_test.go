@@ -11,8 +11,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
@@ -26,8 +24,7 @@ import (
 // and nothing else, and the case was accepted without the span.
 func TestASpanThatReusesASpanIDIsLoggedAndItsCaseQuarantined(t *testing.T) {
 	h := newHarness(t, nil)
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 
 	td := testfixtures.Traces(t, testfixtures.Traceloop)
 	// The same trace's first LLM span again, with the id of another span and other times.
@@ -66,8 +63,7 @@ func TestASpanThatReusesASpanIDIsLoggedAndItsCaseQuarantined(t *testing.T) {
 // A retry of the same spans is still a duplicate: counted, not logged, the case accepted.
 func TestARetriedSpanIsNotTakenForAReusedSpanID(t *testing.T) {
 	h := newHarness(t, nil)
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 	h.sendTraces(testfixtures.Traces(t, testfixtures.Traceloop))
 	h.sendTraces(testfixtures.Traces(t, testfixtures.Traceloop))
 	h.advance(3 * time.Second)

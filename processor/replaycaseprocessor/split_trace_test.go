@@ -13,9 +13,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
-	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/processor/replaycaseprocessor/internal/metadatatest"
@@ -38,13 +35,6 @@ func (h *harness) consumeTraces(ctx context.Context, td ptrace.Traces) {
 func (h *harness) consumeLogs(ctx context.Context, ld plog.Logs) {
 	h.t.Helper()
 	require.NoError(h.t, h.logs.ConsumeLogs(ctx, ld))
-}
-
-// observeSplits replaces the unsampled logger with an observer of its warnings.
-func (h *harness) observeSplits() *observer.ObservedLogs {
-	core, logs := observer.New(zapcore.WarnLevel)
-	h.p.dropLog = zap.New(core)
-	return logs
 }
 
 // splitAtRoot cuts a recorded run the way a rebalance cuts it: children end (and are exported)
@@ -82,7 +72,7 @@ func TestTraceSplitAcrossARebalanceIsQuarantinedCountedAndLogged(t *testing.T) {
 	before, after := splitAtRoot(t, testfixtures.Traceloop)
 	a := newHarness(t, func(c *Config) { c.IdleTimeout = 10 * time.Second })
 	b := newHarness(t, nil)
-	logged := a.observeSplits()
+	logged := a.observeDropLog()
 
 	a.consumeTraces(fromPartition("3"), before)
 	b.consumeTraces(fromPartition("3"), after)

@@ -253,12 +253,19 @@ func legacyKey(key string) bool {
 // currentKey reads a key of the current layout: its kind, and whether the chunk came from
 // Kafka; kind is 0 for any other key.
 func currentKey(key string) (kind byte, fromKafka bool) {
-	rest, _ := strings.CutPrefix(key, walPrefix)
-	rest, fromKafka = strings.CutSuffix(rest, walKafkaSuffix)
-	if parts := strings.Split(rest, "/"); len(parts) == 3 && len(parts[1]) == 1 {
+	parts, fromKafka := keyParts(key)
+	if len(parts) == 3 && len(parts[1]) == 1 {
 		return parts[1][0], fromKafka
 	}
 	return 0, fromKafka
+}
+
+// keyParts splits a record's key between its prefix and its Kafka suffix: <sequence>, <kind>,
+// <trace id> in the current layout, <trace id>, <sequence> in the earlier one.
+func keyParts(key string) (parts []string, fromKafka bool) {
+	rest, _ := strings.CutPrefix(key, walPrefix)
+	rest, fromKafka = strings.CutSuffix(rest, walKafkaSuffix)
+	return strings.Split(rest, "/"), fromKafka
 }
 
 // parseRecord reads a stored record of either layout into a slice of its own (the storage owns
@@ -371,10 +378,7 @@ func (p *caseProcessor) dropStoredRecord(ctx context.Context, r walRecord, reaso
 // recordTraceID is the trace id (hex) a record's key names, in either layout; "" when it names
 // none.
 func recordTraceID(key string) string {
-	rest, _ := strings.CutPrefix(key, walPrefix)
-	rest, _ = strings.CutSuffix(rest, walKafkaSuffix)
-	parts := strings.Split(rest, "/")
-	switch {
+	switch parts, _ := keyParts(key); {
 	case len(parts) == 3: // wal/<sequence>/<kind>/<trace id>
 		return parts[2]
 	case len(parts) == 2: // the earlier layout: wal/<trace id>/<sequence>

@@ -27,8 +27,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/internal/pdatawalk"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
@@ -234,8 +232,7 @@ func TestUnreadableStoredRecordIsCountedLoggedAndSkipped(t *testing.T) {
 		storage.SetOperation(unknownKind, s2.Encode(nil, body)),
 		storage.SetOperation(readable, s2.Encode(nil, body)))
 
-	core, logs := observer.New(zap.WarnLevel)
-	h.p.dropLog = zap.New(core)
+	logs := h.observeDropLog()
 	require.NoError(t, h.traces.Start(context.Background(), host))
 	h.advance(3 * time.Second)
 	assert.Len(t, h.cases(), 1, "the readable record is restored")

@@ -40,5 +40,14 @@ func (p *backlogProgress) fileRead(selected int, now time.Time) {
 	p.last = now
 	p.logger.Info("replay_parquet: reading the backlog",
 		zap.String("dataset", p.dataset), zap.Int("files_read", p.read), zap.Int("files_selected", selected),
-		zap.Int64("cases_emitted", p.emitted), zap.Duration("elapsed", now.Sub(p.start).Round(time.Second)))
+		zap.Int64("cases_emitted", p.emitted), p.elapsed(now))
+}
+
+// totals are the fields of the line that ends a backlog of files selected files.
+func (p *backlogProgress) totals(files int) []zap.Field {
+	return []zap.Field{zap.String("dataset", p.dataset), zap.Int("files", files), zap.Int64("cases_emitted", p.emitted), p.elapsed(time.Now())}
+}
+
+func (p *backlogProgress) elapsed(now time.Time) zap.Field {
+	return zap.Duration("elapsed", now.Sub(p.start).Round(time.Second))
 }

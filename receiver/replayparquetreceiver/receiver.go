@@ -148,12 +148,10 @@ func (r *replayReceiver) run(ctx context.Context) {
 						zap.String("dataset", r.cfg.location()), zap.Strings("datasets", r.cfg.Select.Datasets))
 					return
 				}
-				r.logger.Info("replay_parquet: backlog done (mode: once); no further files are read", zap.String("dataset", r.cfg.location()), zap.Int("files", selected),
-					zap.Int64("cases_emitted", r.progress.emitted), zap.Duration("elapsed", time.Since(r.progress.start).Round(time.Second)))
+				r.logger.Info("replay_parquet: backlog done (mode: once); no further files are read", r.progress.totals(selected)...)
 				return
 			}
-			r.logger.Info("replay_parquet: backlog done (mode: watch); files published from now on are read as they appear", zap.String("dataset", r.cfg.location()), zap.Int("files", selected),
-				zap.Int64("cases_emitted", r.progress.emitted), zap.Duration("elapsed", time.Since(r.progress.start).Round(time.Second)))
+			r.logger.Info("replay_parquet: backlog done (mode: watch); files published from now on are read as they appear", r.progress.totals(selected)...)
 		}
 		select {
 		case <-ctx.Done():
