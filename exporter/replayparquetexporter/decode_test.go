@@ -42,12 +42,23 @@ type observed struct {
 	logs *observer.ObservedLogs
 }
 
+// newObserved starts an exporter whose drop logger writes into the same observer as its logger.
 func newObserved(t *testing.T, cfg *Config, opts ...dataset.Option) observed {
 	set, tel, logs := observedSettings(t)
-	exp, err := newTraces(context.Background(), set, cfg, opts...)
+	return observed{Traces: startWithDropLog(t, set, set.Logger, cfg, opts...), tel: tel, logs: logs}
+}
+
+// startWithDropLog builds the exporter as the factory does (newTraces) but with dropLog as its
+// logger of drops instead of droplog.New's, and starts it.
+func startWithDropLog(t *testing.T, set exporter.Settings, dropLog *zap.Logger, cfg *Config, opts ...dataset.Option) exporter.Traces {
+	t.Helper()
+	e, err := newParquetExporter(set, cfg)
+	require.NoError(t, err)
+	e.dropLog, e.writerOptions = dropLog, opts
+	exp, err := e.traces(context.Background(), set)
 	require.NoError(t, err)
 	require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
-	return observed{Traces: exp, tel: tel, logs: logs}
+	return exp
 }
 
 // observedSettings are exporter settings whose telemetry and logs a test reads.

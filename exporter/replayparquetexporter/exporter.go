@@ -22,9 +22,11 @@ import (
 // schema and publishing: it decodes the case spans it receives and hands them to a
 // dataset.Writer, and turns what happened into telemetry.
 type parquetExporter struct {
-	cfg       *Config
-	logger    *zap.Logger
-	dropLog   *zap.Logger // the cases left out, unsampled (internal/droplog)
+	cfg    *Config
+	logger *zap.Logger
+	// dropLog names, unsampled (internal/droplog), every case, row or file not written: left out,
+	// quarantined instead of written, dropped, dead-lettered or set aside.
+	dropLog   *zap.Logger
 	telemetry *metadata.TelemetryBuilder
 	writer    *dataset.Writer
 	// store mirrors published files into an object store; nil without object_store.
@@ -79,7 +81,7 @@ func (e *parquetExporter) start(ctx context.Context, _ component.Host) (err erro
 	for _, f := range rec.Missing {
 		// Nothing tells "published and removed since" (retention, an operator) from "lost":
 		// say where it belonged and how many rows it held, and that the journal is kept.
-		e.logger.Error("a file of a batch committed before a crash is neither in staging nor in the dataset: removed since it was published, or lost; the batch's journal is kept in staging as missing-batch-…",
+		e.dropLog.Error("a file of a batch committed before a crash is neither in staging nor in the dataset: removed since it was published, or lost; the batch's journal is kept in staging as missing-batch-…",
 			zap.String("file", f.Path), zap.Int("rows", f.Rows))
 	}
 	if rec.RolledBack > 0 {
@@ -181,14 +183,14 @@ func (e *parquetExporter) deadLetter(ctx context.Context, key string, td ptrace.
 		path, created, err = e.writer.DeadLetter(key, payload)
 	}
 	if err != nil {
-		e.logger.Error("writing a batch failed and it could not be dead-lettered either; the queue retries it, and its cases are lost if the retries run out",
+		e.dropLog.Error("writing a batch failed and it could not be dead-lettered either; the queue retries it, and its cases are lost if the retries run out",
 			zap.Strings("case_ids", ids), zap.NamedError("write_error", writeErr), zap.NamedError("dead_letter_error", err))
 		return
 	}
 	if created {
 		e.telemetry.ExporterReplayParquetCasesDeadLettered.Add(ctx, int64(len(ids)))
 	}
-	e.logger.Error("writing a batch failed; its cases are dead-lettered and the queue retries it",
+	e.dropLog.Error("writing a batch failed; its cases are dead-lettered and the queue retries it",
 		zap.String("dead_letter", path), zap.Strings("case_ids", ids), zap.Error(writeErr))
 }
 
@@ -236,7 +238,7 @@ func (e *parquetExporter) flush(ctx context.Context, force bool) {
 			rows += n
 			e.telemetry.ExporterReplayParquetRowsSetAside.Add(ctx, int64(n), metric.WithAttributes(attribute.String("dataset", ds)))
 		}
-		e.logger.Error("a staged segment cannot be read: it is set aside in staging and its cases are not published; the other segments are",
+		e.dropLog.Error("a staged segment cannot be read: it is set aside in staging and its cases are not published; the other segments are",
 			zap.String("segment", u.Path), zap.Int("rows", rows), zap.Error(u.Err))
 	}
 	if errors.Is(err, dataset.ErrCommitted) {
@@ -255,13 +257,13 @@ func (e *parquetExporter) recordDecode(ctx context.Context, batch decoded) {
 	e.telemetry.ExporterReplayParquetCasesIsolated.Add(ctx, int64(batch.isolated))
 	for _, c := range batch.cases {
 		if c.HasReason(reasonUndecodable) {
-			e.logger.Warn("case spans could not be decoded; written to quarantine/", zap.String("case_id", c.CaseID),
+			e.dropLog.Warn("case spans could not be decoded; written to quarantine/", zap.String("case_id", c.CaseID),
 				zap.String("trace_id", c.Provenance.TraceID), zap.String("detail", c.Reasons[len(c.Reasons)-1].Detail))
 		}
 	}
 	for _, d := range batch.dropped {
 		e.telemetry.ExporterReplayParquetSpansDropped.Add(ctx, int64(d.spans))
-		e.logger.Error("case spans dropped: they cannot be decoded and carry no trace or span id to quarantine them under",
+		e.dropLog.Error("case spans dropped: they cannot be decoded and carry no trace or span id to quarantine them under",
 			zap.String("claimed_case_id", d.claimed), zap.Int("spans", d.spans), zap.Error(d.err))
 	}
 }

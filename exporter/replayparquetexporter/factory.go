@@ -71,6 +71,12 @@ func newTraces(ctx context.Context, set exporter.Settings, c *Config, opts ...da
 		return nil, err
 	}
 	e.writerOptions = opts
+	return e.traces(ctx, set)
+}
+
+// traces wraps the exporter in the exporterhelper (tests give it their drop logger first).
+func (e *parquetExporter) traces(ctx context.Context, set exporter.Settings) (exporter.Traces, error) {
+	c := e.cfg
 	return exporterhelper.NewTraces(ctx, set, c, e.push,
 		exporterhelper.WithStart(e.start),
 		exporterhelper.WithShutdown(e.shutdown),

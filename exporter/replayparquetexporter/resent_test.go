@@ -18,10 +18,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/reprise-dev/reprise/dataset"
 	"github.com/reprise-dev/reprise/exporter/replayparquetexporter/internal/metadatatest"
+	"github.com/reprise-dev/reprise/internal/droplog/droplogtest"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -63,7 +63,6 @@ func TestCasesSentAgainAfterACrashAreWrittenOnce(t *testing.T) {
 			}
 			require.NoError(t, killed.Close()) // lets go of its owner lock, as the end of the process does
 
-			stderr := captureStderr(t)
 			exp := newObserved(t, cfg) // adopts a segment at its start
 			ids := sendAgain(t, exp, cases)
 
@@ -75,9 +74,9 @@ func TestCasesSentAgainAfterACrashAreWrittenOnce(t *testing.T) {
 			assert.Len(t, readAll[dataset.StepRow](t, cfg.Directory, dataset.Steps), stepsOf(cases), "the steps of each case once")
 			metadatatest.AssertEqualExporterReplayParquetCasesResent(t, exp.tel, []metricdata.DataPoint[int64]{{Value: int64(len(cases)), Attributes: attribute.NewSet(attribute.String("reason", "resent"))}},
 				metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
-			logged := namedOn(t, stderr(), "sent again after a crash")
+			logged := exp.logs.FilterMessageSnippet("sent again after a crash").All()
 			require.Len(t, logged, 1)
-			assert.ElementsMatch(t, ids, logged[0])
+			assert.ElementsMatch(t, ids, logged[0].ContextMap()["case_ids"])
 		})
 	}
 }
@@ -126,14 +125,13 @@ func TestEveryCaseLeftOutAsSentAgainIsNamed(t *testing.T) {
 	cfg := testConfig(t)
 	writtenBeforeTheKill(t, cfg, cases)
 
-	stderr := captureStderr(t)
 	restarted := newObserved(t, cfg)
 	ids := sendAgain(t, restarted, cases)
 
 	assert.Len(t, rowsByID(t, cfg.Directory), len(cases))
 	var named []any
-	for _, l := range namedOn(t, stderr(), "sent again after a crash") {
-		named = append(named, l...)
+	for _, l := range restarted.logs.FilterMessageSnippet("sent again after a crash").All() {
+		named = append(named, l.ContextMap()["case_ids"].([]any)...)
 	}
 	assert.ElementsMatch(t, ids, named, "every case left out is named")
 	metadatatest.AssertEqualExporterReplayParquetCasesResent(t, restarted.tel,
@@ -152,9 +150,7 @@ func TestCasesLeftOutAreNamedWhenTheCollectorSamplesItsLogs(t *testing.T) {
 
 	stderr := captureStderr(t)
 	set, _, logs := observedSettings(t)
-	set.Logger = set.Logger.WithOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core {
-		return zapcore.NewSamplerWithOptions(c, time.Hour, 10, 100) // the collector's default, over the whole test
-	}))
+	set.Logger = set.Logger.WithOptions(zap.WrapCore(droplogtest.Sampled))
 	restarted, err := newTraces(ctx, set, cfg)
 	require.NoError(t, err)
 	require.NoError(t, restarted.Start(ctx, componenttest.NewNopHost()))
