@@ -3,6 +3,7 @@ package replayparquetexporter
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,17 +16,13 @@ import (
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
-// burst is more lines of one message than the collector's sampled logger lets through in a
-// tick (the first 10, then every 100th).
-const burst = 150
-
 // The collector samples its logger: of a burst of one message it keeps a few lines, and the ids
 // of the others were lost. Every case spans group that is quarantined instead of written, or
 // dropped, is named on the unsampled drop logger (before 2026-12-07: 11 of 150 of each).
 func TestEveryUndecodableCaseIsNamedWhenTheCollectorSamplesItsLogs(t *testing.T) {
 	td := ptrace.NewTraces()
 	var claimed []string
-	for i := range burst {
+	for i := range droplogtest.Burst {
 		appendSpan(td, byte(i+1), 1, map[string]any{replaycase.AttrCaseID: fmt.Sprint("quarantined-", i)}) // a case id and nothing else
 		claimed = append(claimed, fmt.Sprint("dropped-", i))
 		appendSpan(td, 0, 0, map[string]any{replaycase.AttrCaseID: claimed[i]}) // no trace or span id to quarantine it under
@@ -42,7 +39,7 @@ func TestEveryUndecodableCaseIsNamedWhenTheCollectorSamplesItsLogs(t *testing.T)
 	for _, c := range readAll[replaycase.Case](t, cfg.Directory, dataset.Quarantine) {
 		quarantined = append(quarantined, c.CaseID)
 	}
-	require.Len(t, quarantined, burst)
+	require.Len(t, quarantined, droplogtest.Burst)
 	assert.ElementsMatch(t, quarantined, droplogtest.Named(logs, "case spans could not be decoded; written to quarantine/", "case_id"), "each quarantined case once")
 	assert.ElementsMatch(t, claimed, droplogtest.Named(logs, "case spans dropped: they cannot be decoded and carry no trace or span id to quarantine them under", "claimed_case_id"),
 		"each dropped group once")
@@ -51,7 +48,7 @@ func TestEveryUndecodableCaseIsNamedWhenTheCollectorSamplesItsLogs(t *testing.T)
 // A full disk fails every batch: each is dead-lettered and named with its case ids, the ones to
 // re-drive if the queue's retries run out; none is lost to the sampler.
 func TestEveryDeadLetteredBatchIsNamedWhenTheCollectorSamplesItsLogs(t *testing.T) {
-	cases := runsOf(t, burst)
+	cases := runsOf(t, droplogtest.Burst)
 	cfg := testConfig(t)
 	cfg.RetryConfig.Enabled = false
 	set, _, _ := observedSettings(t)
@@ -67,6 +64,6 @@ func TestEveryDeadLetteredBatchIsNamedWhenTheCollectorSamplesItsLogs(t *testing.
 	}
 	require.NoError(t, exp.Shutdown(context.Background()))
 
-	assert.Len(t, files(t, cfg.Directory+"/"+dataset.Failed), burst)
+	assert.Len(t, files(t, filepath.Join(cfg.Directory, dataset.Failed)), droplogtest.Burst)
 	assert.ElementsMatch(t, ids, droplogtest.Named(logs, "writing a batch failed; its cases are dead-lettered and the queue retries it", "case_ids"), "each batch once")
 }

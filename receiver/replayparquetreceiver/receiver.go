@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/droplog"
 	"github.com/reprise-dev/reprise/receiver/replayparquetreceiver/internal/metadata"
 )
 
@@ -25,9 +26,11 @@ import (
 // checkpoint says were handled, and advances the checkpoint after every push the next
 // consumer accepted.
 type replayReceiver struct {
-	cfg       *Config
-	id        component.ID
-	logger    *zap.Logger
+	cfg    *Config
+	id     component.ID
+	logger *zap.Logger
+	// dropLog names, unsampled (internal/droplog), every case, event, row or file not emitted.
+	dropLog   *zap.Logger
 	telemetry *metadata.TelemetryBuilder
 
 	nextTraces consumer.Traces
@@ -48,7 +51,7 @@ func newReceiver(set receiver.Settings, cfg *Config) (*replayReceiver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &replayReceiver{cfg: cfg, id: set.ID, logger: set.Logger, telemetry: tb, backlogDone: make(chan struct{})}, nil
+	return &replayReceiver{cfg: cfg, id: set.ID, logger: set.Logger, dropLog: droplog.New(set.ID, "receiver"), telemetry: tb, backlogDone: make(chan struct{})}, nil
 }
 
 // openFiles opens where the dataset is read; a variable so that a test can see it closed.
@@ -267,7 +270,7 @@ func (r *replayReceiver) account(ctx context.Context, b *batch, selected int) {
 	r.progress.casesEmitted(len(b.caseIDs))
 	for _, d := range b.dropped {
 		r.telemetry.ReceiverReplayParquetCasesDropped.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", d.reason)))
-		r.logger.Warn("replay case dropped", zap.String("case_id", d.caseID), zap.String("reason", d.reason), zap.String("detail", d.detail))
+		r.dropLog.Warn("replay case dropped", zap.String("case_id", d.caseID), zap.String("reason", d.reason), zap.String("detail", d.detail))
 	}
 }
 
@@ -278,7 +281,7 @@ func (r *replayReceiver) push(ctx context.Context, b *batch) error {
 	if b.logs.LogRecordCount() > 0 {
 		if r.nextLogs == nil {
 			r.dropEvents(ctx, b, "no_logs_pipeline")
-			r.logger.Warn("the raw log events of these cases are not emitted: replay_parquet is in no logs pipeline", zap.Strings("case_ids", b.caseIDs))
+			r.dropLog.Warn("the raw log events of these cases are not emitted: replay_parquet is in no logs pipeline", zap.Strings("case_ids", b.caseIDs))
 		} else if err := r.retry(ctx, func() error {
 			ld := plog.NewLogs()
 			b.logs.CopyTo(ld)
@@ -288,7 +291,7 @@ func (r *replayReceiver) push(ctx context.Context, b *batch) error {
 				return err
 			}
 			r.dropEvents(ctx, b, "permanent_error")
-			r.logger.Error("the next consumer refused the raw log events of these cases permanently; their spans are still emitted", zap.Strings("case_ids", b.caseIDs), zap.Error(err))
+			r.dropLog.Error("the next consumer refused the raw log events of these cases permanently; their spans are still emitted", zap.Strings("case_ids", b.caseIDs), zap.Error(err))
 		}
 	}
 	if len(b.caseIDs) == 0 {

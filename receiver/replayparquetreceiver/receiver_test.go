@@ -132,6 +132,7 @@ func currentRows(t *testing.T, root string) map[string]replaycase.Case {
 	return out
 }
 
+// newTestReceiver creates the receiver from its factory, with its drop logger set to set.Logger.
 func newTestReceiver(t *testing.T, set receiver.Settings, root string, edit func(*Config), traces consumer.Traces, logs consumer.Logs) (receiver.Traces, *replayReceiver) {
 	t.Helper()
 	f := NewFactory()
@@ -146,7 +147,9 @@ func newTestReceiver(t *testing.T, set receiver.Settings, root string, edit func
 		_, err = f.CreateLogs(context.Background(), set, cfg, logs)
 		require.NoError(t, err)
 	}
-	return tr, tr.(*sharedcomponent.Component[*replayReceiver]).Unwrap()
+	r := tr.(*sharedcomponent.Component[*replayReceiver]).Unwrap()
+	r.dropLog = set.Logger // the test's logger has no sampler; a test of sampling gives its own
+	return tr, r
 }
 
 // The traces and logs faces share one reader: it starts once, and stops at the first face's

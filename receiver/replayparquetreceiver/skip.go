@@ -31,7 +31,7 @@ const (
 func (r *replayReceiver) skipped(ctx context.Context, f dataset.File, err error) bool {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		r.logger.Warn("a data file was removed before it was read; its rows are not emitted", zap.String("file", f.Path))
+		r.dropLog.Warn("a data file was removed before it was read; its rows are not emitted", zap.String("file", f.Path))
 		r.countSkipped(ctx, f, skipRemoved)
 		return true
 	case errors.Is(err, dataset.ErrUnreadable):
@@ -39,7 +39,7 @@ func (r *replayReceiver) skipped(ctx context.Context, f dataset.File, err error)
 		if r.saveCheckpoint(ctx, rel, func() error { return r.checkpoints.setAside(ctx, rel) }) != nil {
 			return false // shutdown: the next start reads it, and sets it aside, again
 		}
-		r.logger.Error("set aside a file that is not a data file this build reads; the rows it could read were emitted, and it is not read again", zap.String("file", f.Path), zap.Error(err))
+		r.dropLog.Error("set aside a file that is not a data file this build reads; the rows it could read were emitted, and it is not read again", zap.String("file", f.Path), zap.Error(err))
 		r.countSkipped(ctx, f, skipUnreadable)
 		return true
 	}
@@ -69,6 +69,6 @@ func (r *replayReceiver) accountLost(ctx context.Context, f dataset.File, lost [
 		ranges[i] = fmt.Sprintf("%d-%d", l.from, l.to-1)
 	}
 	r.telemetry.ReceiverReplayParquetRowsSkipped.Add(ctx, n, metric.WithAttributes(attribute.String("dataset", f.Dataset), attribute.String("reason", skipUnreadable)))
-	r.logger.Error("rows of a data file cannot be read (a corrupt page); they are not emitted",
+	r.dropLog.Error("rows of a data file cannot be read (a corrupt page); they are not emitted",
 		zap.String("file", f.Path), zap.String("rows", strings.Join(ranges, ", ")), zap.Int64("count", n), zap.Error(lost[0].err))
 }

@@ -19,6 +19,10 @@ const (
 	collectorThereafter = 100
 )
 
+// Burst is more lines of one message than the collector's sampled logger lets through in a
+// tick: it keeps 11 of them.
+const Burst = 150
+
 // Sampled wraps core in the sampler of the collector's default telemetry config, as the
 // collector wraps the logger it gives components.
 func Sampled(core zapcore.Core) zapcore.Core {
