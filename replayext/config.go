@@ -106,8 +106,9 @@ func (c *Config) Validate() error {
 	if err := dataset.RefuseS3URL(c.Directory); err != nil && !c.ObjectStore.HasValue() {
 		errs = append(errs, err)
 	}
-	// net.Listen takes "" for every interface at a random port: an unset ${env:…} would open
-	// the server to the network, and to no client that knows where.
+	// net.Listen takes "" for every interface at a random port: an empty ${env:…} (a variable
+	// set empty, a :- default, an unset one in a collector built with upstream's env provider)
+	// would open the server to the network, and to no client that knows where.
 	if strings.TrimSpace(c.NetAddr.Endpoint) == "" {
 		errs = append(errs, fmt.Errorf("endpoint must not be empty: host:port to listen on (default %s)", DefaultEndpoint))
 	}

@@ -69,7 +69,7 @@ func TestValidateNamesTheField(t *testing.T) {
 	for name, want := range map[string]string{
 		"hybrid_without_upstream": "mode hybrid needs upstream.openai.endpoint or upstream.anthropic.endpoint",
 		"bad_upstream":            `upstream.openai.endpoint must be an http(s) base URL, got "api.openai.com/v1"`,
-		// An empty endpoint (an unset ${env:…}) would listen on every interface, at a random port.
+		// An empty endpoint (an ${env:…} set empty) would listen on every interface, at a random port.
 		"empty_endpoint": "endpoint must not be empty",
 		// Read as a local path, the URL named a folder that never exists: the server listed
 		// no case and said nothing.

@@ -29,10 +29,12 @@ type Config struct {
 	// number) against a placeholder offline.
 	Key configopaque.String `mapstructure:"key"`
 	// RequireKey makes an empty Key a configuration error instead of a fallback to KeyFile.
-	// The collector expands an unset ${env:REPRISE_SCRUB_KEY} to "" (it only warns), and the
-	// fallback then gives each collector of a scaled-out tier a random key of its own: the
-	// placeholders of one secret differ between them, and replays scrubbed with another key do
-	// not match. Default false, so that a single collector works on a fresh clone.
+	// A variable set empty (REPRISE_SCRUB_KEY=), a :- default, or an unset
+	// ${env:REPRISE_SCRUB_KEY} in a collector built with upstream's env provider (it only warns;
+	// the reprise binary's internal/strictenv refuses it) gives an empty Key, and the fallback
+	// then gives each collector of a scaled-out tier a random key of its own: the placeholders of
+	// one secret differ between them, and replays scrubbed with another key do not match.
+	// Default false, so that a single collector works on a fresh clone.
 	RequireKey bool `mapstructure:"require_key"`
 	// KeyFile holds the key when Key is empty. If the file does not exist, a random 256-bit key
 	// is generated (crypto/rand) and written there with mode 0600 on first start, and reused on

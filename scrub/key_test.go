@@ -68,9 +68,9 @@ func TestUnusableKeyFileIsAClearError(t *testing.T) {
 	assert.Contains(t, err.Error(), "REPRISE_SCRUB_KEY")
 }
 
-// A scaled-out tier reads its key from ${env:REPRISE_SCRUB_KEY}, which the collector expands to
-// "" when the variable is unset: with require_key that is a configuration error naming the field
-// and the variable, not a random key per collector.
+// A scaled-out tier reads its key from ${env:REPRISE_SCRUB_KEY}, which is "" when the variable is
+// set empty (or unset, in a collector built with upstream's env provider): with require_key that
+// is a configuration error naming the field and the variable, not a random key per collector.
 func TestRequiredKeyMustBeSet(t *testing.T) {
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "scrub.key")

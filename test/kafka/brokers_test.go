@@ -37,7 +37,9 @@ func TestKafkaBrokersIsACommaSeparatedList(t *testing.T) {
 }
 
 // resolvedConfig is config/<name> with its ${env:…} references expanded, as the collector
-// resolves it before each component decodes its part.
+// resolves it before each component decodes its part; with upstream's env provider, which
+// expands an unset variable to "" (the collector's internal/strictenv refuses it), so that a
+// test sets only the variables it checks.
 func resolvedConfig(t *testing.T, name string) *confmap.Conf {
 	t.Helper()
 	resolver, err := confmap.NewResolver(confmap.ResolverSettings{

@@ -67,9 +67,10 @@ func TestDocumentedCommandsStartTheShippedConfigs(t *testing.T) {
 		for where, text := range map[string]string{"docs/scale-out.md": string(doc), "config/" + config: string(header)} {
 			env := documentedEnv(t, text, config)
 			require.NotEmpty(t, env, "%s: the command for %s sets no variable", where, config)
-			// A variable without a default expands to "" when unset, and the collector starts
-			// anyway: REPRISE_INSTANCE empty is no static membership (partitions of the two topics
-			// no longer go to the same collector), REPRISE_SCRUB_KEY empty a random key per host.
+			// A variable without a default that is unset stops the collector (internal/strictenv);
+			// with upstream's env provider it expanded to "" and the collector started anyway:
+			// REPRISE_INSTANCE empty was no static membership (partitions of the two topics no
+			// longer went to the same collector), REPRISE_SCRUB_KEY empty a random key per host.
 			for _, m := range requiredVar.FindAllStringSubmatch(string(header), -1) {
 				assert.True(t, slices.ContainsFunc(env, func(a string) bool { return strings.HasPrefix(a, m[1]+"=") }),
 					"%s: the command for %s does not set %s, which the config reads without a default", where, config, m[1])
@@ -128,8 +129,9 @@ func TestTier2SkipsRecordsItCannotDecode(t *testing.T) {
 // Every tier-2 collector must scrub with the same key: the documented command without
 // REPRISE_SCRUB_KEY expanded key: ${env:REPRISE_SCRUB_KEY} to "" and started anyway, with a
 // random key in a key file of its own (placeholders of one secret then differ between the
-// collectors, and replays scrubbed with another key do not match). scrub.require_key makes it
-// refuse to start, naming the field and the variable.
+// collectors, and replays scrubbed with another key do not match). Unset, the variable stops
+// the collector (internal/strictenv); set empty, scrub.require_key does, naming the field and
+// the variable.
 func TestTier2ConfigRefusesToStartWithoutTheScrubKey(t *testing.T) {
 	if binary == "" {
 		t.Skip("REPRISE_BIN not set (scripts/test.sh sets it; test/kafka/run.sh builds the collector)")
@@ -140,13 +142,21 @@ func TestTier2ConfigRefusesToStartWithoutTheScrubKey(t *testing.T) {
 	env := slices.DeleteFunc(documentedEnv(t, string(doc), "tier2-kafka.yaml"), func(a string) bool {
 		return strings.HasPrefix(a, "REPRISE_SCRUB_KEY=")
 	})
-	home := t.TempDir()
-	cmd := exec.Command(binary, "validate", "--config", filepath.Join(root, "config", "tier2-kafka.yaml"))
-	cmd.Dir = t.TempDir()
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}, env...)
-	out, err := cmd.CombinedOutput()
-	require.Error(t, err, "the tier-2 command without REPRISE_SCRUB_KEY started:\n%s", out)
-	assert.Contains(t, string(out), "scrub.key is empty and scrub.require_key is true")
-	assert.Contains(t, string(out), "REPRISE_SCRUB_KEY")
-	assert.NoDirExists(t, filepath.Join(home, ".config", "reprise"), "no random key file written")
+	for _, c := range []struct {
+		key  []string
+		want string
+	}{
+		{nil, "environment variable REPRISE_SCRUB_KEY is not set and ${env:REPRISE_SCRUB_KEY} gives no default"},
+		{[]string{"REPRISE_SCRUB_KEY="}, "scrub.key is empty and scrub.require_key is true"},
+	} {
+		home := t.TempDir()
+		cmd := exec.Command(binary, "validate", "--config", filepath.Join(root, "config", "tier2-kafka.yaml"))
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}, env...), c.key...)
+		out, err := cmd.CombinedOutput()
+		require.Error(t, err, "the tier-2 command with %v for REPRISE_SCRUB_KEY started:\n%s", c.key, out)
+		assert.Contains(t, string(out), c.want)
+		assert.Contains(t, string(out), "REPRISE_SCRUB_KEY")
+		assert.NoDirExists(t, filepath.Join(home, ".config", "reprise"), "no random key file written")
+	}
 }
