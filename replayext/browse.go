@@ -38,7 +38,7 @@ func (r *replay) listCases(w http.ResponseWriter, req *http.Request) {
 	if token != "" {
 		c, ok := parseCaseCursor(token)
 		if !ok {
-			badPageToken(w)
+			refusePageToken(w, errNotAPageToken)
 			return
 		}
 		after = &c
@@ -75,9 +75,9 @@ func pageOf(w http.ResponseWriter, q url.Values) (token string, limit int, ok bo
 	return q.Get("page_token"), limit, true
 }
 
-// badPageToken answers a page_token that is no next_page_token of the listing.
-func badPageToken(w http.ResponseWriter) {
-	writeError(w, http.StatusBadRequest, "invalid_request_error", "page_token must be a next_page_token of this listing", map[string]any{"param": "page_token"})
+// refusePageToken answers a page_token the listing cannot read, saying why.
+func refusePageToken(w http.ResponseWriter, why error) {
+	writeError(w, http.StatusBadRequest, "invalid_request_error", why.Error(), map[string]any{"param": "page_token"})
 }
 
 func (r *replay) getCase(w http.ResponseWriter, req *http.Request) {
@@ -95,9 +95,9 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 	}
 	var after *uint32
 	if token != "" {
-		last, ok := parseCallToken(token)
-		if !ok {
-			badPageToken(w)
+		last, err := parseCallToken(token, r.store.generation)
+		if err != nil {
+			refusePageToken(w, err)
 			return
 		}
 		after = &last
@@ -133,7 +133,7 @@ func (r *replay) getCall(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if more {
-		out.NextPageToken = callToken(p.last)
+		out.NextPageToken = callToken(r.store.generation, p.last)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -2,6 +2,7 @@ package replayext
 
 import (
 	"cmp"
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -40,20 +41,51 @@ func (c caseCursor) before(start int64, id hexKey) bool {
 	return compareKeys(c.id, id) < 0
 }
 
-// callTokenPrefix begins a next_page_token of the occurrences of a call: "after_<n>", n the
-// index's number of the page's last occurrence (callPage.last). The prefix makes an offset,
+// callTokenPrefix begins a next_page_token of the occurrences of a call:
+// "after_<index>_<n>", n the number of the page's last occurrence (callPage.last) in the index
+// named <index> (store.generation, in hex). The numbers are the index's own: a refresh keeps
+// them, but a restart (or another replica) numbers the occurrences again, and n would name
+// another one there, so the token says which index it is for. The prefix makes an offset,
 // which these tokens were before, refused, not misread.
 const callTokenPrefix = "after_"
 
-// callToken is the next_page_token of a page of occurrences that ended at last.
-func callToken(last uint32) string { return callTokenPrefix + strconv.FormatUint(uint64(last), 10) }
+// callToken is the next_page_token of a page of occurrences that ended at last, in the index
+// numbered generation.
+func callToken(generation uint64, last uint32) string {
+	return callTokenPrefix + strconv.FormatUint(generation, 16) + "_" + strconv.FormatUint(uint64(last), 10)
+}
 
-// parseCallToken reads a next_page_token of the occurrences of a call.
-func parseCallToken(token string) (last uint32, ok bool) {
-	n, found := strings.CutPrefix(token, callTokenPrefix)
+// errNotAPageToken is a page_token that the listing did not give.
+var errNotAPageToken = errors.New("page_token must be a next_page_token of this listing")
+
+// errOtherIndex is a next_page_token of another index: this server's since it restarted, or
+// another replica's; or "after_<n>", the form before 2026-12-07, which named none.
+var errOtherIndex = errors.New("page_token is from a listing this server has rebuilt since (it restarted, or another replica gave the token): list again from the first page, without page_token")
+
+// parseCallToken reads a next_page_token of the occurrences of a call, which must be one the
+// index numbered generation gave.
+func parseCallToken(token string, generation uint64) (last uint32, err error) {
+	rest, found := strings.CutPrefix(token, callTokenPrefix)
 	if !found {
-		return 0, false
+		return 0, errNotAPageToken
+	}
+	index, n, found := strings.Cut(rest, "_")
+	if !found { // "after_<n>"
+		index, n = "", rest
 	}
 	v, err := strconv.ParseUint(n, 10, 32)
-	return uint32(v), err == nil
+	if err != nil {
+		return 0, errNotAPageToken
+	}
+	if !found {
+		return 0, errOtherIndex
+	}
+	g, err := strconv.ParseUint(index, 16, 64)
+	switch {
+	case err != nil:
+		return 0, errNotAPageToken
+	case g != generation:
+		return 0, errOtherIndex
+	}
+	return uint32(v), nil
 }

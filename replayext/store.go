@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -38,6 +39,10 @@ import (
 type store struct {
 	src   source
 	cache *caseCache
+	// generation names this index, at random: the numbers of its records are its own (a
+	// restart, or another replica, numbers the same cases again), and a next_page_token that
+	// holds one says which index it is for (callToken).
+	generation uint64
 
 	// refreshing serializes refreshes: only a refresh writes the index, so it reads the index
 	// without mu and takes mu only to change it.
@@ -187,7 +192,7 @@ func compareKeys(a, b hexKey) int { return bytes.Compare(a[:], b[:]) }
 func newStore(root string, cacheSize int) *store { return newStoreOf(newLocalSource(root), cacheSize) }
 
 func newStoreOf(src source, cacheSize int) *store {
-	s := &store{src: src, cache: newCaseCache(cacheSize), entries: newRecords[caseEntry](), summaryOf: newRecords[uint16](), llms: newRecords[llmRef](), look: newLookups(), summaries: newSummaryTable(), failing: map[string]bool{}}
+	s := &store{src: src, cache: newCaseCache(cacheSize), generation: rand.Uint64(), entries: newRecords[caseEntry](), summaryOf: newRecords[uint16](), llms: newRecords[llmRef](), look: newLookups(), summaries: newSummaryTable(), failing: map[string]bool{}}
 	runtime.AddCleanup(s, (*lookups).free, s.look)
 	return s
 }
@@ -952,8 +957,9 @@ func unixNanos(t time.Time, unset int64) int64 {
 type callPage struct {
 	hits []hit
 	// last is the index's number of the page's last occurrence (byCall orders a call-site id's
-	// occurrences by it, and a refresh keeps it): the next page starts after it, so an
-	// occurrence removed from a page already read moves none of the later pages.
+	// occurrences by it, and a refresh keeps it; a restart does not: see callToken): the next
+	// page starts after it, so an occurrence removed from a page already read moves none of the
+	// later pages.
 	last uint32
 	all  int  // the occurrences of the id in all
 	more bool // occurrences follow the page
