@@ -1,0 +1,564 @@
+package replaycaseprocessor
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/reprise-dev/reprise/internal/pdatawalk"
+	"github.com/reprise-dev/reprise/internal/testfixtures"
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// FuzzEveryRunEndsInOnePlace throws mangled real runs (the fixtures of testdata/otlp, each
+// under its own trace id) at the whole processor, and checks its first promise: every run it
+// receives ends in exactly one place.
+//
+// The input bytes drive a small generator (runOnePlaceScenario, oneplaceRun, mutateSpan): a config (max_spans_per_trace 8,
+// sometimes a small max_buffered_bytes), a few runs whose spans are dropped, duplicated,
+// unparented, given swapped or absurd times, mangled gen_ai.* values, reused or zero span ids,
+// stripped of their root or cloned past the span limit; their requests (spans and GenAI log
+// events) are split, repeated (client retries), reordered, sent with a zero trace id, mixed
+// with a trace without GenAI telemetry and with clock moves between them; sometimes the next
+// consumer refuses run 2's cases for good. A request the processor refuses (retryable
+// backpressure) was not received, as for a real client.
+//
+// The property, checked after shutdown:
+//   - nothing panics, and everything emitted decodes (replaycase.Decode);
+//   - every trace id received ended somewhere: a case (accepted or quarantined; the fragments
+//     of a trace cut at the span limit or arriving late are extra cases of the same trace id),
+//     spans or log events passed on unchanged, or a drop logged on the drop logger with that
+//     trace id (a dropped case logged by case id, which cannot be traced back, covers at most
+//     one trace id);
+//   - every drop counted in dropped_cases, dropped_passthrough_traces and dropped_spans has its
+//     line on the drop logger;
+//   - every span received with a span id ended somewhere too: in the raw spans of a case
+//     (raw_spans: all), passed on, or dropped and logged with its span id (span_id_reused);
+//   - no span (by trace and span id) is in two places: a retry is no second copy. Allowed only
+//     where documented: spans without a trace id (each request is a case of its own) and ids
+//     forgotten under memory pressure (forgotten_ids);
+//   - at most one accepted case per trace id: a retry never makes a second accepted case.
+func FuzzEveryRunEndsInOnePlace(f *testing.F) {
+	for _, seed := range oneplaceSeeds {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		runOnePlaceScenario(t, data)
+	})
+}
+
+// oneplaceSeeds hit each mutation at least once. The layout (see runOnePlaceScenario): a head
+// byte (bit 0: small byte limit; bits 1-2 %3: runs-1; bit 3: run 2 refused for good); per run the
+// fixture, the number of span mutations and each one (op of mutateSpan, span, its bytes), how
+// the spans are split, what happens to the log events; then request ops (op, i, j, bytes)
+// until op 0.
+var oneplaceSeeds = [][]byte{
+	{0, 0, 0, 0, 0, 0},                         // one run, unchanged
+	{5, 0, 0, 0, 0, 1, 0, 1, 0, 2, 0, 2, 2, 0}, // three runs, small byte limit
+	{0, 0, 1, 0, 2, 0, 0, 0},                   // drop a span (the root)
+	{0, 0, 1, 1, 3, 0, 0, 0},                   // the same span twice
+	{0, 0, 1, 2, 0, 7, 0, 0, 0},                // cut a parent link
+	{0, 2, 1, 3, 0, 0, 2, 0},                   // end before start
+	{0, 0, 2, 4, 3, 0, 4, 4, 1, 0, 0, 0},       // absurd times: zero, far future
+	{0, 0, 4, 5, 3, 0, 0, 0, 65, 66, 67, 5, 4, 1, 1, 1, 5, 3, 2, 2, 2, 5, 4, 3, 3, 200, 0, 0, 0}, // gen_ai.* values: random, bad JSON, huge, wrong type
+	{0, 0, 1, 6, 3, 4, 0, 0, 0}, // reuse another span's id
+	{0, 0, 1, 7, 0, 0, 0, 0},    // strip the root
+	{0, 0, 1, 8, 1, 0, 0, 0},    // no span id
+	{0, 0, 4, 9, 0, 1, 1, 9, 1, 2, 2, 9, 3, 3, 3, 9, 4, 4, 4, 0, 0, 0}, // clones past max_spans_per_trace
+	{0, 0, 0, 1, 1, 0}, // one request per span, events first
+	{0, 0, 0, 2, 0, 0}, // two halves, events after
+	{2, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 4, 2, 1, 2, 0},                // two runs: a request retried, two swapped
+	{2, 0, 0, 1, 0, 2, 0, 0, 2, 3, 2, 3, 1, 3, 0, 7, 2, 1, 0, 8, 0}, // the clock moves: cases close, a retry after the close
+	{0, 0, 0, 0, 0, 4, 0, 1, 5, 0, 0, 0},                            // a trace without GenAI telemetry, a zero trace id
+	{0, 0, 0, 0, 3, 1, 1, 2, 2, 0},                                  // events mangled
+	{0, 0, 0, 0, 4, 0},                                              // events without their spans
+	{10, 0, 0, 0, 0, 2, 0, 0, 0, 0},                                 // the next consumer refuses run 2 for good
+	{13, 0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 4, 0, 3, 0},            // refused, three runs, small byte limit, a plain trace
+}
+
+// oneplaceReader hands out the fuzz input a byte at a time, then zeros.
+type oneplaceReader struct{ b []byte }
+
+func (r *oneplaceReader) next() int {
+	if len(r.b) == 0 {
+		return 0
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	return int(v)
+}
+
+func (r *oneplaceReader) pick(n int) int { return r.next() % n }
+
+// oneplaceReq is one request of the scenario: spans, log events, or a clock move.
+type oneplaceReq struct {
+	td      ptrace.Traces
+	ld      plog.Logs
+	advance time.Duration
+}
+
+var oneplaceFixtures = []string{testfixtures.OTelEvents, testfixtures.OTelNoContent, testfixtures.Traceloop, testfixtures.OpenInference}
+
+func runOnePlaceScenario(t *testing.T, data []byte) {
+	r := &oneplaceReader{b: data}
+	head := r.next()
+	small := head&1 == 1
+	refuse := head&8 != 0 // the next consumer refuses run 2 for good
+	h := newHarness(t, func(c *Config) {
+		c.Limits.MaxSpansPerTrace = 8
+		c.RawSpans = rawAll
+		if small {
+			c.Limits.MaxBufferedBytes = 16_000
+		}
+	})
+	drops := h.observeDropLog()
+	next := &refusingNext{Traces: h.sink, refused: map[string]string{}}
+	if refuse {
+		next.trace = pcommon.TraceID{0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xee}.String()
+	}
+	h.p.nextTraces = next
+
+	var reqs []oneplaceReq
+	runs := 1 + (head>>1&3)%3
+	for i := 0; i < runs; i++ {
+		reqs = append(reqs, oneplaceRun(t, r, i+1)...)
+	}
+	// Request ops: 0 stop, 1 retry a request later, 2 swap two, 3 move the clock, 4 a trace
+	// without GenAI telemetry, 5 zero trace id on a request.
+	for n := 0; n < 8; n++ {
+		op := r.pick(6)
+		if op == 0 || len(reqs) == 0 {
+			break
+		}
+		i, j := r.pick(len(reqs)), r.pick(len(reqs)+1)
+		switch op {
+		case 1:
+			reqs = insertReq(reqs, j, copyReq(reqs[i]))
+		case 2:
+			reqs[i], reqs[j%len(reqs)] = reqs[j%len(reqs)], reqs[i]
+		case 3:
+			reqs = insertReq(reqs, j, oneplaceReq{advance: []time.Duration{500 * time.Millisecond, 3 * time.Second, time.Minute, time.Hour}[r.pick(4)]})
+		case 4:
+			reqs = insertReq(reqs, j, oneplaceReq{td: plainTrace(byte(i))})
+		case 5:
+			setTraceID(reqs[i], pcommon.TraceID{})
+		}
+	}
+
+	sent := oneplaceSent{traces: map[string]bool{}, spans: map[string]bool{}}
+	for _, q := range reqs {
+		switch {
+		case q.advance > 0:
+			h.advance(q.advance)
+		case q.td != (ptrace.Traces{}):
+			kept := copyReq(q)
+			if err := h.traces.ConsumeTraces(context.Background(), q.td); err != nil {
+				require.ErrorIs(t, err, errBackpressure, "only a retryable refusal is allowed")
+				continue // refused: not received
+			}
+			sent.addTraces(kept.td)
+		default:
+			kept := copyReq(q)
+			if err := h.logs.ConsumeLogs(context.Background(), q.ld); err != nil {
+				require.ErrorIs(t, err, errBackpressure, "only a retryable refusal is allowed")
+				continue
+			}
+			sent.addLogs(kept.ld)
+		}
+	}
+	h.shutdown()
+	checkOnePlace(t, h, drops, sent, next.refused)
+}
+
+// refusingNext is the next consumer; it refuses for good every request that holds a case or a
+// span of trace, and remembers the trace id of each case id it refused.
+type refusingNext struct {
+	consumer.Traces
+	trace   string
+	refused map[string]string
+}
+
+func (n *refusingNext) ConsumeTraces(ctx context.Context, td ptrace.Traces) error {
+	if n.trace != "" {
+		cases, err := replaycase.Decode(td)
+		if err != nil {
+			return err
+		}
+		hit := false
+		for _, c := range cases {
+			hit = hit || c.Provenance.TraceID == n.trace
+		}
+		for _, sp := range allSpans(td) {
+			hit = hit || sp.TraceID().String() == n.trace
+		}
+		if hit {
+			for _, c := range cases {
+				n.refused[c.CaseID] = c.Provenance.TraceID
+			}
+			return consumererror.NewPermanent(errors.New("refused for good"))
+		}
+	}
+	return n.Traces.ConsumeTraces(ctx, td)
+}
+
+// oneplaceRun is the requests of fixture run n (under trace id n), mangled by the input.
+func oneplaceRun(t *testing.T, r *oneplaceReader, n int) []oneplaceReq {
+	name := oneplaceFixtures[r.pick(len(oneplaceFixtures))]
+	td, ld := testfixtures.Traces(t, name), testfixtures.Logs(t, name)
+	testfixtures.WithTraceID(td, ld, n)
+	for k := r.pick(6); k > 0; k-- {
+		mutateSpan(r, td)
+	}
+	// How the spans are sent: 0 one request, 1 one per span, 2 two halves.
+	var reqs []oneplaceReq
+	switch r.pick(3) {
+	case 0:
+		reqs = append(reqs, oneplaceReq{td: td})
+	case 1:
+		for _, one := range splitEach(td) {
+			reqs = append(reqs, oneplaceReq{td: one})
+		}
+	case 2:
+		parts := splitEach(td)
+		a, b := ptrace.NewTraces(), ptrace.NewTraces()
+		for i, one := range parts {
+			dst := a
+			if i >= len(parts)/2 {
+				dst = b
+			}
+			one.ResourceSpans().MoveAndAppendTo(dst.ResourceSpans())
+		}
+		reqs = append(reqs, oneplaceReq{td: a}, oneplaceReq{td: b})
+	}
+	// Log events: 0 after the spans, 1 before, 2 none; 3 mangled, 4 without their spans.
+	switch r.pick(5) {
+	case 0:
+		reqs = append(reqs, oneplaceReq{ld: ld})
+	case 1:
+		reqs = append([]oneplaceReq{{ld: ld}}, reqs...)
+	case 3:
+		for rec := range pdatawalk.LogRecords(ld) {
+			rec.Record.Body().SetStr(mangled(r))
+			rec.Record.Attributes().PutStr("gen_ai.system", mangled(r))
+		}
+		reqs = append(reqs, oneplaceReq{ld: ld})
+	case 4:
+		reqs = []oneplaceReq{{ld: ld}}
+	}
+	return reqs
+}
+
+// mutateSpan applies one span mutation, chosen by the input, to a span it chooses.
+func mutateSpan(r *oneplaceReader, td ptrace.Traces) {
+	spans := allSpans(td)
+	if len(spans) == 0 {
+		return
+	}
+	op, sp := r.pick(10), spans[r.pick(len(spans))]
+	switch op {
+	case 0: // drop it
+		removeSpans(td, func(s ptrace.Span) bool { return s.SpanID() == sp.SpanID() && s.Name() == sp.Name() })
+	case 1: // the same span twice in the request
+		sp.CopyTo(firstScope(td).Spans().AppendEmpty())
+	case 2: // cut its parent link
+		sp.SetParentSpanID(pcommon.SpanID{0xde, 0xad, byte(r.next()), 1, 2, 3, 4, 5})
+	case 3: // end before start
+		start, end := sp.StartTimestamp(), sp.EndTimestamp()
+		sp.SetStartTimestamp(end)
+		sp.SetEndTimestamp(start)
+	case 4: // absurd times
+		if r.pick(2) == 0 {
+			sp.SetStartTimestamp(0)
+			sp.SetEndTimestamp(0)
+		} else {
+			sp.SetStartTimestamp(pcommon.Timestamp(1 << 63))
+			sp.SetEndTimestamp(pcommon.Timestamp(1<<64 - 1))
+		}
+	case 5: // a GenAI attribute's value replaced
+		var keys []string
+		for k := range sp.Attributes().All() {
+			if strings.HasPrefix(k, "gen_ai.") || strings.HasPrefix(k, "llm.") || strings.HasPrefix(k, "input.") || strings.HasPrefix(k, "output.") {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			return
+		}
+		k := keys[r.pick(len(keys))]
+		switch r.pick(4) {
+		case 0, 1, 2:
+			sp.Attributes().PutStr(k, mangled(r))
+		case 3:
+			sp.Attributes().PutInt(k, int64(r.next())-128)
+		}
+	case 6: // reuse another span's id
+		sp.SetSpanID(spans[r.pick(len(spans))].SpanID())
+	case 7: // strip the root
+		removeSpans(td, func(s ptrace.Span) bool { return s.ParentSpanID().IsEmpty() })
+	case 8: // no span id
+		sp.SetSpanID(pcommon.SpanID{})
+	case 9: // a different span beside it (a clone with its own id): toward the span limit
+		c := firstScope(td).Spans().AppendEmpty()
+		sp.CopyTo(c)
+		c.SetSpanID(pcommon.SpanID{0xc1, byte(r.next()), byte(r.next()), 0, 0, 0, 0, 1})
+	}
+}
+
+// mangled is a value chosen by the input: a random string, JSON cut short, or a huge string.
+func mangled(r *oneplaceReader) string {
+	switch r.pick(3) {
+	case 0:
+		return string([]byte{byte(r.next()), byte(r.next()), byte(r.next())})
+	case 1:
+		return `[{"role":"user","parts":[{"type":"text","content":"hi`
+	default:
+		return strings.Repeat("x", 64<<10)
+	}
+}
+
+// plainTrace is a trace without GenAI telemetry: an HTTP server and a database call.
+func plainTrace(n byte) ptrace.Traces {
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	id := pcommon.TraceID{0x91, n, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xee}
+	root := spans.AppendEmpty()
+	root.SetTraceID(id)
+	root.SetSpanID(pcommon.SpanID{0x91, n, 1})
+	root.SetName("GET /health")
+	root.Attributes().PutStr("http.request.method", "GET")
+	db := spans.AppendEmpty()
+	db.SetTraceID(id)
+	db.SetSpanID(pcommon.SpanID{0x91, n, 2})
+	db.SetParentSpanID(root.SpanID())
+	db.SetName("SELECT 1")
+	return td
+}
+
+func allSpans(td ptrace.Traces) []ptrace.Span {
+	var out []ptrace.Span
+	forEachScopeSpans(td, func(ss ptrace.ScopeSpans) {
+		for i := 0; i < ss.Spans().Len(); i++ {
+			out = append(out, ss.Spans().At(i))
+		}
+	})
+	return out
+}
+
+func firstScope(td ptrace.Traces) ptrace.ScopeSpans {
+	var first ptrace.ScopeSpans
+	found := false
+	forEachScopeSpans(td, func(ss ptrace.ScopeSpans) {
+		if !found && ss.Spans().Len() > 0 {
+			first, found = ss, true
+		}
+	})
+	return first
+}
+
+func removeSpans(td ptrace.Traces, drop func(ptrace.Span) bool) {
+	forEachScopeSpans(td, func(ss ptrace.ScopeSpans) { ss.Spans().RemoveIf(drop) })
+}
+
+// splitEach is one request per span, each with its resource and scope.
+func splitEach(td ptrace.Traces) []ptrace.Traces {
+	var out []ptrace.Traces
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		rs := td.ResourceSpans().At(i)
+		for j := 0; j < rs.ScopeSpans().Len(); j++ {
+			ss := rs.ScopeSpans().At(j)
+			for k := 0; k < ss.Spans().Len(); k++ {
+				one := ptrace.NewTraces()
+				ors := one.ResourceSpans().AppendEmpty()
+				rs.Resource().CopyTo(ors.Resource())
+				oss := ors.ScopeSpans().AppendEmpty()
+				ss.Scope().CopyTo(oss.Scope())
+				ss.Spans().At(k).CopyTo(oss.Spans().AppendEmpty())
+				out = append(out, one)
+			}
+		}
+	}
+	return out
+}
+
+func insertReq(reqs []oneplaceReq, at int, q oneplaceReq) []oneplaceReq {
+	return append(reqs[:at], append([]oneplaceReq{q}, reqs[at:]...)...)
+}
+
+func copyReq(q oneplaceReq) oneplaceReq {
+	out := oneplaceReq{advance: q.advance}
+	if q.td != (ptrace.Traces{}) {
+		out.td = ptrace.NewTraces()
+		q.td.CopyTo(out.td)
+	}
+	if q.ld != (plog.Logs{}) {
+		out.ld = plog.NewLogs()
+		q.ld.CopyTo(out.ld)
+	}
+	return out
+}
+
+func setTraceID(q oneplaceReq, id pcommon.TraceID) {
+	if q.td != (ptrace.Traces{}) {
+		for _, sp := range allSpans(q.td) {
+			sp.SetTraceID(id)
+		}
+	}
+	if q.ld != (plog.Logs{}) {
+		for rec := range pdatawalk.LogRecords(q.ld) {
+			rec.Record.SetTraceID(id)
+		}
+	}
+}
+
+// oneplaceSent is what the processor received: trace ids, and trace/span ids of spans.
+type oneplaceSent struct {
+	traces map[string]bool
+	spans  map[string]bool
+}
+
+func spanKey(trace pcommon.TraceID, span pcommon.SpanID) string {
+	return trace.String() + "/" + span.String()
+}
+
+func (s oneplaceSent) addTraces(td ptrace.Traces) {
+	for _, sp := range allSpans(td) {
+		s.traces[sp.TraceID().String()] = true
+		if !sp.SpanID().IsEmpty() {
+			s.spans[spanKey(sp.TraceID(), sp.SpanID())] = true
+		}
+	}
+}
+
+func (s oneplaceSent) addLogs(ld plog.Logs) {
+	for rec := range pdatawalk.LogRecords(ld) {
+		if strings.HasPrefix(eventName(rec.Record), "gen_ai.") { // other records pass on at once
+			s.traces[rec.Record.TraceID().String()] = true
+		}
+	}
+}
+
+func eventName(lr plog.LogRecord) string {
+	if lr.EventName() != "" {
+		return lr.EventName()
+	}
+	v, _ := lr.Attributes().Get("event.name")
+	return v.AsString()
+}
+
+// checkOnePlace checks the property of FuzzEveryRunEndsInOnePlace.
+func checkOnePlace(t *testing.T, h *harness, drops *observer.ObservedLogs, sent oneplaceSent, refused map[string]string) {
+	placed := map[string][]string{} // trace id -> places
+	spans := map[string]bool{}      // trace/span ids found in a place
+	copies := map[string]int{}      // trace/span ids of the spans in cases and passed on, by how many times
+	accepted := map[string]int{}
+	caseTrace := map[string]string{} // case id -> trace id
+	for id, trace := range refused {
+		caseTrace[id] = trace
+	}
+	for _, c := range h.cases() { // decodes, or fails
+		caseTrace[c.CaseID] = c.Provenance.TraceID
+		placed[c.Provenance.TraceID] = append(placed[c.Provenance.TraceID], "case "+c.CaseID)
+		if c.Status == replaycase.StatusAccepted {
+			accepted[c.Provenance.TraceID]++
+		}
+		if len(c.RawSpans) > 0 {
+			raw, err := (&ptrace.ProtoUnmarshaler{}).UnmarshalTraces(c.RawSpans)
+			require.NoError(t, err)
+			for _, sp := range allSpans(raw) {
+				spans[spanKey(sp.TraceID(), sp.SpanID())] = true
+				if !sp.SpanID().IsEmpty() { // spans without an id cannot be told apart
+					copies[spanKey(sp.TraceID(), sp.SpanID())]++
+				}
+			}
+		}
+	}
+	for _, td := range h.sink.AllTraces() {
+		for _, sp := range allSpans(td) {
+			if _, isCase := sp.Attributes().Get(replaycase.AttrCaseID); !isCase {
+				placed[sp.TraceID().String()] = append(placed[sp.TraceID().String()], "passed span")
+				spans[spanKey(sp.TraceID(), sp.SpanID())] = true
+				if !sp.SpanID().IsEmpty() { // spans without an id cannot be told apart
+					copies[spanKey(sp.TraceID(), sp.SpanID())]++
+				}
+			}
+		}
+	}
+	for _, ld := range h.logOut.AllLogs() {
+		for rec := range pdatawalk.LogRecords(ld) {
+			placed[rec.Record.TraceID().String()] = append(placed[rec.Record.TraceID().String()], "passed event")
+		}
+	}
+	unnamed := 0 // cases dropped and logged by case id only: not traceable to a trace id
+	for _, e := range drops.All() {
+		fields := e.ContextMap()
+		trace, _ := fields["trace_id"].(string)
+		caseID, _ := fields["case_id"].(string)
+		if span, ok := fields["span_id"].(string); ok && trace != "" {
+			spans[trace+"/"+span] = true
+		}
+		switch {
+		case trace != "":
+			placed[trace] = append(placed[trace], "drop: "+e.Message)
+		case caseID != "" && caseTrace[caseID] != "":
+			placed[caseTrace[caseID]] = append(placed[caseTrace[caseID]], "drop: "+e.Message)
+		case caseID != "":
+			unnamed++
+		}
+	}
+	// Every drop counted is logged, one line per case, run or span.
+	for metric, message := range map[string]string{
+		"otelcol_processor_replay_case_dropped_cases":              "replay case dropped",
+		"otelcol_processor_replay_case_dropped_passthrough_traces": "run passed on unchanged dropped",
+		"otelcol_processor_replay_case_dropped_spans":              "span dropped: it reuses the span id",
+	} {
+		require.Equal(t, sumOf(t, h, metric), int64(drops.FilterMessageSnippet(message).Len()), "%s against the lines %q", metric, message)
+	}
+	for trace := range sent.traces {
+		if len(placed[trace]) == 0 && unnamed > 0 {
+			placed[trace] = append(placed[trace], "drop: replay case dropped (by case id)")
+			unnamed--
+		}
+		if len(placed[trace]) == 0 {
+			require.Fail(t, "a run ended nowhere", "trace %s was received and is in no case, not passed on and not logged as dropped", trace)
+		}
+		require.LessOrEqual(t, accepted[trace], 1, "trace %s: two accepted cases of one run: %v", trace, placed[trace])
+	}
+	for key := range sent.spans {
+		trace, _, _ := strings.Cut(key, "/")
+		if dropped(placed[trace]) {
+			continue // a dropped case or raw telemetry is logged by case id: its spans with it
+		}
+		require.True(t, spans[key], "span %s was received and is in no case's raw spans, not passed on and not logged as dropped (places of its trace: %v)", key, placed[trace])
+	}
+	// A span in two places is a retry that became a second copy. Allowed only where documented:
+	// spans without a trace id (each request is a case: a retry is another case under the same
+	// case_id), and ids forgotten under memory pressure (forgotten_ids).
+	if _, err := h.tel.GetMetric("otelcol_processor_replay_case_forgotten_ids"); err == nil {
+		return
+	}
+	for key, n := range copies {
+		if trace, _, _ := strings.Cut(key, "/"); trace != "" {
+			require.LessOrEqual(t, n, 1, "span %s is in %d places (places of its trace: %v)", key, n, placed[trace])
+		}
+	}
+}
+
+// dropped says whether a trace's places include a drop of a whole case or of its raw spans.
+func dropped(places []string) bool {
+	for _, p := range places {
+		if strings.HasPrefix(p, "drop: replay case dropped") || strings.HasPrefix(p, "drop: raw telemetry") {
+			return true
+		}
+	}
+	return false
+}
