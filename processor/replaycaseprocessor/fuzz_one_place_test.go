@@ -24,13 +24,14 @@ import (
 // under its own trace id) at the whole processor, and checks its first promise: every run it
 // receives ends in exactly one place.
 //
-// The input bytes drive a small generator (runOnePlaceScenario, oneplaceRun, mutateSpan): a config (max_spans_per_trace 8,
-// sometimes a small max_buffered_bytes), a few runs whose spans are dropped, duplicated,
-// unparented, given swapped or absurd times, mangled gen_ai.* values, reused or zero span ids,
-// stripped of their root or cloned past the span limit; their requests (spans and GenAI log
-// events) are split, repeated (client retries), reordered, sent with a zero trace id, mixed
-// with a trace without GenAI telemetry and with clock moves between them; sometimes the next
-// consumer refuses run 2's cases for good. A request the processor refuses (retryable
+// The input bytes drive a small generator (runOnePlaceScenario, oneplaceRun, mutateSpan): a
+// config (max_spans_per_trace 8, sometimes a small max_buffered_bytes or max_events_per_trace),
+// a few runs whose spans are dropped, duplicated, unparented, given swapped or absurd times,
+// mangled gen_ai.* values, reused or zero span ids, stripped of their root or cloned past the
+// span limit; their requests (spans and GenAI log events) are split, repeated (client
+// retries), reordered, sent with a zero trace id, mixed with a trace without GenAI telemetry
+// and with clock moves between them; sometimes the next consumer refuses run 2's cases for
+// good. A request the processor refuses (retryable
 // backpressure) was not received, as for a real client.
 //
 // The property, checked after shutdown:
@@ -58,10 +59,10 @@ func FuzzEveryRunEndsInOnePlace(f *testing.F) {
 }
 
 // oneplaceSeeds hit each mutation at least once. The layout (see runOnePlaceScenario): a head
-// byte (bit 0: small byte limit; bits 1-2 %3: runs-1; bit 3: run 2 refused for good); per run the
-// fixture, the number of span mutations and each one (op of mutateSpan, span, its bytes), how
-// the spans are split, what happens to the log events; then request ops (op, i, j, bytes)
-// until op 0.
+// byte (bit 0: small byte limit; bits 1-2 %3: runs-1; bit 3: run 2 refused for good; bit 4:
+// max_events_per_trace 5); per run the fixture, the number of span mutations and each one (op
+// of mutateSpan, span, its bytes), how the spans are split, what happens to the log events;
+// then request ops (op, i, j, bytes) until op 0.
 var oneplaceSeeds = [][]byte{
 	{0, 0, 0, 0, 0, 0},                         // one run, unchanged
 	{5, 0, 0, 0, 0, 1, 0, 1, 0, 2, 0, 2, 2, 0}, // three runs, small byte limit
@@ -120,6 +121,9 @@ func runOnePlaceScenario(t *testing.T, data []byte) {
 		if small {
 			c.Limits.MaxBufferedBytes = 16_000
 		}
+		if head&16 != 0 {
+			c.Limits.MaxEventsPerTrace = 5 // otel-events has 8
+		}
 	})
 	drops := h.observeDropLog()
 	next := &refusingNext{Traces: h.sink, refused: map[string]string{}}
@@ -177,6 +181,7 @@ func runOnePlaceScenario(t *testing.T, data []byte) {
 		}
 	}
 	h.shutdown()
+	require.NoError(t, next.undecodable, "what the processor emitted does not decode")
 	checkOnePlace(t, h, drops, sent, next.refused)
 }
 
@@ -184,15 +189,17 @@ func runOnePlaceScenario(t *testing.T, data []byte) {
 // span of trace, and remembers the trace id of each case id it refused.
 type refusingNext struct {
 	consumer.Traces
-	trace   string
-	refused map[string]string
+	trace       string
+	refused     map[string]string
+	undecodable error
 }
 
 func (n *refusingNext) ConsumeTraces(ctx context.Context, td ptrace.Traces) error {
 	if n.trace != "" {
 		cases, err := replaycase.Decode(td)
 		if err != nil {
-			return err
+			n.undecodable = err // a refusal would hide it as a drop: the check fails on it
+			return consumererror.NewPermanent(err)
 		}
 		hit := false
 		for _, c := range cases {
