@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
+	"github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -64,6 +66,18 @@ func TestCorruptPageIsUnreadable(t *testing.T) {
 			err = ScanReplayIndex(path, func(int64, *ReplayIndexRow) error { return nil })
 			assert.ErrorIs(t, err, ErrUnreadable, "the replay index's scan")
 			assert.ErrorContains(t, err, path)
+			// The replay extension's reads of single rows, through the file it keeps open.
+			cf, err := OpenCaseFile(path)
+			require.NoError(t, err)
+			defer cf.Close()
+			_, err = cf.ReadCase(12)
+			assert.ErrorIs(t, err, ErrUnreadable, "an open file's ReadCase")
+			assert.ErrorContains(t, err, path)
+			_, err = cf.ReadSummaries([]int64{12})
+			if tc.column == "case_id" || tc.column == "status" || tc.column == "start_time" {
+				assert.ErrorIs(t, err, ErrUnreadable, "an open file's ReadSummaries")
+				assert.ErrorContains(t, err, path)
+			}
 		})
 	}
 }
@@ -183,4 +197,132 @@ func threeRowGroupsOfSeveralPages(t *testing.T) string {
 	require.NoError(t, err)
 	require.Len(t, res.Files, 1)
 	return res.Files[0].Path
+}
+
+// A footer that places a column chunk's offset index outside the file (a forged length or
+// offset) makes the file unreadable, through every reader, without reading the index: parquet-go
+// allocates the length the footer claims before it reads, so a negative length panicked
+// (makeslice: len out of range, which stopped the collector) and a length of 1 GiB in a file of
+// ~300 KiB allocated 1 GiB before the read failed. A column index placed outside the file is not
+// read (it only filters pages): the file's rows are read, where a read of the page index at open
+// panicked on a negative length.
+func TestAFooterThatPlacesThePageIndexOutsideTheFileIsReadOrUnreadable(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		edit       func(*format.ColumnChunk)
+		unreadable bool
+	}{
+		{"a negative offset index length", func(c *format.ColumnChunk) { c.OffsetIndexLength = -100 }, true},
+		{"an offset index of 1 GiB", func(c *format.ColumnChunk) { c.OffsetIndexLength = 1 << 30 }, true},
+		{"an offset index past the end", func(c *format.ColumnChunk) { c.OffsetIndexOffset += 1 << 40 }, true},
+		{"a negative column index length", func(c *format.ColumnChunk) { c.ColumnIndexLength = -1 }, false},
+		{"a column index of 1 GiB", func(c *format.ColumnChunk) { c.ColumnIndexLength = 1 << 30 }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWriter(t)
+			res, err := w.Write(manyCases(t))
+			require.NoError(t, err)
+			path := res.Files[0].Path
+			testdataset.EditFooter(t, path, func(m *format.FileMetaData) { tc.edit(&m.RowGroups[1].Columns[0]) })
+
+			for name, read := range map[string]func() (int, error){
+				"ScanReadableCases": func() (int, error) {
+					n := 0
+					err := ScanReadableCases(path, 0, 10, func(int64, *CaseRow) error { n++; return nil }, func(int64, int64, error) {})
+					return n, err
+				},
+				"ReadCases": func() (int, error) { rows, err := ReadCases(path); return len(rows), err },
+				"ReadIndex": func() (int, error) { rows, err := ReadIndex(path); return len(rows), err },
+				"ScanReplayIndex": func() (int, error) {
+					n := 0
+					err := ScanReplayIndex(path, func(int64, *ReplayIndexRow) error { n++; return nil })
+					return n, err
+				},
+				"OpenCaseFile": func() (int, error) {
+					cf, err := OpenCaseFile(path)
+					if err != nil {
+						return 0, err
+					}
+					defer cf.Close()
+					for row := range int64(25) {
+						if _, err := cf.ReadCase(row); err != nil {
+							return int(row), err
+						}
+					}
+					return 25, nil
+				},
+			} {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				n, err := read()
+				runtime.ReadMemStats(&after)
+				if tc.unreadable {
+					assert.ErrorIs(t, err, ErrUnreadable, name)
+					assert.ErrorContains(t, err, path, name)
+				} else if assert.NoError(t, err, name) {
+					assert.Equal(t, 25, n, "%s: rows read", name)
+				}
+				assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "%s: bytes allocated", name)
+			}
+		})
+	}
+}
+
+// A footer whose row count disagrees with its column chunks' value counts (a forged count)
+// makes the file unreadable through every reader, at open, before anything is allocated for
+// the rows claimed: ReadCases allocated 967 MiB for a claim of 2^20 rows and returned the 25
+// rows there with no error, and a claim of 2^33 stopped the process (fatal error: out of memory,
+// which no recover catches); ReadIndex and a restarted writer's read of the case ids allocated
+// for the claim too; the scans returned no error, and ReadCase and ReadRows of a row claimed but
+// missing returned a row of the next row group.
+func TestAFooterThatClaimsMoreRowsThanThePagesHoldIsUnreadable(t *testing.T) {
+	for _, claim := range []int64{11, 1 << 20, 1 << 33} {
+		t.Run(fmt.Sprint(claim), func(t *testing.T) {
+			w := newWriter(t)
+			res, err := w.Write(manyCases(t)) // 25 rows: row groups of 10, 10 and 5
+			require.NoError(t, err)
+			path := res.Files[0].Path
+			testdataset.EditFooter(t, path, func(m *format.FileMetaData) {
+				m.RowGroups[1].NumRows = claim
+				m.NumRows = 15 + claim
+			})
+
+			for name, read := range map[string]func() error{
+				"ScanReadableCases": func() error {
+					var read, lost int64
+					err := ScanReadableCases(path, 0, 10, func(int64, *CaseRow) error { read++; return nil },
+						func(from, to int64, _ error) { lost += to - from })
+					assert.Zero(t, read+lost, "the file is refused at open")
+					return err
+				},
+				"ScanCases": func() error {
+					return ScanCases(path, 0, 10, func(int64, *CaseRow) error { return nil })
+				},
+				"ReadCases": func() error { _, err := ReadCases(path); return err },
+				"ReadIndex": func() error { _, err := ReadIndex(path); return err },
+				"ScanReplayIndex": func() error {
+					return ScanReplayIndex(path, func(int64, *ReplayIndexRow) error { return nil })
+				},
+				"readCaseIDs": func() error { _, err := ReadCaseIDCount(path); return err },
+				"ReadCase":    func() error { _, err := ReadCase(path, 10+claim-1); return err },
+				"ReadRows":    func() error { _, err := ReadRows(path, []int64{10 + claim - 1}); return err },
+				"OpenCaseFile": func() error {
+					cf, err := OpenCaseFile(path)
+					if err == nil {
+						_, err = cf.ReadCase(10 + claim - 1)
+						cf.Close()
+					}
+					return err
+				},
+			} {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				err := read()
+				runtime.ReadMemStats(&after)
+				assert.ErrorIs(t, err, ErrUnreadable, name)
+				assert.ErrorContains(t, err, path, name)
+				assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "%s: bytes allocated", name)
+			}
+		})
+	}
 }

@@ -257,3 +257,10 @@ func SetLastAdopted(w *Writer, at time.Time) {
 	defer w.mu.Unlock()
 	w.lastAdopted = at
 }
+
+// ReadCaseIDCount reads a file's case ids as a restarted writer does (readCaseIDs) and returns
+// how many rows it read.
+func ReadCaseIDCount(path string) (int, error) {
+	rows, err := readCaseIDs(path)
+	return len(rows), err
+}

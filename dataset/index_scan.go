@@ -144,7 +144,8 @@ type indexScanner struct {
 	fieldN []int    // per step, how many call-site fields it has
 }
 
-func (s *indexScanner) open(chunks []parquet.ColumnChunk, c *indexColumns) error {
+func (s *indexScanner) open(chunks []parquet.ColumnChunk, c *indexColumns) (err error) {
+	defer recoverDecode(&err)
 	for _, x := range []struct {
 		cur  *columnCursor
 		leaf parquet.LeafColumn
@@ -173,7 +174,8 @@ func (s *indexScanner) copyBytes(v parquet.Value) [2]int {
 }
 
 // next reads the next row.
-func (s *indexScanner) next(c *indexColumns) (*ReplayIndexRow, error) {
+func (s *indexScanner) next(c *indexColumns) (_ *ReplayIndexRow, err error) {
+	defer recoverDecode(&err)
 	s.buf, s.spans, s.fieldN = s.buf[:0], s.spans[:0], s.fieldN[:0]
 	r := &s.row
 	r.Steps = r.Steps[:0]

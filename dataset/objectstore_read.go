@@ -131,13 +131,9 @@ func readObject[T any](ctx context.Context, s *ObjectStore, f ObjectFile) ([]T, 
 	if err != nil {
 		return nil, err
 	}
-	r := newRowReader[T](df)
-	defer r.Close()
-	rows := make([]T, r.NumRows())
-	n, err := r.Read(rows)
-	if err != nil && !errors.Is(err, io.EOF) {
+	rows, err := readEveryRow[T](df)
+	if err != nil {
 		return nil, fmt.Errorf("s3://%s/%s: %w", s.bucket, f.Key, err)
 	}
-	restoreRows(df.pf, rows[:n])
-	return rows[:n], nil
+	return rows, nil
 }

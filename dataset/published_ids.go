@@ -32,7 +32,8 @@ var caseIDColumns = [][]string{
 	{"metadata", "key_value", "key"}, {"metadata", "key_value", "value"},
 }
 
-func scanCaseIDs(df dataFile) ([]caseIDRow, error) {
+func scanCaseIDs(df dataFile) (_ []caseIDRow, err error) {
+	defer recoverDecode(&err)
 	var leaves [6]parquet.LeafColumn
 	for i, path := range caseIDColumns {
 		leaf, ok := df.pf.Schema().Lookup(path...)
@@ -41,7 +42,7 @@ func scanCaseIDs(df dataFile) ([]caseIDRow, error) {
 		}
 		leaves[i] = leaf
 	}
-	rows := make([]caseIDRow, 0, df.pf.NumRows())
+	rows := make([]caseIDRow, 0, min(df.pf.NumRows(), indexBatch)) // not a forged count's capacity
 	var cur [6]columnCursor
 	defer func() {
 		for i := range cur {

@@ -50,12 +50,18 @@ func readRowsOf[T any](df dataFile, path string, rows []int64) (map[int64]*T, er
 	for _, row := range slices.Compact(rows) {
 		if row != next {
 			if err := r.SeekToRow(row); err != nil {
+				if errors.Is(err, io.EOF) && row >= 0 && row < df.pf.NumRows() {
+					err = df.pagesEndBefore(row)
+				}
 				return nil, fmt.Errorf("%s: row %d: %w", path, row, err)
 			}
 		}
 		if n, err := r.Read(buf); n != 1 {
 			if err == nil || errors.Is(err, io.EOF) {
 				err = fmt.Errorf("the file has %d rows", df.pf.NumRows())
+				if row >= 0 && row < df.pf.NumRows() {
+					err = df.pagesEndBefore(row)
+				}
 			}
 			return nil, fmt.Errorf("%s: row %d: %w", path, row, err)
 		}
@@ -76,9 +82,10 @@ func readRowsOf[T any](df dataFile, path string, rows []int64) (map[int64]*T, er
 // chunk's offset index, into buffers the next read reuses (see rowPages). A CaseFile is safe
 // for concurrent use; its reads take turns.
 type CaseFile struct {
-	path string
-	in   io.Closer // nil when the file's reader needs no closing (an object in a bucket)
-	rows int64
+	path  string
+	reads *readErrors // tells an error of the file's bytes (ErrUnreadable) from a failed read
+	in    io.Closer   // nil when the file's reader needs no closing (an object in a bucket)
+	rows  int64
 	// footer is the size of the file's encoded footer: a cache of open files bounds by it.
 	footer int64
 	// idsOnce: the file stores each span id once, so a read puts the copies back.
@@ -99,7 +106,7 @@ func OpenCaseFile(path string) (*CaseFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := newCaseFile(path, df.pf)
+	c, err := newCaseFile(path, df)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -114,20 +121,25 @@ func (l *ObjectLister) OpenCaseFile(ctx context.Context, path string) (*CaseFile
 	if err != nil {
 		return nil, err
 	}
-	return newCaseFile(path, df.pf)
+	return newCaseFile(path, df)
 }
 
-func newCaseFile(path string, pf *parquet.File) (*CaseFile, error) {
+func newCaseFile(path string, df dataFile) (*CaseFile, error) {
+	pf := df.pf
 	var tail [8]byte // the footer's length, then "PAR1"
 	if _, err := pf.ReadAt(tail[:], pf.Size()-8); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	pages, err := newRowPages[CaseRow](pf, leftOutOfCases)
+	var pages *rowPages[CaseRow]
+	err := df.reads.guarded(func() (err error) {
+		pages, err = newRowPages[CaseRow](pf, leftOutOfCases)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &CaseFile{
-		path: path, rows: pf.NumRows(), footer: int64(binary.LittleEndian.Uint32(tail[:4])), idsOnce: storesSpanIDsOnce(pf),
+		path: path, reads: df.reads, rows: pf.NumRows(), footer: int64(binary.LittleEndian.Uint32(tail[:4])), idsOnce: storesSpanIDsOnce(pf),
 		pages: pages,
 	}, nil
 }
@@ -162,7 +174,7 @@ func (c *CaseFile) ReadCase(row int64) (*replaycase.Case, error) {
 		return nil, fmt.Errorf("%s: %w", c.path, os.ErrClosed)
 	}
 	out := new(CaseRow)
-	if err := c.pages.read(row, out); err != nil {
+	if err := c.reads.guarded(func() error { return c.pages.read(row, out) }); err != nil {
 		return nil, fmt.Errorf("%s: reading row %d: %w", c.path, row, err)
 	}
 	out.RawSpans, out.RawEvents = nil, nil // left unread
@@ -180,14 +192,16 @@ func (c *CaseFile) ReadSummaries(rows []int64) (map[int64]*CaseSummary, error) {
 	if c.closed {
 		return nil, fmt.Errorf("%s: %w", c.path, os.ErrClosed)
 	}
-	if c.summaries == nil {
-		pages, err := newRowPages[CaseSummary](c.pages.pf, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.path, err)
+	var out map[int64]*CaseSummary
+	err := c.reads.guarded(func() (err error) {
+		if c.summaries == nil {
+			if c.summaries, err = newRowPages[CaseSummary](c.pages.pf, nil); err != nil {
+				return err
+			}
 		}
-		c.summaries = pages
-	}
-	out, err := c.summaries.readRows(rows)
+		out, err = c.summaries.readRows(rows)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.path, err)
 	}

@@ -197,7 +197,7 @@ func readIndex(in io.ReaderAt, size int64) ([]IndexEntry, error) {
 	}
 	r := newRowReader[indexRow](df)
 	defer r.Close()
-	out := make([]IndexEntry, 0, r.NumRows())
+	out := make([]IndexEntry, 0, min(r.NumRows(), indexBatch)) // not a forged count's capacity
 	buf := make([]indexRow, indexBatch)
 	for {
 		n, err := r.Read(buf)
@@ -220,6 +220,9 @@ func readIndex(in io.ReaderAt, size int64) ([]IndexEntry, error) {
 			out = append(out, e)
 		}
 		if errors.Is(err, io.EOF) {
+			if err := df.rowsRead(-1, int64(len(out))); err != nil {
+				return nil, err
+			}
 			return out, nil
 		}
 		if err != nil {
@@ -247,11 +250,20 @@ func readRow(df dataFile, path string, row int64) (*replaycase.Case, error) {
 	}
 	r := newRowReader[CaseRow](df)
 	defer r.Close()
-	if err := r.SeekToRow(row); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
+	err := r.SeekToRow(row)
 	rows := make([]CaseRow, 1)
-	if n, err := r.Read(rows); n != 1 {
+	if err == nil {
+		var n int
+		if n, err = r.Read(rows); n == 1 {
+			err = nil
+		} else if err == nil {
+			err = io.EOF
+		}
+	}
+	if errors.Is(err, io.EOF) { // the row is in range (checked above)
+		err = df.pagesEndBefore(row)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s: reading row %d: %w", path, row, err)
 	}
 	restoreRows(pf, rows)
@@ -291,15 +303,32 @@ func readAll[T any](path string, check func(path string, schema *parquet.Schema)
 			return nil, err
 		}
 	}
-	r := newRowReader[T](df)
-	defer r.Close()
-	rows := make([]T, r.NumRows())
-	n, err := r.Read(rows)
-	if err != nil && !errors.Is(err, io.EOF) {
+	rows, err := readEveryRow[T](df)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	restoreRows(df.pf, rows[:n])
-	return rows[:n], nil
+	return rows, nil
+}
+
+// readEveryRow reads every row of an open data file, indexBatch rows at a time: the rows the
+// footer claims are not allocated before they are read (a forged count would claim terabytes).
+// Pages that end before the rows the footer claims are an error of the bytes.
+func readEveryRow[T any](df dataFile) ([]T, error) {
+	r := newRowReader[T](df)
+	defer r.Close()
+	rows := make([]T, 0, min(r.NumRows(), indexBatch))
+	for {
+		rows = slices.Grow(rows, indexBatch)
+		n, err := r.Read(rows[len(rows) : len(rows)+indexBatch])
+		restoreRows(df.pf, rows[len(rows):len(rows)+n])
+		rows = rows[:len(rows)+n]
+		if errors.Is(err, io.EOF) {
+			return rows, df.rowsRead(-1, int64(len(rows)))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // open opens a data file and checks its schema version.
@@ -320,15 +349,93 @@ func open(path string, opts ...parquet.FileOption) (*os.File, dataFile, error) {
 }
 
 // openFile reads a data file's footer and checks that it names a schema version this build
-// reads. An error of the file's bytes wraps ErrUnreadable; a failed read does not.
-func openFile(in io.ReaderAt, size int64, opts ...parquet.FileOption) (dataFile, error) {
+// reads. An error of the file's bytes wraps ErrUnreadable; a failed read does not. So does a
+// panic of parquet-go decoding the footer (see recoverDecode), and a footer that places a
+// column chunk's offset index outside the file: parquet-go allocates the length the footer
+// claims (up to 2 GiB a column chunk; a negative one panics) before it reads. The offset
+// indexes, which the readers seek with, are read after that check, unless opts skip the page
+// index (a read then loads those of the chunks it reads). The column indexes, which only
+// filter, are not read: one the footer places outside the file is no reason to refuse rows.
+func openFile(in io.ReaderAt, size int64, opts ...parquet.FileOption) (_ dataFile, err error) {
+	cfg := parquet.DefaultFileConfig()
+	cfg.Apply(opts...)
 	reads := &readErrors{ReaderAt: in}
-	pf, err := parquet.OpenFile(reads, size, append(opts, parquet.SkipBloomFilters(true))...)
+	defer func() { err = reads.ofBytes(err) }()
+	defer recoverDecode(&err)
+	pf, err := parquet.OpenFile(reads, size, append(opts, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))...)
 	if err != nil {
-		return dataFile{}, reads.ofBytes(err)
+		return dataFile{}, err
 	}
 	if v, _ := pf.Lookup(SchemaVersionKey); v != SchemaVersion {
-		return dataFile{}, fmt.Errorf("%w: footer %s is %q; this build reads %q", ErrUnreadable, SchemaVersionKey, v, SchemaVersion)
+		return dataFile{}, fmt.Errorf("footer %s is %q; this build reads %q", SchemaVersionKey, v, SchemaVersion)
+	}
+	if err := rowsAgree(pf); err != nil {
+		return dataFile{}, err
+	}
+	if err := offsetIndexInFile(pf, size); err != nil {
+		return dataFile{}, err
+	}
+	if !cfg.SkipPageIndex {
+		if err := readOffsetIndexes(pf); err != nil {
+			return dataFile{}, fmt.Errorf("reading page index of parquet file: %w", err)
+		}
 	}
 	return dataFile{pf, reads}, nil
+}
+
+// rowsAgree checks the footer's row counts against each other: the file's is the sum of its
+// row groups', and each column chunk of a row group holds a value (a null included) for each
+// of its rows: exactly one for each row when the column is not repeated. A forged count read as
+// it claims made parquet-go's readers return rows of the next row group in place of those
+// missing, and the readers allocate for the rows claimed.
+func rowsAgree(pf *parquet.File) error {
+	columns := pf.Schema().Columns()
+	repeated := make([]bool, len(columns))
+	for i, path := range columns {
+		leaf, _ := pf.Schema().Lookup(path...)
+		repeated[i] = leaf.MaxRepetitionLevel > 0
+	}
+	var rows int64
+	for g, rg := range pf.Metadata().RowGroups {
+		if rg.NumRows < 0 || len(rg.Columns) != len(columns) {
+			return fmt.Errorf("row group %d: %d rows in %d column chunks; the schema has %d columns", g, rg.NumRows, len(rg.Columns), len(columns))
+		}
+		for c, chunk := range rg.Columns {
+			if n := chunk.MetaData.NumValues; n < rg.NumRows || (!repeated[c] && n != rg.NumRows) {
+				return fmt.Errorf("row group %d: column %q holds %d values for %d rows", g, columns[c], n, rg.NumRows)
+			}
+		}
+		rows += rg.NumRows
+	}
+	if rows != pf.NumRows() {
+		return fmt.Errorf("the footer claims %d rows; its row groups hold %d", pf.NumRows(), rows)
+	}
+	return nil
+}
+
+// offsetIndexInFile checks that the footer places the offset index of each column chunk
+// inside the file.
+func offsetIndexInFile(pf *parquet.File, size int64) error {
+	for g, rg := range pf.Metadata().RowGroups {
+		for c, chunk := range rg.Columns {
+			offset, length := chunk.OffsetIndexOffset, int64(chunk.OffsetIndexLength)
+			if offset != 0 && (offset < 0 || length < 0 || offset+length > size) {
+				return fmt.Errorf("row group %d, column chunk %d: the footer places its offset index at bytes %d to %d of a file of %d bytes",
+					g, c, offset, offset+length, size)
+			}
+		}
+	}
+	return nil
+}
+
+// readOffsetIndexes loads the offset index of every column chunk of pf.
+func readOffsetIndexes(pf *parquet.File) error {
+	for _, rg := range pf.RowGroups() {
+		for _, chunk := range rg.ColumnChunks() {
+			if _, err := chunk.OffsetIndex(); err != nil && !errors.Is(err, parquet.ErrMissingOffsetIndex) {
+				return err
+			}
+		}
+	}
+	return nil
 }

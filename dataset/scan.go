@@ -113,7 +113,9 @@ func (s rowGroupScan) read(row, to int64, rowsPerRead int) (int64, error) {
 			row++
 		}
 		if errors.Is(err, io.EOF) {
-			return row, nil
+			// Pages that end before the rows the footer claims: the rows after them are
+			// lost, not read.
+			return row, s.df.rowsRead(s.g, row-s.first)
 		}
 		if err != nil {
 			return row, err

@@ -28,12 +28,19 @@ type readErrors struct {
 }
 
 func (r *readErrors) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		// parquet-go reads the 8 bytes at the end of a file shorter than 8 bytes there: an
+		// error of the bytes, where the reader's (an invalid argument) would be a failed read.
+		return 0, errShorterThanAFooter
+	}
 	n, err := r.ReaderAt.ReadAt(p, off)
 	if err != nil && !errors.Is(err, io.EOF) {
 		r.failed.Store(true)
 	}
 	return n, err
 }
+
+var errShorterThanAFooter = errors.New("the file is shorter than a Parquet footer's length and magic bytes (8 bytes)")
 
 // ofBytes is err, an error of decoding what was read through r, wrapped in ErrUnreadable when
 // it is an error of the bytes: no read through r failed, so reading them again decodes them the
@@ -43,6 +50,26 @@ func (r *readErrors) ofBytes(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrUnreadable, err)
+}
+
+// rowsRead is the error of a read of row group g (-1: of every row of the file) whose pages
+// ended after n rows, when its footer claims more: an error of the bytes, nil when the pages
+// hold the rows claimed.
+func (df dataFile) rowsRead(g int, n int64) error {
+	what, claimed := "the file's pages", df.pf.NumRows()
+	if g >= 0 {
+		what, claimed = fmt.Sprintf("the pages of row group %d", g), df.pf.RowGroups()[g].NumRows()
+	}
+	if n >= claimed {
+		return nil
+	}
+	return df.reads.ofBytes(fmt.Errorf("%s end after %d rows; the footer claims %d", what, n, claimed))
+}
+
+// pagesEndBefore is the error of a read of row that found no row there although the footer
+// claims it: an error of the bytes.
+func (df dataFile) pagesEndBefore(row int64) error {
+	return df.reads.ofBytes(fmt.Errorf("the file's pages end before row %d; the footer claims %d rows", row, df.pf.NumRows()))
 }
 
 // dataFile is an open data file: its decoded footer, and the reader of its bytes, which tells
@@ -69,13 +96,43 @@ func newRowGroupReader[T any](f dataFile, g int) rowReader[T] {
 	return rowReader[T]{parquet.NewGenericRowGroupReader[T](f.pf.RowGroups()[g]), f.reads}
 }
 
-func (r rowReader[T]) Read(rows []T) (int, error) {
-	n, err := r.GenericReader.Read(rows)
-	return n, r.rowsError(err)
+func (r rowReader[T]) Read(rows []T) (n int, err error) {
+	defer func() { err = r.rowsError(err) }()
+	defer recoverDecode(&err)
+	return r.GenericReader.Read(rows)
 }
 
-func (r rowReader[T]) SeekToRow(row int64) error {
-	return r.rowsError(r.GenericReader.SeekToRow(row))
+func (r rowReader[T]) SeekToRow(row int64) (err error) {
+	defer func() { err = r.rowsError(err) }()
+	defer recoverDecode(&err)
+	return r.GenericReader.SeekToRow(row)
+}
+
+// Close lets go of the reader; a reader a panic left halfway may panic again here.
+func (r rowReader[T]) Close() (err error) {
+	defer func() { err = r.rowsError(err) }()
+	defer recoverDecode(&err)
+	return r.GenericReader.Close()
+}
+
+// recoverDecode turns a panic of parquet-go while it decodes a file's bytes into *err: on some
+// malformed bytes it panics (an index out of range, a negative length, a nil pointer) instead
+// of returning an error, and a panic would stop the collector. The callers wrap the error in
+// ErrUnreadable (readErrors.ofBytes), so that the file is set aside as any other file whose
+// bytes do not decode. Deferred by every call into parquet-go that decodes a file's bytes, and
+// by none that runs a caller's code (a scan's fn), whose panics are the caller's.
+func recoverDecode(err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("parquet-go panicked decoding the file: %v", p)
+	}
+}
+
+// guarded runs read, a decoding of the file's bytes, with its panics recovered and its errors
+// of the bytes wrapped in ErrUnreadable.
+func (r *readErrors) guarded(read func() error) (err error) {
+	defer func() { err = r.ofBytes(err) }()
+	defer recoverDecode(&err)
+	return read()
 }
 
 // rowsError passes io.EOF (no more rows) on as it is: its callers stop at it.
@@ -121,17 +178,19 @@ func (s rowGroupScan) pageEnd(bad int64) (int64, error) {
 // pageFails reports whether the page of a column chunk that starts at row (of its row group)
 // does not decode; its error is a failed read.
 func pageFails(df dataFile, chunk parquet.ColumnChunk, row int64) (bool, error) {
-	pages := chunk.Pages()
-	defer pages.Close()
-	err := pages.SeekToRow(row)
-	if err == nil {
-		var page parquet.Page
-		if page, err = pages.ReadPage(); err == nil {
-			parquet.Release(page)
-			return false, nil
+	err := df.reads.guarded(func() error {
+		pages := chunk.Pages()
+		defer pages.Close()
+		if err := pages.SeekToRow(row); err != nil {
+			return err
 		}
-	}
-	if err = df.reads.ofBytes(err); errors.Is(err, ErrUnreadable) {
+		page, err := pages.ReadPage()
+		if err == nil {
+			parquet.Release(page)
+		}
+		return err
+	})
+	if errors.Is(err, ErrUnreadable) {
 		return true, nil
 	}
 	return false, err

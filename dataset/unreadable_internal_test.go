@@ -41,6 +41,9 @@ func TestOpenTellsUnreadableBytesFromReadErrors(t *testing.T) {
 	}{
 		{"not parquet", bytes.NewReader([]byte("not parquet")), len("not parquet"), true},
 		{"empty", bytes.NewReader(nil), 0, true},
+		// Found by FuzzACorruptFileIsReadOrRefused: parquet-go read the last 8 bytes at
+		// offset -1, a failed read, so the file was read again at every poll.
+		{"the magic and three bytes", bytes.NewReader([]byte("PAR1\x15\x00\x15")), 7, true},
 		{"truncated footer", bytes.NewReader(good[:len(good)-3]), len(good) - 3, true},
 		{"another schema version", bytes.NewReader(caseFileBytes(t, "replay-case.v99")), len(caseFileBytes(t, "replay-case.v99")), true},
 		{"no schema version (not a dataset file)", bytes.NewReader(caseFileBytes(t, "")), len(caseFileBytes(t, "")), true},

@@ -14,11 +14,13 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/reprise-dev/reprise/callsite"
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testdataset"
 	"github.com/reprise-dev/reprise/replaycase"
 )
 
@@ -198,27 +200,51 @@ func TestMatchWithinOneCase(t *testing.T) {
 // aside: the next refreshes do not read it again, even whole again. A restart (a new store)
 // reads it.
 func TestStoreSetsAsideUnreadableFiles(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "data")
-	generateDataset(t, root, 0, 3, 100)
-	files, err := filepath.Glob(filepath.Join(root, "cases", "*", "*.parquet"))
+	root, file := oneFileOfThreeCases(t)
+	good, err := os.ReadFile(file)
 	require.NoError(t, err)
-	require.Len(t, files, 1)
-	good, err := os.ReadFile(files[0])
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(files[0], good[:len(good)/2], 0o644))
+	require.NoError(t, os.WriteFile(file, good[:len(good)/2], 0o644))
 	s := newStore(root, 4)
+	setAsideAtRefresh(t, s, file)
+	require.NoError(t, os.WriteFile(file, good, 0o644))
 	res := s.refresh(t.Context())
-	assert.Zero(t, res.added)
-	assert.Empty(t, res.failed, "not a failure that may pass")
-	require.Contains(t, res.unreadable, files[0])
-	assert.ErrorIs(t, res.unreadable[files[0]], dataset.ErrUnreadable)
-	require.NoError(t, os.WriteFile(files[0], good, 0o644))
-	res = s.refresh(t.Context())
 	assert.Zero(t, res.added)
 	assert.Empty(t, res.unreadable, "reported once")
 	added, _, failed := newStore(root, 4).refresh(t.Context()).counts()
 	assert.Empty(t, failed)
 	assert.Equal(t, 3, added)
+}
+
+// A file whose footer places a column chunk's offset index at a negative length is set aside
+// at the refresh (found by dataset's FuzzACorruptFileIsReadOrRefused): the index's scan, which
+// does not read the offset indexes, indexed its cases, and a request for one made parquet-go
+// panic (makeslice: len out of range) where the read of the case loaded the index.
+func TestStoreSetsAsideAFileWithAForgedOffsetIndex(t *testing.T) {
+	root, file := oneFileOfThreeCases(t)
+	testdataset.EditFooter(t, file, func(m *format.FileMetaData) { m.RowGroups[0].Columns[0].OffsetIndexLength = -1 })
+	assert.ErrorContains(t, setAsideAtRefresh(t, newStore(root, 4), file), "offset index")
+}
+
+// oneFileOfThreeCases writes a dataset of one cases/ file of three cases.
+func oneFileOfThreeCases(t *testing.T) (root, file string) {
+	root = filepath.Join(t.TempDir(), "data")
+	generateDataset(t, root, 0, 3, 100)
+	files, err := filepath.Glob(filepath.Join(root, "cases", "*", "*.parquet"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	return root, files[0]
+}
+
+// setAsideAtRefresh refreshes s and checks that it set file aside, indexing nothing; it
+// returns the error file was set aside with.
+func setAsideAtRefresh(t *testing.T, s *store, file string) error {
+	t.Helper()
+	res := s.refresh(t.Context())
+	assert.Zero(t, res.added)
+	assert.Empty(t, res.failed, "not a failure that may pass")
+	require.Contains(t, res.unreadable, file)
+	assert.ErrorIs(t, res.unreadable[file], dataset.ErrUnreadable)
+	return res.unreadable[file]
 }
 
 // TestGenerateScaleDataset writes a large synthetic dataset for the start-up and memory

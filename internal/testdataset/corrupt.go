@@ -2,6 +2,7 @@ package testdataset
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/crc32"
 	"os"
 	"testing"
@@ -92,4 +93,23 @@ func CorruptNthPage(t testing.TB, path string, rowGroup, page int, how Corruptio
 		require.True(t, rewritten, "a corruption whose checksum keeps the header's size")
 	}
 	require.NoError(t, os.WriteFile(path, b, 0o644))
+}
+
+// EditFooter rewrites the footer of the data file at path as edit leaves it (the pages are left
+// as they were): a footer whose lengths or offsets are forged.
+func EditFooter(t testing.TB, path string, edit func(*format.FileMetaData)) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	size := int64(binary.LittleEndian.Uint32(b[len(b)-8:]))
+	footer := b[int64(len(b))-8-size : len(b)-8]
+	var metadata format.FileMetaData
+	protocol := new(thrift.CompactProtocol)
+	require.NoError(t, thrift.Unmarshal(protocol, footer, &metadata))
+	edit(&metadata)
+	footer, err = thrift.Marshal(protocol, &metadata)
+	require.NoError(t, err)
+	out := append(b[:int64(len(b))-8-size:int64(len(b))-8-size], footer...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	require.NoError(t, os.WriteFile(path, append(out, "PAR1"...), 0o644))
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
@@ -25,6 +26,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testdataset"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/internal/teststorage"
 	"github.com/reprise-dev/reprise/receiver/replayparquetreceiver/internal/metadatatest"
@@ -107,6 +109,44 @@ func TestUnreadableFileIsSetAsideOnceAndCounted(t *testing.T) {
 	assert.Empty(t, again.logs.FilterLevelExact(zap.ErrorLevel).All())
 	_, err = again.tt.GetMetric(filesSkipped)
 	assert.Error(t, err, "not counted again")
+}
+
+// A file whose bytes made the reader panic or allocate what its footer claims, or that it took
+// for a failed read, is set aside as any other unreadable file, and the collector keeps running
+// (found by dataset's FuzzACorruptFileIsReadOrRefused): a footer placing a column chunk's offset
+// index at a negative length panicked in parquet-go (makeslice: len out of range), and a file of
+// the magic bytes and three more was read at offset -1, a failed read retried at every poll, so
+// once mode never finished its backlog. A footer with a column index out of place (which only
+// filters) is read: its cases are emitted.
+func TestAFileThatMadeTheReaderPanicIsSetAside(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	capture(t, root, testfixtures.OTelNoContent, 1, 2, strict)
+	files, err := dataset.NewLister(root, dataset.Quarantine).Next()
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	dir := filepath.Dir(files[0].Path)
+	forged := filepath.Join(dir, "part-00000000-0000-7000-8000-000000000000.zstd.parquet")
+	tiny := filepath.Join(dir, "part-00000000-0000-7000-8000-000000000001.zstd.parquet")
+	good, err := os.ReadFile(files[0].Path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(forged, good, 0o644))
+	testdataset.EditFooter(t, forged, func(m *format.FileMetaData) { m.RowGroups[0].Columns[0].OffsetIndexLength = -1 })
+	require.NoError(t, os.WriteFile(tiny, []byte("PAR1\x15\x00\x15"), 0o644))
+	// The file with the case: its column index forged the same way.
+	testdataset.EditFooter(t, files[0].Path, func(m *format.FileMetaData) { m.RowGroups[0].Columns[0].ColumnIndexLength = -1 })
+
+	run := runObserved(t, root, t.TempDir(), noEdit, recorded)
+	assert.Len(t, run.accepted, 2, "the cases of the file whose column index is out of place")
+	setAside := run.logs.FilterMessageSnippet("not a data file this build reads").All()
+	require.Len(t, setAside, 2, "each logged once")
+	for i, path := range []string{forged, tiny} {
+		assert.Equal(t, path, setAside[i].ContextMap()["file"])
+	}
+	assert.Contains(t, setAside[0].ContextMap()["error"], "offset index")
+	assert.Contains(t, setAside[1].ContextMap()["error"], "shorter than a Parquet footer")
+	metadatatest.AssertEqualReceiverReplayParquetFilesSkipped(t, run.tt, []metricdata.DataPoint[int64]{
+		{Value: 2, Attributes: attribute.NewSet(attribute.String("dataset", "quarantine"), attribute.String("reason", "unreadable"))},
+	}, metricdatatest.IgnoreTimestamp())
 }
 
 // captureThenOneMore quarantines two cases, then a third one in a file of its own, read last,
