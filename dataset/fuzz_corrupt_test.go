@@ -152,6 +152,12 @@ func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
 //
 //	go test -run '^$' -fuzz '^FuzzACorruptFileIsReadOrRefused$' -fuzztime 10m -parallel 1 ./dataset/
 func FuzzACorruptFileIsReadOrRefused(f *testing.F) {
+	if raceBuild {
+		// Under -race, checkptr makes parquet-go's unsafe.Slice of a value a corrupt page
+		// decoded to (a nil pointer with a length, input 5ecff7151caba367) a fatal error, which
+		// no recover catches; a build without it panics, and the reader recovers.
+		f.Skip("parquet-go's unsafe.Slice of a corrupt value is fatal under checkptr (-race)")
+	}
 	for base := range uint8(2) {
 		f.Add(base, uint8(flipBytes), uint32(0), []byte{0xff})                  // the first magic
 		f.Add(base, uint8(flipBytes|fromEnd), uint32(2), []byte{0xff})          // the last magic
