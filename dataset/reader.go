@@ -1,10 +1,12 @@
 package dataset
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -376,7 +378,7 @@ func openFile(in io.ReaderAt, size int64, opts ...parquet.FileOption) (_ dataFil
 		return dataFile{}, err
 	}
 	if !cfg.SkipPageIndex {
-		if err := readOffsetIndexes(pf); err != nil {
+		if err := readOffsetIndexes(pf, reads); err != nil {
 			return dataFile{}, fmt.Errorf("reading page index of parquet file: %w", err)
 		}
 	}
@@ -428,14 +430,55 @@ func offsetIndexInFile(pf *parquet.File, size int64) error {
 	return nil
 }
 
-// readOffsetIndexes loads the offset index of every column chunk of pf.
-func readOffsetIndexes(pf *parquet.File) error {
+// readOffsetIndexes loads the offset index of every column chunk of pf (placed inside the file:
+// offsetIndexInFile) from one read of in, as parquet-go reads the page index when it is not
+// skipped: a chunk's own read each would be one ranged GET per column chunk (245 a row group
+// of cases/) for a file in a bucket.
+func readOffsetIndexes(pf *parquet.File, in io.ReaderAt) error {
+	lo, hi := int64(math.MaxInt64), int64(0)
+	for _, rg := range pf.Metadata().RowGroups {
+		for _, chunk := range rg.Columns {
+			if chunk.OffsetIndexOffset != 0 {
+				lo, hi = min(lo, chunk.OffsetIndexOffset), max(hi, chunk.OffsetIndexOffset+int64(chunk.OffsetIndexLength))
+			}
+		}
+	}
+	if hi <= lo {
+		return nil // no offset index
+	}
+	region := make([]byte, hi-lo)
+	if n, err := in.ReadAt(region, lo); n < len(region) {
+		return fmt.Errorf("reading the offset indexes at bytes %d to %d: %w", lo, hi, cmp.Or(err, io.ErrUnexpectedEOF))
+	}
+	from := regionReader{region, lo}
 	for _, rg := range pf.RowGroups() {
 		for _, chunk := range rg.ColumnChunks() {
-			if _, err := chunk.OffsetIndex(); err != nil && !errors.Is(err, parquet.ErrMissingOffsetIndex) {
+			fc, ok := chunk.(*parquet.FileColumnChunk)
+			if !ok {
+				return fmt.Errorf("a column chunk of type %T, not a file's", chunk)
+			}
+			if _, err := fc.OffsetIndexFrom(from); err != nil && !errors.Is(err, parquet.ErrMissingOffsetIndex) {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// regionReader reads the bytes of a file from offset at on, out of a copy of them in memory.
+type regionReader struct {
+	b  []byte
+	at int64
+}
+
+func (r regionReader) ReadAt(p []byte, off int64) (int, error) {
+	off -= r.at
+	if off < 0 || off > int64(len(r.b)) {
+		return 0, fmt.Errorf("bytes at %d are outside the region read (%d bytes from %d)", off+r.at, len(r.b), r.at)
+	}
+	n := copy(p, r.b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
 }

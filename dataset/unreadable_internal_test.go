@@ -90,3 +90,51 @@ func TestReadErrorInTheRowsIsNotUnreadable(t *testing.T) {
 	assert.ErrorIs(t, err, syscall.EIO)
 	assert.NotErrorIs(t, err, ErrUnreadable)
 }
+
+// countingReader counts the reads made through it.
+type countingReader struct {
+	io.ReaderAt
+	reads atomic.Int64
+}
+
+func (r *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	r.reads.Add(1)
+	return r.ReaderAt.ReadAt(p, off)
+}
+
+// Opening a file with its page index reads the offset indexes of all its column chunks at
+// once, as parquet-go does: one read each was one ranged GET per column chunk (245 a row group
+// of cases/) for a file in a bucket. The indexes read are the file's: a seek uses them.
+func TestOffsetIndexesAreReadAtOnce(t *testing.T) {
+	var buf bytes.Buffer
+	pw := parquet.NewGenericWriter[CaseRow](&buf, parquet.KeyValueMetadata(SchemaVersionKey, SchemaVersion), parquet.MaxRowsPerRowGroup(2))
+	for i := range 6 { // 3 row groups
+		_, err := pw.Write([]CaseRow{{CaseID: string(rune('a' + i))}})
+		require.NoError(t, err)
+	}
+	require.NoError(t, pw.Close())
+	columns := len(schemaOf([]parquet.WriterOption{parquet.SchemaOf(CaseRow{})}).Columns())
+	require.Greater(t, columns, 100)
+
+	in := &countingReader{ReaderAt: bytes.NewReader(buf.Bytes())}
+	df, err := openFile(in, int64(buf.Len()))
+	require.NoError(t, err)
+	opened := in.reads.Load()
+	assert.LessOrEqual(t, opened, int64(4), "the footer, and the offset indexes in one read")
+	for _, rg := range df.pf.RowGroups() {
+		for _, chunk := range rg.ColumnChunks() {
+			index, err := chunk.OffsetIndex()
+			require.NoError(t, err)
+			require.Equal(t, 1, index.NumPages())
+		}
+	}
+	assert.Equal(t, opened, in.reads.Load(), "every offset index was loaded at open")
+
+	r := newRowReader[CaseRow](df)
+	defer r.Close()
+	require.NoError(t, r.SeekToRow(5))
+	rows := make([]CaseRow, 1)
+	n, err := r.Read(rows)
+	require.Equal(t, 1, n, err)
+	assert.Equal(t, "f", rows[0].CaseID)
+}
