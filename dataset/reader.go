@@ -391,26 +391,53 @@ func openFile(in io.ReaderAt, size int64, opts ...parquet.FileOption) (_ dataFil
 // it claims made parquet-go's readers return rows of the next row group in place of those
 // missing, and the readers allocate for the rows claimed.
 func rowsAgree(pf *parquet.File) error {
-	columns := pf.Schema().Columns()
-	repeated := make([]bool, len(columns))
-	for i, path := range columns {
-		leaf, _ := pf.Schema().Lookup(path...)
-		repeated[i] = leaf.MaxRepetitionLevel > 0
-	}
+	groups := pf.Metadata().RowGroups
 	var rows int64
-	for g, rg := range pf.Metadata().RowGroups {
-		if rg.NumRows < 0 || len(rg.Columns) != len(columns) {
-			return fmt.Errorf("row group %d: %d rows in %d column chunks; the schema has %d columns", g, rg.NumRows, len(rg.Columns), len(columns))
-		}
-		for c, chunk := range rg.Columns {
-			if n := chunk.MetaData.NumValues; n < rg.NumRows || (!repeated[c] && n != rg.NumRows) {
-				return fmt.Errorf("row group %d: column %q holds %d values for %d rows", g, columns[c], n, rg.NumRows)
-			}
+	for g, rg := range groups {
+		if rg.NumRows < 0 {
+			return fmt.Errorf("row group %d: %d rows", g, rg.NumRows)
 		}
 		rows += rg.NumRows
 	}
 	if rows != pf.NumRows() {
 		return fmt.Errorf("the footer claims %d rows; its row groups hold %d", pf.NumRows(), rows)
+	}
+	// The leaves are walked from the root, not listed with Schema().Columns(), which builds
+	// every column's path anew for each file opened (~1,000 allocations for cases/: a merge
+	// opens each segment it reads).
+	leaves := 0
+	if err := eachLeaf(pf.Root(), func(leaf *parquet.Column) error {
+		leaves++
+		i, repeated := leaf.Index(), leaf.MaxRepetitionLevel() > 0
+		for g, rg := range groups {
+			if i < 0 || i >= len(rg.Columns) {
+				return fmt.Errorf("row group %d: %d column chunks; the schema has more columns", g, len(rg.Columns))
+			}
+			if n := rg.Columns[i].MetaData.NumValues; n < rg.NumRows || (!repeated && n != rg.NumRows) {
+				return fmt.Errorf("row group %d: column %q holds %d values for %d rows", g, strings.Join(leaf.Path(), "."), n, rg.NumRows)
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for g, rg := range groups {
+		if len(rg.Columns) != leaves {
+			return fmt.Errorf("row group %d: %d column chunks; the schema has %d columns", g, len(rg.Columns), leaves)
+		}
+	}
+	return nil
+}
+
+// eachLeaf calls fn with each leaf column under c, in the schema's order.
+func eachLeaf(c *parquet.Column, fn func(*parquet.Column) error) error {
+	if c.Leaf() {
+		return fn(c)
+	}
+	for _, child := range c.Columns() {
+		if err := eachLeaf(child, fn); err != nil {
+			return err
+		}
 	}
 	return nil
 }
