@@ -50,18 +50,15 @@ func readRowsOf[T any](df dataFile, path string, rows []int64) (map[int64]*T, er
 	for _, row := range slices.Compact(rows) {
 		if row != next {
 			if err := r.SeekToRow(row); err != nil {
-				if errors.Is(err, io.EOF) && row >= 0 && row < df.pf.NumRows() {
-					err = df.pagesEndBefore(row)
+				if errors.Is(err, io.EOF) {
+					err = df.missingRow(row, err)
 				}
 				return nil, fmt.Errorf("%s: row %d: %w", path, row, err)
 			}
 		}
 		if n, err := r.Read(buf); n != 1 {
 			if err == nil || errors.Is(err, io.EOF) {
-				err = fmt.Errorf("the file has %d rows", df.pf.NumRows())
-				if row >= 0 && row < df.pf.NumRows() {
-					err = df.pagesEndBefore(row)
-				}
+				err = df.missingRow(row, fmt.Errorf("the file has %d rows", df.pf.NumRows()))
 			}
 			return nil, fmt.Errorf("%s: row %d: %w", path, row, err)
 		}

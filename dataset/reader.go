@@ -263,7 +263,7 @@ func readRow(df dataFile, path string, row int64) (*replaycase.Case, error) {
 		}
 	}
 	if errors.Is(err, io.EOF) { // the row is in range (checked above)
-		err = df.pagesEndBefore(row)
+		err = df.missingRow(row, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading row %d: %w", path, row, err)

@@ -66,9 +66,12 @@ func (df dataFile) rowsRead(g int, n int64) error {
 	return df.reads.ofBytes(fmt.Errorf("%s end after %d rows; the footer claims %d", what, n, claimed))
 }
 
-// pagesEndBefore is the error of a read of row that found no row there although the footer
-// claims it: an error of the bytes.
-func (df dataFile) pagesEndBefore(row int64) error {
+// missingRow is the error of a read of row that found no row there (err): when the footer
+// claims the row, the pages end before it, an error of the bytes; otherwise err.
+func (df dataFile) missingRow(row int64, err error) error {
+	if row < 0 || row >= df.pf.NumRows() {
+		return err
+	}
 	return df.reads.ofBytes(fmt.Errorf("the file's pages end before row %d; the footer claims %d rows", row, df.pf.NumRows()))
 }
 
@@ -97,22 +100,28 @@ func newRowGroupReader[T any](f dataFile, g int) rowReader[T] {
 }
 
 func (r rowReader[T]) Read(rows []T) (n int, err error) {
-	defer func() { err = r.rowsError(err) }()
-	defer recoverDecode(&err)
+	defer r.settle(&err)
 	return r.GenericReader.Read(rows)
 }
 
 func (r rowReader[T]) SeekToRow(row int64) (err error) {
-	defer func() { err = r.rowsError(err) }()
-	defer recoverDecode(&err)
+	defer r.settle(&err)
 	return r.GenericReader.SeekToRow(row)
 }
 
 // Close lets go of the reader; a reader a panic left halfway may panic again here.
 func (r rowReader[T]) Close() (err error) {
-	defer func() { err = r.rowsError(err) }()
-	defer recoverDecode(&err)
+	defer r.settle(&err)
 	return r.GenericReader.Close()
+}
+
+// settle, deferred by each call into the reader, recovers its panic (recoverDecode) and gives
+// the error rowsError makes of it.
+func (r rowReader[T]) settle(err *error) {
+	if p := recover(); p != nil {
+		*err = decodePanic(p)
+	}
+	*err = r.rowsError(*err)
 }
 
 // recoverDecode turns a panic of parquet-go while it decodes a file's bytes into *err: on some
@@ -123,9 +132,12 @@ func (r rowReader[T]) Close() (err error) {
 // by none that runs a caller's code (a scan's fn), whose panics are the caller's.
 func recoverDecode(err *error) {
 	if p := recover(); p != nil {
-		*err = fmt.Errorf("parquet-go panicked decoding the file: %v", p)
+		*err = decodePanic(p)
 	}
 }
+
+// decodePanic is the error of parquet-go's panic p (recoverDecode).
+func decodePanic(p any) error { return fmt.Errorf("parquet-go panicked decoding the file: %v", p) }
 
 // guarded runs read, a decoding of the file's bytes, with its panics recovered and its errors
 // of the bytes wrapped in ErrUnreadable.

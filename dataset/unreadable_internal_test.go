@@ -120,6 +120,7 @@ func TestOffsetIndexesAreReadAtOnce(t *testing.T) {
 	df, err := openFile(in, int64(buf.Len()))
 	require.NoError(t, err)
 	opened := in.reads.Load()
+	t.Logf("reads to open a file of %d row groups of %d columns: %d", len(df.pf.RowGroups()), columns, opened)
 	assert.LessOrEqual(t, opened, int64(4), "the footer, and the offset indexes in one read")
 	for _, rg := range df.pf.RowGroups() {
 		for _, chunk := range rg.ColumnChunks() {
@@ -154,5 +155,6 @@ func TestCheckingAFooterAllocatesLittle(t *testing.T) {
 		_, err := openFile(in, int64(len(good)), parquet.SkipPageIndex(true))
 		require.NoError(t, err)
 	})
+	t.Logf("openFile: %v allocations; parquet.OpenFile: %v", ours, bare)
 	assert.Less(t, ours-bare, 50.0, "openFile %v allocations, parquet.OpenFile %v", ours, bare)
 }
