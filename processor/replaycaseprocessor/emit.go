@@ -88,13 +88,14 @@ func (p *caseProcessor) drainLocked(ctx context.Context) error {
 			break
 		}
 		b := p.pending[0]
+		p.sending = b
 		p.mu.Unlock()
-		if err := p.send(ctx, b); err != nil && !consumererror.IsPermanent(err) {
+		err := p.send(ctx, b)
+		if err != nil && !consumererror.IsPermanent(err) && !p.dropIfAbandoned(ctx, b, err) {
+			p.sent(nil)
 			return err
 		}
-		p.mu.Lock()
-		p.pending = p.pending[1:]
-		p.mu.Unlock()
+		p.sent(b)
 	}
 	for {
 		p.mu.Lock()
@@ -107,12 +108,15 @@ func (p *caseProcessor) drainLocked(ctx context.Context) error {
 		p.outbox = append(p.outbox[:0:0], p.outbox[n:]...)
 		p.mu.Unlock()
 		b, rest := p.build(ctx, due)
+		p.mu.Lock()
 		if len(rest) > 0 {
-			p.mu.Lock()
 			p.outbox = append(append([]closing(nil), rest...), p.outbox...)
-			p.mu.Unlock()
 		}
-		if err := p.send(ctx, b); err != nil && !consumererror.IsPermanent(err) {
+		p.sending = b
+		p.mu.Unlock()
+		err := p.send(ctx, b)
+		p.sent(nil)
+		if err != nil && !consumererror.IsPermanent(err) && !p.dropIfAbandoned(ctx, b, err) {
 			p.mu.Lock()
 			p.pending = append(p.pending, b)
 			p.mu.Unlock()
@@ -324,26 +328,7 @@ func (p *caseProcessor) drainAtShutdown(ctx context.Context) error {
 			left, rest := p.pending, p.outbox
 			p.pending, p.outbox = nil, nil
 			p.mu.Unlock()
-			drop := func(b *batch) {
-				if b.items == nil && b.logs.LogRecordCount() > 0 {
-					// The next consumer took its spans (send clears items then): its cases
-					// are rows, and only its events are lost.
-					p.dropPassedEvents(ctx, b, "undeliverable_at_shutdown", err)
-				} else {
-					p.dropCases(ctx, b, "undeliverable_at_shutdown", err)
-				}
-				p.release(ctx, b)
-			}
-			for _, b := range left {
-				drop(b)
-			}
-			// The closed cases not built yet are built only for their case ids, a batch at a
-			// time, each released before the next is decoded.
-			for len(rest) > 0 {
-				var b *batch
-				b, rest = p.build(ctx, rest)
-				drop(b)
-			}
+			p.dropUndeliverable(ctx, left, rest, err)
 			return fmt.Errorf("replay_case: closed cases undeliverable at shutdown: %w", err)
 		}
 		time.Sleep(50 * time.Millisecond)

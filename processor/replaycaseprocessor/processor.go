@@ -71,6 +71,8 @@ type caseProcessor struct {
 	openBytes int64
 	outbox    []closing // closed cases not yet built and sent
 	pending   []*batch  // built cases the next consumer refused, oldest first
+	sending   *batch    // the batch being sent, if any (shutdown_deadline.go)
+	abandoned bool      // Shutdown's deadline passed without storage: a refused batch is dropped, not kept
 	started   bool      // the sweeper runs
 	stopped   bool      // Shutdown has flushed the buffers
 
@@ -175,7 +177,10 @@ func (p *caseProcessor) Shutdown(ctx context.Context) error {
 		case <-ctx.Done():
 			// The sweep is still in a send that ignores its cancellation: leave it, with the
 			// storage open under it; what it holds is restored from storage on the next start.
-			return fmt.Errorf("replay_case: shutdown: the sweep did not stop before the deadline: %w", ctx.Err())
+			// Without storage, what would go with the process is counted now.
+			err := fmt.Errorf("replay_case: shutdown: the sweep did not stop before the deadline: %w", ctx.Err())
+			p.abandonAtDeadline(context.WithoutCancel(ctx), err)
+			return err
 		}
 	}
 	err := p.flush(ctx)

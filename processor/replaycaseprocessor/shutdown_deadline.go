@@ -1,0 +1,89 @@
+package replaycaseprocessor
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/reprise-dev/reprise/replaycase"
+)
+
+// abandonAtDeadline accounts for what a Shutdown past its deadline leaves behind while the
+// sweep is stuck in a send that ignores its cancellation (an exporter blocked in a write). With
+// storage, everything is in it and is restored on the next start. Without, the open cases and
+// the closed ones not in that send would go with the process uncounted: they are dropped,
+// counted and logged with reason undeliverable_at_shutdown. The batch in the send is the next
+// consumer's to decide: it is logged as in flight, counted as taken if the send returns nil,
+// and dropped the same way if it is refused, since nothing would send it again (abandoned).
+func (p *caseProcessor) abandonAtDeadline(ctx context.Context, err error) {
+	if p.wal != nil {
+		return
+	}
+	p.mu.Lock()
+	p.abandoned = true
+	for e := p.order.Front(); e != nil; e = p.order.Front() {
+		p.outbox = append(p.outbox, p.take(e.Value.(*traceBuffer), replaycase.ClosedShutdown, "collector shutdown"))
+	}
+	sending, rest := p.sending, p.outbox
+	var left, kept []*batch
+	for _, b := range p.pending {
+		if b == sending {
+			kept = append(kept, b) // a resend in flight: the send removes it when it returns
+		} else {
+			left = append(left, b)
+		}
+	}
+	p.pending, p.outbox = kept, nil
+	p.mu.Unlock()
+	if sending != nil {
+		p.logger.Warn("a batch was still being sent at the shutdown deadline; the next consumer decides its fate",
+			zap.Strings("case_ids", sending.caseIDs), zap.Strings("passed_trace_ids", sending.passed))
+	}
+	p.dropUndeliverable(ctx, left, rest, err)
+}
+
+// dropIfAbandoned drops a batch the next consumer refused after Shutdown abandoned the sweep:
+// no one would send it again. It reports whether it did.
+func (p *caseProcessor) dropIfAbandoned(ctx context.Context, b *batch, err error) bool {
+	p.mu.Lock()
+	abandoned := p.abandoned
+	p.mu.Unlock()
+	if abandoned {
+		p.dropUndeliverable(ctx, []*batch{b}, nil, err)
+	}
+	return abandoned
+}
+
+// sent ends a send: b (when not nil) has left the processor and is no longer pending.
+func (p *caseProcessor) sent(b *batch) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sending = nil
+	if b != nil && len(p.pending) > 0 && p.pending[0] == b {
+		p.pending = p.pending[1:]
+	}
+}
+
+// dropUndeliverable drops, counts and logs what shutdown cannot deliver: the built batches
+// and the closed cases not built yet, which are built only for their case ids, a batch at a
+// time, each released before the next is decoded.
+func (p *caseProcessor) dropUndeliverable(ctx context.Context, batches []*batch, closed []closing, err error) {
+	drop := func(b *batch) {
+		if b.items == nil && b.logs.LogRecordCount() > 0 {
+			// The next consumer took its spans (send clears items then): its cases are rows,
+			// and only its events are lost.
+			p.dropPassedEvents(ctx, b, "undeliverable_at_shutdown", err)
+		} else {
+			p.dropCases(ctx, b, "undeliverable_at_shutdown", err)
+		}
+		p.release(ctx, b)
+	}
+	for _, b := range batches {
+		drop(b)
+	}
+	for len(closed) > 0 {
+		var b *batch
+		b, closed = p.build(ctx, closed)
+		drop(b)
+	}
+}
