@@ -31,7 +31,7 @@ type Config struct {
 	// RequireKey makes an empty Key a configuration error instead of a fallback to KeyFile.
 	// A variable set empty (REPRISE_SCRUB_KEY=), a :- default, or an unset
 	// ${env:REPRISE_SCRUB_KEY} in a collector built with upstream's env provider (it only warns;
-	// the reprise binary's internal/strictenv refuses it) gives an empty Key, and the fallback
+	// the reprise binary's confmap/provider/strictenvprovider refuses it) gives an empty Key, and the fallback
 	// then gives each collector of a scaled-out tier a random key of its own: the placeholders of
 	// one secret differ between them, and replays scrubbed with another key do not match.
 	// Default false, so that a single collector works on a fresh clone.

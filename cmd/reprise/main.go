@@ -6,7 +6,7 @@ package main
 import (
 	"os"
 
-	strictenv "github.com/reprise-dev/reprise/internal/strictenv"
+	strictenvprovider "github.com/reprise-dev/reprise/confmap/provider/strictenvprovider"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
 	fileprovider "go.opentelemetry.io/collector/confmap/provider/fileprovider"
@@ -27,16 +27,16 @@ func main() {
 		ConfigProviderSettings: otelcol.ConfigProviderSettings{
 			ResolverSettings: confmap.ResolverSettings{
 				ProviderFactories: []confmap.ProviderFactory{
-					strictenv.NewFactory(),
+					strictenvprovider.NewFactory(),
 					fileprovider.NewFactory(),
 					yamlprovider.NewFactory(),
 				},
 			},
 		},
 		ProviderModules: map[string]string{
-			strictenv.NewFactory().Create(confmap.ProviderSettings{}).Scheme():    "github.com/reprise-dev/reprise v0.0.0",
-			fileprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "go.opentelemetry.io/collector/confmap/provider/fileprovider v1.71.0",
-			yamlprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "go.opentelemetry.io/collector/confmap/provider/yamlprovider v1.71.0",
+			strictenvprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "github.com/reprise-dev/reprise v0.0.0",
+			fileprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme():      "go.opentelemetry.io/collector/confmap/provider/fileprovider v1.71.0",
+			yamlprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme():      "go.opentelemetry.io/collector/confmap/provider/yamlprovider v1.71.0",
 		},
 		ConverterModules: []string{},
 	}

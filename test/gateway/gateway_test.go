@@ -210,3 +210,24 @@ func TestFanOutToBackendAndReplayCases(t *testing.T) {
 	assert.Equal(t, "weather-bot", cases[0].AgentName)
 	assert.Len(t, cases[0].Steps, 4)
 }
+
+// The distribution lists Reprise's `env` provider (confmap/provider/strictenvprovider), as the
+// reprise binary does: config/gateway.yaml started without AGENT_TOKEN, which has no default,
+// stops with an error naming the variable. With upstream's envprovider the variable expanded to
+// "" and the error named a component instead ("bearertokenauth/agents: no bearer token
+// provided"); a variable no component checks was started with "".
+func TestTheGatewayRefusesAnUnsetTokenVariable(t *testing.T) {
+	config := filepath.Join(testcollector.RepoRoot(), "config", "gateway.yaml")
+	cmd := exec.Command(binary, "validate", "--config", config)
+	cmd.Dir = t.TempDir()
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TRACE_BACKEND_ENDPOINT=http://127.0.0.1:4319"}
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "validated without AGENT_TOKEN:\n%s", out)
+	assert.Contains(t, string(out), "environment variable AGENT_TOKEN is not set and ${env:AGENT_TOKEN} gives no default")
+
+	cmd = exec.Command(binary, "validate", "--config", config)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(cmd.Env, "PATH="+os.Getenv("PATH"), "HOME="+t.TempDir(), "TRACE_BACKEND_ENDPOINT=http://127.0.0.1:4319", "AGENT_TOKEN=change-me")
+	out, err = cmd.CombinedOutput()
+	assert.NoError(t, err, "the same config with the token set:\n%s", out)
+}

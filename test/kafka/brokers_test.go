@@ -38,7 +38,7 @@ func TestKafkaBrokersIsACommaSeparatedList(t *testing.T) {
 
 // resolvedConfig is config/<name> with its ${env:…} references expanded, as the collector
 // resolves it before each component decodes its part; with upstream's env provider, which
-// expands an unset variable to "" (the collector's internal/strictenv refuses it), so that a
+// expands an unset variable to "" (the collector's confmap/provider/strictenvprovider refuses it), so that a
 // test sets only the variables it checks.
 func resolvedConfig(t *testing.T, name string) *confmap.Conf {
 	t.Helper()

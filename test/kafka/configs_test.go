@@ -67,7 +67,7 @@ func TestDocumentedCommandsStartTheShippedConfigs(t *testing.T) {
 		for where, text := range map[string]string{"docs/scale-out.md": string(doc), "config/" + config: string(header)} {
 			env := documentedEnv(t, text, config)
 			require.NotEmpty(t, env, "%s: the command for %s sets no variable", where, config)
-			// A variable without a default that is unset stops the collector (internal/strictenv);
+			// A variable without a default that is unset stops the collector (confmap/provider/strictenvprovider);
 			// with upstream's env provider it expanded to "" and the collector started anyway:
 			// REPRISE_INSTANCE empty was no static membership (partitions of the two topics no
 			// longer went to the same collector), REPRISE_SCRUB_KEY empty a random key per host.
@@ -130,7 +130,7 @@ func TestTier2SkipsRecordsItCannotDecode(t *testing.T) {
 // REPRISE_SCRUB_KEY expanded key: ${env:REPRISE_SCRUB_KEY} to "" and started anyway, with a
 // random key in a key file of its own (placeholders of one secret then differ between the
 // collectors, and replays scrubbed with another key do not match). Unset, the variable stops
-// the collector (internal/strictenv); set empty, scrub.require_key does, naming the field and
+// the collector (confmap/provider/strictenvprovider); set empty, scrub.require_key does, naming the field and
 // the variable.
 func TestTier2ConfigRefusesToStartWithoutTheScrubKey(t *testing.T) {
 	if binary == "" {

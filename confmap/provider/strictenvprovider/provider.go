@@ -1,4 +1,4 @@
-// Package strictenv is the confmap provider of the `env` scheme in the reprise collector:
+// Package strictenvprovider is the confmap provider of the `env` scheme in the reprise collector:
 // upstream's envprovider, except that a reference to an unset variable without a default is an
 // error.
 //
@@ -7,7 +7,7 @@
 // REPRISE_INSTANCE then had no static Kafka membership and one staging folder for every such
 // collector. A value that may be empty says so with a default, ${env:NAME:-} included; a
 // variable set to the empty string was set on purpose and stays empty, as upstream.
-package strictenv
+package strictenvprovider
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package strictenv
+package strictenvprovider
 
 import (
 	"context"
