@@ -60,7 +60,7 @@ import (
 //     line on the drop logger of the processor that counted it;
 //   - every span acknowledged with a span id ended somewhere too: in the raw spans of a case
 //     (raw_spans: all), passed on, or dropped and logged with its span id (span_id_reused), or
-//     in a run dropped whole (by case id, or not selected);
+//     in a run dropped whole (a case by case id, a run passed on unchanged, or not selected);
 //   - a case_id emitted more than once (a kill after the next consumer wrote its case and before
 //     the processor released its records sends it again after the restart) is one row: a reader
 //     keeps the last, and the exporter writes a copy marked replay.case.resent only when it
@@ -864,11 +864,13 @@ func uniqueSorted(keys []string) []string {
 	return slices.Compact(keys)
 }
 
-// dropped says whether a trace's places include a drop of a whole case or of its raw spans, or
-// of a run select did not keep.
+// dropped says whether a trace's places include a drop of a whole case or of its raw spans, of a
+// run passed on unchanged (a trace without GenAI telemetry, or a run select passes), or of a run
+// select did not keep.
 func dropped(places []string) bool {
 	for _, p := range places {
-		if strings.HasPrefix(p, "drop: replay case dropped") || strings.HasPrefix(p, "drop: raw telemetry") || p == "not selected: dropped" {
+		if strings.HasPrefix(p, "drop: replay case dropped") || strings.HasPrefix(p, "drop: raw telemetry") ||
+			p == "drop: run passed on unchanged dropped" || p == "not selected: dropped" {
 			return true
 		}
 	}
