@@ -23,6 +23,7 @@ type batch struct {
 	traces  ptrace.Traces
 	logs    plog.Logs
 	caseIDs []string
+	traceOf []string     // the trace id of each case of caseIDs, for the line of a drop
 	passed  []string     // trace ids of the runs that are no case, passed on unchanged in traces and logs
 	bytes   int64        // heap of the closed buffers (their pdata estimate), released once sent
 	walKeys []string     // write-ahead records to release once sent
@@ -174,15 +175,17 @@ func (p *caseProcessor) release(ctx context.Context, b *batch) {
 	b.bytes, b.walKeys, b.closed, b.markers = 0, nil, nil, nil
 }
 
-// dropCases counts and logs, one line per case id or trace id and without sampling, the cases
-// of a batch and the runs passed on unchanged with them, which will not reach the next consumer.
+// dropCases counts and logs, one line per case (with its case id and its run's trace id) or run
+// passed on unchanged (its trace id) and without sampling, the cases of a batch and the runs
+// passed on unchanged with them, which will not reach the next consumer.
 func (p *caseProcessor) dropCases(ctx context.Context, b *batch, reason string, err error) {
 	attrs := metric.WithAttributes(attribute.String("reason", reason))
 	if len(b.caseIDs) > 0 {
 		p.telemetry.ProcessorReplayCaseDroppedCases.Add(ctx, int64(len(b.caseIDs)), attrs)
 	}
-	for _, id := range b.caseIDs {
-		p.dropLog.Error("replay case dropped", zap.String("case_id", id), zap.String("reason", reason), zap.Error(err))
+	for i, id := range b.caseIDs {
+		p.dropLog.Error("replay case dropped", zap.String("case_id", id), zap.String("trace_id", b.traceOf[i]),
+			zap.String("reason", reason), zap.Error(err))
 	}
 	if len(b.passed) > 0 {
 		p.telemetry.ProcessorReplayCaseDroppedPassthroughTraces.Add(ctx, int64(len(b.passed)), attrs)
@@ -245,7 +248,7 @@ func (p *caseProcessor) addToBatch(ctx context.Context, cl closing, b *batch) {
 	item := batchItem{resources: b.traces.ResourceSpans().Len() - resources}
 	switch {
 	case len(b.caseIDs) > cases:
-		item.caseID, item.closed = b.caseIDs[cases], closed
+		item.caseID, item.traceID, item.closed = b.caseIDs[cases], b.traceOf[cases], closed
 	case len(b.passed) > passed:
 		item.traceID = b.passed[passed]
 	default:
@@ -297,11 +300,13 @@ func (p *caseProcessor) addRun(ctx context.Context, cl closing, b *batch) *close
 	enc := ptrace.NewTraces()
 	if err := replaycase.Encode(c, enc); err != nil {
 		p.telemetry.ProcessorReplayCaseDroppedCases.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", "encode_error")))
-		p.dropLog.Error("replay case dropped", zap.String("case_id", c.CaseID), zap.String("reason", "encode_error"), zap.Error(err))
+		p.dropLog.Error("replay case dropped", zap.String("case_id", c.CaseID), zap.String("trace_id", c.Provenance.TraceID),
+			zap.String("reason", "encode_error"), zap.Error(err))
 		return nil
 	}
 	enc.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
 	b.caseIDs = append(b.caseIDs, c.CaseID)
+	b.traceOf = append(b.traceOf, c.Provenance.TraceID)
 	return &closedCase{status: c.Status, closedBy: c.ClosedBy, reasons: reasonCodesOf(c)}
 }
 

@@ -18,7 +18,7 @@ import (
 type batchItem struct {
 	caseID    string      // a case
 	closed    *closedCase // what cases_closed counts of it once taken (case_closed_count.go)
-	traceID   string      // a run passed on unchanged
+	traceID   string      // the run's trace id: of a case, or of a run passed on unchanged
 	resources int
 }
 
@@ -49,7 +49,7 @@ func (p *caseProcessor) sendEachAlone(ctx context.Context, b *batch) error {
 		case consumererror.IsPermanent(err):
 			one := &batch{}
 			if item.caseID != "" {
-				one.caseIDs = []string{item.caseID}
+				one.caseIDs, one.traceOf = []string{item.caseID}, []string{item.traceID}
 			} else {
 				one.passed = []string{item.traceID}
 			}
@@ -67,11 +67,12 @@ func (p *caseProcessor) sendEachAlone(ctx context.Context, b *batch) error {
 func (b *batch) keepFrom(i int, parts []ptrace.Traces) {
 	b.traces = ptrace.NewTraces()
 	b.items = b.items[i:]
-	b.caseIDs, b.passed = nil, nil
+	b.caseIDs, b.traceOf, b.passed = nil, nil, nil
 	for j, item := range b.items {
 		parts[i+j].ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
 		if item.caseID != "" {
 			b.caseIDs = append(b.caseIDs, item.caseID)
+			b.traceOf = append(b.traceOf, item.traceID)
 		} else {
 			b.passed = append(b.passed, item.traceID)
 		}

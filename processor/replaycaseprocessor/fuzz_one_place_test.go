@@ -55,12 +55,12 @@ import (
 //     fragments of a trace cut at the span limit or arriving late are extra cases of the same
 //     trace id), spans or log events passed on unchanged, a run select did not keep (logged at
 //     debug with its trace id), or a drop logged on the drop logger with that trace id (a
-//     dropped case logged by case id, which cannot be traced back, covers at most one trace id);
+//     dropped case is logged with its case id and its run's trace id);
 //   - every drop counted in dropped_cases, dropped_passthrough_traces and dropped_spans has its
 //     line on the drop logger of the processor that counted it;
 //   - every span acknowledged with a span id ended somewhere too: in the raw spans of a case
 //     (raw_spans: all), passed on, or dropped and logged with its span id (span_id_reused), or
-//     in a run dropped whole (a case by case id, a run passed on unchanged, or not selected);
+//     in a run dropped whole (a case, a run passed on unchanged, or a run not selected);
 //   - a case_id emitted more than once (a kill after the next consumer wrote its case and before
 //     the processor released its records sends it again after the restart) is one row: a reader
 //     keeps the last, and the exporter writes a copy marked replay.case.resent only when it
@@ -147,8 +147,6 @@ type oneplaceReq struct {
 
 var oneplaceFixtures = []string{testfixtures.OTelEvents, testfixtures.OTelNoContent, testfixtures.Traceloop, testfixtures.OpenInference}
 
-var oneplaceDebug = false
-
 func runOnePlaceScenario(t *testing.T, data []byte) {
 	r := &oneplaceReader{b: data}
 	head := r.next()
@@ -224,13 +222,6 @@ func runOnePlaceScenario(t *testing.T, data []byte) {
 
 	sent := oneplaceSent{traces: map[string]bool{}, spans: map[string]bool{}}
 	for _, q := range reqs {
-		if oneplaceDebug {
-			n := 0
-			if q.td != (ptrace.Traces{}) {
-				n = q.td.SpanCount()
-			}
-			t.Logf("req restart=%d advance=%s spans=%d logs=%v emitted so far=%d", q.restart, q.advance, n, q.ld != (plog.Logs{}), w.sink.SpanCount())
-		}
 		switch {
 		case q.restart == restartInWrite:
 			w.next.die = true // the next hand-off is written, and the process dies before it returns
@@ -761,7 +752,7 @@ func checkOnePlace(t *testing.T, w *oneplaceWorld, sent oneplaceSent) {
 					}
 				}
 			}
-			if c.Provenance.TraceID == "" { // each request is a case: a retry is another copy under its case_id
+			if c.Provenance.TraceID == zeroTraceID { // each request is a case: a retry is another copy under its case_id
 				c.CaseID += fmt.Sprintf("#%d", len(rows))
 			}
 			rows[c.CaseID] = append(rows[c.CaseID], strings.Join(uniqueSorted(held), " "))
@@ -789,7 +780,6 @@ func checkOnePlace(t *testing.T, w *oneplaceWorld, sent oneplaceSent) {
 		}
 	}
 	forgotten := false
-	unnamed := 0 // cases dropped and logged by case id only: not traceable to a trace id
 	for _, in := range w.all {
 		for _, ld := range in.h.logOut.AllLogs() {
 			for rec := range pdatawalk.LogRecords(ld) {
@@ -804,17 +794,14 @@ func checkOnePlace(t *testing.T, w *oneplaceWorld, sent oneplaceSent) {
 		for _, e := range in.drops.All() {
 			fields := e.ContextMap()
 			trace, _ := fields["trace_id"].(string)
-			caseID, _ := fields["case_id"].(string)
 			if span, ok := fields["span_id"].(string); ok && trace != "" {
 				spans[trace+"/"+span] = true
 			}
-			switch {
-			case trace != "":
+			if caseID, _ := fields["case_id"].(string); trace == "" && caseID != "" {
+				trace = caseTrace[caseID] // raw telemetry dropped: its case was emitted
+			}
+			if trace != "" {
 				placed[trace] = append(placed[trace], "drop: "+e.Message)
-			case caseID != "" && caseTrace[caseID] != "":
-				placed[caseTrace[caseID]] = append(placed[caseTrace[caseID]], "drop: "+e.Message)
-			case caseID != "":
-				unnamed++
 			}
 		}
 		// Every drop counted is logged, one line per case, run or span.
@@ -831,10 +818,6 @@ func checkOnePlace(t *testing.T, w *oneplaceWorld, sent oneplaceSent) {
 	}
 	t.Logf("%d processors; %v", len(w.all), w.events)
 	for trace := range sent.traces {
-		if len(placed[trace]) == 0 && unnamed > 0 {
-			placed[trace] = append(placed[trace], "drop: replay case dropped (by case id)")
-			unnamed--
-		}
 		if len(placed[trace]) == 0 {
 			require.Fail(t, "a run ended nowhere", "trace %s was received and is in no case, not passed on and not logged as dropped", trace)
 		}
@@ -843,7 +826,7 @@ func checkOnePlace(t *testing.T, w *oneplaceWorld, sent oneplaceSent) {
 	for key := range sent.spans {
 		trace, _, _ := strings.Cut(key, "/")
 		if dropped(placed[trace]) {
-			continue // a dropped case or raw telemetry is logged by case id: its spans with it
+			continue // a case, run or raw telemetry dropped whole is logged by its trace id: its spans with it
 		}
 		require.True(t, spans[key], "span %s was received and is in no case's raw spans, not passed on and not logged as dropped (places of its trace: %v)", key, placed[trace])
 	}

@@ -630,3 +630,49 @@ func (b blockingTraces) ConsumeTraces(ctx context.Context, _ ptrace.Traces) erro
 	<-ctx.Done()
 	return ctx.Err()
 }
+
+// The line of a case dropped because the next consumer refused it (for good, alone or in its
+// batch, or still at shutdown without storage) names its run's trace id beside the case id: the
+// case was never written, so its case_id is found nowhere, and the trace id is what finds the run
+// in the agent's own traces. Before, the line held the case id only, and a run whose case was
+// dropped at shutdown could not be told from one lost (FuzzEveryRunEndsInOnePlace, input
+// 14c88a11836e8c36).
+func TestADroppedCaseIsLoggedWithItsTraceID(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		refuse error
+		runs   int
+		reason string
+	}{
+		{"refused for good", consumererror.NewPermanent(errors.New("bad data")), 1, "permanent_downstream_error"},
+		{"refused for good, one at a time", consumererror.NewPermanent(errors.New("bad data")), 3, "permanent_downstream_error"},
+		{"still refused at shutdown", errors.New("exporter queue full"), 2, "undeliverable_at_shutdown"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			h.p.flushRetry = 0
+			logs := h.observeDropLog()
+			h.p.nextTraces = &switchable{Traces: h.sink, refuse: tc.refuse}
+			want := map[string]bool{}
+			for i := range tc.runs {
+				td := testfixtures.Traces(t, testfixtures.Traceloop)
+				testfixtures.WithTraceID(td, plog.NewLogs(), i)
+				want[td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID().String()] = true
+				h.sendTraces(td)
+			}
+			h.clock = h.clock.Add(3 * time.Second)
+			_ = h.p.sweep(context.Background())
+			_ = h.traces.Shutdown(context.Background())
+			dropped := logs.FilterMessage("replay case dropped").All()
+			require.Len(t, dropped, tc.runs)
+			got := map[string]bool{}
+			for _, e := range dropped {
+				assert.Equal(t, tc.reason, e.ContextMap()["reason"])
+				assert.NotEmpty(t, e.ContextMap()["case_id"])
+				trace, _ := e.ContextMap()["trace_id"].(string)
+				got[trace] = true
+			}
+			assert.Equal(t, want, got, "each line names its run's trace id")
+		})
+	}
+}
