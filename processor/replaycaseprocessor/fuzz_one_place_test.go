@@ -752,7 +752,7 @@ func checkOnePlace(t *testing.T, w *oneplaceWorld, sent oneplaceSent) {
 					}
 				}
 			}
-			if c.Provenance.TraceID == zeroTraceID { // each request is a case: a retry is another copy under its case_id
+			if c.Provenance.TraceID == "" || c.Provenance.TraceID == zeroTraceID { // each request is a case: a retry is another copy under its case_id
 				c.CaseID += fmt.Sprintf("#%d", len(rows))
 			}
 			rows[c.CaseID] = append(rows[c.CaseID], strings.Join(uniqueSorted(held), " "))
