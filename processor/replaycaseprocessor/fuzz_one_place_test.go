@@ -797,11 +797,14 @@ func checkOnePlace(t *testing.T, w *oneplaceWorld, sent oneplaceSent) {
 			if span, ok := fields["span_id"].(string); ok && trace != "" {
 				spans[trace+"/"+span] = true
 			}
-			if caseID, _ := fields["case_id"].(string); trace == "" && caseID != "" {
-				trace = caseTrace[caseID] // raw telemetry dropped: its case was emitted
-			}
-			if trace != "" {
+			caseID, _ := fields["case_id"].(string)
+			switch {
+			case trace == zeroTraceID: // spans without a trace id, sent as ""
+				placed[""] = append(placed[""], "drop: "+e.Message)
+			case trace != "":
 				placed[trace] = append(placed[trace], "drop: "+e.Message)
+			case caseID != "": // raw telemetry dropped: its case was emitted
+				placed[caseTrace[caseID]] = append(placed[caseTrace[caseID]], "drop: "+e.Message)
 			}
 		}
 		// Every drop counted is logged, one line per case, run or span.
