@@ -65,7 +65,7 @@ import (
 //     the processor released its records sends it again after the restart) is one row: a reader
 //     keeps the last, and the exporter writes a copy marked replay.case.resent only when it
 //     holds more spans or events than the row it finds. So each copy holds every span of the
-//     copy before it, and one that holds no more is marked resent;
+//     copy before it and as many events, and one that holds no more of either is marked resent;
 //   - no span (by trace and span id) is in two places, counting a case_id's last copy only: a
 //     retry or a restart is no second copy. Allowed only where documented: spans without a
 //     trace id (each request is a case of its own), ids forgotten under memory pressure
@@ -368,6 +368,9 @@ func (w *oneplaceWorld) stop() {
 	err := errors.Join(w.h.traces.Shutdown(context.Background()), w.h.logs.Shutdown(context.Background()))
 	if err != nil {
 		require.ErrorIs(w.t, err, errRetryLater, "only the next consumer's refusal may fail a shutdown")
+	}
+	if w.inst.dead {
+		w.events["died in a write"]++ // at shutdown: the storage keeps what it was sending
 	}
 }
 
@@ -724,6 +727,7 @@ func checkOnePlace(t *testing.T, w *oneplaceWorld, sent oneplaceSent) {
 	spans := map[string]bool{}               // trace/span ids found in a place
 	rows := map[string][]string{}            // case id -> the trace/span ids of each copy emitted, in order
 	resent := map[string][]bool{}            // case id -> whether each copy was marked resent
+	events := map[string][]int{}             // case id -> how many GenAI events each copy was built from
 	accepted := map[string]map[string]bool{} // trace id -> case ids of its accepted cases
 	caseTrace := map[string]string{}         // case id -> trace id
 	for id, trace := range w.next.refused {
@@ -756,6 +760,13 @@ func checkOnePlace(t *testing.T, w *oneplaceWorld, sent oneplaceSent) {
 				c.CaseID += fmt.Sprintf("#%d", len(rows))
 			}
 			rows[c.CaseID] = append(rows[c.CaseID], strings.Join(uniqueSorted(held), " "))
+			n := 0
+			if len(c.RawEvents) > 0 {
+				raw, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(c.RawEvents)
+				require.NoError(t, err)
+				n = raw.LogRecordCount()
+			}
+			events[c.CaseID] = append(events[c.CaseID], n)
 			if c.Resent {
 				w.events["resent"]++
 			}
@@ -842,13 +853,14 @@ func checkOnePlace(t *testing.T, w *oneplaceWorld, sent oneplaceSent) {
 	}
 	// A case_id emitted again (after a kill between the write and the release) is one row: the
 	// exporter writes a copy marked resent only when it holds more than the row it finds, and a
-	// reader keeps the last row. So a copy must hold every span of the one before it, and one that
-	// holds no more must be marked resent.
+	// reader keeps the last row. So a copy must hold every span of the one before it and as many
+	// events, and one that holds no more of either must be marked resent.
 	for id, copiesOfCase := range rows {
 		for k := 1; k < len(copiesOfCase); k++ {
 			before, now := strings.Fields(copiesOfCase[k-1]), strings.Fields(copiesOfCase[k])
 			require.Subset(t, now, before, "case %s emitted again without spans its copy before held (places: %v)", id, placed[caseTrace[id]])
-			if len(now) == len(before) {
+			require.GreaterOrEqual(t, events[id][k], events[id][k-1], "case %s emitted again with fewer events than its copy before", id)
+			if len(now) == len(before) && events[id][k] == events[id][k-1] {
 				require.True(t, resent[id][k], "case %s emitted again as it was, not marked resent: the exporter writes it twice (places: %v)", id, placed[caseTrace[id]])
 			}
 		}
