@@ -25,6 +25,9 @@ const (
 	// PageBodyBadBytes flips bytes of the page's body and writes their checksum into the
 	// header, so that the bytes reach the decompressor (or, uncompressed, the value decoder).
 	PageBodyBadBytes
+	// PageSizeGigabyte makes the header claim a compressed page of 1 GiB, which the file does
+	// not hold: parquet-go allocates the size a header claims before it reads the page.
+	PageSizeGigabyte
 )
 
 // CorruptPage corrupts the first data page of a column in one row group of the data file at
@@ -80,6 +83,23 @@ func CorruptNthPage(t testing.TB, path string, rowGroup, page int, how Corruptio
 		require.True(t, rewrite(), "the header keeps its size")
 	case PageBodyBadCRC:
 		flip(0xa5)
+	case PageSizeGigabyte:
+		// The size takes 5 bytes where it took 2 or 3: the header makes room by dropping its
+		// checksum and statistics, and fills what is left with a field no reader knows.
+		header.CompressedPageSize, header.CRC = 1<<30, 0
+		header.DataPageHeader.V.Statistics = format.Statistics{}
+		header.DataPageHeaderV2.V.Statistics = format.Statistics{}
+		encoded, err := thrift.Marshal(protocol, &header)
+		require.NoError(t, err)
+		filler := headerSize - len(encoded) - 3 // bytes of the unknown field's value
+		require.True(t, filler >= 0 && filler < 128, "a header of %d bytes has room for a size of 1 GiB", headerSize)
+		encoded = append(encoded[:len(encoded)-1], 0x08, 40, byte(filler)) // binary field 20 (zigzag 40), its length
+		encoded = append(append(encoded, make([]byte, filler)...), 0)      // its value, the header's end
+		var forged format.PageHeader
+		r := protocol.NewReaderFromBytes(encoded)
+		require.NoError(t, thrift.NewDecoder(r).Decode(&forged))
+		require.Equal(t, []int{1 << 30, headerSize}, []int{int(forged.CompressedPageSize), r.BytesRead()})
+		copy(b[offset:], encoded)
 	case PageBodyBadBytes:
 		// The checksum's encoded size depends on its value: try masks until it keeps its size.
 		original := bytes.Clone(body)
