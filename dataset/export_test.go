@@ -264,3 +264,14 @@ func ReadCaseIDCount(path string) (int, error) {
 	rows, err := readCaseIDs(path)
 	return len(rows), err
 }
+
+// ReadCasesBufferedBy reads every row of a cases/ file as ReadCases does, with parquet-go
+// reading its column chunks size bytes at a time (so that a page header spans several reads).
+func ReadCasesBufferedBy(path string, size int) ([]CaseRow, error) {
+	f, df, err := open(path, parquet.ReadBufferSize(size))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readEveryRow[CaseRow](df)
+}

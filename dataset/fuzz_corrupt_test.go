@@ -176,8 +176,9 @@ func FuzzACorruptFileIsReadOrRefused(f *testing.F) {
 
 // readEveryWay reads the data file at path, whose bytes are b, through every reader the
 // components use (see FuzzACorruptFileIsReadOrRefused) and returns each one's error by its
-// name. None may allocate beyond allocBound (each read counted on its own), or return an error that does not wrap ErrUnreadable
-// and name the file; the receiver's scan reads or reports lost every row the footer claims.
+// name. None may allocate beyond allocBound (each read counted on its own), or return an error
+// that does not wrap ErrUnreadable and name the file; the receiver's scan reads or reports lost
+// every row the footer claims.
 func readEveryWay(t *testing.T, path string, b []byte) map[string]error {
 	t.Helper()
 	errs := map[string]error{}

@@ -3,6 +3,7 @@ package dataset_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -32,4 +33,57 @@ func TestAPageHeaderThatClaimsAGigabyteIsRefusedBeforeItIsAllocated(t *testing.T
 			}
 		})
 	}
+}
+
+// A page header cut by the end of a read is decoded with the bytes of the next read before
+// they are returned: with parquet-go reading column chunks 16 to 100 bytes at a time, every
+// header spans reads; the sound file's rows are all read, and a header that claims 1 GiB is
+// refused without its gigabyte allocated.
+func TestAPageHeaderCutByTheEndOfAReadIsChecked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cases.parquet")
+	require.NoError(t, os.WriteFile(path, corruptBase(t, 0), 0o644))
+	forged := filepath.Join(t.TempDir(), "forged.parquet")
+	require.NoError(t, os.WriteFile(forged, corruptBase(t, 0), 0o644))
+	testdataset.CorruptPage(t, forged, 1, testdataset.PageSizeGigabyte, "case_id")
+	for _, size := range []int{16, 17, 100} {
+		rows, err := ReadCasesBufferedBy(path, size)
+		require.NoError(t, err, "reading %d bytes at a time", size)
+		assert.Len(t, rows, 25)
+
+		runtime.GC()
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err = ReadCasesBufferedBy(forged, size)
+		runtime.ReadMemStats(&after)
+		assert.ErrorIs(t, err, ErrUnreadable, "reading %d bytes at a time", size)
+		assert.ErrorContains(t, err, "claims a page of 1073741824 bytes")
+		assert.Less(t, after.TotalAlloc-before.TotalAlloc, allocBound(len(corruptBase(t, 0))), "bytes allocated reading %d bytes at a time", size)
+	}
+}
+
+// A header of a page the offset index places, past a column chunk's first, is checked when a
+// reader seeks to it: ReadRows of a row of the second page of raw_spans in the middle row
+// group, whose header claims 1 GiB, is refused without its gigabyte allocated.
+func TestAPageHeaderOfAPageSoughtIsChecked(t *testing.T) {
+	path := threeRowGroupsOfSeveralPages(t)
+	pf := testdataset.OpenParquet(t, path)
+	leaf, _ := pf.Schema().Lookup("raw_spans")
+	index, err := pf.RowGroups()[1].ColumnChunks()[leaf.ColumnIndex].OffsetIndex()
+	require.NoError(t, err)
+	require.Greater(t, index.NumPages(), 2, "raw_spans has several pages in a row group")
+	testdataset.CorruptNthPage(t, path, 1, 1, testdataset.PageSizeGigabyte, "raw_spans")
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	row := pf.RowGroups()[0].NumRows() + index.FirstRowIndex(1) + 1
+
+	runtime.GC()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = ReadRows(path, []int64{row})
+	runtime.ReadMemStats(&after)
+	assert.ErrorIs(t, err, ErrUnreadable)
+	assert.ErrorContains(t, err, "claims a page of 1073741824 bytes")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, allocBound(int(info.Size())), "bytes allocated")
 }

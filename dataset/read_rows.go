@@ -129,7 +129,7 @@ func newCaseFile(path string, df dataFile) (*CaseFile, error) {
 	}
 	var pages *rowPages[CaseRow]
 	err := df.reads.guarded(func() (err error) {
-		pages, err = newRowPages[CaseRow](pf, leftOutOfCases)
+		pages, err = newRowPages[CaseRow](df, leftOutOfCases)
 		return err
 	})
 	if err != nil {
@@ -192,7 +192,7 @@ func (c *CaseFile) ReadSummaries(rows []int64) (map[int64]*CaseSummary, error) {
 	var out map[int64]*CaseSummary
 	err := c.reads.guarded(func() (err error) {
 		if c.summaries == nil {
-			if c.summaries, err = newRowPages[CaseSummary](c.pages.pf, nil); err != nil {
+			if c.summaries, err = newRowPages[CaseSummary](dataFile{c.pages.pf, c.reads}, nil); err != nil {
 				return err
 			}
 		}

@@ -358,6 +358,9 @@ func open(path string, opts ...parquet.FileOption) (*os.File, dataFile, error) {
 // indexes, which the readers seek with, are read after that check, unless opts skip the page
 // index (a read then loads those of the chunks it reads). The column indexes, which only
 // filter, are not read: one the footer places outside the file is no reason to refuse rows.
+// Once the footer is decoded, every read of the file checks the page headers in its bytes
+// before parquet-go decodes them: one that claims more than its column chunk holds fails the
+// read, an error of the bytes, before parquet-go allocates what it claims (pageHeaders).
 func openFile(in io.ReaderAt, size int64, opts ...parquet.FileOption) (_ dataFile, err error) {
 	cfg := parquet.DefaultFileConfig()
 	cfg.Apply(opts...)
@@ -382,6 +385,7 @@ func openFile(in io.ReaderAt, size int64, opts ...parquet.FileOption) (_ dataFil
 			return dataFile{}, fmt.Errorf("reading page index of parquet file: %w", err)
 		}
 	}
+	reads.headers = newPageHeaders(pf, size, !cfg.SkipPageIndex)
 	return dataFile{pf, reads}, nil
 }
 

@@ -20,7 +20,8 @@ import (
 // projection of it such as CaseSummary): only the columns it has are read. Not safe for
 // concurrent use.
 type rowPages[T any] struct {
-	pf *parquet.File
+	pf    *parquet.File
+	reads *readErrors // pf's reader: offset indexes are loaded through it
 	// target is T's schema; conv converts a row of the file's schema to it, nil when the two
 	// are the same.
 	target *parquet.Schema
@@ -45,9 +46,10 @@ const rowPagesBatch = 64
 // not serve them.
 var leftOutOfCases = map[string]bool{"raw_spans": true, "raw_events": true}
 
-// newRowPages reads rows of pf as T, without the top-level columns leftOut names.
-func newRowPages[T any](pf *parquet.File, leftOut map[string]bool) (*rowPages[T], error) {
-	r := &rowPages[T]{pf: pf, target: parquet.SchemaOf(*new(T)), vals: make([]parquet.Value, rowPagesBatch)}
+// newRowPages reads rows of df as T, without the top-level columns leftOut names.
+func newRowPages[T any](df dataFile, leftOut map[string]bool) (*rowPages[T], error) {
+	pf := df.pf
+	r := &rowPages[T]{pf: pf, reads: df.reads, target: parquet.SchemaOf(*new(T)), vals: make([]parquet.Value, rowPagesBatch)}
 	columns := pf.Schema().Columns()
 	read := make([]bool, len(columns)) // the columns T has
 	if parquet.EqualNodes(r.target, pf.Schema()) {
@@ -126,7 +128,7 @@ func (r *rowPages[T]) readChunk(chunk parquet.ColumnChunk, row int64) error {
 	if fc, ok := chunk.(*parquet.FileColumnChunk); ok {
 		// Loading the offset index lets the seek go straight to the row's page; a file
 		// written without one is read from the chunk's first page.
-		if _, err := fc.OffsetIndex(); err != nil && !errors.Is(err, parquet.ErrMissingOffsetIndex) {
+		if _, err := r.reads.offsetIndex(fc); err != nil && !errors.Is(err, parquet.ErrMissingOffsetIndex) {
 			return err
 		}
 	}
@@ -271,7 +273,7 @@ func (r *rowPages[T]) readRows(rows []int64) (map[int64]*T, error) {
 func (r *rowPages[T]) readChunkRows(chunk parquet.ColumnChunk, rows []int64, first int64, taken []parquet.Value, at [][2]int) ([]parquet.Value, error) {
 	var index parquet.OffsetIndex // where pages start; nil: the chunk is read forward
 	if fc, ok := chunk.(*parquet.FileColumnChunk); ok {
-		idx, err := fc.OffsetIndex()
+		idx, err := r.reads.offsetIndex(fc)
 		if err != nil && !errors.Is(err, parquet.ErrMissingOffsetIndex) {
 			return taken, err
 		}

@@ -25,6 +25,9 @@ var ErrUnreadable = errors.New("not a data file this build reads")
 type readErrors struct {
 	io.ReaderAt
 	failed atomic.Bool
+	// headers checks the page headers in the bytes read once the footer is decoded (openFile):
+	// a read that holds one claiming more than its column chunk holds fails (pageHeaders).
+	headers *pageHeaders
 }
 
 func (r *readErrors) ReadAt(p []byte, off int64) (int, error) {
@@ -37,7 +40,23 @@ func (r *readErrors) ReadAt(p []byte, off int64) (int, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		r.failed.Store(true)
 	}
+	if r.headers != nil && n > 0 {
+		if err := r.headers.check(p[:n], off); err != nil {
+			return 0, err
+		}
+	}
 	return n, err
+}
+
+// offsetIndex loads the offset index of a column chunk (parquet-go's page readers of the chunk
+// seek with it from then on) and tells the page header checks where its pages start: load it
+// through here, before the chunk's pages are read.
+func (r *readErrors) offsetIndex(chunk parquet.ColumnChunk) (parquet.OffsetIndex, error) {
+	index, err := chunk.OffsetIndex()
+	if err == nil && r.headers != nil {
+		r.headers.offsetIndex(index)
+	}
+	return index, err
 }
 
 var errShorterThanAFooter = errors.New("the file is shorter than a Parquet footer's length and magic bytes (8 bytes)")
@@ -46,8 +65,8 @@ var errShorterThanAFooter = errors.New("the file is shorter than a Parquet foote
 // it is an error of the bytes: no read through r failed, so reading them again decodes them the
 // same way.
 func (r *readErrors) ofBytes(err error) error {
-	if err == nil || r.failed.Load() {
-		return err
+	if err == nil || r.failed.Load() || errors.Is(err, ErrUnreadable) {
+		return err // a page header refused (pageHeaders) wraps ErrUnreadable already
 	}
 	return fmt.Errorf("%w: %w", ErrUnreadable, err)
 }
@@ -166,7 +185,7 @@ func (r rowReader[T]) rowsError(err error) error {
 func (s rowGroupScan) pageEnd(bad int64) (int64, error) {
 	bad -= s.first
 	for _, chunk := range s.df.pf.RowGroups()[s.g].ColumnChunks() {
-		index, err := chunk.OffsetIndex()
+		index, err := s.df.reads.offsetIndex(chunk)
 		if err != nil {
 			continue
 		}
