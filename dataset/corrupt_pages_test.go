@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -127,21 +128,16 @@ func TestScanReadableCasesAroundACorruptPage(t *testing.T) {
 		{"a page header that does not decode", testdataset.PageHeaderGarbage},
 		{"a wrong page size", testdataset.PageSizeWrong},
 		{"a checksum that does not match", testdataset.PageBodyBadCRC},
+		{"a page size of 1 GiB", testdataset.PageSizeGigabyte},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := threeRowGroupsOfSeveralPages(t)
-			pf := testdataset.OpenParquet(t, path)
-			leaf, _ := pf.Schema().Lookup("raw_spans")
-			index, err := pf.RowGroups()[1].ColumnChunks()[leaf.ColumnIndex].OffsetIndex()
-			require.NoError(t, err)
-			require.Greater(t, index.NumPages(), 2, "raw_spans has several pages in a row group")
-			testdataset.CorruptNthPage(t, path, 1, 1, tc.how, "raw_spans")
+			path, pf, index := secondPageOfRawSpansCorrupt(t, tc.how)
 			first := pf.RowGroups()[0].NumRows() // of the middle row group
 			lostFrom, lostTo := first+index.FirstRowIndex(1)-1, first+index.FirstRowIndex(2)
 
 			var rows, want []int64
 			var lost [][2]int64
-			err = ScanReadableCases(path, 0, 10, func(row int64, c *CaseRow) error {
+			err := ScanReadableCases(path, 0, 10, func(row int64, c *CaseRow) error {
 				require.Equal(t, fmt.Sprintf("case-%03d", row), c.CaseID)
 				rows = append(rows, row)
 				return nil
@@ -169,6 +165,21 @@ func TestScanReadableCasesAroundACorruptPage(t *testing.T) {
 			assert.Empty(t, lost)
 		})
 	}
+}
+
+// secondPageOfRawSpansCorrupt writes threeRowGroupsOfSeveralPages and corrupts (how) the
+// second page of raw_spans in its middle row group; it returns the file's path, its footer and
+// that column chunk's offset index (read before).
+func secondPageOfRawSpansCorrupt(t *testing.T, how testdataset.Corruption) (string, *parquet.File, parquet.OffsetIndex) {
+	t.Helper()
+	path := threeRowGroupsOfSeveralPages(t)
+	pf := testdataset.OpenParquet(t, path)
+	leaf, _ := pf.Schema().Lookup("raw_spans")
+	index, err := pf.RowGroups()[1].ColumnChunks()[leaf.ColumnIndex].OffsetIndex()
+	require.NoError(t, err)
+	require.Greater(t, index.NumPages(), 2, "raw_spans has several pages in a row group")
+	testdataset.CorruptNthPage(t, path, 1, 1, how, "raw_spans")
+	return path, pf, index
 }
 
 // threeRowGroupsOfSeveralPages writes a data file of 300 rows, in row groups of 100, whose

@@ -66,13 +66,7 @@ func TestAPageHeaderCutByTheEndOfAReadIsChecked(t *testing.T) {
 // reader seeks to it: ReadRows of a row of the second page of raw_spans in the middle row
 // group, whose header claims 1 GiB, is refused without its gigabyte allocated.
 func TestAPageHeaderOfAPageSoughtIsChecked(t *testing.T) {
-	path := threeRowGroupsOfSeveralPages(t)
-	pf := testdataset.OpenParquet(t, path)
-	leaf, _ := pf.Schema().Lookup("raw_spans")
-	index, err := pf.RowGroups()[1].ColumnChunks()[leaf.ColumnIndex].OffsetIndex()
-	require.NoError(t, err)
-	require.Greater(t, index.NumPages(), 2, "raw_spans has several pages in a row group")
-	testdataset.CorruptNthPage(t, path, 1, 1, testdataset.PageSizeGigabyte, "raw_spans")
+	path, pf, index := secondPageOfRawSpansCorrupt(t, testdataset.PageSizeGigabyte)
 	info, err := os.Stat(path)
 	require.NoError(t, err)
 	row := pf.RowGroups()[0].NumRows() + index.FirstRowIndex(1) + 1
