@@ -81,3 +81,22 @@ func TestAPageHeaderOfAPageSoughtIsChecked(t *testing.T) {
 	assert.ErrorContains(t, err, "claims a page of 1073741824 bytes")
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, allocBound(int(info.Size())), "bytes allocated")
 }
+
+// A data page header that claims 2^30 values, in agent_name (optional: its definition levels
+// are decoded), makes ReadCases return an error that wraps ErrUnreadable without the gigabyte
+// parquet-go allocates for their levels: the footer says the column chunk holds 10 values.
+func TestAPageHeaderThatClaimsAGigabyteOfValuesIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "forged.parquet")
+	require.NoError(t, os.WriteFile(path, corruptBase(t, 0), 0o644))
+	testdataset.CorruptPage(t, path, 0, testdataset.PageValuesGigabyte, "agent_name")
+
+	runtime.GC()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadCases(path)
+	runtime.ReadMemStats(&after)
+	assert.ErrorIs(t, err, ErrUnreadable)
+	assert.ErrorContains(t, err, "claims 1073741824 values")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, allocBound(len(corruptBase(t, 0))), "bytes allocated")
+}

@@ -18,16 +18,20 @@ import (
 //
 // parquet-go allocates the compressed_page_size a page header claims (an int32: up to 2 GiB)
 // before it reads the page and finds it short (FilePages.readPage), the uncompressed_page_size
-// before it decompresses (Column.decompress), and the length of each binary field of the header
-// (its statistics) as it decodes it. One corrupt header in a file of kilobytes made every reader
-// allocate ~1.3 GiB. pageHeaders bounds those claims at our boundary, in readErrors.ReadAt,
+// before it decompresses (Column.decompress), a byte for each of the num_values it claims before
+// it decodes their levels (decodeLevels), four for each value of a dictionary (decodeDictionary),
+// and the length of each binary field of the header (its statistics) as it decodes it. One
+// corrupt header in a file of kilobytes made every reader allocate ~1.3 GiB (the test
+// TestAPageHeaderThatClaimsAGigabyteIsRefusedBeforeItIsAllocated, 2026-12-07). pageHeaders bounds those claims at our boundary, in readErrors.ReadAt,
 // without a read of its own: every byte of a page header reaches parquet-go through a ReadAt
 // (a bufio.Reader over an io.SectionReader of the column chunk), and pageHeaders decodes the
 // headers it knows to start in the bytes read, with parquet-go's own thrift decoder, before
 // ReadAt returns them. A header whose page, or one of whose binary fields, runs past the end of
-// its column chunk, or whose uncompressed size is larger than the footer says the whole chunk
-// is, fails the read with an error that wraps ErrUnreadable; parquet-go, which has not seen its
-// bytes, returns that error instead of allocating.
+// its column chunk, whose uncompressed size or count of values is larger than the footer says
+// the whole chunk's are, or whose dictionary claims more values than its page has bits, fails
+// the read with an error that wraps ErrUnreadable; parquet-go, which has not seen its bytes,
+// returns that error instead of allocating. (The footer's counts bound what one forged header
+// claims; a footer forged to claim as much as the header is a second forgery left to parquet-go.)
 //
 // Where headers start: at each column chunk's first page (its dictionary page, or its first data
 // page) and its first data page (the footer), at each page the chunk's offset index places
@@ -62,9 +66,10 @@ type pageHeaders struct {
 }
 
 // chunkBytes is the byte range of a column chunk, [from, to) (cut at the file's end), where its
-// data pages start, and the size of its pages uncompressed, as the footer says; reach is the
+// data pages start, and the size of its pages uncompressed and its count of values, as the
+// footer says; reach is the
 // largest to of the chunks up to it (a forged footer may overlap chunks).
-type chunkBytes struct{ from, to, data, uncompressed, reach int64 }
+type chunkBytes struct{ from, to, data, uncompressed, values, reach int64 }
 
 // headerStart is where a page header starts, in which column chunk (an index of chunks).
 type headerStart struct {
@@ -109,7 +114,7 @@ func (h *pageHeaders) build() {
 			if from < 0 || from >= h.size || md.TotalCompressedSize <= 0 {
 				continue // no byte of it can be read
 			}
-			c := chunkBytes{from: from, to: from + min(md.TotalCompressedSize, h.size-from), uncompressed: md.TotalUncompressedSize, data: md.DataPageOffset}
+			c := chunkBytes{from: from, to: from + min(md.TotalCompressedSize, h.size-from), uncompressed: md.TotalUncompressedSize, values: md.NumValues, data: md.DataPageOffset}
 			h.chunks = append(h.chunks, c)
 			starts++
 			if c.data > c.from && c.data < c.to {
@@ -263,12 +268,32 @@ func (h *pageHeaders) decode(s headerStart, b []byte, reads int) error {
 	case int64(h.header.UncompressedPageSize) > max(c.uncompressed, left-n):
 		return fmt.Errorf("%w: the page header at byte %d claims a page of %d bytes uncompressed; the footer says its column chunk's pages are %d bytes uncompressed",
 			ErrUnreadable, s.at, h.header.UncompressedPageSize, c.uncompressed)
+	case h.claimedValues() > c.values:
+		return fmt.Errorf("%w: the page header at byte %d claims %d values; the footer says its column chunk holds %d",
+			ErrUnreadable, s.at, h.claimedValues(), c.values)
+	case h.header.DictionaryPageHeader.Valid && int64(h.header.DictionaryPageHeader.V.NumValues) > 8*max(int64(h.header.UncompressedPageSize), int64(h.header.CompressedPageSize))+8:
+		return fmt.Errorf("%w: the page header at byte %d claims a dictionary of %d values in a page of %d bytes",
+			ErrUnreadable, s.at, h.header.DictionaryPageHeader.V.NumValues, max(h.header.UncompressedPageSize, h.header.CompressedPageSize))
 	case h.header.CompressedPageSize >= 0:
 		if next := s.at + n + int64(h.header.CompressedPageSize); next < c.to {
 			h.add(headerStart{next, s.chunk})
 		}
 	}
 	return nil
+}
+
+// claimedValues is the largest count of values, nulls or rows the data page header decoded
+// claims: parquet-go allocates for as many levels before it decodes them (a run of levels takes
+// a few bytes however long, so the page's size does not bound them; the footer's count of the
+// chunk's values does).
+func (h *pageHeaders) claimedValues() int64 {
+	if v1 := &h.header.DataPageHeader; v1.Valid {
+		return int64(v1.V.NumValues)
+	}
+	if v2 := &h.header.DataPageHeaderV2; v2.Valid {
+		return int64(max(v2.V.NumValues, v2.V.NumNulls, v2.V.NumRows))
+	}
+	return 0
 }
 
 // headerReader decodes a page header from its bytes as parquet-go's thrift decoder does, and

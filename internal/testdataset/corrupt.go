@@ -28,6 +28,9 @@ const (
 	// PageSizeGigabyte makes the header claim a compressed page of 1 GiB, which the file does
 	// not hold: parquet-go allocates the size a header claims before it reads the page.
 	PageSizeGigabyte
+	// PageValuesGigabyte makes a data page header claim 2^30 values: parquet-go allocates a byte
+	// for each before it decodes their levels (in a column that has levels).
+	PageValuesGigabyte
 )
 
 // CorruptPage corrupts the first data page of a column in one row group of the data file at
@@ -84,22 +87,12 @@ func CorruptNthPage(t testing.TB, path string, rowGroup, page int, how Corruptio
 	case PageBodyBadCRC:
 		flip(0xa5)
 	case PageSizeGigabyte:
-		// The size takes 5 bytes where it took 2 or 3: the header makes room by dropping its
-		// checksum and statistics, and fills what is left with a field no reader knows.
-		header.CompressedPageSize, header.CRC = 1<<30, 0
-		header.DataPageHeader.V.Statistics = format.Statistics{}
-		header.DataPageHeaderV2.V.Statistics = format.Statistics{}
-		encoded, err := thrift.Marshal(protocol, &header)
-		require.NoError(t, err)
-		filler := headerSize - len(encoded) - 3 // bytes of the unknown field's value
-		require.True(t, filler >= 0 && filler < 128, "a header of %d bytes has room for a size of 1 GiB", headerSize)
-		encoded = append(encoded[:len(encoded)-1], 0x08, 40, byte(filler)) // binary field 20 (zigzag 40), its length
-		encoded = append(append(encoded, make([]byte, filler)...), 0)      // its value, the header's end
-		var forged format.PageHeader
-		r := protocol.NewReaderFromBytes(encoded)
-		require.NoError(t, thrift.NewDecoder(r).Decode(&forged))
-		require.Equal(t, []int{1 << 30, headerSize}, []int{int(forged.CompressedPageSize), r.BytesRead()})
-		copy(b[offset:], encoded)
+		header.CompressedPageSize = 1 << 30
+		rewritePadded(t, b[offset:], &header, headerSize)
+	case PageValuesGigabyte:
+		require.True(t, header.DataPageHeader.Valid, "a data page v1")
+		header.DataPageHeader.V.NumValues = 1 << 30
+		rewritePadded(t, b[offset:], &header, headerSize)
 	case PageBodyBadBytes:
 		// The checksum's encoded size depends on its value: try masks until it keeps its size.
 		original := bytes.Clone(body)
@@ -113,6 +106,28 @@ func CorruptNthPage(t testing.TB, path string, rowGroup, page int, how Corruptio
 		require.True(t, rewritten, "a corruption whose checksum keeps the header's size")
 	}
 	require.NoError(t, os.WriteFile(path, b, 0o644))
+}
+
+// rewritePadded writes header over the header of headerSize bytes at the start of b. A size
+// that grew takes room from the header's checksum and statistics, which it drops, and what is
+// left over is filled with a field no reader knows.
+func rewritePadded(t testing.TB, b []byte, header *format.PageHeader, headerSize int) {
+	t.Helper()
+	header.CRC = 0
+	header.DataPageHeader.V.Statistics = format.Statistics{}
+	header.DataPageHeaderV2.V.Statistics = format.Statistics{}
+	protocol := new(thrift.CompactProtocol)
+	encoded, err := thrift.Marshal(protocol, header)
+	require.NoError(t, err)
+	filler := headerSize - len(encoded) - 3 // bytes of the unknown field's value
+	require.True(t, filler >= 0 && filler < 128, "a header of %d bytes has room for the forged one", headerSize)
+	encoded = append(encoded[:len(encoded)-1], 0x08, 40, byte(filler)) // binary field 20 (zigzag 40), its length
+	encoded = append(append(encoded, make([]byte, filler)...), 0)      // its value, the header's end
+	var forged format.PageHeader
+	r := protocol.NewReaderFromBytes(encoded)
+	require.NoError(t, thrift.NewDecoder(r).Decode(&forged))
+	require.Equal(t, headerSize, r.BytesRead())
+	copy(b, encoded)
 }
 
 // EditFooter rewrites the footer of the data file at path as edit leaves it (the pages are left
