@@ -100,6 +100,19 @@ func corrupt(good []byte, how uint8, off uint32, data []byte) []byte {
 // before parquet-go allocates them (pageHeaders).
 func allocBound(size int) uint64 { return 64*uint64(size) + 64<<20 }
 
+// allocatedBy is how many bytes read allocates. parquet-go pools its page buffers (a
+// sync.Pool): a buffer of 1 GiB that one read allocated would serve the next read unseen, so
+// two collections empty the pools first.
+func allocatedBy(read func()) uint64 {
+	runtime.GC()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	read()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
 // footerRows is the row count the file's footer claims, or false when parquet-go does not
 // decode the footer (a panic of its own included).
 func footerRows(b []byte) (rows int64, ok bool) {
@@ -186,15 +199,8 @@ func readEveryWay(t *testing.T, path string, b []byte) map[string]error {
 
 	check := func(name string, read func() error) {
 		t.Helper()
-		// parquet-go pools its page buffers (a sync.Pool): a buffer of 1 GiB that one read
-		// allocated would serve the next read unseen. Two collections empty the pools.
-		runtime.GC()
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		err := read()
-		runtime.ReadMemStats(&after)
-		if got, bound := after.TotalAlloc-before.TotalAlloc, allocBound(len(b)); got > bound {
+		var err error
+		if got, bound := allocatedBy(func() { err = read() }), allocBound(len(b)); got > bound {
 			t.Errorf("%s allocated %d bytes reading a file of %d bytes (bound %d)", name, got, len(b), bound)
 		}
 		if err != nil && (!errors.Is(err, ErrUnreadable) || !containsPath(err, path)) {

@@ -3,7 +3,6 @@ package dataset_test
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,15 +49,10 @@ func TestAPageHeaderCutByTheEndOfAReadIsChecked(t *testing.T) {
 		require.NoError(t, err, "reading %d bytes at a time", size)
 		assert.Len(t, rows, 25)
 
-		runtime.GC()
-		runtime.GC()
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		_, err = ReadCasesBufferedBy(forged, size)
-		runtime.ReadMemStats(&after)
+		allocated := allocatedBy(func() { _, err = ReadCasesBufferedBy(forged, size) })
 		assert.ErrorIs(t, err, ErrUnreadable, "reading %d bytes at a time", size)
 		assert.ErrorContains(t, err, "claims a page of 1073741824 bytes")
-		assert.Less(t, after.TotalAlloc-before.TotalAlloc, allocBound(len(corruptBase(t, 0))), "bytes allocated reading %d bytes at a time", size)
+		assert.Less(t, allocated, allocBound(len(corruptBase(t, 0))), "bytes allocated reading %d bytes at a time", size)
 	}
 }
 
@@ -71,15 +65,10 @@ func TestAPageHeaderOfAPageSoughtIsChecked(t *testing.T) {
 	require.NoError(t, err)
 	row := pf.RowGroups()[0].NumRows() + index.FirstRowIndex(1) + 1
 
-	runtime.GC()
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err = ReadRows(path, []int64{row})
-	runtime.ReadMemStats(&after)
+	allocated := allocatedBy(func() { _, err = ReadRows(path, []int64{row}) })
 	assert.ErrorIs(t, err, ErrUnreadable)
 	assert.ErrorContains(t, err, "claims a page of 1073741824 bytes")
-	assert.Less(t, after.TotalAlloc-before.TotalAlloc, allocBound(int(info.Size())), "bytes allocated")
+	assert.Less(t, allocated, allocBound(int(info.Size())), "bytes allocated")
 }
 
 // A data page header that claims 2^30 values, in agent_name (optional: its definition levels
@@ -90,13 +79,9 @@ func TestAPageHeaderThatClaimsAGigabyteOfValuesIsRefused(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, corruptBase(t, 0), 0o644))
 	testdataset.CorruptPage(t, path, 0, testdataset.PageValuesGigabyte, "agent_name")
 
-	runtime.GC()
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err := ReadCases(path)
-	runtime.ReadMemStats(&after)
+	var err error
+	allocated := allocatedBy(func() { _, err = ReadCases(path) })
 	assert.ErrorIs(t, err, ErrUnreadable)
 	assert.ErrorContains(t, err, "claims 1073741824 values")
-	assert.Less(t, after.TotalAlloc-before.TotalAlloc, allocBound(len(corruptBase(t, 0))), "bytes allocated")
+	assert.Less(t, allocated, allocBound(len(corruptBase(t, 0))), "bytes allocated")
 }
