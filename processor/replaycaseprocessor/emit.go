@@ -89,14 +89,15 @@ func (p *caseProcessor) drainLocked(ctx context.Context) error {
 			break
 		}
 		b := p.pending[0]
-		p.sending = b
 		p.mu.Unlock()
-		err := p.send(ctx, b)
-		if err != nil && !consumererror.IsPermanent(err) && !p.dropIfAbandoned(ctx, b, err) {
-			p.sent(nil)
+		if err := p.offer(ctx, b); err != nil {
 			return err
 		}
-		p.sent(b)
+		p.mu.Lock()
+		if len(p.pending) > 0 && p.pending[0] == b { // abandonAtDeadline may have emptied it
+			p.pending = p.pending[1:]
+		}
+		p.mu.Unlock()
 	}
 	for {
 		p.mu.Lock()
@@ -109,15 +110,12 @@ func (p *caseProcessor) drainLocked(ctx context.Context) error {
 		p.outbox = append(p.outbox[:0:0], p.outbox[n:]...)
 		p.mu.Unlock()
 		b, rest := p.build(ctx, due)
-		p.mu.Lock()
 		if len(rest) > 0 {
+			p.mu.Lock()
 			p.outbox = append(append([]closing(nil), rest...), p.outbox...)
+			p.mu.Unlock()
 		}
-		p.sending = b
-		p.mu.Unlock()
-		err := p.send(ctx, b)
-		p.sent(nil)
-		if err != nil && !consumererror.IsPermanent(err) && !p.dropIfAbandoned(ctx, b, err) {
+		if err := p.offer(ctx, b); err != nil {
 			p.mu.Lock()
 			p.pending = append(p.pending, b)
 			p.mu.Unlock()

@@ -3,6 +3,7 @@ package replaycaseprocessor
 import (
 	"context"
 
+	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.uber.org/zap"
 
 	"github.com/reprise-dev/reprise/replaycase"
@@ -24,16 +25,13 @@ func (p *caseProcessor) abandonAtDeadline(ctx context.Context, err error) {
 	for e := p.order.Front(); e != nil; e = p.order.Front() {
 		p.outbox = append(p.outbox, p.take(e.Value.(*traceBuffer), replaycase.ClosedShutdown, "collector shutdown"))
 	}
-	sending, rest := p.sending, p.outbox
-	var left, kept []*batch
-	for _, b := range p.pending {
-		if b == sending {
-			kept = append(kept, b) // a resend in flight: the send removes it when it returns
-		} else {
-			left = append(left, b)
-		}
+	sending, rest, left := p.sending, p.outbox, p.pending
+	p.pending, p.outbox = nil, nil
+	if len(left) > 0 && left[0] == sending {
+		// A resend in flight (only the oldest refused batch is resent): the send removes it
+		// from pending when it returns.
+		p.pending, left = left[:1], left[1:]
 	}
-	p.pending, p.outbox = kept, nil
 	p.mu.Unlock()
 	if sending != nil {
 		p.logger.Warn("a batch was still being sent at the shutdown deadline; the next consumer decides its fate",
@@ -42,26 +40,27 @@ func (p *caseProcessor) abandonAtDeadline(ctx context.Context, err error) {
 	p.dropUndeliverable(ctx, left, rest, err)
 }
 
-// dropIfAbandoned drops a batch the next consumer refused after Shutdown abandoned the sweep:
-// no one would send it again. It reports whether it did.
-func (p *caseProcessor) dropIfAbandoned(ctx context.Context, b *batch, err error) bool {
+// offer sends b, known as the batch in flight meanwhile (sending). It returns the retryable
+// refusal for which b is to be kept, and nil once b left the processor: taken, refused for good
+// (send drops it), or refused after Shutdown abandoned the sweep, when no one would send it
+// again and it is dropped here.
+func (p *caseProcessor) offer(ctx context.Context, b *batch) error {
 	p.mu.Lock()
+	p.sending = b
+	p.mu.Unlock()
+	err := p.send(ctx, b)
+	p.mu.Lock()
+	p.sending = nil
 	abandoned := p.abandoned
 	p.mu.Unlock()
+	if err == nil || consumererror.IsPermanent(err) {
+		return nil
+	}
 	if abandoned {
 		p.dropUndeliverable(ctx, []*batch{b}, nil, err)
+		return nil
 	}
-	return abandoned
-}
-
-// sent ends a send: b (when not nil) has left the processor and is no longer pending.
-func (p *caseProcessor) sent(b *batch) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.sending = nil
-	if b != nil && len(p.pending) > 0 && p.pending[0] == b {
-		p.pending = p.pending[1:]
-	}
+	return err
 }
 
 // dropUndeliverable drops, counts and logs what shutdown cannot deliver: the built batches
