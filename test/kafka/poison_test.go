@@ -30,7 +30,7 @@ func TestARecordTier2CannotDecodeDoesNotStopItsPartition(t *testing.T) {
 	c.tier1.start(t)
 	c.waitAligned(t)
 	runs := makeRuns(t, 20)
-	require.NoError(t, (&sender{url: c.otlp}).send(runs, 2))
+	require.NoError(t, (&sender{url: c.otlp}).send(runs, 2), c.logs())
 	waitForRuns(t, c.store, runs, 2*time.Minute, c.logs)
 	assert.Equal(t, 1.0, testcollector.Metric(c.tier2[0].metrics, "otelcol_kafka_receiver_unmarshal_failed_spans"))
 	assert.Contains(t, c.tier2[0].proc.Output.String(), "skipping due to message_marking config")

@@ -87,10 +87,18 @@ type sender struct {
 	retried atomic.Int64
 }
 
+// retryBudget is how long a request is retried while tier 1 answers 503/429 or is unreachable:
+// the OTLP exporter's default max_elapsed_time (5 min). Tier 1 answers 503 while its queue is
+// full, e.g. while the kafka exporter backs off after a failed produce (5 s, then longer).
+const retryBudget = 5 * time.Minute
+
 func (s *sender) post(path string, body []byte) error {
-	for attempt := 0; attempt < 1000; attempt++ {
+	var last string
+	for deadline := time.Now().Add(retryBudget); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		resp, err := http.Post(s.url+path, "application/x-protobuf", bytes.NewReader(body))
-		if err == nil {
+		if err != nil {
+			last = err.Error()
+		} else {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
@@ -98,11 +106,11 @@ func (s *sender) post(path string, body []byte) error {
 			if resp.StatusCode != http.StatusServiceUnavailable && resp.StatusCode != http.StatusTooManyRequests {
 				return fmt.Errorf("%s: status %d", path, resp.StatusCode)
 			}
+			last = resp.Status
 		}
 		s.retried.Add(1)
-		time.Sleep(20 * time.Millisecond)
 	}
-	return fmt.Errorf("%s: not accepted after 1000 attempts", path)
+	return fmt.Errorf("%s: not accepted within %s; last answer: %s", path, retryBudget, last)
 }
 
 // send posts every run (spans, then its log events) from `clients` goroutines. It does not

@@ -68,7 +68,7 @@ func TestKillNineOfATier2CollectorLosesAndSplitsNothing(t *testing.T) {
 	time.Sleep(5 * time.Second) // runs keep arriving for the victim's partitions while it is down
 	victim.start(t)
 	t.Logf("assignment after the restart: %s", c.waitAligned(t))
-	require.NoError(t, <-done)
+	require.NoError(t, <-done, c.logs())
 	sendTime := time.Since(start)
 
 	waitForRuns(t, c.store, runs, 5*time.Minute, c.logs)
@@ -150,7 +150,7 @@ func TestThroughputOneVersusThreeTier2(t *testing.T) {
 		}
 		c.tier1.start(t)
 		runs := makeRuns(t, n)
-		require.NoError(t, (&sender{url: c.otlp}).send(runs, 4))
+		require.NoError(t, (&sender{url: c.otlp}).send(runs, 4), c.logs())
 		// Everything tier 1 accepted is in Kafka once its queue is empty.
 		deadline := time.Now().Add(2 * time.Minute)
 		for testcollector.Metric(c.tier1.metrics, "otelcol_exporter_queue_size") != 0 && time.Now().Before(deadline) {
