@@ -76,8 +76,10 @@ func (c *checkpoints) setRowsDone(ctx context.Context, rel string, n int64) erro
 }
 
 // A push in flight (emit: cases). The record "inflight/<path under the dataset root>" (value:
-// a row, batch_size and the row selection, space-separated) says that the push of the file's
-// next batch_size selected rows from that row may be in flight. The checkpoint after a push
+// a row, a count of rows and the row selection, space-separated) says that the push of the
+// file's next selected rows from that row, as many as the count, may be in flight: batch_size,
+// or more while rows of a push in flight at the last stop, under a larger batch_size, are
+// pushed again. The checkpoint after a push
 // moves it to the row after the push, in the same storage batch: only the first push of a
 // file in a run costs a write of its own. A record found at a start at the file's checkpoint
 // is a push the collector may have died in, before or after the exporter wrote it: the restart

@@ -175,21 +175,47 @@ func copiedRowsByID(t *testing.T, root string) map[string]int {
 func TestACopyKilledBetweenAPushAndItsCheckpointWritesNoCaseTwice(t *testing.T) {
 	life, want := copyOfFiveCases(t)
 
+	life.diesAfterPush(1) // killed once the exporter wrote the first push: its checkpoint is not saved
+	require.NotEmpty(t, copiedRowsByID(t, life.dst), "the exporter wrote the first push before the kill")
+
+	life.restartsAndFinishes()
+	assert.Equal(t, want, copiedRowsByID(t, life.dst), "every case of src once in the copy")
+}
+
+// diesAfterPush runs a life whose collector is killed once the exporter has written its nth
+// push, before the receiver saves the checkpoint after it.
+func (l copyLife) diesAfterPush(n int32) {
 	var dead atomic.Bool
 	killed := make(chan struct{})
-	var once sync.Once
-	life.run(func(exp exporter.Traces, ctx context.Context, td ptrace.Traces) error {
+	var pushes atomic.Int32
+	l.run(func(exp exporter.Traces, ctx context.Context, td ptrace.Traces) error {
 		if dead.Load() {
 			return errDead // the collector is gone: nothing more is taken
 		}
 		if err := exp.ConsumeTraces(ctx, td); err != nil {
 			return err
 		}
-		dead.Store(true) // killed once the exporter wrote the first push: its checkpoint is not saved
-		once.Do(func() { close(killed) })
+		if pushes.Add(1) == n {
+			dead.Store(true)
+			close(killed)
+		}
 		return nil
-	}, &dead, signalled(t, killed))
-	require.NotEmpty(t, copiedRowsByID(t, life.dst), "the exporter wrote the first push before the kill")
+	}, &dead, signalled(l.t, killed))
+}
+
+// A copy killed in a push of 4 cases and restarted with batch_size 1 pushes those 4 again one
+// at a time, marked resent. Killed again after the second of them, the push in flight it
+// recorded must still cover the two the first life wrote and this one has not pushed yet: a
+// record of one push of batch_size rows would leave them unmarked, and the exporter would
+// write them a second time.
+func TestACopyWhoseBatchSizeWasLoweredAcrossTwoKillsWritesNoCaseTwice(t *testing.T) {
+	life, want := copyOfFiveCases(t)
+	life.edit = func(c *Config) { c.BatchSize = 4 }
+	life.diesAfterPush(1)
+	require.Len(t, copiedRowsByID(t, life.dst), 4, "the first life wrote its push of 4")
+
+	life.edit = func(c *Config) { c.BatchSize = 1 }
+	life.diesAfterPush(2)
 
 	life.restartsAndFinishes()
 	assert.Equal(t, want, copiedRowsByID(t, life.dst), "every case of src once in the copy")

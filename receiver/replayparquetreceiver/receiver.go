@@ -195,7 +195,11 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 		}
 		save := func() error { return r.checkpoints.setRowsDone(ctx, src.rel, through) }
 		if copying {
-			save = func() error { return r.checkpoints.setRowsDoneAfterPush(ctx, src.rel, through, r.cfg.BatchSize) }
+			// The rows of a push in flight at the last stop not pushed yet stay in flight too: with
+			// batch_size lowered since, they outlast this push, and a kill before they are pushed
+			// must find them recorded, or the exporter writes them a second time.
+			inFlightRows := max(r.cfg.BatchSize, resend)
+			save = func() error { return r.checkpoints.setRowsDoneAfterPush(ctx, src.rel, through, inFlightRows) }
 		}
 		if err := r.saveCheckpoint(ctx, src.rel, save); err != nil {
 			return fmt.Errorf("saving the checkpoint after row %d (those cases were emitted and may be emitted again after a restart): %w", through, err)
