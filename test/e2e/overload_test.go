@@ -62,17 +62,19 @@ type sender struct {
 	failed   atomic.Int64 // requests that got no answer, each retried
 }
 
-// post sends one run until it is accepted. It runs on the senders' goroutines, so it returns
-// its failure instead of failing the test.
+// post sends one run until it is accepted, within the OTLP exporter's default
+// max_elapsed_time (5 min): a count of attempts gave up after 40 s on a loaded machine. It runs
+// on the senders' goroutines, so it returns its failure instead of failing the test.
 func (s *sender) post(body []byte) error {
-	for attempt := 0; attempt < 2000; attempt++ {
+	last := "none"
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		resp, err := http.Post(s.url+"/v1/traces", "application/json", bytes.NewReader(body))
 		if err != nil {
 			if !s.downtime {
 				return err
 			}
 			s.failed.Add(1)
-			time.Sleep(20 * time.Millisecond)
+			last = err.Error()
 			continue
 		}
 		resp.Body.Close()
@@ -82,12 +84,12 @@ func (s *sender) post(body []byte) error {
 			return nil
 		case http.StatusServiceUnavailable, http.StatusTooManyRequests:
 			s.refused.Add(1)
-			time.Sleep(20 * time.Millisecond)
+			last = resp.Status
 		default:
 			return fmt.Errorf("unexpected status %d", resp.StatusCode)
 		}
 	}
-	return fmt.Errorf("not accepted after 2000 attempts")
+	return fmt.Errorf("not accepted within 5 min; last answer: %s", last)
 }
 
 // makeRuns is runs [0, n) as request bodies, and their trace ids.
