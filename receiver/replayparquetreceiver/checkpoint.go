@@ -79,21 +79,23 @@ func (c *checkpoints) setRowsDone(ctx context.Context, rel string, n int64) erro
 // a row, a count of rows and the row selection, space-separated) says that the push of the
 // file's next selected rows from that row, as many as the count, may be in flight: batch_size,
 // or more while rows of a push in flight at the last stop, under a larger batch_size, are
-// pushed again. The checkpoint after a push
-// moves it to the row after the push, in the same storage batch: only the first push of a
-// file in a run costs a write of its own. A record found at a start at the file's checkpoint
-// is a push the collector may have died in, before or after the exporter wrote it: the restart
-// pushes those rows again marked Resent, and the exporter leaves out the cases it finds
-// written (dataset/resent.go) and writes the others.
+// pushed again. The checkpoint after a push moves it to the row after the push, in the same
+// storage batch: only the first push of a file in a run, and a push larger than the record
+// found (batch_size raised since the last stop), cost a write of their own. A record found at
+// a start at the file's checkpoint is a push the collector may have died in, before or after
+// the exporter wrote it: the restart pushes those rows again marked Resent, and the exporter
+// leaves out the cases it finds written (dataset/resent.go) and writes the others.
+// FuzzACopyKilledAnywhereWritesEveryCaseOnce kills a copy anywhere, with batch_size changed
+// between its lives.
 func inFlightKey(rel string) string { return "inflight/" + rel }
 
-func (c *checkpoints) inFlightValue(from int64, batchSize int) []byte {
-	return []byte(strconv.FormatInt(from, 10) + " " + strconv.Itoa(batchSize) + " " + c.selection)
+func (c *checkpoints) inFlightValue(from int64, rows int) []byte {
+	return []byte(strconv.FormatInt(from, 10) + " " + strconv.Itoa(rows) + " " + c.selection)
 }
 
-// setInFlight records that the push of batchSize selected rows from row from may be in flight.
-func (c *checkpoints) setInFlight(ctx context.Context, rel string, from int64, batchSize int) error {
-	return c.client.Set(ctx, inFlightKey(rel), c.inFlightValue(from, batchSize))
+// setInFlight records that the push of up to rows selected rows from row from may be in flight.
+func (c *checkpoints) setInFlight(ctx context.Context, rel string, from int64, rows int) error {
+	return c.client.Set(ctx, inFlightKey(rel), c.inFlightValue(from, rows))
 }
 
 // inFlight is how many selected rows from the checkpoint done a push in flight at the last stop
@@ -116,10 +118,10 @@ func (c *checkpoints) inFlight(ctx context.Context, rel string, done int64) (row
 
 // setRowsDoneAfterPush saves the checkpoint after a push, and records the next push from there
 // as in flight, in one storage batch.
-func (c *checkpoints) setRowsDoneAfterPush(ctx context.Context, rel string, n int64, batchSize int) error {
+func (c *checkpoints) setRowsDoneAfterPush(ctx context.Context, rel string, n int64, rows int) error {
 	return c.client.Batch(ctx,
 		storage.SetOperation(checkpointKey(rel), []byte(c.rowsValue(n))),
-		storage.SetOperation(inFlightKey(rel), c.inFlightValue(n, batchSize)))
+		storage.SetOperation(inFlightKey(rel), c.inFlightValue(n, rows)))
 }
 
 // rowsValue is the value that counts n rows handled under the selection.

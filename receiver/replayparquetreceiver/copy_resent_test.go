@@ -5,10 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -133,32 +131,6 @@ func (l copyLife) restartsAndFinishes() {
 	l.run(nil, nil, func(r *replayReceiver) { waitBacklog(l.t, r) })
 }
 
-// diesAtTheSecondPush runs a life whose exporter writes the first push and never takes the
-// second: the collector dies while the receiver retries it.
-func (l copyLife) diesAtTheSecondPush() {
-	refused := make(chan struct{})
-	var once sync.Once
-	var pushes atomic.Int32
-	l.run(func(exp exporter.Traces, ctx context.Context, td ptrace.Traces) error {
-		if pushes.Add(1) == 1 {
-			return exp.ConsumeTraces(ctx, td)
-		}
-		once.Do(func() { close(refused) })
-		return errRefused
-	}, nil, signalled(l.t, refused))
-}
-
-// signalled waits for ch (a life's kill point).
-func signalled(t *testing.T, ch <-chan struct{}) func(*replayReceiver) {
-	return func(*replayReceiver) {
-		select {
-		case <-ch:
-		case <-time.After(30 * time.Second):
-			t.Fatal("the copy did not reach the kill point")
-		}
-	}
-}
-
 // copiedRowsByID counts the rows of each case_id in both datasets of root.
 func copiedRowsByID(t *testing.T, root string) map[string]int {
 	n := map[string]int{}
@@ -175,32 +147,11 @@ func copiedRowsByID(t *testing.T, root string) map[string]int {
 func TestACopyKilledBetweenAPushAndItsCheckpointWritesNoCaseTwice(t *testing.T) {
 	life, want := copyOfFiveCases(t)
 
-	life.diesAfterPush(1) // killed once the exporter wrote the first push: its checkpoint is not saved
+	require.True(t, life.diesAt(1, diesAfterWrite)) // killed once the exporter wrote the first push: its checkpoint is not saved
 	require.NotEmpty(t, copiedRowsByID(t, life.dst), "the exporter wrote the first push before the kill")
 
 	life.restartsAndFinishes()
 	assert.Equal(t, want, copiedRowsByID(t, life.dst), "every case of src once in the copy")
-}
-
-// diesAfterPush runs a life whose collector is killed once the exporter has written its nth
-// push, before the receiver saves the checkpoint after it.
-func (l copyLife) diesAfterPush(n int32) {
-	var dead atomic.Bool
-	killed := make(chan struct{})
-	var pushes atomic.Int32
-	l.run(func(exp exporter.Traces, ctx context.Context, td ptrace.Traces) error {
-		if dead.Load() {
-			return errDead // the collector is gone: nothing more is taken
-		}
-		if err := exp.ConsumeTraces(ctx, td); err != nil {
-			return err
-		}
-		if pushes.Add(1) == n {
-			dead.Store(true)
-			close(killed)
-		}
-		return nil
-	}, &dead, signalled(l.t, killed))
 }
 
 // A copy killed in a push of 4 cases and restarted with batch_size 1 pushes those 4 again one
@@ -211,11 +162,11 @@ func (l copyLife) diesAfterPush(n int32) {
 func TestACopyWhoseBatchSizeWasLoweredAcrossTwoKillsWritesNoCaseTwice(t *testing.T) {
 	life, want := copyOfFiveCases(t)
 	life.edit = func(c *Config) { c.BatchSize = 4 }
-	life.diesAfterPush(1)
+	require.True(t, life.diesAt(1, diesAfterWrite))
 	require.Len(t, copiedRowsByID(t, life.dst), 4, "the first life wrote its push of 4")
 
 	life.edit = func(c *Config) { c.BatchSize = 1 }
-	life.diesAfterPush(2)
+	require.True(t, life.diesAt(2, diesAfterWrite))
 
 	life.restartsAndFinishes()
 	assert.Equal(t, want, copiedRowsByID(t, life.dst), "every case of src once in the copy")
@@ -226,7 +177,7 @@ func TestACopyWhoseBatchSizeWasLoweredAcrossTwoKillsWritesNoCaseTwice(t *testing
 func TestACopyKilledBeforeTheExporterTookAPushWritesItsCases(t *testing.T) {
 	life, want := copyOfFiveCases(t)
 
-	life.diesAtTheSecondPush()
+	require.True(t, life.diesAt(2, diesBeforeTake))
 	require.NotEmpty(t, copiedRowsByID(t, life.dst), "the first push was written")
 
 	life.restartsAndFinishes()
@@ -258,7 +209,7 @@ func TestACopyKilledBeforeTheExporterTookTheNewerRowOfACaseWritesIt(t *testing.T
 	require.NotEmpty(t, rows[1].c.Metadata[MetaRedrivenFrom], "the newer row was re-driven from the first")
 	life := copyLife{t: t, src: src, dst: dst, storageDir: t.TempDir(), edit: func(c *Config) { c.BatchSize = 1 }}
 
-	life.diesAtTheSecondPush() // the older row written, the newer one never taken
+	require.True(t, life.diesAt(2, diesBeforeTake)) // the older row written, the newer one never taken
 
 	life.restartsAndFinishes()
 	got := rowsOf(t, dst, dataset.Quarantine)

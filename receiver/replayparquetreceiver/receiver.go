@@ -175,18 +175,23 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 		return err
 	}
 	// A copy marks resent the rows of a push the collector may have died in (checkpoints.inFlight).
-	copying, resend, recorded := r.cfg.Emit == EmitCases, 0, false
+	// recorded is how many selected rows from first the stored record of a push in flight covers.
+	copying, resend, recorded := r.cfg.Emit == EmitCases, 0, 0
 	if copying {
-		if resend, recorded, err = r.checkpoints.inFlight(ctx, src.rel, done); err != nil {
+		if resend, _, err = r.checkpoints.inFlight(ctx, src.rel, done); err != nil {
 			return err
 		}
+		recorded = resend
 	}
 	b, selected, next, first := newBatch(), 0, done, done
 	var lost []rowsLost // since the last checkpoint
 	flush := func(through int64) error {
-		inFlight := copying && len(b.caseIDs) > 0
-		if inFlight && !recorded { // the first push of the file in this run
-			if err := r.saveCheckpoint(ctx, src.rel, func() error { return r.checkpoints.setInFlight(ctx, src.rel, first, r.cfg.BatchSize) }); err != nil {
+		// Before a push, the record must cover its rows (the first push of the file in this run,
+		// or one larger than the record found: batch_size raised since the last stop) and still
+		// the rows of a push in flight at the last stop, which that push may have written.
+		if copying && len(b.caseIDs) > 0 && recorded < selected {
+			rows := max(r.cfg.BatchSize, recorded)
+			if err := r.saveCheckpoint(ctx, src.rel, func() error { return r.checkpoints.setInFlight(ctx, src.rel, first, rows) }); err != nil {
 				return fmt.Errorf("recording the push from row %d before it (nothing was pushed): %w", first, err)
 			}
 		}
@@ -198,15 +203,15 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 			// The rows of a push in flight at the last stop not pushed yet stay in flight too: with
 			// batch_size lowered since, they outlast this push, and a kill before they are pushed
 			// must find them recorded, or the exporter writes them a second time.
-			inFlightRows := max(r.cfg.BatchSize, resend)
-			save = func() error { return r.checkpoints.setRowsDoneAfterPush(ctx, src.rel, through, inFlightRows) }
+			recorded = max(r.cfg.BatchSize, resend)
+			save = func() error { return r.checkpoints.setRowsDoneAfterPush(ctx, src.rel, through, recorded) }
 		}
 		if err := r.saveCheckpoint(ctx, src.rel, save); err != nil {
 			return fmt.Errorf("saving the checkpoint after row %d (those cases were emitted and may be emitted again after a restart): %w", through, err)
 		}
 		r.account(ctx, b, selected)
 		r.accountLost(ctx, f, lost)
-		b, selected, lost, first, recorded = newBatch(), 0, nil, through, copying
+		b, selected, lost, first = newBatch(), 0, nil, through
 		return nil
 	}
 	err = r.files.scan(ctx, f, done, r.cfg.BatchSize, func(row int64, c *dataset.CaseRow) error {
