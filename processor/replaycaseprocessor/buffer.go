@@ -38,6 +38,7 @@ type traceBuffer struct {
 	reusedSpanIDs int        // spans dropped for reusing another span's id (span_print.go)
 	walKeys       []string   // write-ahead records holding this buffer's telemetry
 	marker        *walMarker // stored when this part, closed at the span limit, is released (span_limit_resume.go)
+	handoffKey    string     // the stored hand-off mark this closed case was restored from (handoff_marks.go)
 	elem          *list.Element
 }
 
@@ -64,7 +65,7 @@ func (p *caseProcessor) bufferTraces(chunks []*traceChunk) (fixed sanitized, sto
 	p.outbox = append(p.outbox, p.enforceLimits(due)...)
 	stopped = p.stopped
 	p.mu.Unlock()
-	p.wal.release(context.Background(), redundantKeys(chunks), nil)
+	p.wal.release(context.Background(), redundantKeys(chunks), nil, nil)
 	return fixed, stopped
 }
 
@@ -81,7 +82,7 @@ func (p *caseProcessor) bufferLogs(chunks []*logChunk) (fixed sanitized, stopped
 	p.outbox = append(p.outbox, p.enforceLimits(nil)...)
 	stopped = p.stopped
 	p.mu.Unlock()
-	p.wal.release(context.Background(), redundantKeys(chunks), nil)
+	p.wal.release(context.Background(), redundantKeys(chunks), nil, nil)
 	return fixed, stopped
 }
 

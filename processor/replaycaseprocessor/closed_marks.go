@@ -8,6 +8,8 @@ import (
 
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/reprise-dev/reprise/replaycase"
 )
 
 // With storage, the memory that a trace's case closed (recentTraces) survives a restart. Without
@@ -48,6 +50,19 @@ type closedRun struct {
 	selectedBy string
 	spans      []pcommon.SpanID // the span ids its close remembers (closing.spans), sorted
 	events     []eventKey       // the event keys its close remembers (closing.events), sorted
+	// What its hand-off mark (handoff_marks.go) stores besides: how the case closed, its
+	// fragment number, whether it continues a part cut at the span limit, and how many of its
+	// spans have no span id (the mark cannot name them).
+	cause         replaycase.CloseCause
+	detail        string
+	fragment      int
+	spanLimitPart bool
+	noIDSpans     int
+	// handedOff: a hand-off restored on start, whose mark is stored already (the buffer holds
+	// its key among its records'); value: closedValue of it, encoded once for the hand-off mark
+	// and stored again as its closed mark.
+	handedOff bool
+	value     []byte
 }
 
 // storedClose is a mark read on start.
@@ -60,7 +75,11 @@ type storedClose struct {
 
 // closedValue is a mark's value for c.
 func closedValue(c closedRun) []byte {
-	v := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(c.selectedBy)+8*len(c.spans)+len(eventKey{})*len(c.events))
+	return appendClosedValue(make([]byte, 0, 1+2*binary.MaxVarintLen64+len(c.selectedBy)+8*len(c.spans)+len(eventKey{})*len(c.events)), c)
+}
+
+// appendClosedValue appends closedValue(c) to v.
+func appendClosedValue(v []byte, c closedRun) []byte {
 	v = binary.AppendUvarint(append(v, closedMarkVersion), uint64(len(c.selectedBy)))
 	v = append(v, c.selectedBy...)
 	v = binary.AppendUvarint(v, uint64(len(c.spans)))
@@ -127,9 +146,13 @@ type closedMark struct {
 	id  pcommon.TraceID
 }
 
-func (m closedMark) key() string {
-	k := make([]byte, 0, len(closedPrefix)+16+1+2*len(m.id))
-	k = append(k, closedPrefix...)
+func (m closedMark) key() string { return m.keyAt(closedPrefix) }
+
+// keyAt is the key of the mark under prefix, "<prefix><sequence, 16 hex digits>/<trace id hex>"
+// (hand-off marks share the layout, handoff_marks.go).
+func (m closedMark) keyAt(prefix string) string {
+	k := make([]byte, 0, len(prefix)+16+1+2*len(m.id))
+	k = append(k, prefix...)
 	k = hex.AppendEncode(k, binary.BigEndian.AppendUint64(make([]byte, 0, 8), m.seq))
 	k = append(k, '/')
 	k = hex.AppendEncode(k, m.id[:])
@@ -137,8 +160,11 @@ func (m closedMark) key() string {
 }
 
 // parseClosedKey reads a mark's key; ok is false for any other key.
-func parseClosedKey(key string) (m closedMark, ok bool) {
-	rest, ok := strings.CutPrefix(key, closedPrefix)
+func parseClosedKey(key string) (m closedMark, ok bool) { return parseMarkKey(closedPrefix, key) }
+
+// parseMarkKey reads a key of keyAt's layout under prefix; ok is false for any other key.
+func parseMarkKey(prefix, key string) (m closedMark, ok bool) {
+	rest, ok := strings.CutPrefix(key, prefix)
 	seq, id, found := strings.Cut(rest, "/")
 	if !ok || !found || len(seq) != 16 || len(id) != 2*len(m.id) {
 		return closedMark{}, false
@@ -232,7 +258,11 @@ func (w *wal) closeOps(ops []*storage.Operation, closed []closedRun) []*storage.
 			w.closed.report.forgotten(m.ids, forgottenOnDisk)
 			c.spans, c.events, m.ids = nil, nil, idCount{}
 		}
-		ops = append(ops, storage.SetOperation(m.key(), closedValue(c)))
+		value := c.value
+		if value == nil || m.ids == (idCount{}) {
+			value = closedValue(c)
+		}
+		ops = append(ops, storage.SetOperation(m.key(), value))
 		if old, full := w.closed.add(m); full {
 			ops = append(ops, storage.DeleteOperation(old.key()))
 		}
@@ -251,17 +281,26 @@ func (w *wal) closeOps(ops []*storage.Operation, closed []closedRun) []*storage.
 // into the processor's memory of closes. It runs before the records are replayed, so that a
 // record of a trace whose case was sent is restored as the fragment it was, and before the
 // resume marks are read (readResumeMarks counts on it).
-func (p *caseProcessor) restoreCloses(closes []storedClose) {
+//
+// The hand-off marks (handoff_marks.go, oldest first) are remembered among them in the order
+// of their sequence numbers, as closes.
+func (p *caseProcessor) restoreCloses(closes []storedClose, handoffs []storedHandoff) {
 	w := p.wal
 	p.mu.Lock() // p.mu before w.mu, as buffering takes them
 	defer p.mu.Unlock()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if len(handoffs) > 0 {
+		p.handedOff = map[pcommon.TraceID][]*handedOff{}
+	}
 	for _, c := range closes {
 		m, ok := parseClosedKey(c.key)
 		if !ok {
 			w.closed.stale = append(w.closed.stale, c.key)
 			continue
+		}
+		for ; len(handoffs) > 0 && handoffs[0].mark.seq < m.seq; handoffs = handoffs[1:] {
+			p.rememberHandoff(handoffs[0])
 		}
 		if old, full := w.closed.add(storedMark{closedMark: m, selectedBy: c.selectedBy, ids: idCountOf(c.spans, c.events)}); full {
 			w.closed.stale = append(w.closed.stale, old.key())
@@ -270,5 +309,8 @@ func (p *caseProcessor) restoreCloses(closes []storedClose) {
 		if p.selector != nil && c.selectedBy != "" {
 			p.selector.recent.add(m.id, c.selectedBy)
 		}
+	}
+	for _, h := range handoffs {
+		p.rememberHandoff(h)
 	}
 }

@@ -28,6 +28,7 @@ type batch struct {
 	bytes   int64        // heap of the closed buffers (their pdata estimate), released once sent
 	walKeys []string     // write-ahead records to release once sent
 	closed  []closedRun  // traces whose cases the batch holds, marked closed once sent (closed_marks.go)
+	handoff []string     // the hand-off marks stored before it was offered, deleted once sent (handoff_marks.go)
 	markers []*walMarker // resume marks to store once sent (span_limit_resume.go)
 	items   []batchItem  // what traces holds, in order (emit_isolate.go); nil once the next consumer took it
 }
@@ -168,9 +169,9 @@ func (p *caseProcessor) release(ctx context.Context, b *batch) {
 	p.mu.Lock()
 	p.bytes -= b.bytes
 	p.mu.Unlock()
-	p.wal.release(ctx, b.walKeys, b.closed, b.markers...)
+	p.wal.release(ctx, b.walKeys, b.closed, b.handoff, b.markers...)
 	p.telemetry.ProcessorReplayCaseBufferedBytes.Add(ctx, -b.bytes)
-	b.bytes, b.walKeys, b.closed, b.markers = 0, nil, nil, nil
+	b.bytes, b.walKeys, b.closed, b.handoff, b.markers = 0, nil, nil, nil, nil
 }
 
 // dropCases counts and logs, one line per case (with its case id and its run's trace id) or run
@@ -264,13 +265,18 @@ func (p *caseProcessor) addRun(ctx context.Context, cl closing, b *batch) *close
 	closedAt := -1
 	if p.wal != nil && !cl.buf.id.IsEmpty() { // every buffer take closed: what recentTraces remembers
 		closedAt = len(b.closed)
-		b.closed = append(b.closed, closedRun{id: cl.buf.id, spans: cl.spans, events: cl.events})
+		b.closed = append(b.closed, closedRun{id: cl.buf.id, spans: cl.spans, events: cl.events,
+			cause: cl.cause, detail: cl.detail, fragment: cl.buf.fragment, spanLimitPart: cl.buf.spanLimitPart,
+			handedOff: cl.buf.handoffKey != ""})
 	}
 	if m := cl.buf.marker; m != nil {
 		b.markers = append(b.markers, m)
 	}
 	if !ok {
 		return nil
+	}
+	if closedAt >= 0 {
+		b.closed[closedAt].noIDSpans = spansWithoutID(run.spans)
 	}
 	c, outcome := p.buildCase(ctx, cl, run)
 	if m := cl.buf.marker; m != nil && outcome == runCase {

@@ -65,7 +65,10 @@ type caseProcessor struct {
 	// resumed are the traces cut at the span limit whose first parts were sent before the last
 	// stop, read from the resume marks at start (span_limit_resume.go); nil without storage.
 	resumed map[pcommon.TraceID]*resumePoint
-	bytes   int64 // estimated heap of open, closed-unsent and refused cases
+	// handedOff are the hand-offs a kill interrupted, read on start (handoff_marks.go): the
+	// closed cases restore rebuilds from the records, by trace, oldest first. nil after restore.
+	handedOff map[pcommon.TraceID][]*handedOff
+	bytes     int64 // estimated heap of open, closed-unsent and refused cases
 	// openBytes is the part of bytes that open buffers hold: the byte limit closes open cases
 	// until they fit, since closing one does not free its memory until it is sent.
 	openBytes int64

@@ -43,8 +43,13 @@ func (p *caseProcessor) abandonAtDeadline(ctx context.Context, err error) {
 // offer sends b, known as the batch in flight meanwhile (sending). It returns the retryable
 // refusal for which b is to be kept, and nil once b left the processor: taken, refused for good
 // (send drops it), or refused after Shutdown abandoned the sweep, when no one would send it
-// again and it is dropped here.
+// again and it is dropped here. With storage, the batch's hand-off marks are stored first
+// (handoff_marks.go); a failure to store them is returned as a refusal, so the batch is kept
+// and offered again.
 func (p *caseProcessor) offer(ctx context.Context, b *batch) error {
+	if err := p.wal.handOff(ctx, b); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	p.sending = b
 	p.mu.Unlock()

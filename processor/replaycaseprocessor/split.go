@@ -126,29 +126,44 @@ func splitLogs(ld plog.Logs, keep bool) []*logChunk {
 
 // takeSpans moves the first n spans of td into a new Traces, keeping their resource and scope.
 func takeSpans(td ptrace.Traces, n int) ptrace.Traces {
+	return takeSpansIf(td, func(ptrace.Span) bool {
+		if n == 0 {
+			return false
+		}
+		n--
+		return true
+	})
+}
+
+// takeSpansIf moves the spans of td that take accepts, in order, into a new Traces, keeping
+// their resource and scope; td keeps the others, without the scopes and resources left empty.
+func takeSpansIf(td ptrace.Traces, take func(ptrace.Span) bool) ptrace.Traces {
 	out := ptrace.NewTraces()
-	for i := 0; i < td.ResourceSpans().Len() && n > 0; i++ {
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
 		rs := td.ResourceSpans().At(i)
-		drs := out.ResourceSpans().AppendEmpty()
-		rs.Resource().CopyTo(drs.Resource())
-		drs.SetSchemaUrl(rs.SchemaUrl())
-		for j := 0; j < rs.ScopeSpans().Len() && n > 0; j++ {
+		drs, hasResource := ptrace.ResourceSpans{}, false
+		for j := 0; j < rs.ScopeSpans().Len(); j++ {
 			ss := rs.ScopeSpans().At(j)
-			dss := drs.ScopeSpans().AppendEmpty()
-			ss.Scope().CopyTo(dss.Scope())
-			dss.SetSchemaUrl(ss.SchemaUrl())
+			dss, hasScope := ptrace.ScopeSpans{}, false
 			ss.Spans().RemoveIf(func(sp ptrace.Span) bool {
-				if n == 0 {
+				if !take(sp) {
 					return false
 				}
-				n--
+				if !hasResource {
+					drs, hasResource = out.ResourceSpans().AppendEmpty(), true
+					rs.Resource().CopyTo(drs.Resource())
+					drs.SetSchemaUrl(rs.SchemaUrl())
+				}
+				if !hasScope {
+					dss, hasScope = drs.ScopeSpans().AppendEmpty(), true
+					ss.Scope().CopyTo(dss.Scope())
+					dss.SetSchemaUrl(ss.SchemaUrl())
+				}
 				sp.MoveTo(dss.Spans().AppendEmpty())
 				return true
 			})
 		}
-	}
-	for i := 0; i < td.ResourceSpans().Len(); i++ {
-		td.ResourceSpans().At(i).ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool { return ss.Spans().Len() == 0 })
+		rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool { return ss.Spans().Len() == 0 })
 	}
 	td.ResourceSpans().RemoveIf(func(rs ptrace.ResourceSpans) bool { return rs.ScopeSpans().Len() == 0 })
 	return out

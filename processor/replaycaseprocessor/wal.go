@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -162,11 +163,14 @@ func (w *wal) hold(keys []string) {
 // (span_limit_resume.go) and a closed mark for each trace whose case is released (closed,
 // closed_marks.go). A failed delete is logged: the record is replayed on the next start,
 // which can only repeat a case (same case_id), never lose one.
-func (w *wal) release(ctx context.Context, keys []string, closed []closedRun, markers ...*walMarker) {
-	if w == nil || (len(keys) == 0 && len(closed) == 0) {
+func (w *wal) release(ctx context.Context, keys []string, closed []closedRun, handoff []string, markers ...*walMarker) {
+	if w == nil || (len(keys) == 0 && len(closed) == 0 && len(handoff) == 0) {
 		return
 	}
 	var ops []*storage.Operation
+	for _, k := range handoff { // the closed marks below take their place (handoff_marks.go)
+		ops = append(ops, storage.DeleteOperation(k))
+	}
 	w.mu.Lock()
 	for _, k := range keys {
 		if w.refs[k]--; w.refs[k] <= 0 {
@@ -206,13 +210,13 @@ type walRecord struct {
 // not matter). Only the keys: restore reads the records one at a time (readRecord), so that a
 // large write-ahead log is never in memory at once.
 func (w *wal) recordKeys(ctx context.Context) ([]string, error) {
-	keys, _, err := w.listKeys(ctx)
+	keys, _, _, err := w.listKeys(ctx)
 	return keys, err
 }
 
-// listKeys returns recordKeys and, in the same walk, the keys of the closed marks
-// (closed_marks.go), oldest first.
-func (w *wal) listKeys(ctx context.Context) (keys []string, closes []storedClose, err error) {
+// listKeys returns recordKeys and, in the same walk, the closed marks (closed_marks.go) and
+// the hand-off marks (handoff_marks.go), each oldest first.
+func (w *wal) listKeys(ctx context.Context) (keys []string, closes []storedClose, handoffs []storedHandoff, err error) {
 	err = w.walker.Walk(ctx, func(key string, value []byte) ([]*storage.Operation, error) {
 		switch {
 		case strings.HasPrefix(key, walPrefix):
@@ -220,17 +224,27 @@ func (w *wal) listKeys(ctx context.Context) (keys []string, closes []storedClose
 		case strings.HasPrefix(key, closedPrefix):
 			by, spans, events := readClosedValue(value)
 			closes = append(closes, storedClose{key: key, selectedBy: by, spans: spans, events: events})
+		case strings.HasPrefix(key, handoffPrefix):
+			h := storedHandoff{key: key}
+			var ok bool
+			if h.mark, ok = parseMarkKey(handoffPrefix, key); !ok {
+				h.err = errors.New("not a hand-off mark's key")
+			} else if h.err = readHandoffValue(value, &h.run); h.err == nil {
+				h.run.id = h.mark.id
+			}
+			handoffs = append(handoffs, h)
 		}
 		return nil, nil
 	})
 	sort.Slice(closes, func(i, j int) bool { return closes[i].key < closes[j].key })
+	sort.Slice(handoffs, func(i, j int) bool { return handoffs[i].key < handoffs[j].key })
 	sort.Slice(keys, func(i, j int) bool {
 		if li, lj := legacyKey(keys[i]), legacyKey(keys[j]); li != lj {
 			return li
 		}
 		return keys[i] < keys[j]
 	})
-	return keys, closes, err
+	return keys, closes, handoffs, err
 }
 
 // readRecord reads one stored chunk; ok is false when the key holds none (deleted since it was
@@ -294,11 +308,11 @@ func (w *wal) close(ctx context.Context) error {
 // restore replays the stored chunks into the buffers, as if they had just arrived, so that the
 // cases open (or closed but not yet sent) when the process last stopped are built and sent.
 func (p *caseProcessor) restore(ctx context.Context) error {
-	keys, closes, err := p.wal.listKeys(ctx)
+	keys, closes, handoffs, err := p.wal.listKeys(ctx)
 	if err != nil {
 		return fmt.Errorf("storage: listing stored telemetry: %w", err)
 	}
-	p.restoreCloses(closes)
+	p.restoreCloses(closes, p.liveHandoffs(ctx, keys, closes, handoffs))
 	if err := p.readResumeMarks(ctx, keys); err != nil {
 		return err
 	}
@@ -332,8 +346,13 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 				c.walKeys, c.fromKafka, c.restored = []string{r.key}, r.fromKafka, true
 			}
 			p.scrubTraceChunks(chunks, true) // an earlier version stored them unscrubbed
+			// The spans of a case whose hand-off a kill interrupted go back into that closed
+			// case (handoff_marks.go); then those a resume mark says were sent are left out.
+			took := p.takeHandedOffSpans(chunks)
 			if chunks = p.leaveOutSent(chunks); len(chunks) == 0 {
-				p.wal.release(ctx, []string{r.key}, nil) // every span of it was sent
+				if !took {
+					p.wal.release(ctx, []string{r.key}, nil, nil) // every span of it was sent
+				}
 				continue
 			}
 			p.bufferTraces(chunks)
@@ -349,16 +368,30 @@ func (p *caseProcessor) restore(ctx context.Context) error {
 				c.walKeys, c.fromKafka, c.restored = []string{r.key}, r.fromKafka, true
 			}
 			p.scrubLogChunks(chunks, true)
-			p.bufferLogs(chunks)
+			took := p.takeHandedOffEvents(chunks)
+			left := chunks[:0]
+			for _, c := range chunks {
+				if c.ld.LogRecordCount() > 0 {
+					left = append(left, c)
+				}
+			}
+			if len(left) == 0 && took {
+				continue
+			}
+			p.bufferLogs(left)
 		default: // written by another build (a downgrade), or damaged
 			p.dropStoredRecord(ctx, r, "unknown_kind", fmt.Errorf("record kind %q is not one this build reads", r.kind))
 		}
 		p.drainIfDue(ctx)
 	}
+	handedOff := p.closeHandedOff(ctx)
 	p.mu.Lock()
 	unheld := p.unheldMarks()
 	p.mu.Unlock()
-	p.wal.release(ctx, unheld, nil)
+	p.wal.release(ctx, unheld, nil, nil)
+	if handedOff {
+		_ = p.drain(ctx) // at once: a refusal keeps them, as any batch
+	}
 	if recs > 0 {
 		p.logger.Info("restored buffered telemetry from storage", zap.Int("records", recs), zap.Int("spans", spans), zap.Int("events", events))
 	}

@@ -413,12 +413,20 @@ func TestRecordsReadAgainAfterTheKillKeepTheCaseMarkedResent(t *testing.T) {
 	require.NoError(t, ext.Shutdown(context.Background()))
 }
 
-// A trace that receives a span after the restart, before its case closes, holds more than the
-// copy written before the crash: its case must be written, so it is not marked Resent. Neither
-// is a case of telemetry that arrived after the restart alone.
+// A case open at the crash that receives a span after the restart, before it closes, holds
+// more than anything written before: its case must be written, so it is not marked Resent.
+// Neither is a case of telemetry that arrived after the restart alone. (A case closed and
+// handed off before the crash comes back closed and Resent, and such a span is a late fragment:
+// TestACaseKilledInItsHandOffComesBackClosed.)
 func TestACaseThatGotASpanAfterTheRestartIsNotMarkedResent(t *testing.T) {
 	dir := t.TempDir()
-	writtenThenKilled(t, dir)
+	first, ext := startWithStorage(t, dir, func(c *Config) { c.Storage = &storageID })
+	for i := range 3 {
+		td := testfixtures.Traces(t, testfixtures.Traceloop)
+		testfixtures.WithTraceID(td, plog.NewLogs(), i)
+		first.sendTraces(td)
+	}
+	crash(t, first, ext) // open: inside the root grace period
 	second, ext := startWithStorage(t, dir, func(c *Config) { c.Storage = &storageID })
 	late := testfixtures.Traces(t, testfixtures.Traceloop)
 	testfixtures.WithTraceID(late, plog.NewLogs(), 0)
