@@ -294,7 +294,7 @@ func (p *caseProcessor) takeHandedOffSpans(chunks []*traceChunk) bool {
 func (p *caseProcessor) takeHandedOffEvents(chunks []*logChunk) bool {
 	return takeHandedOff(p, chunks, func(c *logChunk, h *handedOff) bool {
 		part := takeLogsIf(c.ld, func(r plog.LogRecord) bool {
-			_, ok := slices.BinarySearchFunc(h.run.events, eventIdentity(r), compareEventKeys)
+			_, ok := slices.BinarySearchFunc(h.run.events, sanitizedIdentity(r), compareEventKeys)
 			return ok
 		})
 		if part.LogRecordCount() == 0 {
@@ -316,6 +316,16 @@ func (p *caseProcessor) takeHandedOffEvents(chunks []*logChunk) bool {
 		p.account(b, b.held.addLogs(part, nil)+int64(n)*memSeenItem)
 		return true
 	})
+}
+
+// sanitizedIdentity is the identity of r once sanitized, as buffering keys it (the records hold
+// events as received): a copy is sanitized, r is left as it is for the rest of its chunk.
+func sanitizedIdentity(r plog.LogRecord) eventKey {
+	ld := plog.NewLogs()
+	c := ld.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	r.CopyTo(c)
+	sanitizeLogs(ld)
+	return eventIdentity(c)
 }
 
 // takeHandedOff calls take for each restored chunk and each hand-off mark of its trace, under
