@@ -51,13 +51,14 @@ type closedRun struct {
 	spans      []pcommon.SpanID // the span ids its close remembers (closing.spans), sorted
 	events     []eventKey       // the event keys its close remembers (closing.events), sorted
 	// What its hand-off mark (handoff_marks.go) stores besides: how the case closed, its
-	// fragment number, whether it continues a part cut at the span limit, and how many of its
-	// spans have no span id (the mark cannot name them).
+	// fragment number, whether it continues a part cut at the span limit, how many of its
+	// spans have no span id (the mark cannot name them) and how many of its events were dropped.
 	cause         replaycase.CloseCause
 	detail        string
 	fragment      int
 	spanLimitPart bool
 	noIDSpans     int
+	droppedEvents int // events dropped past limits.max_events_per_trace (a quarantine reason)
 	// handedOff: a hand-off restored on start, whose mark is stored already (the buffer holds
 	// its key among its records'); value: closedValue of it, encoded once for the hand-off mark
 	// and stored again as its closed mark.

@@ -267,7 +267,7 @@ func (p *caseProcessor) addRun(ctx context.Context, cl closing, b *batch) *close
 		closedAt = len(b.closed)
 		b.closed = append(b.closed, closedRun{id: cl.buf.id, spans: cl.spans, events: cl.events,
 			cause: cl.cause, detail: cl.detail, fragment: cl.buf.fragment, spanLimitPart: cl.buf.spanLimitPart,
-			handedOff: cl.buf.handoffKey != ""})
+			droppedEvents: cl.buf.droppedEvents, handedOff: cl.buf.handoffKey != ""})
 	}
 	if m := cl.buf.marker; m != nil {
 		b.markers = append(b.markers, m)

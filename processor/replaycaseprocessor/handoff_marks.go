@@ -36,8 +36,9 @@ import (
 // Key: "handoff/<sequence, 16 hex digits>/<trace id hex>", the closed marks' layout (keyAt),
 // outside "wal/" and "closed/" so that a build before the marks skips it. Value: the version
 // (handoffMarkVersion), the fragment number (uvarint), a flags byte (1: the case continues a
-// part cut at the span limit), the number of its spans without a span id (uvarint), the length
-// (uvarint) and bytes of the close cause, of its detail, then the closed mark's value of the
+// part cut at the span limit), the number of its spans without a span id and of its events
+// dropped past limits.max_events_per_trace (uvarints), the length (uvarint) and bytes of the
+// close cause, of its detail, then the closed mark's value of the
 // case (closedValue: why select kept it, its span ids and event keys), which its closed mark
 // stores again at the release.
 //
@@ -68,7 +69,7 @@ func handoffValue(c *closedRun) []byte {
 	if c.spanLimitPart {
 		flags |= handoffSpanLimit
 	}
-	v = binary.AppendUvarint(append(v, flags), uint64(c.noIDSpans))
+	v = binary.AppendUvarint(binary.AppendUvarint(append(v, flags), uint64(c.noIDSpans)), uint64(c.droppedEvents))
 	v = append(binary.AppendUvarint(v, uint64(len(c.cause))), c.cause...)
 	v = append(binary.AppendUvarint(v, uint64(len(c.detail))), c.detail...)
 	header := len(v)
@@ -108,12 +109,12 @@ func readHandoffValue(value []byte, c *closedRun) error {
 	}
 	flags := rest[0]
 	rest = rest[1:]
-	noID := uvarint()
+	noID, dropped := uvarint(), uvarint()
 	cause, detail := text(), text()
-	if noID > 1<<31 || rest == nil || len(rest) == 0 || rest[0] != closedMarkVersion {
+	if noID > 1<<31 || dropped > 1<<31 || rest == nil || len(rest) == 0 || rest[0] != closedMarkVersion {
 		return errors.New("bad hand-off mark")
 	}
-	c.fragment, c.spanLimitPart, c.noIDSpans = int(fragment), flags&handoffSpanLimit != 0, int(noID)
+	c.fragment, c.spanLimitPart, c.noIDSpans, c.droppedEvents = int(fragment), flags&handoffSpanLimit != 0, int(noID), int(dropped)
 	c.cause, c.detail = replaycase.CloseCause(cause), detail
 	c.selectedBy, c.spans, c.events = readClosedValue(rest)
 	return nil
@@ -178,6 +179,7 @@ func spansWithoutID(td ptrace.Traces) int {
 type handedOff struct {
 	storedHandoff
 	noID int          // spans without an id it still takes
+	over int          // events past the event limit it still drops (the first the records hold beyond what it names)
 	buf  *traceBuffer // nil until a record gave it a span or an event
 }
 
@@ -224,7 +226,7 @@ func (p *caseProcessor) rememberHandoff(h storedHandoff) {
 	if p.selector != nil && h.run.selectedBy != "" {
 		p.selector.recent.add(h.mark.id, h.run.selectedBy)
 	}
-	p.handedOff[h.mark.id] = append(p.handedOff[h.mark.id], &handedOff{storedHandoff: h, noID: h.run.noIDSpans})
+	p.handedOff[h.mark.id] = append(p.handedOff[h.mark.id], &handedOff{storedHandoff: h, noID: h.run.noIDSpans, over: h.run.droppedEvents})
 }
 
 // names tells whether the case h describes held span id (or, without an id, one more span
@@ -246,7 +248,7 @@ func (p *caseProcessor) handedOffBuffer(h *handedOff, m *chunkMeta) *traceBuffer
 	b := h.buf
 	if b == nil {
 		b = newTraceBuffer(h.mark.id, p.now(), h.run.fragment)
-		b.spanLimitPart, b.handoffKey = h.run.spanLimitPart, h.key
+		b.spanLimitPart, b.handoffKey, b.droppedEvents = h.run.spanLimitPart, h.key, h.run.droppedEvents
 		b.walKeys = []string{h.key} // deleted with its records when it is sent
 		p.wal.hold(b.walKeys)
 		p.account(b, memOpenBuffer)
@@ -293,9 +295,19 @@ func (p *caseProcessor) takeHandedOffSpans(chunks []*traceChunk) bool {
 // takeHandedOffEvents is takeHandedOffSpans for GenAI log events.
 func (p *caseProcessor) takeHandedOffEvents(chunks []*logChunk) bool {
 	return takeHandedOff(p, chunks, func(c *logChunk, h *handedOff) bool {
+		named := h.buf != nil
 		part := takeLogsIf(c.ld, func(r plog.LogRecord) bool {
-			_, ok := slices.BinarySearchFunc(h.run.events, sanitizedIdentity(r), compareEventKeys)
-			return ok
+			if _, ok := slices.BinarySearchFunc(h.run.events, sanitizedIdentity(r), compareEventKeys); ok {
+				named = true
+				return true
+			}
+			// Events past the event limit came after the case held its limit: the first events
+			// the mark does not name after one it names are those, dropped again below.
+			if named && h.over > 0 {
+				h.over--
+				return true
+			}
+			return false
 		})
 		if part.LogRecordCount() == 0 {
 			return false
@@ -305,6 +317,9 @@ func (p *caseProcessor) takeHandedOffEvents(chunks []*logChunk) bool {
 		b.repaired += repaired
 		pdatawalk.RemoveLogRecordsIf(part, func(r pdatawalk.LogRecord) bool {
 			k := eventIdentity(r.Record)
+			if _, ok := slices.BinarySearchFunc(h.run.events, k, compareEventKeys); !ok {
+				return true // past the limit: counted and logged when it was dropped first
+			}
 			if _, seen := b.seenEvents[k]; seen {
 				return true
 			}

@@ -52,25 +52,24 @@ func rootlessRun(t *testing.T, fixture string, i int) (rest, root ptrace.Traces,
 // the root joined it, changed its case_id, and the spans written before the kill were in two
 // rows with different case_ids.
 func TestACaseKilledInItsHandOffComesBackClosed(t *testing.T) {
+	idle := func(h *harness) error { // idle_timeout (30 s) closes it
+		h.clock = h.clock.Add(31 * time.Second)
+		return h.p.sweep(context.Background())
+	}
 	for _, tc := range []struct {
-		name    string
-		fixture string
-		close   func(h *harness) error
+		name      string
+		fixture   string
+		close     func(h *harness) error
+		maxEvents int
 	}{
-		{"idle_timeout", testfixtures.Traceloop, func(h *harness) error {
-			h.clock = h.clock.Add(31 * time.Second)
-			return h.p.sweep(context.Background())
-		}},
-		{"idle_timeout with events", testfixtures.OTelEvents, func(h *harness) error {
-			h.clock = h.clock.Add(31 * time.Second)
-			return h.p.sweep(context.Background())
-		}},
+		{"idle_timeout", testfixtures.Traceloop, idle, 0},
+		{"idle_timeout with events", testfixtures.OTelEvents, idle, 0},
 		// Stored as received: an event that sanitizing repairs has the identity the mark names
 		// only once repaired (FuzzEveryRunEndsInOnePlace, a6ec991f4c8cb175).
-		{"idle_timeout with an event to repair", testfixtures.OTelEvents + "/invalid-utf8", func(h *harness) error {
-			h.clock = h.clock.Add(31 * time.Second)
-			return h.p.sweep(context.Background())
-		}},
+		{"idle_timeout with an event to repair", testfixtures.OTelEvents + "/invalid-utf8", idle, 0},
+		// The events past the limit are in the records but in no case: dropped again, and the
+		// case keeps its event_limit reason.
+		{"idle_timeout past the event limit", testfixtures.OTelEvents, idle, 5},
 		{"max_age", testfixtures.Traceloop, func(h *harness) error {
 			for range 11 { // a span every 29 s keeps it from idling: max_age (5 min) closes it
 				h.clock = h.clock.Add(29 * time.Second)
@@ -81,11 +80,16 @@ func TestACaseKilledInItsHandOffComesBackClosed(t *testing.T) {
 				h.sendTraces(rest) // duplicates: they refresh nothing but lastSeen
 			}
 			return nil
-		}},
+		}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			withStorage := func(c *Config) { c.Storage = &storageID; c.RawSpans = rawAll }
+			withStorage := func(c *Config) {
+				c.Storage, c.RawSpans = &storageID, rawAll
+				if tc.maxEvents > 0 {
+					c.Limits.MaxEventsPerTrace = tc.maxEvents
+				}
+			}
 			first, ext := startWithStorage(t, dir, withStorage)
 			next := &writeThenDie{records: func() int { return 0 }}
 			first.p.nextTraces = next
@@ -197,7 +201,7 @@ func TestASpanLimitPartKilledInItsHandOffComesBackAsThatPart(t *testing.T) {
 // A hand-off mark reads back as written, and its closed mark's value is the closed mark's.
 func TestHandoffValueRoundTrips(t *testing.T) {
 	in := closedRun{selectedBy: "rule:x", spans: []pcommon.SpanID{{1}, {2}}, events: []eventKey{{3}},
-		cause: replaycase.ClosedIdle, detail: "nothing arrived for 30s", fragment: 2, spanLimitPart: true, noIDSpans: 1}
+		cause: replaycase.ClosedIdle, detail: "nothing arrived for 30s", fragment: 2, spanLimitPart: true, noIDSpans: 1, droppedEvents: 4}
 	v := handoffValue(&in)
 	assert.Equal(t, closedValue(in), in.value)
 	var out closedRun
