@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -274,4 +275,10 @@ func ReadCasesBufferedBy(path string, size int) ([]CaseRow, error) {
 	}
 	defer f.Close()
 	return readEveryRow[CaseRow](df)
+}
+
+// WithCodec lets Writers accept the codec c by name until the returned func is called.
+func WithCodec(name string, c compress.Codec) (restore func()) {
+	codecs[name] = c
+	return func() { delete(codecs, name) }
 }

@@ -18,18 +18,24 @@ import (
 )
 
 // corruptBases are published cases/ files the fuzzer corrupts: 25 cases of the fixture in row
-// groups of 10, 10 and 5, compressed with zstd and not compressed (so that a flipped byte lands
-// in values as well as in compressed bytes).
+// groups of 10, 10 and 5, compressed with each codec the writer offers: zstd and none (so that
+// a flipped byte lands in values as well as in compressed bytes), then snappy and gzip.
 var corruptBases struct {
 	once  sync.Once
-	files [2][]byte
+	files [4][]byte
 	err   error
 }
 
+// baseCodecs are the codecs of corruptBases, in order.
+var baseCodecs = []string{"zstd", "none", "snappy", "gzip"}
+
+// corruptBase is the published file i picks: zstd when i is even and none when it is odd, or,
+// when i has its high bit set (i&0x80, as a fuzz input's base byte may), snappy and gzip: the
+// inputs of the fuzz corpus written before snappy and gzip were added keep their files.
 func corruptBase(t *testing.T, i int) []byte {
 	corruptBases.once.Do(func() {
 		cases := manyCases(t)
-		for j, compression := range []string{"zstd", "none"} {
+		for j, compression := range baseCodecs {
 			dir := t.TempDir()
 			w, err := NewWriter(WriterConfig{
 				Root: filepath.Join(dir, "data"), Staging: filepath.Join(dir, "data.staging"),
@@ -53,7 +59,7 @@ func corruptBase(t *testing.T, i int) []byte {
 		}
 	})
 	require.NoError(t, corruptBases.err)
-	return corruptBases.files[i%len(corruptBases.files)]
+	return corruptBases.files[i%2+2*(i>>7&1)]
 }
 
 // Corruptions the fuzzer applies (how); with fromEnd set, off counts back from the file's end,
@@ -162,7 +168,7 @@ func FuzzACorruptFileIsReadOrRefused(f *testing.F) {
 		// no recover catches; a build without it panics, and the reader recovers.
 		f.Skip("parquet-go's unsafe.Slice of a corrupt value is fatal under checkptr (-race)")
 	}
-	for base := range uint8(2) {
+	for _, base := range []uint8{0, 1, 0x80, 0x81} { // zstd, none, snappy, gzip (corruptBase)
 		f.Add(base, uint8(flipBytes), uint32(0), []byte{0xff})                  // the first magic
 		f.Add(base, uint8(flipBytes|fromEnd), uint32(2), []byte{0xff})          // the last magic
 		f.Add(base, uint8(flipBytes), uint32(4), []byte{0x55, 0xaa})            // the first page header
@@ -203,6 +209,7 @@ func readEveryWay(t *testing.T, path string, b []byte) map[string]error {
 		if got, bound := allocatedBy(func() { err = read() }), allocBound(len(b)); got > bound {
 			t.Errorf("%s allocated %d bytes reading a file of %d bytes (bound %d)", name, got, len(b), bound)
 		}
+		errs[name] = err
 		if err != nil && (!errors.Is(err, ErrUnreadable) || !containsPath(err, path)) {
 			t.Errorf("%s: an error that does not wrap ErrUnreadable or does not name the file: %v", name, err)
 		}

@@ -3,7 +3,10 @@ package dataset_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -84,4 +87,63 @@ func TestAPageHeaderThatClaimsAGigabyteOfValuesIsRefused(t *testing.T) {
 	assert.ErrorIs(t, err, ErrUnreadable)
 	assert.ErrorContains(t, err, "claims 1073741824 values")
 	assert.Less(t, allocated, allocBound(len(corruptBase(t, 0))), "bytes allocated")
+}
+
+// A page header and the footer forged together: the footer claims 1 GiB uncompressed for the
+// column chunk of case_id in every row group, and the first data page's header claims that
+// page alone is 1 GiB uncompressed, which parquet-go allocates before it decompresses the
+// page. Every reader returns an error that wraps ErrUnreadable without the gigabyte allocated,
+// whatever the file's codec: what a page's bytes decompress to is bounded by the codec (the
+// frames of zstd, the ratio of Snappy and gzip, the page's own bytes uncompressed).
+func TestAPageHeaderAndAFooterThatBothClaimAGigabyteAreRefused(t *testing.T) {
+	for i, compression := range baseCodecs {
+		t.Run(compression, func(t *testing.T) {
+			base := corruptBase(t, i%2+i/2*0x80)
+			path := filepath.Join(t.TempDir(), "forged.parquet")
+			require.NoError(t, os.WriteFile(path, base, 0o644))
+			for g := range 3 {
+				testdataset.CorruptPage(t, path, g, testdataset.PageUncompressedGigabyte, "case_id")
+			}
+			caseID := testdataset.OpenParquet(t, path).Schema().Columns()
+			column := slices.IndexFunc(caseID, func(p []string) bool { return slices.Equal(p, []string{"case_id"}) })
+			require.GreaterOrEqual(t, column, 0)
+			testdataset.EditFooter(t, path, func(m *format.FileMetaData) {
+				for g := range m.RowGroups {
+					m.RowGroups[g].Columns[column].MetaData.TotalUncompressedSize = 1 << 30
+				}
+			})
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			errs := readEveryWay(t, path, b)
+			require.NotEmpty(t, errs)
+			for name, err := range errs {
+				assert.ErrorIs(t, err, ErrUnreadable, name)
+				assert.ErrorContains(t, err, refusals[compression], name)
+			}
+		})
+	}
+}
+
+// refusals are what the error of TestAPageHeaderAndAFooterThatBothClaimAGigabyteAreRefused says,
+// by codec: the zstd pages' frames are walked, the others are bounded by a ratio.
+var refusals = map[string]string{
+	"zstd":   "claims its zstd frames decompress to 1073741824 bytes; they decompress to at most",
+	"none":   "(its bytes are not compressed)",
+	"snappy": "(Snappy decompresses at most 22 times)",
+	"gzip":   "(gzip decompresses at most 1032 times)",
+}
+
+// The sound files of every codec the writer offers are read whole, however parquet-go's reads
+// cut their page headers and, for zstd, the frame and block headers walked in their pages'
+// bytes (pending until the next read), and however many rows a page holds.
+func TestSoundFilesOfEveryCodecAreReadInReadsOfAnySize(t *testing.T) {
+	for i, compression := range baseCodecs {
+		path := filepath.Join(t.TempDir(), compression+".parquet")
+		require.NoError(t, os.WriteFile(path, corruptBase(t, i%2+i/2*0x80), 0o644))
+		for _, size := range []int{16, 17, 100, 4096} {
+			rows, err := ReadCasesBufferedBy(path, size)
+			require.NoError(t, err, "%s, reading %d bytes at a time", compression, size)
+			assert.Len(t, rows, 25, "%s, reading %d bytes at a time", compression, size)
+		}
+	}
 }

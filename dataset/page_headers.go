@@ -30,15 +30,24 @@ import (
 // its column chunk, whose uncompressed size or count of values is larger than the footer says
 // the whole chunk's are, or whose dictionary claims more values than its page has bits, fails
 // the read with an error that wraps ErrUnreadable; parquet-go, which has not seen its bytes,
-// returns that error instead of allocating. (The footer's counts bound what one forged header
-// claims; a footer forged to claim as much as the header is a second forgery left to parquet-go.)
+// returns that error instead of allocating. The footer's counts bound what one forged header
+// claims; a footer forged to claim as much as the header (1 GiB uncompressed for a chunk of
+// kilobytes: TestAPageHeaderAndAFooterThatBothClaimAGigabyteAreRefused) is bounded by the page's
+// codec: an uncompressed_page_size larger than what the page's bytes decompress to is refused,
+// with the header for Snappy, gzip and uncompressed pages (a ratio), and for zstd with the read
+// of the page's last bytes, before parquet-go decompresses them, after a walk of its frames
+// (page_codecs.go). A count of values is not bounded by the page's bytes (a run of levels takes
+// a few bytes however long, as a page of nulls legitimately does): a num_values forged in the
+// header and in the footer of a repeated column (rowsAgree holds the others' to their row
+// group's rows) is left to parquet-go, as are the pages of other codecs (LZ4, Brotli).
 //
 // Where headers start: at each column chunk's first page (its dictionary page, or its first data
 // page) and its first data page (the footer), at each page the chunk's offset index places
 // (parquet-go seeks there; the index is registered when loaded: readErrors.offsetIndex), and
 // after each header checked, past the page it claims (a chunk's pages are read in sequence). A
 // header cut by the end of a read is decoded again with the next read of its stream, which
-// starts where the other ended (pending).
+// starts where the other ended (pending). The frame and block headers of a zstd page are
+// listed as starts too, each after the one before, and are decoded the same way.
 
 // maxHeaderReads is how many reads a page header may span. A sound header takes one to a few
 // (each binary field of its statistics, at most 4 KiB in files of this package, and far longer
@@ -59,6 +68,7 @@ type pageHeaders struct {
 	starts  []headerStart // where headers start, by offset
 	pending map[int64][]pendingHeader
 	seen    map[parquet.OffsetIndex]bool // offset indexes registered since
+	walks   []zstdWalk                   // of the zstd pages whose headers were checked
 	scratch []byte                       // a pending header and the bytes read after it
 	reader  *headerReader
 	decoder *thrift.Decoder
@@ -69,12 +79,18 @@ type pageHeaders struct {
 // data pages start, and the size of its pages uncompressed and its count of values, as the
 // footer says; reach is the
 // largest to of the chunks up to it (a forged footer may overlap chunks).
-type chunkBytes struct{ from, to, data, uncompressed, values, reach int64 }
+type chunkBytes struct {
+	from, to, data, uncompressed, values, reach int64
+	codec                                       format.CompressionCodec
+}
 
-// headerStart is where a page header starts, in which column chunk (an index of chunks).
+// headerStart is where a page header starts, in which column chunk (an index of chunks); or,
+// when walk is not 0, where a zstd frame or block header of a page's bytes starts, and what
+// the walk of the page's frames knows there (walks[walk-1]).
 type headerStart struct {
 	at    int64
 	chunk int
+	walk  int32
 }
 
 // pendingHeader is a header a read ended inside: its start, the bytes of it read so far, and
@@ -114,7 +130,8 @@ func (h *pageHeaders) build() {
 			if from < 0 || from >= h.size || md.TotalCompressedSize <= 0 {
 				continue // no byte of it can be read
 			}
-			c := chunkBytes{from: from, to: from + min(md.TotalCompressedSize, h.size-from), uncompressed: md.TotalUncompressedSize, values: md.NumValues, data: md.DataPageOffset}
+			c := chunkBytes{from: from, to: from + min(md.TotalCompressedSize, h.size-from), uncompressed: md.TotalUncompressedSize,
+				values: md.NumValues, data: md.DataPageOffset, codec: md.Codec}
 			h.chunks = append(h.chunks, c)
 			starts++
 			if c.data > c.from && c.data < c.to {
@@ -129,9 +146,9 @@ func (h *pageHeaders) build() {
 		c := &h.chunks[k]
 		reach = max(reach, c.to)
 		c.reach = reach
-		h.starts = append(h.starts, headerStart{c.from, k})
+		h.starts = append(h.starts, headerStart{at: c.from, chunk: k})
 		if c.data > c.from && c.data < c.to {
-			h.starts = append(h.starts, headerStart{c.data, k})
+			h.starts = append(h.starts, headerStart{at: c.data, chunk: k})
 		}
 	}
 	slices.SortFunc(h.starts, func(a, b headerStart) int { return cmp.Compare(a.at, b.at) })
@@ -178,7 +195,7 @@ func (h *pageHeaders) offsetIndex(index parquet.OffsetIndex) {
 func (h *pageHeaders) addIndex(index parquet.OffsetIndex) {
 	for i := range index.NumPages() {
 		if k := h.chunkAt(index.Offset(i)); k >= 0 {
-			h.add(headerStart{index.Offset(i), k})
+			h.add(headerStart{at: index.Offset(i), chunk: k})
 		}
 	}
 }
@@ -194,12 +211,32 @@ func (h *pageHeaders) chunkAt(off int64) int {
 	return -1
 }
 
-// add lists a header start (once).
+// add lists a page header start (once).
 func (h *pageHeaders) add(s headerStart) {
-	i, found := slices.BinarySearchFunc(h.starts, s.at, func(e headerStart, at int64) int { return cmp.Compare(e.at, at) })
-	if !found {
-		h.starts = slices.Insert(h.starts, i, s)
+	h.insert(s, func(e headerStart) bool { return e.walk == 0 })
+}
+
+// addWalk lists the start of a zstd frame or block header at at, and what the walk of its
+// page's frames knows there (once for the page whose header is at w.header: a page read again
+// walks the same way). A forged file may place a page header, or a page of another chunk, at
+// the same byte: each start there is decoded.
+func (h *pageHeaders) addWalk(at int64, chunk int, w zstdWalk) {
+	if h.insert(headerStart{at: at, chunk: chunk, walk: int32(len(h.walks) + 1)},
+		func(e headerStart) bool { return e.walk != 0 && h.walks[e.walk-1].header == w.header }) {
+		h.walks = append(h.walks, w)
 	}
+}
+
+// insert lists s in order unless a start at s.at is the same.
+func (h *pageHeaders) insert(s headerStart, same func(headerStart) bool) bool {
+	i, _ := slices.BinarySearchFunc(h.starts, s.at, func(e headerStart, at int64) int { return cmp.Compare(e.at, at) })
+	for j := i; j < len(h.starts) && h.starts[j].at == s.at; j++ {
+		if same(h.starts[j]) {
+			return false
+		}
+	}
+	h.starts = slices.Insert(h.starts, i, s)
+	return true
 }
 
 // check decodes the page headers that start in p, the bytes read at off, and those a read that
@@ -241,6 +278,9 @@ func (h *pageHeaders) wait(off int64, pending ...pendingHeader) {
 // A header that b ends inside waits for the next read; one that does not decode is left to
 // parquet-go, which fails on the same bytes without allocating more than was checked.
 func (h *pageHeaders) decode(s headerStart, b []byte, reads int) error {
+	if s.walk != 0 {
+		return h.walk(s, b, reads)
+	}
 	c := h.chunks[s.chunk]
 	left := c.to - s.at // the bytes of the chunk from the header's start
 	if int64(len(b)) > left {
@@ -275,8 +315,11 @@ func (h *pageHeaders) decode(s headerStart, b []byte, reads int) error {
 		return fmt.Errorf("%w: the page header at byte %d claims a dictionary of %d values in a page of %d bytes",
 			ErrUnreadable, s.at, h.header.DictionaryPageHeader.V.NumValues, max(h.header.UncompressedPageSize, h.header.CompressedPageSize))
 	case h.header.CompressedPageSize >= 0:
+		if err := h.decompressed(s, c.codec, s.at+n); err != nil {
+			return err
+		}
 		if next := s.at + n + int64(h.header.CompressedPageSize); next < c.to {
-			h.add(headerStart{next, s.chunk})
+			h.add(headerStart{at: next, chunk: s.chunk})
 		}
 	}
 	return nil

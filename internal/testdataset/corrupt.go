@@ -31,6 +31,10 @@ const (
 	// PageValuesGigabyte makes a data page header claim 2^30 values: parquet-go allocates a byte
 	// for each before it decodes their levels (in a column that has levels).
 	PageValuesGigabyte
+	// PageUncompressedGigabyte makes the header claim a page of 1 GiB uncompressed: parquet-go
+	// allocates as much before it decompresses the page (a reader refuses it unless the footer
+	// claims as much for the column chunk: forge that too with EditFooter).
+	PageUncompressedGigabyte
 )
 
 // CorruptPage corrupts the first data page of a column in one row group of the data file at
@@ -88,6 +92,9 @@ func CorruptNthPage(t testing.TB, path string, rowGroup, page int, how Corruptio
 		flip(0xa5)
 	case PageSizeGigabyte:
 		header.CompressedPageSize = 1 << 30
+		rewritePadded(t, b[offset:], &header, headerSize)
+	case PageUncompressedGigabyte:
+		header.UncompressedPageSize = 1 << 30
 		rewritePadded(t, b[offset:], &header, headerSize)
 	case PageValuesGigabyte:
 		require.True(t, header.DataPageHeader.Valid, "a data page v1")
