@@ -58,7 +58,11 @@ func (h *pageHeaders) decompressed(s headerStart, codec format.CompressionCodec,
 	compressed, claimed := int64(h.header.CompressedPageSize), int64(h.header.UncompressedPageSize)
 	levels, isCompressed := int64(0), codec != format.Uncompressed
 	if v2 := &h.header.DataPageHeaderV2; v2.Valid && h.header.Type == format.DataPageV2 {
-		levels = int64(v2.V.RepetitionLevelsByteLength) + int64(v2.V.DefinitionLevelsByteLength)
+		rep, def := int64(v2.V.RepetitionLevelsByteLength), int64(v2.V.DefinitionLevelsByteLength)
+		if rep < 0 || def < 0 {
+			return nil // parquet-go refuses the header (validatePageHeader)
+		}
+		levels = rep + def
 		if levels > compressed {
 			return fmt.Errorf("%w: the page header at byte %d claims %d bytes of levels in a page of %d bytes",
 				ErrUnreadable, s.at, levels, compressed)
