@@ -301,7 +301,7 @@ func (p *caseProcessor) addEvents(c *logChunk, now time.Time) {
 		b.droppedEvents += over
 		p.telemetry.ProcessorReplayCaseDroppedEvents.Add(ctx, int64(over), metric.WithAttributes(attribute.String("reason", "max_events_per_trace")))
 		p.dropLog.Warn("GenAI log events dropped: the trace reached limits.max_events_per_trace",
-			zap.String("trace_id", c.id.String()), zap.Int("dropped", over), zap.Int("limit", p.cfg.Limits.MaxEventsPerTrace))
+			zap.String("trace_id", traceIDText(c.id)), zap.Int("dropped", over), zap.Int("limit", p.cfg.Limits.MaxEventsPerTrace))
 	}
 	if dups > 0 || over > 0 {
 		c.stored = nil
@@ -384,7 +384,7 @@ func (p *caseProcessor) materialize(ctx context.Context, cl closing) (runTelemet
 	run, err := b.held.decode()
 	if err != nil {
 		p.telemetry.ProcessorReplayCaseDroppedCases.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", "decode_error")))
-		p.dropLog.Error("replay case dropped", zap.String("trace_id", b.id.String()), zap.Int("fragment", b.fragment),
+		p.dropLog.Error("replay case dropped", zap.String("trace_id", traceIDText(b.id)), zap.Int("fragment", b.fragment),
 			zap.Int("spans", b.spanCount), zap.Int("events", b.eventCount), zap.String("reason", "decode_error"), zap.Error(err))
 		return runTelemetry{}, false
 	}

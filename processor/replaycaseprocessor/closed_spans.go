@@ -212,5 +212,5 @@ func (p *caseProcessor) dropClosedEvents(c *logChunk) bool {
 func (p *caseProcessor) closedDuplicates(signal, items string, id pcommon.TraceID, dups, left int) {
 	p.telemetry.ProcessorReplayCaseDuplicates.Add(context.Background(), int64(dups), metric.WithAttributes(attribute.String("signal", signal), heldByClosedCase))
 	p.logger.Info(items+" a closed case of the trace already held were received again and dropped as duplicates",
-		zap.String("trace_id", id.String()), zap.Int("duplicates", dups), zap.Int("new", left))
+		zap.String("trace_id", traceIDText(id)), zap.Int("duplicates", dups), zap.Int("new", left))
 }

@@ -293,7 +293,7 @@ func (p *caseProcessor) addRun(ctx context.Context, cl closing, b *batch) *close
 		p.telemetry.ProcessorReplayCasePassthroughTraces.Add(ctx, 1)
 		run.spans.ResourceSpans().MoveAndAppendTo(b.traces.ResourceSpans())
 		run.events.ResourceLogs().MoveAndAppendTo(b.logs.ResourceLogs())
-		b.passed = append(b.passed, cl.buf.id.String())
+		b.passed = append(b.passed, traceIDText(cl.buf.id))
 		return nil
 	case runCase:
 	}

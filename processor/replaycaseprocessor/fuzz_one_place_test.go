@@ -803,21 +803,19 @@ func checkOnePlace(t *testing.T, w *oneplaceWorld, sent oneplaceSent) {
 			}
 		}
 		for _, e := range in.log.FilterMessage("run not selected").All() {
-			trace, _ := e.ContextMap()["trace_id"].(string)
+			trace, _ := loggedTrace(e.ContextMap())
 			placed[trace] = append(placed[trace], "not selected: "+e.ContextMap()["action"].(string))
 			w.events["not selected: "+e.ContextMap()["action"].(string)]++
 		}
 		for _, e := range in.drops.All() {
 			fields := e.ContextMap()
-			trace, _ := fields["trace_id"].(string)
-			if span, ok := fields["span_id"].(string); ok && trace != "" {
+			trace, named := loggedTrace(fields)
+			if span, ok := fields["span_id"].(string); ok && named {
 				spans[trace+"/"+span] = true
 			}
 			caseID, _ := fields["case_id"].(string)
 			switch {
-			case trace == zeroTraceID: // spans without a trace id, sent as ""
-				placed[""] = append(placed[""], "drop: "+e.Message)
-			case trace != "":
+			case named:
 				placed[trace] = append(placed[trace], "drop: "+e.Message)
 			case caseID != "": // raw telemetry dropped: its case was emitted
 				placed[caseTrace[caseID]] = append(placed[caseTrace[caseID]], "drop: "+e.Message)
@@ -879,6 +877,17 @@ func checkOnePlace(t *testing.T, w *oneplaceWorld, sent oneplaceSent) {
 			require.LessOrEqual(t, n, 1+w.next.interrupted[key], "span %s is in %d places (places of its trace: %v)", key, n, placed[trace])
 		}
 	}
+}
+
+// loggedTrace is the trace a log line names, as this target keys traces: "" for spans that came
+// without a trace id, which a line names as 32 zeros. named is false for a line that names no
+// trace, or names it "" (it would place nothing one could find).
+func loggedTrace(fields map[string]any) (trace string, named bool) {
+	trace, _ = fields["trace_id"].(string)
+	if trace == zeroTraceID {
+		return "", true
+	}
+	return trace, trace != ""
 }
 
 // uniqueSorted is keys sorted, each once.

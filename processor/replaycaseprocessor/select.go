@@ -285,7 +285,7 @@ func (p *caseProcessor) unselected(ctx context.Context, cl closing, run runTelem
 	}
 	p.telemetry.ProcessorReplayCaseUnselectedRuns.Add(ctx, 1, metric.WithAttributes(
 		attribute.String("reason", notSelectedReason), attribute.String("action", action)))
-	p.logger.Debug("run not selected", zap.String("trace_id", cl.buf.id.String()), zap.String("action", action))
+	p.logger.Debug("run not selected", zap.String("trace_id", traceIDText(cl.buf.id)), zap.String("action", action))
 }
 
 // anySpan tells whether cond holds on a span of td.

@@ -40,7 +40,7 @@ func (l *selectErrorLog) failed(log *zap.Logger, f ruleError, traceID pcommon.Tr
 	l.last[f.rule], l.held[f.rule] = now, 0
 	l.mu.Unlock()
 	if ce := log.Check(zapcore.WarnLevel, "select rule failed to evaluate; the run is kept as a case"); ce != nil {
-		ce.Write(zap.String("rule", f.rule), zap.String("trace_id", traceID.String()),
+		ce.Write(zap.String("rule", f.rule), zap.String("trace_id", traceIDText(traceID)),
 			zap.String("selected_by", selectedByErrorPrefix+f.rule), zap.Error(f.err),
 			zap.Int("errors_since_last_line", held), zap.Duration("interval", l.interval))
 	}

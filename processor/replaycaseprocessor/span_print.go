@@ -42,6 +42,6 @@ func (p *caseProcessor) reusedSpanIDs(trace pcommon.TraceID, ids []pcommon.SpanI
 	p.telemetry.ProcessorReplayCaseDroppedSpans.Add(context.Background(), int64(len(ids)), metric.WithAttributes(attribute.String("reason", "span_id_reused")))
 	for _, id := range ids {
 		p.dropLog.Warn("span dropped: it reuses the span id of a different span of its trace; its case is quarantined (span_id_reused)",
-			zap.String("trace_id", trace.String()), zap.String("span_id", id.String()))
+			zap.String("trace_id", traceIDText(trace)), zap.String("span_id", id.String()))
 	}
 }

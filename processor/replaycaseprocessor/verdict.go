@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
@@ -19,6 +20,15 @@ import (
 
 // zeroTraceID is the trace id written for spans that came without one (encoded as 32 zeros).
 const zeroTraceID = "00000000000000000000000000000000"
+
+// traceIDText is id in hex for a log line: zeroTraceID, as its case's trace_id, for spans that
+// came without one (pdata gives "" for it, which names nothing to grep for).
+func traceIDText(id pcommon.TraceID) string {
+	if id.IsEmpty() {
+		return zeroTraceID
+	}
+	return id.String()
+}
 
 // runOutcome is what became of a closed trace.
 type runOutcome int
