@@ -365,30 +365,15 @@ func takeHandedOff[C interface{ meta() *chunkMeta }](p *caseProcessor, chunks []
 // takeLogsIf moves the log records of ld that take accepts, in order, into a new Logs, keeping
 // their resource and scope; ld keeps the others.
 func takeLogsIf(ld plog.Logs, take func(plog.LogRecord) bool) plog.Logs {
-	out := plog.NewLogs()
-	rlIdx, slIdx := -1, -1
-	var rl plog.ResourceLogs
-	var sl plog.ScopeLogs
+	out := newLogsAppender()
 	pdatawalk.RemoveLogRecordsIf(ld, func(r pdatawalk.LogRecord) bool {
 		if !take(r.Record) {
 			return false
 		}
-		if rlIdx != r.ResourceIndex {
-			rl = out.ResourceLogs().AppendEmpty()
-			r.Resource.Resource().CopyTo(rl.Resource())
-			rl.SetSchemaUrl(r.Resource.SchemaUrl())
-			rlIdx, slIdx = r.ResourceIndex, -1
-		}
-		if slIdx != r.ScopeIndex {
-			sl = rl.ScopeLogs().AppendEmpty()
-			r.Scope.Scope().CopyTo(sl.Scope())
-			sl.SetSchemaUrl(r.Scope.SchemaUrl())
-			slIdx = r.ScopeIndex
-		}
-		r.Record.MoveTo(sl.LogRecords().AppendEmpty())
+		r.Record.MoveTo(out.next(r))
 		return true
 	})
-	return out
+	return out.ld
 }
 
 // closeHandedOff ends the restore of the hand-offs: the closed cases rebuilt go first in the

@@ -77,12 +77,36 @@ func splitTraces(td ptrace.Traces) []*traceChunk {
 // logChunk is the GenAI log events of one batch that belong to one trace.
 type logChunk struct {
 	chunkMeta
-	ld    plog.Logs
+	logsAppender
 	items int
+}
 
+// logsAppender builds a Logs from records walked in order (pdatawalk), each appended under a
+// copy of its resource and scope, one per run of records that share them.
+type logsAppender struct {
+	ld           plog.Logs
 	rlIdx, slIdx int
 	rl           plog.ResourceLogs
 	sl           plog.ScopeLogs
+}
+
+func newLogsAppender() logsAppender { return logsAppender{ld: plog.NewLogs(), rlIdx: -1} }
+
+// next appends an empty record under r's resource and scope, for r to be copied or moved to.
+func (a *logsAppender) next(r pdatawalk.LogRecord) plog.LogRecord {
+	if a.rlIdx != r.ResourceIndex {
+		a.rl = a.ld.ResourceLogs().AppendEmpty()
+		r.Resource.Resource().CopyTo(a.rl.Resource())
+		a.rl.SetSchemaUrl(r.Resource.SchemaUrl())
+		a.rlIdx, a.slIdx = r.ResourceIndex, -1
+	}
+	if a.slIdx != r.ScopeIndex {
+		a.sl = a.rl.ScopeLogs().AppendEmpty()
+		r.Scope.Scope().CopyTo(a.sl.Scope())
+		a.sl.SetSchemaUrl(r.Scope.SchemaUrl())
+		a.slIdx = r.ScopeIndex
+	}
+	return a.sl.LogRecords().AppendEmpty()
 }
 
 // splitLogs takes the GenAI events that carry a trace id out of ld (or copies them, when keep
@@ -97,28 +121,16 @@ func splitLogs(ld plog.Logs, keep bool) []*logChunk {
 		}
 		c, ok := byID[lr.TraceID()]
 		if !ok {
-			c = &logChunk{chunkMeta: chunkMeta{id: lr.TraceID()}, ld: plog.NewLogs(), rlIdx: -1}
+			c = &logChunk{chunkMeta: chunkMeta{id: lr.TraceID()}, logsAppender: newLogsAppender()}
 			byID[c.id] = c
 			out = append(out, c)
 		}
-		if c.rlIdx != r.ResourceIndex {
-			c.rl = c.ld.ResourceLogs().AppendEmpty()
-			r.Resource.Resource().CopyTo(c.rl.Resource())
-			c.rl.SetSchemaUrl(r.Resource.SchemaUrl())
-			c.rlIdx, c.slIdx = r.ResourceIndex, -1
-		}
-		if c.slIdx != r.ScopeIndex {
-			c.sl = c.rl.ScopeLogs().AppendEmpty()
-			r.Scope.Scope().CopyTo(c.sl.Scope())
-			c.sl.SetSchemaUrl(r.Scope.SchemaUrl())
-			c.slIdx = r.ScopeIndex
-		}
 		c.items++
 		if keep { // the record also stays for the next logs consumer
-			lr.CopyTo(c.sl.LogRecords().AppendEmpty())
+			lr.CopyTo(c.next(r))
 			return false
 		}
-		lr.MoveTo(c.sl.LogRecords().AppendEmpty())
+		lr.MoveTo(c.next(r))
 		return true
 	})
 	return out

@@ -99,21 +99,21 @@ func (c *checkpoints) setInFlight(ctx context.Context, rel string, from int64, r
 }
 
 // inFlight is how many selected rows from the checkpoint done a push in flight at the last stop
-// may have held (0: none), and whether the record names done, under this selection.
-func (c *checkpoints) inFlight(ctx context.Context, rel string, done int64) (rows int, recorded bool, err error) {
+// may have held: 0 when no record names done under this selection.
+func (c *checkpoints) inFlight(ctx context.Context, rel string, done int64) (rows int, err error) {
 	b, err := c.client.Get(ctx, inFlightKey(rel))
 	if err != nil || b == nil {
-		return 0, false, err
+		return 0, err
 	}
 	var from int64
 	var selection string
 	if _, err := fmt.Sscanf(string(b), "%d %d %s", &from, &rows, &selection); err != nil {
-		return 0, false, fmt.Errorf("push in flight of %s is %q, not a row, a batch size and a selection: %w", rel, b, err)
+		return 0, fmt.Errorf("push in flight of %s is %q, not a row, a batch size and a selection: %w", rel, b, err)
 	}
 	if from != done || selection != c.selection {
-		return 0, false, nil // another push's, or another selection's: these rows were not pushed under it
+		return 0, nil // another push's, or another selection's: these rows were not pushed under it
 	}
-	return rows, true, nil
+	return rows, nil
 }
 
 // setRowsDoneAfterPush saves the checkpoint after a push, and records the next push from there

@@ -178,7 +178,7 @@ func (r *replayReceiver) processFile(ctx context.Context, f dataset.File) error 
 	// recorded is how many selected rows from first the stored record of a push in flight covers.
 	copying, resend, recorded := r.cfg.Emit == EmitCases, 0, 0
 	if copying {
-		if resend, _, err = r.checkpoints.inFlight(ctx, src.rel, done); err != nil {
+		if resend, err = r.checkpoints.inFlight(ctx, src.rel, done); err != nil {
 			return err
 		}
 		recorded = resend

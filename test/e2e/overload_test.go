@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"bytes"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,34 +60,20 @@ type sender struct {
 	failed   atomic.Int64 // requests that got no answer, each retried
 }
 
-// post sends one run until it is accepted, within the OTLP exporter's default
-// max_elapsed_time (5 min): a count of attempts gave up after 40 s on a loaded machine. It runs
-// on the senders' goroutines, so it returns its failure instead of failing the test.
+// post sends one run until it is accepted (testcollector.PostUntilAccepted). It runs on the
+// senders' goroutines, so it returns its failure instead of failing the test.
 func (s *sender) post(body []byte) error {
-	last := "none"
-	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		resp, err := http.Post(s.url+"/v1/traces", "application/json", bytes.NewReader(body))
-		if err != nil {
-			if !s.downtime {
-				return err
-			}
-			s.failed.Add(1)
-			last = err.Error()
-			continue
-		}
-		resp.Body.Close()
-		switch resp.StatusCode {
-		case http.StatusOK:
-			s.accepted.Add(1)
-			return nil
-		case http.StatusServiceUnavailable, http.StatusTooManyRequests:
+	err := testcollector.PostUntilAccepted(s.url+"/v1/traces", "application/json", body, s.downtime, func(answered bool) {
+		if answered {
 			s.refused.Add(1)
-			last = resp.Status
-		default:
-			return fmt.Errorf("unexpected status %d", resp.StatusCode)
+		} else {
+			s.failed.Add(1)
 		}
+	})
+	if err == nil {
+		s.accepted.Add(1)
 	}
-	return fmt.Errorf("not accepted within 5 min; last answer: %s", last)
+	return err
 }
 
 // makeRuns is runs [0, n) as request bodies, and their trace ids.

@@ -1,11 +1,8 @@
 package kafka
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"fmt"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,6 +16,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
 	"github.com/reprise-dev/reprise/dataset"
+	"github.com/reprise-dev/reprise/internal/testcollector"
 	"github.com/reprise-dev/reprise/internal/testfixtures"
 	"github.com/reprise-dev/reprise/replaycase"
 )
@@ -87,30 +85,9 @@ type sender struct {
 	retried atomic.Int64
 }
 
-// retryBudget is how long a request is retried while tier 1 answers 503/429 or is unreachable:
-// the OTLP exporter's default max_elapsed_time (5 min). Tier 1 answers 503 while its queue is
-// full, e.g. while the kafka exporter backs off after a failed produce (5 s, then longer).
-const retryBudget = 5 * time.Minute
-
+// post sends one request until tier 1 accepts it (testcollector.PostUntilAccepted).
 func (s *sender) post(path string, body []byte) error {
-	var last string
-	for deadline := time.Now().Add(retryBudget); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		resp, err := http.Post(s.url+path, "application/x-protobuf", bytes.NewReader(body))
-		if err != nil {
-			last = err.Error()
-		} else {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			if resp.StatusCode != http.StatusServiceUnavailable && resp.StatusCode != http.StatusTooManyRequests {
-				return fmt.Errorf("%s: status %d", path, resp.StatusCode)
-			}
-			last = resp.Status
-		}
-		s.retried.Add(1)
-	}
-	return fmt.Errorf("%s: not accepted within %s; last answer: %s", path, retryBudget, last)
+	return testcollector.PostUntilAccepted(s.url+path, "application/x-protobuf", body, true, func(bool) { s.retried.Add(1) })
 }
 
 // send posts every run (spans, then its log events) from `clients` goroutines. It does not
